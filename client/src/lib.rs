@@ -1,0 +1,21 @@
+//! rpclab's load client.
+//!
+//! The client speaks every framework's protocol natively and measures it:
+//!
+//! * [`protocol`]: the one trait a wire protocol implements;
+//! * [`protocols`]: the implementations, and the name → implementation map;
+//! * [`load`]: the load models (closed loop today) that drive calls;
+//! * [`stats`]: lock-free per-worker recording, merged once at the end;
+//! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
+//!   its [`rpclab_model::result::ClientReport`];
+//! * [`probe`]: one verified call, used as the lab's readiness check.
+//!
+//! The binary `rpclab-client` is a thin command line over these.
+
+pub mod load;
+pub mod net;
+pub mod probe;
+pub mod protocol;
+pub mod protocols;
+pub mod runner;
+pub mod stats;

@@ -1,0 +1,211 @@
+//! `rpclab-client`: the load client's command line.
+//!
+//! Three ways to use it:
+//!
+//! * against any running server, like `ghz` or `wrk`:
+//!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
+//! * as the lab runs it, from a cell spec: `rpclab-client run-spec --spec cell.json --out DIR`
+//! * as a readiness check: `rpclab-client probe --protocol thrift --target 127.0.0.1:9090`
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use rpclab_client::{probe, protocols, runner};
+use rpclab_model::contract::Operation;
+use rpclab_model::result::ClientReport;
+use rpclab_model::spec::{CellSpec, Load, Shape, Stop};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "rpclab-client",
+    version,
+    about = "rpclab's native-protocol RPC load client"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    direct: Direct,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one cell described by a JSON spec; write report.json into --out.
+    RunSpec {
+        #[arg(long)]
+        spec: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Make one verified call and exit 0 if it succeeded.
+    Probe {
+        #[arg(long)]
+        protocol: String,
+        #[arg(long)]
+        target: String,
+        #[arg(long, default_value = "hello")]
+        scenario: Operation,
+        #[arg(long, value_parser = parse_option)]
+        option: Vec<(String, String)>,
+        #[arg(long, default_value_t = 5.0)]
+        timeout_s: f64,
+    },
+}
+
+/// Flags for a one-off run against a running server.
+#[derive(Args)]
+struct Direct {
+    /// Protocol module: grpc, thrift.
+    #[arg(long)]
+    protocol: Option<String>,
+    /// host:port of the server.
+    #[arg(long)]
+    target: Option<String>,
+    /// Operation of the contract: order-echo, orders-echo, string-1k,
+    /// string-100k, string-1m, hello, empty.
+    #[arg(long, default_value = "order-echo")]
+    scenario: Operation,
+    /// Concurrent callers.
+    #[arg(long, default_value_t = 1)]
+    concurrency: u32,
+    /// How the callers are arranged: client-programs (one connection each),
+    /// shared-client, thread-pool (shared budget of --calls), users.
+    #[arg(long, default_value = "client-programs")]
+    shape: String,
+    /// Calls per caller (or in total with --shape thread-pool).
+    #[arg(long, conflicts_with = "duration_s")]
+    calls: Option<u64>,
+    /// Measure for this many seconds instead of a call count.
+    #[arg(long)]
+    duration_s: Option<f64>,
+    #[arg(long, default_value_t = 0.0)]
+    warmup_s: f64,
+    #[arg(long, default_value_t = 0.0)]
+    cooldown_s: f64,
+    /// Connection pool size for --shape users.
+    #[arg(long)]
+    pool: Option<u32>,
+    #[arg(long, default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Protocol option key=value (repeatable), e.g. transport=framed.
+    #[arg(long, value_parser = parse_option)]
+    option: Vec<(String, String)>,
+    /// Print the report as JSON instead of a summary.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_option(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("expected key=value, got `{s}`"))
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        match cli.command {
+            Some(Command::RunSpec { spec, out }) => run_spec(&spec, &out).await,
+            Some(Command::Probe {
+                protocol,
+                target,
+                scenario,
+                option,
+                timeout_s,
+            }) => {
+                let options: BTreeMap<_, _> = option.into_iter().collect();
+                let latency = probe::probe(
+                    &protocol,
+                    &options,
+                    &target,
+                    scenario,
+                    Duration::from_secs_f64(timeout_s),
+                )
+                .await
+                .with_context(|| format!("probe of {protocol} at {target} failed"))?;
+                println!(
+                    "ok: {scenario} verified in {:.3} ms",
+                    latency.as_secs_f64() * 1e3
+                );
+                Ok(())
+            }
+            None => run_direct(cli.direct).await,
+        }
+    })
+}
+
+async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
+    let text = std::fs::read_to_string(spec_path)
+        .with_context(|| format!("cannot read {}", spec_path.display()))?;
+    let spec: CellSpec = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a valid cell spec", spec_path.display()))?;
+    let report = runner::run_cell(&spec).await?;
+    std::fs::create_dir_all(out)?;
+    let path = out.join("report.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&report)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    print_summary(&report);
+    Ok(())
+}
+
+async fn run_direct(d: Direct) -> Result<()> {
+    let (Some(protocol), Some(target)) = (d.protocol, d.target) else {
+        bail!(
+            "give --protocol and --target to measure a running server (protocols: {}), or use a subcommand; see --help",
+            protocols::NAMES.join(", ")
+        );
+    };
+    let shape: Shape =
+        serde_json::from_value(serde_json::Value::String(d.shape.clone())).map_err(|_| {
+            anyhow::anyhow!(
+                "unknown --shape `{}`; use client-programs, shared-client, thread-pool or users",
+                d.shape
+            )
+        })?;
+    let stop = match (d.calls, d.duration_s) {
+        (_, Some(s)) => Stop::Seconds(s),
+        (Some(n), None) if shape == Shape::ThreadPool => Stop::TotalCalls(n),
+        (Some(n), None) => Stop::CallsPerWorker(n),
+        (None, None) => Stop::Seconds(10.0),
+    };
+    let spec = CellSpec {
+        protocol,
+        target,
+        operation: d.scenario,
+        load: Load::Closed(shape.closed(d.concurrency, d.pool, stop)),
+        warmup_s: d.warmup_s,
+        cooldown_s: d.cooldown_s,
+        timeout_ms: d.timeout_ms,
+        include_connect: false,
+        options: d.option.into_iter().collect(),
+    };
+    let report = runner::run_cell(&spec).await?;
+    if d.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_summary(&report);
+    }
+    if report.calls_ok == 0 {
+        bail!("no call succeeded: {:?}", report.failures.examples);
+    }
+    Ok(())
+}
+
+fn print_summary(r: &ClientReport) {
+    let l = &r.latency_us;
+    println!(
+        "{} {}: {} ok, {} failed in {:.3} s = {:.0} calls/s; latency us p50 {:.0} p90 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}; bytes/call sent {:.0} received {:.0}",
+        r.protocol, r.operation, r.calls_ok, r.calls_failed, r.duration_s, r.throughput_per_s,
+        l.p50, l.p90, l.p99, l.p999, l.max, r.bytes_sent_per_call, r.bytes_received_per_call
+    );
+    for (class, example) in &r.failures.examples {
+        println!("  {class}: {example}");
+    }
+}

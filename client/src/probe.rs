@@ -1,0 +1,54 @@
+//! One verified call: the lab's readiness check.
+//!
+//! An open port says nothing about whether a JVM has finished starting its
+//! RPC stack, registered its services and can serialise the contract's
+//! types. A probe makes a real call of the contract and checks the reply,
+//! exactly as a measured call is checked.
+
+use crate::load::timed_call;
+use crate::protocol::{CallError, Protocol, WireCounter};
+use crate::protocols::{dispatch, WithProtocol};
+use rpclab_model::contract::Operation;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Connects to `target` and makes one `operation` call, verified.
+pub async fn probe(
+    protocol: &str,
+    options: &BTreeMap<String, String>,
+    target: &str,
+    operation: Operation,
+    timeout: Duration,
+) -> Result<Duration, CallError> {
+    dispatch(
+        protocol,
+        options,
+        Probe {
+            target,
+            operation,
+            timeout,
+        },
+    )
+    .await?
+}
+
+struct Probe<'a> {
+    target: &'a str,
+    operation: Operation,
+    timeout: Duration,
+}
+
+impl WithProtocol for Probe<'_> {
+    type Output = Result<Duration, CallError>;
+
+    async fn run<P: Protocol>(self, protocol: P) -> Self::Output {
+        let conn = tokio::time::timeout(
+            self.timeout,
+            protocol.connect(self.target, WireCounter::default()),
+        )
+        .await
+        .map_err(|_| CallError::Timeout)??;
+        let (latency, outcome) = timed_call(&conn, &self.operation.call(), self.timeout).await;
+        outcome.map(|()| latency)
+    }
+}

@@ -1,0 +1,117 @@
+//! The one abstraction every wire protocol implements.
+//!
+//! A protocol module turns the contract's [`Call`] into bytes on the wire and
+//! the server's reply back into a contract [`Value`]. It knows nothing about
+//! load, timing or verification: the load models drive it and the runner
+//! compares every decoded reply with the expected one, in one place, so no
+//! protocol can accidentally count a wrong answer as a success.
+//!
+//! Methods use `impl Future` rather than boxed futures so that the runner,
+//! which is generic over the protocol, pays no allocation per call for
+//! dynamic dispatch.
+
+use rpclab_model::contract::{Call, Value};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A kind of server endpoint the client can talk to (gRPC, Thrift, ...).
+pub trait Protocol: Send + Sync + Sized + 'static {
+    type Conn: Connection;
+
+    /// Name used by `--protocol` and by server manifests.
+    const NAME: &'static str;
+
+    /// How this protocol's connections are used, recorded with every result
+    /// (e.g. "multiplexed HTTP/2, many calls in flight per connection").
+    const CONNECTION_MODEL: &'static str;
+
+    /// Builds the protocol from the cell's options. Unknown keys are an error
+    /// that names the key and the accepted ones.
+    fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError>;
+
+    /// Opens one connection to `target` (`host:port`). Wire bytes on it are
+    /// added to `counter`.
+    fn connect(
+        &self,
+        target: &str,
+        counter: WireCounter,
+    ) -> impl Future<Output = Result<Self::Conn, CallError>> + Send;
+}
+
+/// One open connection (or channel) to a server.
+///
+/// `call` takes `&self`: a multiplexing protocol lets many workers share one
+/// connection with many calls in flight; a protocol with one call in flight
+/// per connection serialises internally.
+pub trait Connection: Send + Sync + 'static {
+    fn call(&self, call: &Call) -> impl Future<Output = Result<Value, CallError>> + Send;
+}
+
+/// Why a call failed, classified the way results report failures.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("timed out")]
+    Timeout,
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    #[error("server error: {0}")]
+    Server(String),
+    #[error("wrong response: {0}")]
+    WrongResponse(String),
+    #[error("configuration: {0}")]
+    Config(String),
+}
+
+/// Bytes sent and received on the wire, shared by the connections of a cell.
+///
+/// Relaxed atomic adds: one per socket read or write, not per byte, and
+/// never a lock.
+#[derive(Clone, Debug, Default)]
+pub struct WireCounter(Arc<WireBytes>);
+
+#[derive(Debug, Default)]
+pub struct WireBytes {
+    sent: AtomicU64,
+    received: AtomicU64,
+}
+
+impl WireCounter {
+    pub fn add_sent(&self, n: usize) {
+        self.0.sent.fetch_add(n as u64, Ordering::Relaxed);
+    }
+    pub fn add_received(&self, n: usize) {
+        self.0.received.fetch_add(n as u64, Ordering::Relaxed);
+    }
+    /// (sent, received) so far.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.0.sent.load(Ordering::Relaxed),
+            self.0.received.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Rejects option keys a protocol does not know.
+pub fn check_options(
+    protocol: &str,
+    options: &BTreeMap<String, String>,
+    known: &[&str],
+) -> Result<(), CallError> {
+    match options.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(key) => Err(CallError::Config(format!(
+            "protocol `{protocol}` has no option `{key}` (known: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,186 @@
+//! Runs one measurement cell: connect, warm up, measure, cool down, report.
+//!
+//! The runner owns time. It opens the connections, starts the load model,
+//! moves the shared [`Phase`] at the window boundaries and, when the load
+//! model returns, merges the workers' stats into a [`ClientReport`].
+//!
+//! Phase changes are also printed to standard error as lines starting with
+//! [`PHASE_MARKER`], so that the orchestrator, which follows the client's
+//! log, can read the server's CPU counters at the same moments.
+
+use crate::load::{Clock, LoadModel, Phase, Run};
+use crate::protocol::{CallError, Protocol, WireCounter};
+use crate::protocols::{dispatch, WithProtocol};
+use crate::stats::{latency_summary, WorkerStats};
+use rpclab_model::result::ClientReport;
+use rpclab_model::spec::{CellSpec, Load};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Prefix of the machine-readable phase lines on standard error.
+pub const PHASE_MARKER: &str = "rpclab-phase:";
+
+/// Runs `spec` and returns its report. Errors are reserved for cells that
+/// could not run at all (bad spec, no connection); failed calls are counted
+/// in the report.
+pub async fn run_cell(spec: &CellSpec) -> Result<ClientReport, CallError> {
+    spec.validate().map_err(CallError::Config)?;
+    dispatch(&spec.protocol, &spec.options, CellJob { spec }).await?
+}
+
+struct CellJob<'a> {
+    spec: &'a CellSpec,
+}
+
+impl WithProtocol for CellJob<'_> {
+    type Output = Result<ClientReport, CallError>;
+
+    async fn run<P: Protocol>(self, protocol: P) -> Self::Output {
+        let spec = self.spec;
+        let Load::Closed(model) = &spec.load;
+        run_model(&protocol, spec, model).await
+    }
+}
+
+async fn connect_all<P: Protocol>(
+    protocol: &P,
+    target: &str,
+    n: u32,
+    counter: &WireCounter,
+) -> Result<Vec<Arc<P::Conn>>, CallError> {
+    let mut conns = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        conns.push(Arc::new(protocol.connect(target, counter.clone()).await?));
+    }
+    Ok(conns)
+}
+
+fn phase_line(phase: &str) {
+    eprintln!("{PHASE_MARKER} {phase}");
+}
+
+async fn run_model<P: Protocol, M: LoadModel>(
+    protocol: &P,
+    spec: &CellSpec,
+    model: &M,
+) -> Result<ClientReport, CallError> {
+    let counter = WireCounter::default();
+    let warmup = if spec.include_connect {
+        Duration::ZERO
+    } else {
+        Duration::from_secs_f64(spec.warmup_s)
+    };
+    let cooldown = Duration::from_secs_f64(spec.cooldown_s);
+
+    let connect_start = Instant::now();
+    let connections = connect_all(protocol, &spec.target, connections_of(spec), &counter).await?;
+    let connect_time = connect_start.elapsed();
+
+    let first_phase = if warmup.is_zero() {
+        Phase::Measure
+    } else {
+        Phase::Warmup
+    };
+    let clock = Clock::new(model.workers(), first_phase);
+    let run = Run {
+        connections,
+        call: Arc::new(spec.operation.call()),
+        timeout: Duration::from_millis(spec.timeout_ms),
+        clock: Arc::clone(&clock),
+        keep_load_until_done: !cooldown.is_zero(),
+    };
+
+    let controller = async {
+        if !warmup.is_zero() {
+            phase_line("warmup");
+            tokio::time::sleep(warmup).await;
+            clock.set(Phase::Measure);
+        }
+        phase_line("measure");
+        let bytes_at_start = counter.totals();
+        let start = if spec.include_connect {
+            connect_start
+        } else {
+            Instant::now()
+        };
+        match model.timed_window() {
+            Some(window) => {
+                tokio::time::sleep(window).await;
+                clock.set(Phase::Cooldown);
+            }
+            None => clock.wait_all_finished().await,
+        }
+        let elapsed = start.elapsed();
+        let bytes_at_end = counter.totals();
+        phase_line("cooldown");
+        tokio::time::sleep(cooldown).await;
+        clock.set(Phase::Done);
+        (elapsed, bytes_at_start, bytes_at_end)
+    };
+    let progress = report_progress(&clock);
+    let (stats, (elapsed, bytes_start, bytes_end)) = tokio::select! {
+        both = async { tokio::join!(model.drive(run), controller) } => both,
+        _ = progress => unreachable!("progress reporting never ends"),
+    };
+    phase_line("done");
+
+    let mut total = WorkerStats::default();
+    for s in stats {
+        total.merge(s);
+    }
+    let calls = total.ok + total.failures.total();
+    let duration_s = elapsed.as_secs_f64();
+    Ok(ClientReport {
+        protocol: P::NAME.to_owned(),
+        connection_model: P::CONNECTION_MODEL.to_owned(),
+        operation: spec.operation,
+        load: spec.load.clone(),
+        calls_ok: total.ok,
+        calls_failed: total.failures.total(),
+        duration_s,
+        throughput_per_s: if duration_s > 0.0 {
+            total.ok as f64 / duration_s
+        } else {
+            0.0
+        },
+        latency_us: latency_summary(&total.latency),
+        connect_ms: spec
+            .include_connect
+            .then(|| connect_time.as_secs_f64() * 1e3),
+        bytes_sent_per_call: per_call(bytes_end.0 - bytes_start.0, calls),
+        bytes_received_per_call: per_call(bytes_end.1 - bytes_start.1, calls),
+        failures: total.failures,
+        verified: true,
+        hlog: None,
+    })
+}
+
+fn connections_of(spec: &CellSpec) -> u32 {
+    let Load::Closed(c) = &spec.load;
+    c.connections
+}
+
+fn per_call(bytes: u64, calls: u64) -> f64 {
+    if calls == 0 {
+        0.0
+    } else {
+        bytes as f64 / calls as f64
+    }
+}
+
+/// Prints the measured calls and the current rate once a second.
+async fn report_progress(clock: &Clock) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.tick().await;
+    let mut last = 0;
+    loop {
+        tick.tick().await;
+        let now = clock.measured_calls();
+        eprintln!(
+            "rpclab-progress: phase={:?} calls={now} rate={}/s",
+            clock.phase(),
+            now - last
+        );
+        last = now;
+    }
+}

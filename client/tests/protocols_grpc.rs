@@ -1,0 +1,248 @@
+//! The gRPC protocol against an in-process tonic server generated from the
+//! same `contract/bench.proto` (the server half of `build.rs`'s output).
+
+use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
+use rpclab_client::protocols::grpc::Grpc;
+use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_stream::StreamExt;
+use tonic::{Code, Request, Response, Status};
+
+mod pb {
+    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
+}
+
+use pb::bench_server::{Bench, BenchServer};
+
+/// Echoes as the contract says; `hello` greets.
+struct Echo;
+
+#[tonic::async_trait]
+impl Bench for Echo {
+    async fn echo_order(&self, request: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_orders(
+        &self,
+        request: Request<pb::OrderList>,
+    ) -> Result<Response<pb::OrderList>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn echo_string(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
+        Ok(Response::new(request.into_inner()))
+    }
+
+    async fn hello(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
+        let name = request.into_inner().value;
+        Ok(Response::new(pb::Text {
+            value: format!("{HELLO_PREFIX}{name}"),
+        }))
+    }
+
+    async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
+        Ok(Response::new(pb::Nothing {}))
+    }
+}
+
+/// Refuses every call with the same status.
+struct Busy;
+
+#[tonic::async_trait]
+impl Bench for Busy {
+    async fn echo_order(&self, _: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
+        Err(busy())
+    }
+
+    async fn echo_orders(
+        &self,
+        _: Request<pb::OrderList>,
+    ) -> Result<Response<pb::OrderList>, Status> {
+        Err(busy())
+    }
+
+    async fn echo_string(&self, _: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
+        Err(busy())
+    }
+
+    async fn hello(&self, _: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
+        Err(busy())
+    }
+
+    async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
+        Err(busy())
+    }
+}
+
+fn busy() -> Status {
+    Status::new(Code::ResourceExhausted, "too busy")
+}
+
+/// A running in-process server: its address, how many TCP connections it
+/// accepted, and a switch to stop it.
+struct TestServer {
+    addr: SocketAddr,
+    accepted: Arc<AtomicUsize>,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestServer {
+    async fn start<B: Bench>(service: B) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&accepted);
+        let incoming = TcpListenerStream::new(listener).map(move |conn| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            conn
+        });
+        let (stop, stopped) = oneshot::channel::<()>();
+        let service = BenchServer::new(service)
+            .max_decoding_message_size(16 << 20)
+            .max_encoding_message_size(16 << 20);
+        let task = tokio::spawn(async move {
+            tonic::transport::Server::builder()
+                .add_service(service)
+                .serve_with_incoming_shutdown(incoming, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        TestServer {
+            addr,
+            accepted,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.task.await.unwrap();
+    }
+}
+
+fn grpc() -> Grpc {
+    Grpc::new(&BTreeMap::new()).unwrap()
+}
+
+#[tokio::test]
+async fn every_operation_round_trips_and_is_counted() {
+    let server = TestServer::start(Echo).await;
+    let counter = WireCounter::default();
+    let conn = grpc()
+        .connect(&server.addr.to_string(), counter.clone())
+        .await
+        .unwrap();
+
+    for op in Operation::ALL {
+        let call = op.call();
+        let reply = conn
+            .call(&call)
+            .await
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        assert!(reply == call.expected, "{op}: wrong reply");
+        // A second call on the same connection decodes the same.
+        let again = conn
+            .call(&call)
+            .await
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        assert!(again == call.expected, "{op}: wrong second reply");
+    }
+
+    let (sent, received) = counter.totals();
+    // Both directions carried the 1 MiB string twice, plus everything else.
+    assert!(sent > 2 * 1024 * 1024, "sent {sent}");
+    assert!(received > 2 * 1024 * 1024, "received {received}");
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_share_one_connection() {
+    let server = TestServer::start(Echo).await;
+    let counter = WireCounter::default();
+    let conn = Arc::new(
+        grpc()
+            .connect(&server.addr.to_string(), counter.clone())
+            .await
+            .unwrap(),
+    );
+
+    let mut tasks = Vec::new();
+    for i in 0..32 {
+        let conn = Arc::clone(&conn);
+        tasks.push(tokio::spawn(async move {
+            let op = Operation::ALL[i % Operation::ALL.len()];
+            let call = op.call();
+            for _ in 0..5 {
+                let reply = conn.call(&call).await.unwrap();
+                assert!(reply == call.expected, "{op}: wrong reply");
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
+    let (sent, received) = counter.totals();
+    assert!(sent > 0 && received > 0);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn server_status_becomes_a_server_error() {
+    let server = TestServer::start(Busy).await;
+    let conn = grpc()
+        .connect(&server.addr.to_string(), WireCounter::default())
+        .await
+        .unwrap();
+    for op in Operation::ALL {
+        match conn.call(&op.call()).await {
+            Err(CallError::Server(message)) => assert_eq!(message, "RESOURCE_EXHAUSTED: too busy"),
+            other => panic!("{op}: expected a server error, got {other:?}"),
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_stopped_server_is_a_transport_error_not_a_server_error() {
+    let server = TestServer::start(Echo).await;
+    let conn = grpc()
+        .connect(&server.addr.to_string(), WireCounter::default())
+        .await
+        .unwrap();
+    let call = Operation::Hello.call();
+    assert_eq!(conn.call(&call).await.unwrap(), call.expected);
+    server.stop().await;
+
+    // The server is gone: the call fails on the closed connection or on
+    // reconnecting, and never looks like a status the server sent.
+    match conn.call(&call).await {
+        Err(CallError::Connect(_) | CallError::Io(_)) => {}
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_mismatched_argument_is_refused_before_sending() {
+    let server = TestServer::start(Echo).await;
+    let counter = WireCounter::default();
+    let conn = grpc()
+        .connect(&server.addr.to_string(), counter.clone())
+        .await
+        .unwrap();
+    let mut call = Operation::OrderEcho.call();
+    call.argument = Value::Unit;
+    assert!(matches!(conn.call(&call).await, Err(CallError::Config(_))));
+    server.stop().await;
+}

@@ -1,0 +1,16 @@
+//! Typed contracts shared by every part of rpclab.
+//!
+//! The orchestrator (`xtask`) and the load client (`rpclab-client`) run in
+//! different processes, usually in different containers. They agree on three
+//! things, all defined here so that neither side can drift from the other:
+//!
+//! * [`contract`]: the logical service every server under test implements, and
+//!   the deterministic payloads sent to it (the same bytes of meaning for every
+//!   framework, whatever its wire format);
+//! * [`spec`]: what one measurement cell asks the client to do;
+//! * [`result`]: what the client reports back for that cell, which becomes a
+//!   row of `results.json`.
+
+pub mod contract;
+pub mod result;
+pub mod spec;

@@ -1,0 +1,109 @@
+//! What the load client reports for one cell.
+//!
+//! [`ClientReport`] is the client's whole answer for a cell; the orchestrator
+//! wraps it with what only it knows (server, variant, repetition, server-side
+//! cost) into a [`Cell`], one row of `results.json`. The schema is versioned
+//! by [`SCHEMA_VERSION`] and documented in `docs/results-schema.md`.
+
+use crate::contract::Operation;
+use crate::spec::Load;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of `results.json`; bump it on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Latency percentiles in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub min: f64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+/// Why calls failed, by class.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failures {
+    pub timeout: u64,
+    pub connect: u64,
+    pub io: u64,
+    pub protocol: u64,
+    pub server_error: u64,
+    pub wrong_response: u64,
+    /// First message seen per class, so a failed run explains itself.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub examples: BTreeMap<String, String>,
+}
+
+impl Failures {
+    pub fn total(&self) -> u64 {
+        self.timeout + self.connect + self.io + self.protocol + self.server_error + self.wrong_response
+    }
+}
+
+/// The client's report for one cell.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClientReport {
+    pub protocol: String,
+    /// How the protocol used its connections (multiplexed, one call in
+    /// flight, keep-alive pool...).
+    pub connection_model: String,
+    pub operation: Operation,
+    pub load: Load,
+    pub calls_ok: u64,
+    pub calls_failed: u64,
+    pub failures: Failures,
+    /// Length of the measurement window in seconds.
+    pub duration_s: f64,
+    pub throughput_per_s: f64,
+    pub latency_us: Latency,
+    /// Connection set-up time, when the spec counted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<f64>,
+    /// Bytes on the wire per call during the measurement window (both
+    /// directions, TCP payload, framing included).
+    pub bytes_sent_per_call: f64,
+    pub bytes_received_per_call: f64,
+    /// Every reply was compared with the expected value; a mismatch counts as
+    /// a failed call (`failures.wrong_response`).
+    pub verified: bool,
+    /// File name (in the cell's directory) of the HdrHistogram log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hlog: Option<String>,
+}
+
+/// One row of `results.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Cell {
+    pub server: String,
+    pub variant: String,
+    pub framework: String,
+    pub framework_version: String,
+    pub protocol: String,
+    pub scenario: String,
+    pub operation: Operation,
+    pub concurrency: u32,
+    pub repetition: u32,
+    pub calls_ok: u64,
+    pub calls_failed: u64,
+    pub duration_s: f64,
+    pub throughput_per_s: f64,
+    pub latency_us: Latency,
+    pub report: ClientReport,
+}
+
+/// `results.json`: every cell of a lab run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub schema_version: u32,
+    /// False when the run stopped early; the cells present are still valid.
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    pub cells: Vec<Cell>,
+}

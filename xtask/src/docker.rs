@@ -1,0 +1,291 @@
+//! Everything rpclab asks of the Docker engine, over its API (`bollard`).
+//!
+//! The lab never shells out to the `docker` CLI: the API gives typed errors,
+//! works with any engine the environment points at (`DOCKER_HOST`), and lets
+//! the lab label, follow and clean up exactly what it created.
+//!
+//! Every container and image the lab creates carries [`LABEL_MANAGED`], so
+//! `lab clean` (and the clean-up on error or Ctrl-C) can find them all, even
+//! those of a run that was killed.
+
+use anyhow::{anyhow, bail, Context, Result};
+use bollard::models::{ContainerCreateBody, HostConfig};
+use bollard::query_parameters::{
+    BuildImageOptionsBuilder, CreateContainerOptionsBuilder, CreateImageOptionsBuilder,
+    ListContainersOptionsBuilder, ListImagesOptionsBuilder, LogsOptionsBuilder,
+    RemoveContainerOptionsBuilder, RemoveImageOptionsBuilder,
+};
+use bollard::{body_full, Docker};
+use futures_util::StreamExt;
+use std::collections::HashMap;
+
+/// Label on everything the lab creates.
+pub const LABEL_MANAGED: &str = "io.rpclab.managed";
+/// Label naming the run that created a container.
+pub const LABEL_RUN: &str = "io.rpclab.run";
+/// Label naming a container's role (server, client, registry).
+pub const LABEL_ROLE: &str = "io.rpclab.role";
+/// Label on images: hash of every input of the build.
+pub const LABEL_INPUT_HASH: &str = "io.rpclab.input-hash";
+
+/// A connection to the Docker engine.
+#[derive(Clone)]
+pub struct Engine {
+    docker: Docker,
+    pub version: String,
+}
+
+/// What to start.
+pub struct ContainerSpec<'a> {
+    pub name: String,
+    pub image: &'a str,
+    pub role: &'a str,
+    pub run_id: &'a str,
+    pub env: Vec<String>,
+    pub cmd: Option<Vec<String>>,
+    pub cpuset: &'a str,
+    /// `host_path:container_path` bind mounts.
+    pub binds: Vec<String>,
+}
+
+impl Engine {
+    /// Connects to the local engine (or `DOCKER_HOST`) and checks it answers.
+    pub async fn connect() -> Result<Engine> {
+        let docker = Docker::connect_with_local_defaults().map_err(|e| no_daemon(&e.to_string()))?;
+        let docker = docker.negotiate_version().await.map_err(|e| no_daemon(&e.to_string()))?;
+        let version = docker.version().await.map_err(|e| no_daemon(&e.to_string()))?;
+        Ok(Engine {
+            docker,
+            version: version.version.unwrap_or_else(|| "unknown".into()),
+        })
+    }
+
+    pub fn api(&self) -> &Docker {
+        &self.docker
+    }
+
+    /// The id of `image`, or None when the engine does not have it.
+    pub async fn image_id(&self, image: &str) -> Result<Option<String>> {
+        match self.docker.inspect_image(image).await {
+            Ok(i) => Ok(i.id),
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot inspect image {image}")),
+        }
+    }
+
+    /// The value of `label` on `image`, if both exist.
+    pub async fn image_label(&self, image: &str, label: &str) -> Result<Option<String>> {
+        match self.docker.inspect_image(image).await {
+            Ok(i) => Ok(i.config.and_then(|c| c.labels).and_then(|mut l| l.remove(label))),
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot inspect image {image}")),
+        }
+    }
+
+    /// Tries to pull `image`; false when no registry is reachable.
+    pub async fn try_pull(&self, image: &str) -> bool {
+        let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
+        let opts = CreateImageOptionsBuilder::default().from_image(repo).tag(tag).build();
+        let mut stream = self.docker.create_image(Some(opts), None, None);
+        while let Some(item) = stream.next().await {
+            if item.is_err() {
+                return false;
+            }
+        }
+        self.image_id(image).await.ok().flatten().is_some()
+    }
+
+    /// Imports a root filesystem tarball as `repo:tag` (what `docker import` does).
+    pub async fn import_rootfs(&self, tarball: Vec<u8>, repo: &str, tag: &str) -> Result<()> {
+        let opts = CreateImageOptionsBuilder::default()
+            .from_src("-")
+            .repo(repo)
+            .tag(tag)
+            .changes(vec![format!("LABEL {LABEL_MANAGED}=true")])
+            .build();
+        let mut stream = self.docker.create_image(Some(opts), Some(body_full(tarball.into())), None);
+        while let Some(item) = stream.next().await {
+            item.with_context(|| format!("importing the root filesystem as {repo}:{tag} failed"))?;
+        }
+        Ok(())
+    }
+
+    /// Builds `tag` from a tar build context. Build output goes to `log`;
+    /// on failure the error carries the last lines of it.
+    pub async fn build(
+        &self,
+        tag: &str,
+        dockerfile: &str,
+        context_tar: Vec<u8>,
+        build_args: &HashMap<String, String>,
+        labels: &HashMap<String, String>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<()> {
+        let opts = BuildImageOptionsBuilder::default()
+            .dockerfile(dockerfile)
+            .t(tag)
+            .rm(true)
+            .forcerm(true)
+            .networkmode("host")
+            .buildargs(build_args)
+            .labels(labels)
+            .build();
+        let mut stream = self.docker.build_image(opts, None, Some(body_full(context_tar.into())));
+        let mut tail: Vec<String> = Vec::new();
+        while let Some(item) = stream.next().await {
+            let info = match item {
+                Ok(info) => info,
+                Err(bollard::errors::Error::DockerStreamError { error }) => {
+                    bail!("building {tag} failed: {error}\n--- last build output ---\n{}", tail.join(""))
+                }
+                Err(e) => return Err(anyhow!(e).context(format!("building {tag} failed"))),
+            };
+            if let Some(line) = info.stream {
+                log(&line);
+                tail.push(line);
+                if tail.len() > 40 {
+                    tail.remove(0);
+                }
+            }
+            if let Some(err) = info.error {
+                bail!("building {tag} failed: {err}\n--- last build output ---\n{}", tail.join(""));
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates and starts a container on the host network, pinned to
+    /// `cpuset`, labelled as the lab's.
+    pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
+        let labels = HashMap::from([
+            (LABEL_MANAGED.to_owned(), "true".to_owned()),
+            (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
+            (LABEL_ROLE.to_owned(), spec.role.to_owned()),
+        ]);
+        let body = ContainerCreateBody {
+            image: Some(spec.image.to_owned()),
+            env: Some(spec.env),
+            cmd: spec.cmd,
+            labels: Some(labels),
+            host_config: Some(HostConfig {
+                network_mode: Some("host".into()),
+                cpuset_cpus: Some(spec.cpuset.to_owned()),
+                binds: (!spec.binds.is_empty()).then_some(spec.binds),
+                init: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let opts = CreateContainerOptionsBuilder::default().name(&spec.name).build();
+        let created = self
+            .docker
+            .create_container(Some(opts), body)
+            .await
+            .with_context(|| format!("cannot create container {} from {}", spec.name, spec.image))?;
+        if let Err(e) = self.docker.start_container(&created.id, None::<bollard::query_parameters::StartContainerOptions>).await {
+            let _ = self.remove(&created.id).await;
+            return Err(anyhow!(e).context(format!("cannot start container {}", spec.name)));
+        }
+        Ok(created.id)
+    }
+
+    /// Whether the container is still running, and its exit code if not.
+    pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
+        let info = self.docker.inspect_container(id, None::<bollard::query_parameters::InspectContainerOptions>).await?;
+        let state = info.state.unwrap_or_default();
+        Ok(if state.running.unwrap_or(false) { None } else { Some(state.exit_code.unwrap_or(-1)) })
+    }
+
+    /// Waits for the container to exit and returns its exit code.
+    pub async fn wait(&self, id: &str) -> Result<i64> {
+        let mut stream = self.docker.wait_container(id, None::<bollard::query_parameters::WaitContainerOptions>);
+        match stream.next().await {
+            Some(Ok(r)) => Ok(r.status_code),
+            // bollard reports a non-zero exit as an error carrying the code.
+            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => Ok(code),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(self.exit_code(id).await?.unwrap_or(-1)),
+        }
+    }
+
+    /// The last `lines` lines of the container's output.
+    pub async fn log_tail(&self, id: &str, lines: usize) -> String {
+        let opts = LogsOptionsBuilder::default().stdout(true).stderr(true).tail(&lines.to_string()).build();
+        let mut out = String::new();
+        let mut stream = self.docker.logs(id, Some(opts));
+        while let Some(Ok(chunk)) = stream.next().await {
+            out.push_str(&String::from_utf8_lossy(&chunk.into_bytes()));
+        }
+        out
+    }
+
+    /// Follows the container's output line by line until it exits.
+    pub fn follow_logs(&self, id: &str) -> impl futures_util::Stream<Item = String> + '_ {
+        let opts = LogsOptionsBuilder::default().stdout(true).stderr(true).follow(true).build();
+        self.docker
+            .logs(id, Some(opts))
+            .filter_map(|chunk| async move { chunk.ok().map(|c| String::from_utf8_lossy(&c.into_bytes()).into_owned()) })
+    }
+
+    /// Removes a container, running or not.
+    pub async fn remove(&self, id: &str) -> Result<()> {
+        let opts = RemoveContainerOptionsBuilder::default().force(true).v(true).build();
+        match self.docker.remove_container(id, Some(opts)).await {
+            Ok(()) | Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(()),
+            Err(e) => Err(e).with_context(|| format!("cannot remove container {id}")),
+        }
+    }
+
+    /// Every container the lab created (of `run_id` only, when given).
+    pub async fn lab_containers(&self, run_id: Option<&str>) -> Result<Vec<(String, String)>> {
+        let mut labels = vec![format!("{LABEL_MANAGED}=true")];
+        if let Some(run) = run_id {
+            labels.push(format!("{LABEL_RUN}={run}"));
+        }
+        let filters = HashMap::from([("label".to_owned(), labels)]);
+        let opts = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let list = self.docker.list_containers(Some(opts)).await.context("cannot list containers")?;
+        Ok(list
+            .into_iter()
+            .filter_map(|c| {
+                let name = c.names.and_then(|n| n.first().cloned()).unwrap_or_default();
+                c.id.map(|id| (id, name.trim_start_matches('/').to_owned()))
+            })
+            .collect())
+    }
+
+    /// Removes every lab container (of `run_id` only, when given).
+    pub async fn remove_lab_containers(&self, run_id: Option<&str>) -> Result<usize> {
+        let containers = self.lab_containers(run_id).await?;
+        for (id, _) in &containers {
+            self.remove(id).await?;
+        }
+        Ok(containers.len())
+    }
+
+    /// Removes every image the lab built or imported.
+    pub async fn remove_lab_images(&self) -> Result<usize> {
+        let filters = HashMap::from([("label".to_owned(), vec![format!("{LABEL_MANAGED}=true")])]);
+        let opts = ListImagesOptionsBuilder::default().all(false).filters(&filters).build();
+        let images = self.docker.list_images(Some(opts)).await.context("cannot list images")?;
+        let mut removed = 0;
+        // Children first: newer images are built on older ones.
+        let mut images: Vec<_> = images.into_iter().collect();
+        images.sort_by_key(|i| std::cmp::Reverse(i.created));
+        for image in images {
+            let opts = RemoveImageOptionsBuilder::default().force(true).build();
+            if self.docker.remove_image(&image.id, Some(opts), None).await.is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
+fn no_daemon(detail: &str) -> anyhow::Error {
+    anyhow!(
+        "cannot reach the Docker engine ({detail}).\n\
+         rpclab needs a running Docker engine. Start it (e.g. `sudo systemctl start docker`, \
+         or `sudo dockerd &` where there is no init system), or point DOCKER_HOST at one, then run the command again."
+    )
+}

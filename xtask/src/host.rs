@@ -1,0 +1,170 @@
+//! Facts about the host the lab runs on, recorded in every snapshot, and the
+//! few host-side actions the lab needs (CPU split, port checks, building the
+//! static client binary).
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cores: usize,
+    pub kernel: String,
+    pub memory_gib: f64,
+    pub docker_version: String,
+}
+
+impl HostInfo {
+    pub fn read(docker_version: &str) -> HostInfo {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_owned()))
+            .unwrap_or_else(|| "unknown".into());
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let mem_kib: f64 = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0);
+        HostInfo {
+            hostname: hostname(),
+            cpu_model,
+            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_owned(),
+            memory_gib: (mem_kib / 1024.0 / 1024.0 * 10.0).round() / 10.0,
+            docker_version: docker_version.to_owned(),
+        }
+    }
+}
+
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "host".into())
+}
+
+/// The server and client CPU sets. `auto` gives the server the first half of
+/// the cores and the client the rest; on one core both share it (recorded).
+pub fn cpu_split(server: &str, client: &str, cores: usize) -> (String, String) {
+    let half = (cores / 2).max(1);
+    let auto_server = if half == 1 { "0".to_owned() } else { format!("0-{}", half - 1) };
+    let auto_client = match cores {
+        0 | 1 => "0".to_owned(),
+        n if n - half == 1 => format!("{half}"),
+        n => format!("{half}-{}", n - 1),
+    };
+    let pick = |v: &str, auto: String| if v == "auto" { auto } else { v.to_owned() };
+    (pick(server, auto_server), pick(client, auto_client))
+}
+
+/// Fails with a clear message when something already listens on `port`.
+pub fn check_port_free(port: u16, server: &str) -> Result<()> {
+    match TcpListener::bind(("127.0.0.1", port)) {
+        Ok(_) => Ok(()),
+        Err(e) => bail!(
+            "port {port} on 127.0.0.1, which server `{server}` needs, is already in use ({e}).\n\
+             Stop whatever listens there (`ss -ltnp 'sport = :{port}'` shows it; `cargo xtask lab clean` removes \
+             leftover lab containers), or change `port` in servers/{server}/server.toml."
+        ),
+    }
+}
+
+/// The git revision of the work tree: (short sha, dirty).
+pub fn git_state(root: &Path) -> (String, bool) {
+    let sha = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_else(|| "nogit".into());
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .current_dir(root)
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    (sha, dirty)
+}
+
+/// Builds the client binary statically linked (glibc with `crt-static`), so
+/// it runs in any image whatever glibc the building host has.
+pub fn build_static_client(root: &Path) -> Result<PathBuf> {
+    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let target_dir = root.join("target/static");
+    eprintln!("building the static load client ({triple}) ...");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--locked", "-p", "rpclab-client", "--target", &triple, "--target-dir"])
+        .arg(&target_dir)
+        .env("RUSTFLAGS", "-C target-feature=+crt-static")
+        .current_dir(root)
+        .status()
+        .context("cannot run cargo to build the client")?;
+    if !status.success() {
+        bail!("building the static client failed ({status}); see cargo's output above");
+    }
+    let binary = target_dir.join(&triple).join("release/rpclab-client");
+    if !is_static_elf(&binary)? {
+        bail!("{} is dynamically linked; it would fail in images with another glibc", binary.display());
+    }
+    Ok(binary)
+}
+
+/// True when an ELF file has no program interpreter (PT_INTERP), i.e. it
+/// is statically linked.
+pub fn is_static_elf(path: &Path) -> Result<bool> {
+    let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if data.len() < 64 || &data[..4] != b"\x7fELF" || data[4] != 2 {
+        bail!("{} is not a 64-bit ELF file", path.display());
+    }
+    let u16_at = |o: usize| u16::from_le_bytes([data[o], data[o + 1]]) as usize;
+    let phoff = u64::from_le_bytes(data[32..40].try_into().expect("8 bytes")) as usize;
+    let (phentsize, phnum) = (u16_at(54), u16_at(56));
+    const PT_INTERP: u32 = 3;
+    for i in 0..phnum {
+        let at = phoff + i * phentsize;
+        let Some(bytes) = data.get(at..at + 4) else { bail!("truncated ELF header") };
+        if u32::from_le_bytes(bytes.try_into().expect("4 bytes")) == PT_INTERP {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_cores_split_one_each() {
+        assert_eq!(cpu_split("auto", "auto", 2), ("0".into(), "1".into()));
+        assert_eq!(cpu_split("auto", "auto", 8), ("0-3".into(), "4-7".into()));
+        assert_eq!(cpu_split("auto", "auto", 1), ("0".into(), "0".into()));
+        assert_eq!(cpu_split("2", "auto", 4), ("2".into(), "2-3".into()));
+    }
+
+    #[test]
+    fn a_taken_port_is_reported_with_what_to_do() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let err = check_port_free(port, "grpc-java").unwrap_err().to_string();
+        assert!(err.contains("already in use") && err.contains("servers/grpc-java/server.toml"), "{err}");
+    }
+
+    #[test]
+    fn the_running_test_binary_is_recognised_as_dynamic() {
+        // Test binaries are linked dynamically; the static check must see it.
+        let me = std::env::current_exe().unwrap();
+        assert!(!is_static_elf(&me).unwrap());
+    }
+}

@@ -1,0 +1,290 @@
+//! The images the lab builds, and building them only when their inputs change.
+//!
+//! The chain is `base` → `runtime` → `jdk` → one image per server variant,
+//! plus `runtime` → `client`. Every image is labelled with a hash of all its
+//! inputs (the files of its build context, its build arguments and the ids
+//! of its parent images); a warm `lab run` finds the label unchanged and
+//! builds nothing.
+//!
+//! The base is `debian:bookworm-slim` where a registry can be reached. Where
+//! none can, the lab makes the same Debian release with debootstrap and
+//! imports the root filesystem through the API, so nothing ever needs to be
+//! pulled.
+
+use crate::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
+use crate::lab::Build;
+use crate::manifest::{Manifest, Variant};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const BASE: &str = "rpclab/base:bookworm";
+pub const RUNTIME: &str = "rpclab/runtime:bookworm";
+pub const JDK: &str = "rpclab/jdk:17";
+pub const CLIENT: &str = "rpclab/client:latest";
+
+/// A build context assembled in memory: a tar with fixed timestamps and
+/// owners, so that its hash depends on file contents and names only.
+pub struct BuildContext {
+    builder: tar::Builder<Vec<u8>>,
+}
+
+impl BuildContext {
+    pub fn new() -> BuildContext {
+        BuildContext { builder: tar::Builder::new(Vec::new()) }
+    }
+
+    /// Adds `src` (a file or a folder, recursively, sorted) as `dest`.
+    pub fn add(&mut self, src: &Path, dest: &str) -> Result<()> {
+        if src.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(src)
+                .with_context(|| format!("cannot read {}", src.display()))?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<std::io::Result<_>>()?;
+            entries.sort();
+            self.add_dir_entry(dest)?;
+            for entry in entries {
+                let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+                if name == "target" || name.starts_with('.') {
+                    continue; // build outputs and editor files are not inputs
+                }
+                self.add(&entry, &format!("{dest}/{name}"))?;
+            }
+            Ok(())
+        } else {
+            let data = std::fs::read(src).with_context(|| format!("cannot read {}", src.display()))?;
+            let mode = file_mode(src);
+            self.add_bytes(dest, &data, mode)
+        }
+    }
+
+    pub fn add_bytes(&mut self, dest: &str, data: &[u8], mode: u32) -> Result<()> {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(mode);
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        self.builder.append_data(&mut header, dest, data)?;
+        Ok(())
+    }
+
+    fn add_dir_entry(&mut self, dest: &str) -> Result<()> {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(0);
+        header.set_mode(0o755);
+        header.set_mtime(0);
+        header.set_entry_type(tar::EntryType::Directory);
+        self.builder.append_data(&mut header, format!("{dest}/"), std::io::empty())?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<Vec<u8>> {
+        Ok(self.builder.into_inner()?)
+    }
+}
+
+fn file_mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.permissions().mode() & 0o111 != 0 => 0o755,
+        _ => 0o644,
+    }
+}
+
+/// Builds images for one lab run, printing what it builds.
+pub struct Builder<'a> {
+    pub engine: &'a Engine,
+    pub root: &'a Path,
+    pub build: &'a Build,
+    /// Image tag → image id of everything built or found, for the manifest.
+    pub built: HashMap<String, String>,
+    pub verbose: bool,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(engine: &'a Engine, root: &'a Path, build: &'a Build, verbose: bool) -> Self {
+        Builder { engine, root, build, built: HashMap::new(), verbose }
+    }
+
+    /// Builds `tag` unless an image with the same input hash exists.
+    async fn ensure(
+        &mut self,
+        tag: &str,
+        dockerfile: &str,
+        context: BuildContext,
+        build_args: HashMap<String, String>,
+        parents: &[&str],
+    ) -> Result<String> {
+        let tar = context.finish()?;
+        let mut hasher = Sha256::new();
+        hasher.update(&tar);
+        hasher.update(dockerfile.as_bytes());
+        let mut args: Vec<_> = build_args.iter().collect();
+        args.sort();
+        for (k, v) in args {
+            hasher.update(format!("\0{k}={v}").as_bytes());
+        }
+        for parent in parents {
+            let id = self.built.get(*parent).cloned().unwrap_or_default();
+            hasher.update(format!("\0parent={id}").as_bytes());
+        }
+        let hash = hex::encode(hasher.finalize());
+        if self.engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(hash.as_str()) {
+            let id = self.engine.image_id(tag).await?.unwrap_or_default();
+            self.built.insert(tag.to_owned(), id.clone());
+            return Ok(id);
+        }
+        eprintln!("building image {tag} ...");
+        let started = std::time::Instant::now();
+        let labels = HashMap::from([
+            (LABEL_MANAGED.to_owned(), "true".to_owned()),
+            (LABEL_INPUT_HASH.to_owned(), hash),
+        ]);
+        let verbose = self.verbose;
+        let mut log = |line: &str| {
+            if verbose {
+                eprint!("  | {line}");
+            }
+        };
+        self.engine.build(tag, dockerfile, tar, &build_args, &labels, &mut log).await?;
+        let id = self.engine.image_id(tag).await?.context("the engine lost an image it just built")?;
+        eprintln!("built image {tag} in {:.0} s", started.elapsed().as_secs_f64());
+        self.built.insert(tag.to_owned(), id.clone());
+        Ok(id)
+    }
+
+    /// The Debian base: pulled where possible, else made with debootstrap.
+    pub async fn base(&mut self) -> Result<()> {
+        if let Some(id) = self.engine.image_id(BASE).await? {
+            self.built.insert(BASE.to_owned(), id);
+            return Ok(());
+        }
+        let pulled = self.engine.try_pull(&self.build.base_image).await;
+        if pulled {
+            eprintln!("using {} as the base image", self.build.base_image);
+            let (repo, tag) = BASE.split_once(':').expect("BASE has a tag");
+            let opts = bollard::query_parameters::TagImageOptionsBuilder::default().repo(repo).tag(tag).build();
+            self.engine.api().tag_image(&self.build.base_image, Some(opts)).await?;
+        } else {
+            eprintln!(
+                "{} cannot be pulled (no registry reachable?); making the base with debootstrap from {}",
+                self.build.base_image, self.build.debian_mirror
+            );
+            let tarball = debootstrap_rootfs(&self.build.debian_mirror)?;
+            let (repo, tag) = BASE.split_once(':').expect("BASE has a tag");
+            self.engine.import_rootfs(tarball, repo, tag).await?;
+        }
+        let id = self.engine.image_id(BASE).await?.context("the base image is missing after import")?;
+        self.built.insert(BASE.to_owned(), id);
+        Ok(())
+    }
+
+    /// `runtime`: the base plus CA certificates.
+    pub async fn runtime(&mut self) -> Result<()> {
+        let mut ctx = BuildContext::new();
+        ctx.add(&self.root.join("images/runtime/Dockerfile"), "Dockerfile")?;
+        ctx.add_dir_entry("certs")?;
+        for cert in extra_certificates(&self.build.ca_certificates)? {
+            let name = cert.file_name().and_then(|n| n.to_str()).unwrap_or("extra.crt").to_owned();
+            ctx.add(&cert, &format!("certs/{name}"))?;
+        }
+        let args = HashMap::from([("RPCLAB_BASE_IMAGE".to_owned(), BASE.to_owned())]);
+        self.ensure(RUNTIME, "Dockerfile", ctx, args, &[BASE]).await?;
+        Ok(())
+    }
+
+    /// `jdk`: the runtime plus JDK 17 and Maven, for every Java server.
+    pub async fn jdk(&mut self) -> Result<()> {
+        let mut ctx = BuildContext::new();
+        ctx.add(&self.root.join("images/jdk"), "jdk")?;
+        let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
+        self.ensure(JDK, "jdk/Dockerfile", ctx, args, &[RUNTIME]).await?;
+        Ok(())
+    }
+
+    /// The client image around a statically linked client binary.
+    pub async fn client(&mut self, binary: &Path) -> Result<()> {
+        let mut ctx = BuildContext::new();
+        ctx.add(&self.root.join("images/client/Dockerfile"), "Dockerfile")?;
+        ctx.add(binary, "rpclab-client")?;
+        let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
+        self.ensure(CLIENT, "Dockerfile", ctx, args, &[RUNTIME]).await?;
+        Ok(())
+    }
+
+    /// One server variant. The context is the repository's `contract/` and
+    /// the server's folder, so the Dockerfile works the same with
+    /// `docker build -f servers/<name>/Dockerfile .` from the repository root.
+    pub async fn server(&mut self, m: &Manifest, v: &Variant) -> Result<String> {
+        let mut ctx = BuildContext::new();
+        ctx.add(&self.root.join("contract"), "contract")?;
+        ctx.add(&m.dir, &format!("servers/{}", m.name))?;
+        let mut args = v.build_args.clone();
+        args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
+        args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
+        let tag = m.image(v);
+        self.ensure(&tag, &format!("servers/{}/Dockerfile", m.name), ctx, args, &[JDK, RUNTIME])
+            .await
+            .with_context(|| format!("cannot build server {} variant {}", m.name, v.name))
+    }
+}
+
+/// The `*.crt` files of the extra-certificates folder (none if it is absent).
+fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut certs = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "crt") {
+                certs.push(p);
+            }
+        }
+    }
+    certs.sort();
+    Ok(certs)
+}
+
+/// Makes a minimal Debian bookworm root with debootstrap and returns it as a tar.
+fn debootstrap_rootfs(mirror: &str) -> Result<Vec<u8>> {
+    if Command::new("debootstrap").arg("--version").output().is_err() {
+        bail!(
+            "no base image: `debian:bookworm-slim` cannot be pulled and `debootstrap` is not installed.\n\
+             Install it (`sudo apt-get install debootstrap`) or make a registry reachable, then run again."
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("rpclab-rootfs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = Command::new("debootstrap")
+        .args(["--variant=minbase", "bookworm"])
+        .arg(&dir)
+        .arg(mirror)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .context("cannot run debootstrap")?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        bail!("debootstrap failed ({status}); it needs root and access to {mirror}");
+    }
+    // GNU tar keeps device nodes, hard links and ownership exactly.
+    let out = Command::new("tar")
+        .args(["--numeric-owner", "-C"])
+        .arg(&dir)
+        .args(["-cf", "-", "."])
+        .output()
+        .context("cannot run tar on the debootstrap root")?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !out.status.success() {
+        bail!("tar of the debootstrap root failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(out.stdout)
+}

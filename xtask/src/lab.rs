@@ -1,0 +1,236 @@
+//! Lab definitions: `compose/lab.toml` and the scenarios it names.
+//!
+//! A lab definition says which servers and scenarios to run, under which
+//! profile, and how to split the host's CPUs between server and client. A
+//! scenario is a workload: an operation of the contract, a load shape, its
+//! concurrency levels and the seed's call counts. A profile scales every
+//! scenario (smoke, standard, seed) so that one definition serves a
+//! one-minute check and a full reproduction alike.
+
+use crate::manifest::parse_toml;
+use anyhow::{bail, Context, Result};
+use rpclab_model::contract::Operation;
+use rpclab_model::spec::{Shape, Stop};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabDef {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Server folder names or frameworks; empty means every server.
+    #[serde(default)]
+    pub servers: Vec<String>,
+    /// Names of scenarios from the scenario files.
+    pub scenarios: Vec<String>,
+    /// Scenario files, relative to this file.
+    #[serde(default = "default_scenario_files")]
+    pub scenario_files: Vec<PathBuf>,
+    #[serde(default = "default_profile")]
+    pub profile: String,
+    #[serde(default)]
+    pub cpus: Cpus,
+    #[serde(default)]
+    pub build: Build,
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+fn default_scenario_files() -> Vec<PathBuf> {
+    vec![PathBuf::from("scenarios.toml")]
+}
+
+fn default_profile() -> String {
+    "standard".into()
+}
+
+/// CPU sets (`cpuset` syntax, e.g. `0` or `2-3`) or `auto`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cpus {
+    #[serde(default = "auto")]
+    pub server: String,
+    #[serde(default = "auto")]
+    pub client: String,
+}
+
+fn auto() -> String {
+    "auto".into()
+}
+
+impl Default for Cpus {
+    fn default() -> Self {
+        Cpus { server: auto(), client: auto() }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    /// Folder of extra CA certificates (`*.crt`) added to every image, for
+    /// hosts behind a TLS-inspecting proxy. Missing or empty: none added.
+    #[serde(default = "default_ca_dir")]
+    pub ca_certificates: PathBuf,
+    /// Image tried first as the Debian base; when it cannot be pulled the
+    /// base is made with debootstrap from `debian_mirror`.
+    #[serde(default = "default_base_image")]
+    pub base_image: String,
+    #[serde(default = "default_mirror")]
+    pub debian_mirror: String,
+}
+
+fn default_ca_dir() -> PathBuf {
+    PathBuf::from("/usr/local/share/ca-certificates")
+}
+fn default_base_image() -> String {
+    "debian:bookworm-slim".into()
+}
+fn default_mirror() -> String {
+    "http://deb.debian.org/debian".into()
+}
+
+impl Default for Build {
+    fn default() -> Self {
+        Build {
+            ca_certificates: default_ca_dir(),
+            base_image: default_base_image(),
+            debian_mirror: default_mirror(),
+        }
+    }
+}
+
+/// How every scenario is scaled.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    #[serde(default)]
+    pub warmup_s: f64,
+    #[serde(default)]
+    pub cooldown_s: f64,
+    /// Measure each cell for this long...
+    #[serde(default)]
+    pub measure_s: Option<f64>,
+    /// ...or use the scenario's published call counts.
+    #[serde(default)]
+    pub seed_counts: bool,
+    #[serde(default = "one")]
+    pub repetitions: u32,
+    /// Run only the first N concurrency levels of each scenario.
+    #[serde(default)]
+    pub max_levels: Option<usize>,
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+fn default_timeout_ms() -> u64 {
+    5_000
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    #[serde(rename = "scenario")]
+    pub scenarios: Vec<Scenario>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub operation: Operation,
+    pub shape: Shape,
+    pub concurrency: Vec<u32>,
+    /// Seed call count per caller (profile `seed`).
+    #[serde(default)]
+    pub calls_per_client: Option<u64>,
+    /// Seed call count shared by all callers (thread-pool shape).
+    #[serde(default)]
+    pub total_calls: Option<u64>,
+    /// Connection pool size for the `users` shape.
+    #[serde(default)]
+    pub pool: Option<u32>,
+    #[serde(default)]
+    pub include_connect: bool,
+}
+
+impl Scenario {
+    /// The measurement window under `profile`.
+    pub fn stop(&self, profile: &Profile) -> Result<Stop> {
+        if profile.seed_counts {
+            return match (self.calls_per_client, self.total_calls) {
+                (Some(n), _) => Ok(Stop::CallsPerWorker(n)),
+                (None, Some(n)) => Ok(Stop::TotalCalls(n)),
+                (None, None) => bail!("scenario `{}` has no seed call count for a seed-count profile", self.name),
+            };
+        }
+        match profile.measure_s {
+            Some(s) => Ok(Stop::Seconds(s)),
+            None => bail!("the profile needs `measure_s` or `seed_counts = true`"),
+        }
+    }
+
+    pub fn levels(&self, profile: &Profile) -> Vec<u32> {
+        let n = profile.max_levels.unwrap_or(usize::MAX);
+        self.concurrency.iter().copied().take(n).collect()
+    }
+}
+
+/// A lab definition with its scenarios resolved.
+#[derive(Clone, Debug)]
+pub struct Lab {
+    pub path: PathBuf,
+    pub def: LabDef,
+    pub scenarios: Vec<Scenario>,
+}
+
+impl Lab {
+    pub fn load(path: &Path) -> Result<Lab> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the lab definition {}", path.display()))?;
+        let def: LabDef = parse_toml(path, &text)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut library: Vec<Scenario> = Vec::new();
+        for file in &def.scenario_files {
+            let p = dir.join(file);
+            let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read scenarios {}", p.display()))?;
+            let parsed: ScenarioFile = parse_toml(&p, &text)?;
+            for s in &parsed.scenarios {
+                if s.concurrency.is_empty() || s.concurrency.contains(&0) {
+                    bail!("{}: scenario `{}` needs concurrency levels of at least 1", p.display(), s.name);
+                }
+            }
+            library.extend(parsed.scenarios);
+        }
+        let mut scenarios = Vec::new();
+        for name in &def.scenarios {
+            match library.iter().find(|s| &s.name == name) {
+                Some(s) => scenarios.push(s.clone()),
+                None => bail!(
+                    "{}: scenario `{name}` is not defined; known: {}",
+                    path.display(),
+                    library.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+        if !def.profiles.contains_key(&def.profile) {
+            bail!("{}: profile `{}` is not defined under [profiles]", path.display(), def.profile);
+        }
+        Ok(Lab { path: path.to_owned(), def, scenarios })
+    }
+
+    pub fn profile(&self, name: &str) -> Result<&Profile> {
+        self.def.profiles.get(name).with_context(|| {
+            format!(
+                "no profile `{name}` in {}; defined: {}",
+                self.path.display(),
+                self.def.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+    }
+}

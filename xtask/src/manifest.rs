@@ -1,0 +1,214 @@
+//! Server manifests: `servers/<name>/server.toml`.
+//!
+//! A server folder is everything the lab knows about a server under test:
+//! its Dockerfile, its source and this manifest. `lab list` and `lab run`
+//! know nothing that a manifest does not say, and a typo in one is an error
+//! naming the file, line and column (serde's `deny_unknown_fields`).
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The registry a server needs started beside it.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Registry {
+    None,
+    Zookeeper,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Readiness {
+    /// Seconds to wait for the first successful verified call.
+    #[serde(default = "default_ready_timeout")]
+    pub timeout_s: u64,
+    /// The operation probed; `hello` by default.
+    #[serde(default = "default_probe")]
+    pub operation: rpclab_model::contract::Operation,
+}
+
+fn default_ready_timeout() -> u64 {
+    120
+}
+
+fn default_probe() -> rpclab_model::contract::Operation {
+    rpclab_model::contract::Operation::Hello
+}
+
+impl Default for Readiness {
+    fn default() -> Self {
+        Readiness {
+            timeout_s: default_ready_timeout(),
+            operation: default_probe(),
+        }
+    }
+}
+
+/// One buildable version (or configuration) of a server.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    /// The framework's exact version.
+    pub version: String,
+    #[serde(default)]
+    pub build_args: HashMap<String, String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// Why this variant cannot be built or run, when it cannot. The lab lists
+    /// it with the reason and never runs it.
+    #[serde(default)]
+    pub unavailable: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub name: String,
+    /// Family for `--only` (`grpc` selects every gRPC server).
+    pub framework: String,
+    /// The client's protocol module.
+    pub protocol: String,
+    pub language: String,
+    pub description: String,
+    pub port: u16,
+    #[serde(default = "no_registry")]
+    pub registry: Registry,
+    #[serde(default)]
+    pub jvm_flags: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Passed to the client's protocol module (e.g. Thrift's transport).
+    #[serde(default)]
+    pub client_options: BTreeMap<String, String>,
+    #[serde(default)]
+    pub readiness: Readiness,
+    #[serde(rename = "variant")]
+    pub variants: Vec<Variant>,
+    /// The folder the manifest was read from (not in the file).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+fn no_registry() -> Registry {
+    Registry::None
+}
+
+impl Manifest {
+    /// The image tag of a variant.
+    pub fn image(&self, variant: &Variant) -> String {
+        format!("rpclab/server-{}:{}", self.name, sanitize_tag(&variant.name))
+    }
+}
+
+fn sanitize_tag(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '-' })
+        .collect()
+}
+
+/// Parses TOML into `T`, with errors that name the file, line and column.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = e
+            .span()
+            .map(|s| line_col(text, s.start))
+            .unwrap_or((0, 0));
+        anyhow::anyhow!("{}:{line}:{col}: {}", path.display(), e.message())
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
+    (line, col)
+}
+
+/// Reads every `servers/*/server.toml`, sorted by name.
+pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
+    let servers = root.join("servers");
+    let mut manifests = Vec::new();
+    let entries = std::fs::read_dir(&servers).with_context(|| format!("cannot read {}", servers.display()))?;
+    for entry in entries {
+        let dir = entry?.path();
+        let path = dir.join("server.toml");
+        if !path.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut m: Manifest = parse_toml(&path, &text)?;
+        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if m.name != folder {
+            bail!("{}: name = \"{}\" must match its folder name `{folder}`", path.display(), m.name);
+        }
+        if m.variants.is_empty() {
+            bail!("{}: declare at least one [[variant]]", path.display());
+        }
+        if !rpclab_client::protocols::NAMES.contains(&m.protocol.as_str()) {
+            bail!(
+                "{}: protocol `{}` has no client module (known: {})",
+                path.display(),
+                m.protocol,
+                rpclab_client::protocols::NAMES.join(", ")
+            );
+        }
+        if !dir.join("Dockerfile").is_file() {
+            bail!("{}: the server folder has no Dockerfile", dir.display());
+        }
+        m.dir = dir;
+        manifests.push(m);
+    }
+    manifests.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut ports: HashMap<u16, &str> = HashMap::new();
+    for m in &manifests {
+        if let Some(other) = ports.insert(m.port, &m.name) {
+            bail!("servers `{other}` and `{}` both declare port {}; give each its own", m.name, m.port);
+        }
+    }
+    Ok(manifests)
+}
+
+/// Resolves `--only` names (server folder names or frameworks) against the
+/// manifests; an unknown name is an error that lists the known ones.
+pub fn select<'a>(manifests: &'a [Manifest], only: &[String]) -> Result<Vec<&'a Manifest>> {
+    if only.is_empty() {
+        return Ok(manifests.iter().collect());
+    }
+    let mut chosen: Vec<&Manifest> = Vec::new();
+    for name in only {
+        let matches: Vec<_> = manifests.iter().filter(|m| &m.name == name || &m.framework == name).collect();
+        if matches.is_empty() {
+            let known: Vec<_> = manifests.iter().map(|m| format!("{} ({})", m.name, m.framework)).collect();
+            bail!("no server or framework called `{name}`; known: {}", known.join(", "));
+        }
+        for m in matches {
+            if !chosen.iter().any(|c| c.name == m.name) {
+                chosen.push(m);
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_names_the_file_line_and_column() {
+        let text = "name = \"x\"\nframwork = \"grpc\"\n";
+        let err = parse_toml::<Manifest>(Path::new("servers/x/server.toml"), text).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("servers/x/server.toml:2:1:"), "{msg}");
+        assert!(msg.contains("framwork"), "{msg}");
+    }
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+}

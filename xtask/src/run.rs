@@ -1,0 +1,366 @@
+//! `lab run`: build what is needed, then for each server variant start it,
+//! wait until a real call succeeds, run every cell with the client in its own
+//! container, and stop it.
+//!
+//! The snapshot is written after every cell, and every container carries the
+//! run's label, so an error, a dying server or Ctrl-C loses nothing measured
+//! and leaves no container behind.
+
+use crate::docker::{ContainerSpec, Engine};
+use crate::host::{self, HostInfo};
+use crate::images::{self, Builder};
+use crate::lab::{Lab, Profile, Scenario};
+use crate::manifest::{Manifest, Registry, Variant};
+use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
+use anyhow::{anyhow, bail, Context, Result};
+use futures_util::StreamExt;
+use rpclab_model::result::{Cell, ClientReport};
+use rpclab_model::spec::{CellSpec, Load};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What the user asked for on the command line.
+pub struct RunOptions {
+    pub lab: PathBuf,
+    pub only: Vec<String>,
+    pub profile: Option<String>,
+    pub server_cpus: Option<String>,
+    pub client_cpus: Option<String>,
+    pub ca_certificates: Option<PathBuf>,
+    pub results_dir: PathBuf,
+    pub verbose: bool,
+}
+
+/// Where a finished (or stopped) run left its snapshot.
+pub struct RunOutcome {
+    pub snapshot: PathBuf,
+    pub cells: usize,
+}
+
+pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
+    let mut lab = Lab::load(&opts.lab)?;
+    if let Some(ca) = &opts.ca_certificates {
+        lab.def.build.ca_certificates = ca.clone();
+    }
+    let profile_name = opts.profile.clone().unwrap_or_else(|| lab.def.profile.clone());
+    let profile = lab.profile(&profile_name)?.clone();
+    lab.def.profile = profile_name.clone();
+    let manifests = crate::manifest::load_all(root)?;
+    let only = if opts.only.is_empty() { lab.def.servers.clone() } else { opts.only.clone() };
+    let selected = crate::manifest::select(&manifests, &only)?;
+
+    let engine = Engine::connect().await?;
+    let host = HostInfo::read(&engine.version);
+    let (server_cpus, client_cpus) = host::cpu_split(
+        opts.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
+        opts.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
+        host.cores,
+    );
+    lab.def.cpus.server = server_cpus.clone();
+    lab.def.cpus.client = client_cpus.clone();
+    let (sha, dirty) = host::git_state(root);
+    let now = time::OffsetDateTime::now_utc();
+    let stamp = now
+        .format(time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+        .expect("static format");
+    let run_id = format!("{stamp}-{}", std::process::id());
+    let mut snapshot = Snapshot::create(&opts.results_dir, &stamp, &host::hostname(), &sha)?;
+    eprintln!("snapshot: {}", snapshot.dir.display());
+
+    let mut manifest = RunManifest {
+        rpclab_version: env!("CARGO_PKG_VERSION").to_owned(),
+        git_revision: sha,
+        git_dirty: dirty,
+        started_utc: now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+        profile: profile_name,
+        only: only.clone(),
+        host,
+        cpus: CpuPinning {
+            server: server_cpus.clone(),
+            client: client_cpus.clone(),
+            note: if server_cpus == client_cpus {
+                "server and client share CPUs: this host has too few cores to separate them".into()
+            } else {
+                "server (and its registry) and client on disjoint CPU sets".into()
+            },
+        },
+        images: BTreeMap::new(),
+        servers: Vec::new(),
+        lab: lab.def.clone(),
+    };
+    snapshot.write_manifest(&manifest)?;
+
+    let ctx = RunContext {
+        root,
+        engine: &engine,
+        lab: &lab,
+        profile: &profile,
+        run_id: &run_id,
+        server_cpus: &server_cpus,
+        client_cpus: &client_cpus,
+        verbose: opts.verbose,
+    };
+    let outcome = tokio::select! {
+        r = ctx.run_all(&selected, &mut snapshot, &mut manifest) => r,
+        _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
+    };
+    // Whatever happened, no container of this run survives it.
+    let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    if let Err(e) = &outcome {
+        snapshot.error(format!("{e:#}"))?;
+    }
+    snapshot.write_manifest(&manifest)?;
+    let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
+    let tables = snapshot.finish(complete)?;
+    println!("{tables}");
+    removed.context("cleaning up the run's containers failed")?;
+    let result = RunOutcome { snapshot: snapshot.dir.clone(), cells: snapshot.results.cells.len() };
+    eprintln!("snapshot written to {} ({} cells{})", result.snapshot.display(), result.cells, if complete { "" } else { ", partial" });
+    match outcome {
+        Err(e) => Err(e.context(format!("the run stopped; the cells measured so far are in {}", result.snapshot.display()))),
+        Ok(()) if !complete => bail!(
+            "the run finished with errors:\n- {}\nthe cells measured are in {}",
+            snapshot.results.errors.join("\n- "),
+            result.snapshot.display()
+        ),
+        Ok(()) => Ok(result),
+    }
+}
+
+struct RunContext<'a> {
+    root: &'a Path,
+    engine: &'a Engine,
+    lab: &'a Lab,
+    profile: &'a Profile,
+    run_id: &'a str,
+    server_cpus: &'a str,
+    client_cpus: &'a str,
+    verbose: bool,
+}
+
+impl RunContext<'_> {
+    async fn run_all(&self, selected: &[&Manifest], snapshot: &mut Snapshot, manifest: &mut RunManifest) -> Result<()> {
+        // Build everything first: a build error should not come after an hour of measuring.
+        let mut builder = Builder::new(self.engine, self.root, &self.lab.def.build, self.verbose);
+        builder.base().await?;
+        builder.runtime().await?;
+        if selected.iter().any(|m| m.language == "java") {
+            builder.jdk().await?;
+        }
+        let binary = host::build_static_client(self.root)?;
+        builder.client(&binary).await?;
+        let mut runnable: Vec<(&Manifest, &Variant, String)> = Vec::new();
+        for m in selected {
+            for v in &m.variants {
+                let mut record = ServerRecord {
+                    name: m.name.clone(),
+                    framework: m.framework.clone(),
+                    protocol: m.protocol.clone(),
+                    variant: v.name.clone(),
+                    version: v.version.clone(),
+                    jvm_flags: m.jvm_flags.clone(),
+                    image: m.image(v),
+                    not_run: v.unavailable.clone(),
+                    notes: v.notes.clone(),
+                };
+                if v.unavailable.is_none() {
+                    let id = builder.server(m, v).await?;
+                    record.image = format!("{}@{id}", m.image(v));
+                    runnable.push((m, v, id));
+                }
+                manifest.servers.push(record);
+            }
+        }
+        manifest.images = builder.built.clone().into_iter().collect();
+        snapshot.write_manifest(manifest)?;
+
+        for (m, v, _) in runnable {
+            if m.registry != Registry::None {
+                bail!("server {} needs a {:?} registry, which this version of the lab cannot start yet", m.name, m.registry);
+            }
+            if let Err(e) = self.run_server(m, v, snapshot).await {
+                // One broken server must not cost the others their run.
+                eprintln!("error: {e:#}");
+                snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn run_server(&self, m: &Manifest, v: &Variant, snapshot: &mut Snapshot) -> Result<()> {
+        host::check_port_free(m.port, &m.name)?;
+        let mut env = vec![format!("RPCLAB_PORT={}", m.port), format!("JAVA_OPTS={}", m.jvm_flags.join(" "))];
+        env.extend(m.env.iter().map(|(k, v)| format!("{k}={v}")));
+        eprintln!("starting {} {} on 127.0.0.1:{} (cpus {})", m.name, v.name, m.port, self.server_cpus);
+        let server = self
+            .engine
+            .start(ContainerSpec {
+                name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
+                image: &m.image(v),
+                role: "server",
+                run_id: self.run_id,
+                env,
+                cmd: None,
+                cpuset: self.server_cpus,
+                binds: Vec::new(),
+            })
+            .await?;
+        let result = self.measure_server(m, v, &server, snapshot).await;
+        self.engine.remove(&server).await?;
+        result
+    }
+
+    async fn measure_server(&self, m: &Manifest, v: &Variant, server: &str, snapshot: &mut Snapshot) -> Result<()> {
+        let target = format!("127.0.0.1:{}", m.port);
+        self.wait_ready(m, server, &target).await?;
+        for scenario in &self.lab.scenarios {
+            for concurrency in scenario.levels(self.profile) {
+                for rep in 1..=self.profile.repetitions {
+                    let cell = self.run_cell(m, v, scenario, concurrency, rep, &target, snapshot).await;
+                    if let Some(code) = self.engine.exit_code(server).await? {
+                        let log = self.engine.log_tail(server, 30).await;
+                        bail!(
+                            "server {} exited with code {code} during scenario {} (concurrency {concurrency}); \
+                             cells measured before it are kept.\n--- last lines of its log ---\n{log}",
+                            m.name,
+                            scenario.name
+                        );
+                    }
+                    snapshot.push(cell?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Readiness is a real, verified call, not an open port.
+    async fn wait_ready(&self, m: &Manifest, server: &str, target: &str) -> Result<()> {
+        let started = Instant::now();
+        let deadline = Duration::from_secs(m.readiness.timeout_s);
+        let mut last_error = String::from("no attempt yet");
+        while started.elapsed() < deadline {
+            if let Some(code) = self.engine.exit_code(server).await? {
+                let log = self.engine.log_tail(server, 40).await;
+                bail!(
+                    "server {} exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}",
+                    m.name
+                );
+            }
+            match rpclab_client::probe::probe(&m.protocol, &m.client_options, target, m.readiness.operation, Duration::from_secs(2)).await {
+                Ok(latency) => {
+                    eprintln!(
+                        "{} ready after {:.1} s (probe {} verified in {:.2} ms)",
+                        m.name,
+                        started.elapsed().as_secs_f64(),
+                        m.readiness.operation,
+                        latency.as_secs_f64() * 1e3
+                    );
+                    return Ok(());
+                }
+                Err(e) => last_error = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        let log = self.engine.log_tail(server, 40).await;
+        bail!(
+            "server {} was not ready after {} s (last probe: {last_error}).\n\
+             Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.\n--- last lines of its log ---\n{log}",
+            m.name,
+            m.readiness.timeout_s,
+            m.name
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run_cell(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        scenario: &Scenario,
+        concurrency: u32,
+        rep: u32,
+        target: &str,
+        snapshot: &Snapshot,
+    ) -> Result<Cell> {
+        let spec = CellSpec {
+            protocol: m.protocol.clone(),
+            target: target.to_owned(),
+            operation: scenario.operation,
+            load: Load::Closed(scenario.shape.closed(concurrency, scenario.pool, scenario.stop(self.profile)?)),
+            warmup_s: self.profile.warmup_s,
+            cooldown_s: self.profile.cooldown_s,
+            timeout_ms: self.profile.timeout_ms,
+            include_connect: scenario.include_connect,
+            options: m.client_options.clone(),
+        };
+        let dir = snapshot.cell_dir(&m.name, &sanitize(&v.name), &scenario.name, concurrency, rep);
+        std::fs::create_dir_all(&dir)?;
+        let dir = dir.canonicalize()?;
+        std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(&spec)?)?;
+        eprintln!("  {} {} · {} · concurrency {concurrency} · rep {rep}", m.name, v.name, scenario.name);
+        let client = self
+            .engine
+            .start(ContainerSpec {
+                name: format!("rpclab-client-{}-{}", self.run_id, unique()),
+                image: images::CLIENT,
+                role: "client",
+                run_id: self.run_id,
+                env: Vec::new(),
+                cmd: Some(["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"].map(String::from).to_vec()),
+                cpuset: self.client_cpus,
+                binds: vec![format!("{}:/cell", dir.display())],
+            })
+            .await?;
+        let verbose = self.verbose;
+        let mut lines = Box::pin(self.engine.follow_logs(&client));
+        let mut log = String::new();
+        while let Some(chunk) = lines.next().await {
+            for line in chunk.lines() {
+                if verbose || line.starts_with("rpclab-progress") {
+                    eprintln!("    {line}");
+                }
+            }
+            log.push_str(&chunk);
+        }
+        let code = self.engine.wait(&client).await?;
+        self.engine.remove(&client).await?;
+        std::fs::write(dir.join("client.log"), &log)?;
+        if code != 0 {
+            let tail: Vec<&str> = log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect();
+            bail!("the load client exited with code {code}:\n{}", tail.join("\n"));
+        }
+        let report_path = dir.join("report.json");
+        let report: ClientReport = serde_json::from_slice(
+            &std::fs::read(&report_path).with_context(|| format!("the client wrote no {}", report_path.display()))?,
+        )?;
+        Ok(Cell {
+            server: m.name.clone(),
+            variant: v.name.clone(),
+            framework: m.framework.clone(),
+            framework_version: v.version.clone(),
+            protocol: m.protocol.clone(),
+            scenario: scenario.name.clone(),
+            operation: scenario.operation,
+            concurrency,
+            repetition: rep,
+            calls_ok: report.calls_ok,
+            calls_failed: report.calls_failed,
+            duration_s: report.duration_s,
+            throughput_per_s: report.throughput_per_s,
+            latency_us: report.latency_us,
+            report,
+        })
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
+}
+
+/// A short unique suffix for container names within a run.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}

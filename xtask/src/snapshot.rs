@@ -1,0 +1,124 @@
+//! Result snapshots: `results/<UTC time>-<host>-<git sha>/`.
+//!
+//! A snapshot is created when a run starts and rewritten after every cell,
+//! so a run that fails or is interrupted still leaves every cell it measured
+//! (with `complete = false` and the error). It holds:
+//!
+//! * `manifest.toml`: how the numbers were made (lab definition as run,
+//!   host, images, versions, JVM flags, CPU pinning, rpclab's git state);
+//! * `results.json`: one cell per server × scenario × concurrency × repetition;
+//! * `summary.md`: the tables the terminal showed;
+//! * `cells/<server>-<variant>/<scenario>-c<N>-r<R>/`: each cell's spec and
+//!   the client's report.
+
+use crate::host::HostInfo;
+use crate::lab::LabDef;
+use anyhow::{Context, Result};
+use rpclab_model::result::{Cell, Results, SCHEMA_VERSION};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Everything `manifest.toml` records.
+#[derive(Serialize)]
+pub struct RunManifest {
+    pub rpclab_version: String,
+    pub git_revision: String,
+    pub git_dirty: bool,
+    pub started_utc: String,
+    pub profile: String,
+    pub only: Vec<String>,
+    pub host: HostInfo,
+    pub cpus: CpuPinning,
+    /// Image tag → image id.
+    pub images: BTreeMap<String, String>,
+    pub servers: Vec<ServerRecord>,
+    pub lab: LabDef,
+}
+
+#[derive(Clone, Serialize)]
+pub struct CpuPinning {
+    pub server: String,
+    pub client: String,
+    pub note: String,
+}
+
+#[derive(Serialize)]
+pub struct ServerRecord {
+    pub name: String,
+    pub framework: String,
+    pub protocol: String,
+    pub variant: String,
+    pub version: String,
+    pub jvm_flags: Vec<String>,
+    pub image: String,
+    /// Why the variant was not run, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+pub struct Snapshot {
+    pub dir: PathBuf,
+    pub results: Results,
+}
+
+impl Snapshot {
+    pub fn create(results_root: &Path, started: &str, host: &str, sha: &str) -> Result<Snapshot> {
+        let dir = results_root.join(format!("{started}-{host}-{sha}"));
+        std::fs::create_dir_all(dir.join("cells")).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Snapshot {
+            dir,
+            results: Results { schema_version: SCHEMA_VERSION, complete: false, errors: Vec::new(), cells: Vec::new() },
+        })
+    }
+
+    pub fn cell_dir(&self, server: &str, variant: &str, scenario: &str, concurrency: u32, rep: u32) -> PathBuf {
+        self.dir.join("cells").join(format!("{server}-{variant}")).join(format!("{scenario}-c{concurrency}-r{rep}"))
+    }
+
+    pub fn write_manifest(&self, manifest: &RunManifest) -> Result<()> {
+        let text = toml::to_string_pretty(manifest).context("cannot render manifest.toml")?;
+        let header = "# How this snapshot was made. Written by `cargo xtask lab run`; do not edit.\n";
+        std::fs::write(self.dir.join("manifest.toml"), format!("{header}{text}"))?;
+        Ok(())
+    }
+
+    pub fn push(&mut self, cell: Cell) -> Result<()> {
+        self.results.cells.push(cell);
+        self.write_results()
+    }
+
+    pub fn error(&mut self, message: String) -> Result<()> {
+        self.results.errors.push(message);
+        self.write_results()
+    }
+
+    pub fn write_results(&self) -> Result<()> {
+        let path = self.dir.join("results.json");
+        let tmp = self.dir.join(".results.json.tmp");
+        std::fs::write(&tmp, serde_json::to_vec_pretty(&self.results)?)?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Writes the final results and `summary.md`; returns the tables.
+    pub fn finish(&mut self, complete: bool) -> Result<String> {
+        self.results.complete = complete;
+        self.write_results()?;
+        let tables = crate::report::tables(&self.results.cells, true);
+        let mut md = format!(
+            "# rpclab snapshot {}\n\n{}\n",
+            self.dir.file_name().and_then(|n| n.to_str()).unwrap_or_default(),
+            if complete { "Complete run." } else { "**Partial run**: it stopped early; the cells below were measured." }
+        );
+        for e in &self.results.errors {
+            md.push_str(&format!("\n- error: {e}\n"));
+        }
+        md.push('\n');
+        md.push_str(&tables);
+        std::fs::write(self.dir.join("summary.md"), md)?;
+        Ok(crate::report::tables(&self.results.cells, false))
+    }
+}
