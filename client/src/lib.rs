@@ -18,4 +18,5 @@ pub mod probe;
 pub mod protocol;
 pub mod protocols;
 pub mod runner;
+pub mod self_cost;
 pub mod stats;

@@ -11,12 +11,12 @@
 //! per call; a call is recorded when the phase was `Measure` when it started.
 
 use crate::protocol::{CallError, Connection};
-use crate::stats::WorkerStats;
+use crate::stats::{IntervalSink, WorkerStats};
 use rpclab_model::contract::Call;
-use rpclab_model::spec::{ClosedLoop, Stop};
+use rpclab_model::spec::{ClosedLoop, OpenLoop, Schedule, Stop};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
@@ -41,7 +41,12 @@ pub struct Clock {
     workers: usize,
     /// Measured calls completed so far, per worker (progress display only).
     progress: Box<[PaddedCounter]>,
+    /// The interval log, which starts with the measurement window.
+    sink: OnceLock<IntervalSink>,
 }
+
+/// Width of one interval of the `.hlog`.
+pub const HLOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A counter alone on its cache line, so workers on different cores never
 /// contend when they bump their own progress.
@@ -50,14 +55,34 @@ pub struct Clock {
 struct PaddedCounter(AtomicU64);
 
 impl Clock {
-    pub fn new(workers: usize, start: Phase) -> Arc<Clock> {
-        Arc::new(Clock {
-            phase: AtomicU8::new(start as u8),
+    /// A clock for `workers` workers; `measuring` starts it in the
+    /// measurement window (no warm-up).
+    pub fn new(workers: usize, measuring: bool) -> Arc<Clock> {
+        let clock = Clock {
+            phase: AtomicU8::new(Phase::Warmup as u8),
             finished: AtomicUsize::new(0),
             all_finished: Notify::new(),
             workers,
             progress: (0..workers).map(|_| PaddedCounter::default()).collect(),
-        })
+            sink: OnceLock::new(),
+        };
+        if measuring {
+            clock.start_measuring();
+        }
+        Arc::new(clock)
+    }
+
+    /// Opens the measurement window now.
+    pub fn start_measuring(&self) {
+        let _ = self
+            .sink
+            .set(IntervalSink::new(Instant::now(), HLOG_INTERVAL));
+        self.set(Phase::Measure);
+    }
+
+    /// The interval log, once the measurement window has opened.
+    pub fn sink(&self) -> Option<&IntervalSink> {
+        self.sink.get()
     }
 
     pub fn phase(&self) -> Phase {
@@ -109,6 +134,9 @@ pub struct Run<C> {
     /// Keep calling, unrecorded, after a worker's share is done, until the
     /// runner ends the run (the cool-down).
     pub keep_load_until_done: bool,
+    /// Length of the warm-up, so that an open loop's schedule starts with the
+    /// measurement window (it runs at its first rate during warm-up).
+    pub warmup: Duration,
 }
 
 /// A way of issuing calls.
@@ -208,14 +236,20 @@ impl LoadModel for ClosedLoop {
                         if record {
                             measured += 1;
                             clock.progress[w].0.store(measured, Ordering::Relaxed);
-                            match outcome {
-                                Ok(()) => stats.record_ok(latency),
-                                Err(e) => stats.record_failure(&e),
+                            match (outcome, clock.sink()) {
+                                (Ok(()), Some(sink)) => {
+                                    stats.record_ok_at(latency, Instant::now(), sink)
+                                }
+                                (Ok(()), None) => stats.record_ok(latency),
+                                (Err(e), _) => stats.record_failure(&e),
                             }
                         }
                     }
                     if !finished {
                         clock.worker_finished();
+                    }
+                    if let Some(sink) = clock.sink() {
+                        stats.flush_interval(sink);
                     }
                     stats
                 })
@@ -230,5 +264,286 @@ impl LoadModel for ClosedLoop {
             }
         }
         all
+    }
+}
+
+/// The due times of an open loop, shared by its senders.
+///
+/// A single cursor (nanoseconds since the load started) is advanced by
+/// compare-and-swap, each claim drawing the gap to the next call from the
+/// schedule's rate at that moment, so the sequence of due times is the
+/// schedule's whatever sender claims it and no sender ever waits on a lock.
+pub struct Arrivals {
+    schedule: Schedule,
+    window_s: f64,
+    warmup_ns: u64,
+    next_ns: AtomicU64,
+}
+
+impl Arrivals {
+    pub fn new(schedule: Schedule, window_s: f64, warmup: Duration) -> Arrivals {
+        Arrivals {
+            schedule,
+            window_s,
+            warmup_ns: warmup.as_nanos() as u64,
+            next_ns: AtomicU64::new(0),
+        }
+    }
+
+    /// Claims the next due time, in nanoseconds since the load started.
+    pub fn claim(&self, rng: &mut Rng) -> u64 {
+        let mut current = self.next_ns.load(Ordering::Relaxed);
+        loop {
+            let t = current.saturating_sub(self.warmup_ns) as f64 / 1e9;
+            let rate = self.schedule.rate_at(t, self.window_s).max(1e-9);
+            let mean_gap_ns = 1e9 / rate;
+            let gap = if self.schedule.is_poisson() {
+                // Exponential gap by inversion; 1 - u is in (0, 1].
+                -(1.0 - rng.next_f64()).ln() * mean_gap_ns
+            } else {
+                mean_gap_ns
+            };
+            let next = current + (gap.round() as u64).max(1);
+            match self.next_ns.compare_exchange_weak(
+                current,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return current,
+                Err(actual) => current = actual,
+            }
+        }
+    }
+}
+
+/// A small, fast pseudo-random generator (xorshift64*), one per sender: the
+/// Poisson gaps need randomness, not cryptography, and no shared state.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Waits until `due`. Tokio's timer has a 1 ms granularity and rounds up,
+/// which would send every call up to a millisecond late; so the last
+/// stretch is spent yielding to other tasks instead of sleeping.
+async fn wait_until(due: Instant) {
+    const TIMER_SLACK: Duration = Duration::from_millis(1);
+    let now = Instant::now();
+    if due > now + TIMER_SLACK {
+        tokio::time::sleep_until((due - TIMER_SLACK).into()).await;
+    }
+    while Instant::now() < due {
+        tokio::task::yield_now().await;
+    }
+}
+
+impl LoadModel for OpenLoop {
+    fn workers(&self) -> usize {
+        self.max_in_flight as usize
+    }
+
+    fn timed_window(&self) -> Option<Duration> {
+        Some(Duration::from_secs_f64(self.seconds))
+    }
+
+    async fn drive<C: Connection>(&self, run: Run<C>) -> Vec<WorkerStats> {
+        let origin = Instant::now();
+        let arrivals = Arc::new(Arrivals::new(
+            self.schedule.clone(),
+            self.seconds,
+            run.warmup,
+        ));
+        let handles: Vec<_> = (0..self.max_in_flight as usize)
+            .map(|w| {
+                let conn = Arc::clone(&run.connections[w % run.connections.len()]);
+                let call = Arc::clone(&run.call);
+                let clock = Arc::clone(&run.clock);
+                let arrivals = Arc::clone(&arrivals);
+                let timeout = run.timeout;
+                tokio::spawn(async move {
+                    let mut stats = WorkerStats::default();
+                    let mut rng = Rng::new(w as u64 + 1);
+                    let mut measured = 0u64;
+                    loop {
+                        if clock.phase() == Phase::Done {
+                            break;
+                        }
+                        let due = origin + Duration::from_nanos(arrivals.claim(&mut rng));
+                        wait_until(due).await;
+                        let phase = clock.phase();
+                        if phase == Phase::Done {
+                            break;
+                        }
+                        let sent = Instant::now();
+                        let (service, outcome) = timed_call(&*conn, &call, timeout).await;
+                        if phase != Phase::Measure {
+                            continue;
+                        }
+                        measured += 1;
+                        clock.progress[w].0.store(measured, Ordering::Relaxed);
+                        let end = sent + service;
+                        match (outcome, clock.sink()) {
+                            (Ok(()), sink) => {
+                                let corrected = end.duration_since(due);
+                                match sink {
+                                    Some(sink) => stats.record_ok_at(corrected, end, sink),
+                                    None => stats.record_ok(corrected),
+                                }
+                                stats.record_open_loop(service, sent.duration_since(due));
+                            }
+                            (Err(e), _) => stats.record_failure(&e),
+                        }
+                    }
+                    clock.worker_finished();
+                    if let Some(sink) = clock.sink() {
+                        stats.flush_interval(sink);
+                    }
+                    stats
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(handles.len());
+        for h in handles {
+            match h.await {
+                Ok(stats) => all.push(stats),
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(_) => {}
+            }
+        }
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpclab_model::contract::{Operation, Value};
+    use rpclab_model::spec::Step;
+
+    #[test]
+    fn constant_arrivals_are_evenly_spaced_from_zero() {
+        let a = Arrivals::new(Schedule::Constant { rate: 1000.0 }, 10.0, Duration::ZERO);
+        let mut rng = Rng::new(1);
+        let times: Vec<u64> = (0..5).map(|_| a.claim(&mut rng)).collect();
+        assert_eq!(times, vec![0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
+    }
+
+    #[test]
+    fn poisson_arrivals_have_the_mean_rate_and_vary() {
+        let a = Arrivals::new(Schedule::Poisson { rate: 10_000.0 }, 10.0, Duration::ZERO);
+        let mut rng = Rng::new(7);
+        let n = 100_000;
+        let mut last = 0;
+        let mut gaps = Vec::with_capacity(n);
+        for _ in 0..n {
+            let t = a.claim(&mut rng);
+            gaps.push(t - last);
+            last = t;
+        }
+        let mean = last as f64 / (n - 1) as f64;
+        assert!(
+            (mean - 100_000.0).abs() / 100_000.0 < 0.02,
+            "mean gap {mean} ns"
+        );
+        // Exponential gaps: standard deviation close to the mean.
+        let var = gaps[1..]
+            .iter()
+            .map(|&g| (g as f64 - mean).powi(2))
+            .sum::<f64>()
+            / (n - 2) as f64;
+        assert!(
+            (var.sqrt() - mean).abs() / mean < 0.05,
+            "sd {} vs mean {mean}",
+            var.sqrt()
+        );
+    }
+
+    #[test]
+    fn steps_change_the_spacing_after_warmup_and_each_step() {
+        let schedule = Schedule::Steps {
+            steps: vec![
+                Step {
+                    rate: 1000.0,
+                    seconds: 0.01,
+                },
+                Step {
+                    rate: 100.0,
+                    seconds: 1.0,
+                },
+            ],
+        };
+        let a = Arrivals::new(schedule, 1.0, Duration::from_millis(5));
+        let mut rng = Rng::new(3);
+        let times: Vec<u64> = (0..25).map(|_| a.claim(&mut rng)).collect();
+        // Warm-up (5 ms) and the first step (10 ms) at 1 ms spacing, then 10 ms.
+        assert_eq!(times[15] - times[14], 1_000_000);
+        assert_eq!(times[16] - times[15], 10_000_000);
+    }
+
+    /// A connection that answers correctly after a fixed delay, to check the
+    /// open loop's arithmetic without a network.
+    struct Delayed(Duration);
+
+    impl Connection for Delayed {
+        async fn call(&self, call: &Call) -> Result<Value, CallError> {
+            tokio::time::sleep(self.0).await;
+            Ok(call.expected.clone())
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_stalled_server_shows_as_latency_not_as_fewer_calls() {
+        // 1 sender, 200 calls/s due, but each call takes 20 ms: calls fall
+        // further and further behind their due time, and the corrected
+        // latency grows while the service time stays at ~20 ms.
+        let model = OpenLoop {
+            schedule: Schedule::Constant { rate: 200.0 },
+            connections: 1,
+            max_in_flight: 1,
+            seconds: 0.5,
+        };
+        let clock = Clock::new(1, true);
+        let run = Run {
+            connections: vec![Arc::new(Delayed(Duration::from_millis(20)))],
+            call: Arc::new(Operation::Hello.call()),
+            timeout: Duration::from_secs(5),
+            clock: Arc::clone(&clock),
+            keep_load_until_done: false,
+            warmup: Duration::ZERO,
+        };
+        let stopper = async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            clock.set(Phase::Done);
+        };
+        let (stats, ()) = tokio::join!(model.drive(run), stopper);
+        let s = &stats[0];
+        assert!(s.ok >= 20, "{} calls", s.ok);
+        let service_p50 = s.service.value_at_quantile(0.5);
+        let corrected_max = s.latency.max();
+        assert!(
+            (19_000..40_000).contains(&service_p50),
+            "service p50 {service_p50} us"
+        );
+        assert!(
+            corrected_max > 200_000,
+            "corrected max {corrected_max} us should include the backlog"
+        );
+        assert!(
+            s.send_lag.max() > 150_000,
+            "send lag {} us",
+            s.send_lag.max()
+        );
     }
 }

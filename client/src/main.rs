@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use rpclab_client::{probe, protocols, runner};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::ClientReport;
-use rpclab_model::spec::{CellSpec, Load, Shape, Stop};
+use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Stop};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,7 +58,7 @@ enum Command {
 /// Flags for a one-off run against a running server.
 #[derive(Args)]
 struct Direct {
-    /// Protocol module: grpc, thrift.
+    /// Protocol module: grpc, thrift, dubbo.
     #[arg(long)]
     protocol: Option<String>,
     /// host:port of the server.
@@ -88,6 +88,19 @@ struct Direct {
     /// Connection pool size for --shape users.
     #[arg(long)]
     pool: Option<u32>,
+    /// Open loop: send this many calls per second whatever the replies do,
+    /// measuring latency from when each call was due (needs --duration-s).
+    #[arg(long, conflicts_with = "calls")]
+    rate: Option<f64>,
+    /// Open loop arrivals: constant or poisson.
+    #[arg(long, default_value = "constant", requires = "rate")]
+    arrival: String,
+    /// Open loop: calls in flight at most (senders).
+    #[arg(long, default_value_t = 64, requires = "rate")]
+    max_in_flight: u32,
+    /// Open loop: connections shared by the senders.
+    #[arg(long, default_value_t = 1, requires = "rate")]
+    connections: u32,
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
     /// Protocol option key=value (repeatable), e.g. transport=framed.
@@ -146,12 +159,16 @@ async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
         .with_context(|| format!("cannot read {}", spec_path.display()))?;
     let spec: CellSpec = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a valid cell spec", spec_path.display()))?;
-    let report = runner::run_cell(&spec).await?;
+    let run = runner::run_cell(&spec).await?;
     std::fs::create_dir_all(out)?;
+    if let Some(name) = &run.report.hlog {
+        std::fs::write(out.join(name), &run.hlog)
+            .with_context(|| format!("cannot write {name}"))?;
+    }
     let path = out.join("report.json");
-    std::fs::write(&path, serde_json::to_vec_pretty(&report)?)
+    std::fs::write(&path, serde_json::to_vec_pretty(&run.report)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    print_summary(&report);
+    print_summary(&run.report);
     Ok(())
 }
 
@@ -175,18 +192,31 @@ async fn run_direct(d: Direct) -> Result<()> {
         (Some(n), None) => Stop::CallsPerWorker(n),
         (None, None) => Stop::Seconds(10.0),
     };
+    let load = match d.rate {
+        None => Load::Closed(shape.closed(d.concurrency, d.pool, stop)),
+        Some(rate) => Load::Open(OpenLoop {
+            schedule: match d.arrival.as_str() {
+                "constant" => Schedule::Constant { rate },
+                "poisson" => Schedule::Poisson { rate },
+                other => bail!("unknown --arrival `{other}`; use constant or poisson"),
+            },
+            connections: d.connections,
+            max_in_flight: d.max_in_flight,
+            seconds: d.duration_s.unwrap_or(10.0),
+        }),
+    };
     let spec = CellSpec {
         protocol,
         target,
         operation: d.scenario,
-        load: Load::Closed(shape.closed(d.concurrency, d.pool, stop)),
+        load,
         warmup_s: d.warmup_s,
         cooldown_s: d.cooldown_s,
         timeout_ms: d.timeout_ms,
         include_connect: false,
         options: d.option.into_iter().collect(),
     };
-    let report = runner::run_cell(&spec).await?;
+    let report = runner::run_cell(&spec).await?.report;
     if d.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -205,6 +235,17 @@ fn print_summary(r: &ClientReport) {
         r.protocol, r.operation, r.calls_ok, r.calls_failed, r.duration_s, r.throughput_per_s,
         l.p50, l.p90, l.p99, l.p999, l.max, r.bytes_sent_per_call, r.bytes_received_per_call
     );
+    for (name, view) in [
+        ("service time", &r.service_time_us),
+        ("send lag", &r.send_lag_us),
+    ] {
+        if let Some(l) = view {
+            println!(
+                "  {name} us: p50 {:.0} p99 {:.0} max {:.0}",
+                l.p50, l.p99, l.max
+            );
+        }
+    }
     for (class, example) in &r.failures.examples {
         println!("  {class}: {example}");
     }

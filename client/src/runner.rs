@@ -20,10 +20,17 @@ use std::time::{Duration, Instant};
 /// Prefix of the machine-readable phase lines on standard error.
 pub const PHASE_MARKER: &str = "rpclab-phase:";
 
+/// A finished cell: the report and its interval log.
+pub struct CellRun {
+    pub report: ClientReport,
+    /// The `.hlog` text (see [`crate::stats::IntervalSink::to_hlog`]).
+    pub hlog: Vec<u8>,
+}
+
 /// Runs `spec` and returns its report. Errors are reserved for cells that
 /// could not run at all (bad spec, no connection); failed calls are counted
 /// in the report.
-pub async fn run_cell(spec: &CellSpec) -> Result<ClientReport, CallError> {
+pub async fn run_cell(spec: &CellSpec) -> Result<CellRun, CallError> {
     spec.validate().map_err(CallError::Config)?;
     dispatch(&spec.protocol, &spec.options, CellJob { spec }).await?
 }
@@ -33,12 +40,14 @@ struct CellJob<'a> {
 }
 
 impl WithProtocol for CellJob<'_> {
-    type Output = Result<ClientReport, CallError>;
+    type Output = Result<CellRun, CallError>;
 
     async fn run<P: Protocol>(self, protocol: P) -> Self::Output {
         let spec = self.spec;
-        let Load::Closed(model) = &spec.load;
-        run_model(&protocol, spec, model).await
+        match &spec.load {
+            Load::Closed(model) => run_model(&protocol, spec, model).await,
+            Load::Open(model) => run_model(&protocol, spec, model).await,
+        }
     }
 }
 
@@ -63,7 +72,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
     protocol: &P,
     spec: &CellSpec,
     model: &M,
-) -> Result<ClientReport, CallError> {
+) -> Result<CellRun, CallError> {
     let counter = WireCounter::default();
     let warmup = if spec.include_connect {
         Duration::ZERO
@@ -73,30 +82,28 @@ async fn run_model<P: Protocol, M: LoadModel>(
     let cooldown = Duration::from_secs_f64(spec.cooldown_s);
 
     let connect_start = Instant::now();
-    let connections = connect_all(protocol, &spec.target, connections_of(spec), &counter).await?;
+    let connections =
+        connect_all(protocol, &spec.target, spec.load.connections(), &counter).await?;
     let connect_time = connect_start.elapsed();
 
-    let first_phase = if warmup.is_zero() {
-        Phase::Measure
-    } else {
-        Phase::Warmup
-    };
-    let clock = Clock::new(model.workers(), first_phase);
+    let clock = Clock::new(model.workers(), warmup.is_zero());
     let run = Run {
         connections,
         call: Arc::new(spec.operation.call()),
         timeout: Duration::from_millis(spec.timeout_ms),
         clock: Arc::clone(&clock),
         keep_load_until_done: !cooldown.is_zero(),
+        warmup,
     };
 
     let controller = async {
         if !warmup.is_zero() {
             phase_line("warmup");
             tokio::time::sleep(warmup).await;
-            clock.set(Phase::Measure);
+            clock.start_measuring();
         }
         phase_line("measure");
+        let cost_mark = crate::self_cost::Mark::now();
         let bytes_at_start = counter.totals();
         let start = if spec.include_connect {
             connect_start
@@ -112,13 +119,15 @@ async fn run_model<P: Protocol, M: LoadModel>(
         }
         let elapsed = start.elapsed();
         let bytes_at_end = counter.totals();
+        let measured = clock.measured_calls();
+        let cost = cost_mark.cost_until_now(measured);
         phase_line("cooldown");
         tokio::time::sleep(cooldown).await;
         clock.set(Phase::Done);
-        (elapsed, bytes_at_start, bytes_at_end)
+        (elapsed, bytes_at_start, bytes_at_end, cost)
     };
     let progress = report_progress(&clock);
-    let (stats, (elapsed, bytes_start, bytes_end)) = tokio::select! {
+    let (stats, (elapsed, bytes_start, bytes_end, client_cost)) = tokio::select! {
         both = async { tokio::join!(model.drive(run), controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
     };
@@ -128,9 +137,21 @@ async fn run_model<P: Protocol, M: LoadModel>(
     for s in stats {
         total.merge(s);
     }
+    let hlog = match clock.sink() {
+        Some(sink) => sink
+            .to_hlog(&format!(
+                "rpclab {} {} {}",
+                P::NAME,
+                spec.operation,
+                spec.target
+            ))
+            .map_err(CallError::Io)?,
+        None => Vec::new(),
+    };
     let calls = total.ok + total.failures.total();
+    let open_loop = matches!(spec.load, Load::Open(_));
     let duration_s = elapsed.as_secs_f64();
-    Ok(ClientReport {
+    let report = ClientReport {
         protocol: P::NAME.to_owned(),
         connection_model: P::CONNECTION_MODEL.to_owned(),
         operation: spec.operation,
@@ -144,21 +165,23 @@ async fn run_model<P: Protocol, M: LoadModel>(
             0.0
         },
         latency_us: latency_summary(&total.latency),
+        service_time_us: open_loop.then(|| latency_summary(&total.service)),
+        send_lag_us: open_loop.then(|| latency_summary(&total.send_lag)),
         connect_ms: spec
             .include_connect
-            .then(|| connect_time.as_secs_f64() * 1e3),
+            .then_some(connect_time.as_secs_f64() * 1e3),
         bytes_sent_per_call: per_call(bytes_end.0 - bytes_start.0, calls),
         bytes_received_per_call: per_call(bytes_end.1 - bytes_start.1, calls),
         failures: total.failures,
+        client_cost: Some(client_cost),
         verified: true,
-        hlog: None,
-    })
+        hlog: (!hlog.is_empty()).then(|| HLOG_FILE.to_owned()),
+    };
+    Ok(CellRun { report, hlog })
 }
 
-fn connections_of(spec: &CellSpec) -> u32 {
-    let Load::Closed(c) = &spec.load;
-    c.connections
-}
+/// Name of the interval log in a cell's directory.
+pub const HLOG_FILE: &str = "latency.hlog";
 
 fn per_call(bytes: u64, calls: u64) -> f64 {
     if calls == 0 {

@@ -7,9 +7,13 @@
 //! merges the workers' stats once, after the measurement window.
 
 use crate::protocol::CallError;
+use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
+use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
 use rpclab_model::result::{Failures, Latency};
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
 
 /// Significant digits of every latency histogram (0.1% relative error).
 pub const SIGNIFICANT_DIGITS: u8 = 3;
@@ -29,6 +33,14 @@ pub struct WorkerStats {
     pub latency: Histogram<u64>,
     pub ok: u64,
     pub failures: Failures,
+    /// Open loop only: time from send to reply (the latency a closed loop
+    /// would report), beside the corrected latency in `latency`.
+    pub service: Histogram<u64>,
+    /// Open loop only: how late each call was sent after it was due.
+    pub send_lag: Histogram<u64>,
+    /// The current interval of the `.hlog` and its histogram; handed to the
+    /// [`IntervalSink`] once per interval, never per call.
+    interval: Option<(u64, Histogram<u64>)>,
 }
 
 impl Default for WorkerStats {
@@ -37,6 +49,9 @@ impl Default for WorkerStats {
             latency: new_histogram(),
             ok: 0,
             failures: Failures::default(),
+            service: new_histogram(),
+            send_lag: new_histogram(),
+            interval: None,
         }
     }
 }
@@ -46,6 +61,40 @@ impl WorkerStats {
         self.ok += 1;
         // Auto-resizing histograms accept any value; the error case cannot happen.
         let _ = self.latency.record(micros(latency));
+    }
+
+    /// Records a successful call that ended at `end` also in the interval
+    /// log. Crossing into a new interval hands the finished interval to the
+    /// sink: one short lock per worker per interval.
+    pub fn record_ok_at(&mut self, latency: Duration, end: Instant, sink: &IntervalSink) {
+        self.record_ok(latency);
+        let index = sink.index_of(end);
+        match &mut self.interval {
+            Some((i, h)) if *i == index => {
+                let _ = h.record(micros(latency));
+            }
+            slot => {
+                if let Some((i, h)) = slot.take() {
+                    sink.add(i, &h);
+                }
+                let mut h = new_histogram();
+                let _ = h.record(micros(latency));
+                *slot = Some((index, h));
+            }
+        }
+    }
+
+    /// Records the open loop's two extra views of a call.
+    pub fn record_open_loop(&mut self, service: Duration, send_lag: Duration) {
+        let _ = self.service.record(micros(service));
+        let _ = self.send_lag.record(send_lag.as_micros() as u64);
+    }
+
+    /// Hands the last partial interval to the sink.
+    pub fn flush_interval(&mut self, sink: &IntervalSink) {
+        if let Some((i, h)) = self.interval.take() {
+            sink.add(i, &h);
+        }
     }
 
     pub fn record_failure(&mut self, error: &CallError) {
@@ -67,6 +116,8 @@ impl WorkerStats {
     pub fn merge(&mut self, other: WorkerStats) {
         self.ok += other.ok;
         let _ = self.latency.add(&other.latency);
+        let _ = self.service.add(&other.service);
+        let _ = self.send_lag.add(&other.send_lag);
         let (a, b) = (&mut self.failures, other.failures);
         a.timeout += b.timeout;
         a.connect += b.connect;
@@ -77,6 +128,95 @@ impl WorkerStats {
         for (class, example) in b.examples {
             a.examples.entry(class).or_insert(example);
         }
+    }
+}
+
+/// The measurement window cut into fixed intervals, each the merge of every
+/// worker's histogram for that interval: the source of the `.hlog` file.
+#[derive(Debug)]
+pub struct IntervalSink {
+    start: Instant,
+    start_wall: SystemTime,
+    interval: Duration,
+    intervals: Mutex<BTreeMap<u64, Histogram<u64>>>,
+}
+
+impl IntervalSink {
+    pub fn new(start: Instant, interval: Duration) -> IntervalSink {
+        IntervalSink {
+            start,
+            start_wall: SystemTime::now() - start.elapsed(),
+            interval,
+            intervals: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn index_of(&self, t: Instant) -> u64 {
+        (t.saturating_duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1))
+            as u64
+    }
+
+    fn add(&self, index: u64, h: &Histogram<u64>) {
+        let mut map = self.intervals.lock().unwrap_or_else(|p| p.into_inner());
+        match map.get_mut(&index) {
+            Some(existing) => {
+                let _ = existing.add(h);
+            }
+            None => {
+                map.insert(index, h.clone());
+            }
+        }
+    }
+
+    /// The interval log in HdrHistogram's text format (V2 + DEFLATE, with
+    /// version and legend lines), readable by HistogramLogAnalyzer. Values
+    /// are microseconds; `MaxValueDivisor` 1000 makes `Interval_Max` read in
+    /// milliseconds.
+    pub fn to_hlog(&self, comment: &str) -> std::io::Result<Vec<u8>> {
+        let map = self.intervals.lock().unwrap_or_else(|p| p.into_inner());
+        let epoch = |t: SystemTime| {
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs_f64()
+        };
+        let mut out = Vec::new();
+        use std::io::Write;
+        writeln!(out, "#{comment}")?;
+        writeln!(out, "#[Histogram log format version 1.3]")?;
+        writeln!(
+            out,
+            "#[StartTime: {:.3} (seconds since epoch)]",
+            epoch(self.start_wall)
+        )?;
+        writeln!(
+            out,
+            "#[BaseTime: {:.3} (seconds since epoch)]",
+            epoch(self.start_wall)
+        )?;
+        writeln!(out, "#[MaxValueDivisor: 1000.000]")?;
+        writeln!(out, "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"")?;
+        let mut serializer = V2DeflateSerializer::new();
+        let mut writer = IntervalLogWriterBuilder::new()
+            .with_max_value_divisor(1000.0)
+            .begin_log_with(&mut out, &mut serializer)?;
+        for (index, h) in map.iter() {
+            let start = self.interval * (*index as u32);
+            writer
+                .write_histogram(h, start, self.interval, None)
+                .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
+        }
+        drop(writer);
+        Ok(out)
+    }
+
+    /// Every interval merged: the whole window's histogram.
+    pub fn merged(&self) -> Histogram<u64> {
+        let map = self.intervals.lock().unwrap_or_else(|p| p.into_inner());
+        let mut total = new_histogram();
+        for h in map.values() {
+            let _ = total.add(h);
+        }
+        total
     }
 }
 
@@ -125,6 +265,56 @@ mod tests {
             s.max
         );
         assert!((s.p50 - 500.0).abs() <= 1.0, "p50 {}", s.p50);
+    }
+
+    #[test]
+    fn interval_log_parses_back_and_holds_every_sample() {
+        use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+        use hdrhistogram::serialization::Deserializer;
+        let start = Instant::now();
+        let sink = IntervalSink::new(start, Duration::from_millis(100));
+        let mut w = WorkerStats::default();
+        for i in 0..50u64 {
+            w.record_ok_at(
+                Duration::from_micros(100 + i),
+                start + Duration::from_millis(i * 5),
+                &sink,
+            );
+        }
+        w.flush_interval(&sink);
+        assert_eq!(sink.merged().len(), 50);
+        let log = sink.to_hlog("test").unwrap();
+        let text = String::from_utf8(log.clone()).unwrap();
+        assert!(text.contains("#[Histogram log format version 1.3]"));
+        assert!(text.contains("\"StartTimestamp\",\"Interval_Length\""));
+        let mut count = 0;
+        let mut intervals = 0;
+        for entry in IntervalLogIterator::new(&log) {
+            if let LogEntry::Interval(ilh) = entry.unwrap() {
+                intervals += 1;
+                let bytes = base64_decode(ilh.encoded_histogram());
+                let h: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).unwrap();
+                count += h.len();
+            }
+        }
+        assert_eq!(intervals, 3, "250 ms of calls in 100 ms intervals");
+        assert_eq!(count, 50);
+    }
+
+    fn base64_decode(s: &str) -> Vec<u8> {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = Vec::new();
+        let (mut acc, mut bits) = (0u32, 0);
+        for c in s.bytes().filter(|&c| c != b'=') {
+            let v = ALPHABET.iter().position(|&a| a == c).expect("base64") as u32;
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+            }
+        }
+        out
     }
 
     #[test]

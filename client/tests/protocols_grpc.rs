@@ -246,3 +246,34 @@ async fn a_mismatched_argument_is_refused_before_sending() {
     assert!(matches!(conn.call(&call).await, Err(CallError::Config(_))));
     server.stop().await;
 }
+
+/// Every operation against a server already running, e.g. grpc-java:
+/// `RPCLAB_GRPC_TARGET=127.0.0.1:50051 cargo test -p rpclab-client --test protocols_grpc -- --ignored`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a running server named by RPCLAB_GRPC_TARGET"]
+async fn against_a_running_server() {
+    let target = std::env::var("RPCLAB_GRPC_TARGET").expect("set RPCLAB_GRPC_TARGET=host:port");
+    let counter = WireCounter::default();
+    let conn = Arc::new(grpc().connect(&target, counter.clone()).await.unwrap());
+    let mut tasks = Vec::new();
+    for op in Operation::ALL {
+        for _ in 0..4 {
+            let conn = Arc::clone(&conn);
+            tasks.push(tokio::spawn(async move {
+                let call = op.call();
+                for _ in 0..5 {
+                    let reply = conn
+                        .call(&call)
+                        .await
+                        .unwrap_or_else(|e| panic!("{op}: {e}"));
+                    assert!(reply == call.expected, "{op}: wrong reply");
+                }
+            }));
+        }
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let (sent, received) = counter.totals();
+    assert!(sent > 0 && received > 0);
+}

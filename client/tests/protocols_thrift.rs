@@ -306,3 +306,48 @@ async fn refused_connection_is_a_connect_error() {
         .await;
     assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
 }
+
+/// Every operation against a server already running, e.g. thrift-java:
+/// `RPCLAB_THRIFT_TARGET=127.0.0.1:9090 RPCLAB_THRIFT_OPTIONS=transport=framed,protocol=binary
+/// cargo test -p rpclab-client --test protocols_thrift -- --ignored`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a running server named by RPCLAB_THRIFT_TARGET"]
+async fn against_a_running_server() {
+    let target = std::env::var("RPCLAB_THRIFT_TARGET").expect("set RPCLAB_THRIFT_TARGET=host:port");
+    let options: BTreeMap<String, String> = std::env::var("RPCLAB_THRIFT_OPTIONS")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').expect("options are key=value,...");
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    let protocol = Thrift::new(&options).unwrap();
+    let counter = WireCounter::default();
+    let mut tasks = Vec::new();
+    for op in Operation::ALL {
+        // Two connections per operation, each shared by two callers.
+        for _ in 0..2 {
+            let conn = Arc::new(protocol.connect(&target, counter.clone()).await.unwrap());
+            for _ in 0..2 {
+                let conn = Arc::clone(&conn);
+                tasks.push(tokio::spawn(async move {
+                    let call = op.call();
+                    for _ in 0..5 {
+                        let reply = conn
+                            .call(&call)
+                            .await
+                            .unwrap_or_else(|e| panic!("{op}: {e}"));
+                        assert!(reply == call.expected, "{op}: wrong reply");
+                    }
+                }));
+            }
+        }
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let (sent, received) = counter.totals();
+    assert!(sent > 0 && received > 0);
+}

@@ -35,6 +35,14 @@ pub struct Engine {
     pub version: String,
 }
 
+/// A container the lab created.
+pub struct LabContainer {
+    pub id: String,
+    pub name: String,
+    /// The run that created it.
+    pub run: String,
+}
+
 /// What to start.
 pub struct ContainerSpec<'a> {
     pub name: String,
@@ -51,9 +59,16 @@ pub struct ContainerSpec<'a> {
 impl Engine {
     /// Connects to the local engine (or `DOCKER_HOST`) and checks it answers.
     pub async fn connect() -> Result<Engine> {
-        let docker = Docker::connect_with_local_defaults().map_err(|e| no_daemon(&e.to_string()))?;
-        let docker = docker.negotiate_version().await.map_err(|e| no_daemon(&e.to_string()))?;
-        let version = docker.version().await.map_err(|e| no_daemon(&e.to_string()))?;
+        let docker =
+            Docker::connect_with_local_defaults().map_err(|e| no_daemon(&e.to_string()))?;
+        let docker = docker
+            .negotiate_version()
+            .await
+            .map_err(|e| no_daemon(&e.to_string()))?;
+        let version = docker
+            .version()
+            .await
+            .map_err(|e| no_daemon(&e.to_string()))?;
         Ok(Engine {
             docker,
             version: version.version.unwrap_or_else(|| "unknown".into()),
@@ -68,7 +83,9 @@ impl Engine {
     pub async fn image_id(&self, image: &str) -> Result<Option<String>> {
         match self.docker.inspect_image(image).await {
             Ok(i) => Ok(i.id),
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => Ok(None),
             Err(e) => Err(e).with_context(|| format!("cannot inspect image {image}")),
         }
     }
@@ -76,8 +93,13 @@ impl Engine {
     /// The value of `label` on `image`, if both exist.
     pub async fn image_label(&self, image: &str, label: &str) -> Result<Option<String>> {
         match self.docker.inspect_image(image).await {
-            Ok(i) => Ok(i.config.and_then(|c| c.labels).and_then(|mut l| l.remove(label))),
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Ok(i) => Ok(i
+                .config
+                .and_then(|c| c.labels)
+                .and_then(|mut l| l.remove(label))),
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => Ok(None),
             Err(e) => Err(e).with_context(|| format!("cannot inspect image {image}")),
         }
     }
@@ -85,7 +107,10 @@ impl Engine {
     /// Tries to pull `image`; false when no registry is reachable.
     pub async fn try_pull(&self, image: &str) -> bool {
         let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
-        let opts = CreateImageOptionsBuilder::default().from_image(repo).tag(tag).build();
+        let opts = CreateImageOptionsBuilder::default()
+            .from_image(repo)
+            .tag(tag)
+            .build();
         let mut stream = self.docker.create_image(Some(opts), None, None);
         while let Some(item) = stream.next().await {
             if item.is_err() {
@@ -103,7 +128,9 @@ impl Engine {
             .tag(tag)
             .changes(vec![format!("LABEL {LABEL_MANAGED}=true")])
             .build();
-        let mut stream = self.docker.create_image(Some(opts), Some(body_full(tarball.into())), None);
+        let mut stream =
+            self.docker
+                .create_image(Some(opts), Some(body_full(tarball.into())), None);
         while let Some(item) = stream.next().await {
             item.with_context(|| format!("importing the root filesystem as {repo}:{tag} failed"))?;
         }
@@ -130,13 +157,18 @@ impl Engine {
             .buildargs(build_args)
             .labels(labels)
             .build();
-        let mut stream = self.docker.build_image(opts, None, Some(body_full(context_tar.into())));
+        let mut stream = self
+            .docker
+            .build_image(opts, None, Some(body_full(context_tar.into())));
         let mut tail: Vec<String> = Vec::new();
         while let Some(item) = stream.next().await {
             let info = match item {
                 Ok(info) => info,
                 Err(bollard::errors::Error::DockerStreamError { error }) => {
-                    bail!("building {tag} failed: {error}\n--- last build output ---\n{}", tail.join(""))
+                    bail!(
+                        "building {tag} failed: {error}\n--- last build output ---\n{}",
+                        tail.join("")
+                    )
                 }
                 Err(e) => return Err(anyhow!(e).context(format!("building {tag} failed"))),
             };
@@ -148,7 +180,10 @@ impl Engine {
                 }
             }
             if let Some(err) = info.error {
-                bail!("building {tag} failed: {err}\n--- last build output ---\n{}", tail.join(""));
+                bail!(
+                    "building {tag} failed: {err}\n--- last build output ---\n{}",
+                    tail.join("")
+                );
             }
         }
         Ok(())
@@ -176,13 +211,24 @@ impl Engine {
             }),
             ..Default::default()
         };
-        let opts = CreateContainerOptionsBuilder::default().name(&spec.name).build();
+        let opts = CreateContainerOptionsBuilder::default()
+            .name(&spec.name)
+            .build();
         let created = self
             .docker
             .create_container(Some(opts), body)
             .await
-            .with_context(|| format!("cannot create container {} from {}", spec.name, spec.image))?;
-        if let Err(e) = self.docker.start_container(&created.id, None::<bollard::query_parameters::StartContainerOptions>).await {
+            .with_context(|| {
+                format!("cannot create container {} from {}", spec.name, spec.image)
+            })?;
+        if let Err(e) = self
+            .docker
+            .start_container(
+                &created.id,
+                None::<bollard::query_parameters::StartContainerOptions>,
+            )
+            .await
+        {
             let _ = self.remove(&created.id).await;
             return Err(anyhow!(e).context(format!("cannot start container {}", spec.name)));
         }
@@ -191,14 +237,26 @@ impl Engine {
 
     /// Whether the container is still running, and its exit code if not.
     pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
-        let info = self.docker.inspect_container(id, None::<bollard::query_parameters::InspectContainerOptions>).await?;
+        let info = self
+            .docker
+            .inspect_container(
+                id,
+                None::<bollard::query_parameters::InspectContainerOptions>,
+            )
+            .await?;
         let state = info.state.unwrap_or_default();
-        Ok(if state.running.unwrap_or(false) { None } else { Some(state.exit_code.unwrap_or(-1)) })
+        Ok(if state.running.unwrap_or(false) {
+            None
+        } else {
+            Some(state.exit_code.unwrap_or(-1))
+        })
     }
 
     /// Waits for the container to exit and returns its exit code.
     pub async fn wait(&self, id: &str) -> Result<i64> {
-        let mut stream = self.docker.wait_container(id, None::<bollard::query_parameters::WaitContainerOptions>);
+        let mut stream = self
+            .docker
+            .wait_container(id, None::<bollard::query_parameters::WaitContainerOptions>);
         match stream.next().await {
             Some(Ok(r)) => Ok(r.status_code),
             // bollard reports a non-zero exit as an error carrying the code.
@@ -210,7 +268,11 @@ impl Engine {
 
     /// The last `lines` lines of the container's output.
     pub async fn log_tail(&self, id: &str, lines: usize) -> String {
-        let opts = LogsOptionsBuilder::default().stdout(true).stderr(true).tail(&lines.to_string()).build();
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(true)
+            .tail(&lines.to_string())
+            .build();
         let mut out = String::new();
         let mut stream = self.docker.logs(id, Some(opts));
         while let Some(Ok(chunk)) = stream.next().await {
@@ -221,35 +283,64 @@ impl Engine {
 
     /// Follows the container's output line by line until it exits.
     pub fn follow_logs(&self, id: &str) -> impl futures_util::Stream<Item = String> + '_ {
-        let opts = LogsOptionsBuilder::default().stdout(true).stderr(true).follow(true).build();
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(true)
+            .follow(true)
+            .build();
         self.docker
             .logs(id, Some(opts))
-            .filter_map(|chunk| async move { chunk.ok().map(|c| String::from_utf8_lossy(&c.into_bytes()).into_owned()) })
+            .filter_map(|chunk| async move {
+                chunk
+                    .ok()
+                    .map(|c| String::from_utf8_lossy(&c.into_bytes()).into_owned())
+            })
     }
 
     /// Removes a container, running or not.
     pub async fn remove(&self, id: &str) -> Result<()> {
-        let opts = RemoveContainerOptionsBuilder::default().force(true).v(true).build();
+        let opts = RemoveContainerOptionsBuilder::default()
+            .force(true)
+            .v(true)
+            .build();
         match self.docker.remove_container(id, Some(opts)).await {
-            Ok(()) | Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(()),
+            Ok(())
+            | Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => Ok(()),
             Err(e) => Err(e).with_context(|| format!("cannot remove container {id}")),
         }
     }
 
     /// Every container the lab created (of `run_id` only, when given).
-    pub async fn lab_containers(&self, run_id: Option<&str>) -> Result<Vec<(String, String)>> {
+    pub async fn lab_containers(&self, run_id: Option<&str>) -> Result<Vec<LabContainer>> {
         let mut labels = vec![format!("{LABEL_MANAGED}=true")];
         if let Some(run) = run_id {
             labels.push(format!("{LABEL_RUN}={run}"));
         }
         let filters = HashMap::from([("label".to_owned(), labels)]);
-        let opts = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
-        let list = self.docker.list_containers(Some(opts)).await.context("cannot list containers")?;
+        let opts = ListContainersOptionsBuilder::default()
+            .all(true)
+            .filters(&filters)
+            .build();
+        let list = self
+            .docker
+            .list_containers(Some(opts))
+            .await
+            .context("cannot list containers")?;
         Ok(list
             .into_iter()
             .filter_map(|c| {
                 let name = c.names.and_then(|n| n.first().cloned()).unwrap_or_default();
-                c.id.map(|id| (id, name.trim_start_matches('/').to_owned()))
+                let run = c
+                    .labels
+                    .and_then(|mut l| l.remove(LABEL_RUN))
+                    .unwrap_or_default();
+                c.id.map(|id| LabContainer {
+                    id,
+                    name: name.trim_start_matches('/').to_owned(),
+                    run,
+                })
             })
             .collect())
     }
@@ -257,8 +348,8 @@ impl Engine {
     /// Removes every lab container (of `run_id` only, when given).
     pub async fn remove_lab_containers(&self, run_id: Option<&str>) -> Result<usize> {
         let containers = self.lab_containers(run_id).await?;
-        for (id, _) in &containers {
-            self.remove(id).await?;
+        for c in &containers {
+            self.remove(&c.id).await?;
         }
         Ok(containers.len())
     }
@@ -266,20 +357,60 @@ impl Engine {
     /// Removes every image the lab built or imported.
     pub async fn remove_lab_images(&self) -> Result<usize> {
         let filters = HashMap::from([("label".to_owned(), vec![format!("{LABEL_MANAGED}=true")])]);
-        let opts = ListImagesOptionsBuilder::default().all(false).filters(&filters).build();
-        let images = self.docker.list_images(Some(opts)).await.context("cannot list images")?;
+        let opts = ListImagesOptionsBuilder::default()
+            .all(false)
+            .filters(&filters)
+            .build();
+        let images = self
+            .docker
+            .list_images(Some(opts))
+            .await
+            .context("cannot list images")?;
         let mut removed = 0;
         // Children first: newer images are built on older ones.
         let mut images: Vec<_> = images.into_iter().collect();
         images.sort_by_key(|i| std::cmp::Reverse(i.created));
         for image in images {
             let opts = RemoveImageOptionsBuilder::default().force(true).build();
-            if self.docker.remove_image(&image.id, Some(opts), None).await.is_ok() {
+            if self
+                .docker
+                .remove_image(&image.id, Some(opts), None)
+                .await
+                .is_ok()
+            {
                 removed += 1;
             }
         }
         Ok(removed)
     }
+}
+
+/// The run whose containers must not outlive the process (set when a run
+/// or bench starts).
+static CURRENT_RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Marks `run_id` as the run to clean up should the process panic.
+pub fn set_current_run(run_id: &str) {
+    let _ = CURRENT_RUN.set(run_id.to_owned());
+}
+
+/// Best-effort removal of the current run's containers, on a fresh runtime,
+/// after a panic unwound past the normal clean-up.
+pub fn remove_run_containers_after_panic() {
+    let Some(run_id) = CURRENT_RUN.get() else {
+        return;
+    };
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    runtime.block_on(async {
+        if let Ok(engine) = Engine::connect().await {
+            let _ = engine.remove_lab_containers(Some(run_id)).await;
+        }
+    });
 }
 
 fn no_daemon(detail: &str) -> anyhow::Error {

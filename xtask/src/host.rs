@@ -23,7 +23,11 @@ impl HostInfo {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = cpuinfo
             .lines()
-            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_owned()))
+            .find_map(|l| {
+                l.strip_prefix("model name")
+                    .and_then(|r| r.split_once(':'))
+                    .map(|(_, v)| v.trim().to_owned())
+            })
             .unwrap_or_else(|| "unknown".into());
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let mem_kib: f64 = meminfo
@@ -35,8 +39,13 @@ impl HostInfo {
         HostInfo {
             hostname: hostname(),
             cpu_model,
-            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_owned(),
+            cores: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
             memory_gib: (mem_kib / 1024.0 / 1024.0 * 10.0).round() / 10.0,
             docker_version: docker_version.to_owned(),
         }
@@ -55,7 +64,11 @@ pub fn hostname() -> String {
 /// the cores and the client the rest; on one core both share it (recorded).
 pub fn cpu_split(server: &str, client: &str, cores: usize) -> (String, String) {
     let half = (cores / 2).max(1);
-    let auto_server = if half == 1 { "0".to_owned() } else { format!("0-{}", half - 1) };
+    let auto_server = if half == 1 {
+        "0".to_owned()
+    } else {
+        format!("0-{}", half - 1)
+    };
     let auto_client = match cores {
         0 | 1 => "0".to_owned(),
         n if n - half == 1 => format!("{half}"),
@@ -96,15 +109,35 @@ pub fn git_state(root: &Path) -> (String, bool) {
     (sha, dirty)
 }
 
-/// Builds the client binary statically linked (glibc with `crt-static`), so
-/// it runs in any image whatever glibc the building host has.
-pub fn build_static_client(root: &Path) -> Result<PathBuf> {
+/// The statically linked binaries of the client package.
+pub struct StaticBinaries {
+    /// The load client, `rpclab-client`.
+    pub client: PathBuf,
+    /// `rpclab-echo`, the tonic server `bench client` measures the client against.
+    pub echo: PathBuf,
+}
+
+/// Builds the client package's binaries (the load client and the echo
+/// server of `bench client`) statically linked (glibc with `crt-static`),
+/// in one cargo invocation, so they run in any image whatever glibc the
+/// building host has.
+pub fn build_static_client(root: &Path) -> Result<StaticBinaries> {
     let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     let target_dir = root.join("target/static");
     eprintln!("building the static load client ({triple}) ...");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--release", "--locked", "-p", "rpclab-client", "--target", &triple, "--target-dir"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "rpclab-client",
+            "--bins",
+            "--target",
+            &triple,
+            "--target-dir",
+        ])
         .arg(&target_dir)
         .env("RUSTFLAGS", "-C target-feature=+crt-static")
         .current_dir(root)
@@ -113,11 +146,20 @@ pub fn build_static_client(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("building the static client failed ({status}); see cargo's output above");
     }
-    let binary = target_dir.join(&triple).join("release/rpclab-client");
-    if !is_static_elf(&binary)? {
-        bail!("{} is dynamically linked; it would fail in images with another glibc", binary.display());
+    let release = target_dir.join(&triple).join("release");
+    let binaries = StaticBinaries {
+        client: release.join("rpclab-client"),
+        echo: release.join("rpclab-echo"),
+    };
+    for binary in [&binaries.client, &binaries.echo] {
+        if !is_static_elf(binary)? {
+            bail!(
+                "{} is dynamically linked; it would fail in images with another glibc",
+                binary.display()
+            );
+        }
     }
-    Ok(binary)
+    Ok(binaries)
 }
 
 /// True when an ELF file has no program interpreter (PT_INTERP), i.e. it
@@ -133,7 +175,9 @@ pub fn is_static_elf(path: &Path) -> Result<bool> {
     const PT_INTERP: u32 = 3;
     for i in 0..phnum {
         let at = phoff + i * phentsize;
-        let Some(bytes) = data.get(at..at + 4) else { bail!("truncated ELF header") };
+        let Some(bytes) = data.get(at..at + 4) else {
+            bail!("truncated ELF header")
+        };
         if u32::from_le_bytes(bytes.try_into().expect("4 bytes")) == PT_INTERP {
             return Ok(false);
         }
@@ -158,7 +202,10 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         let err = check_port_free(port, "grpc-java").unwrap_err().to_string();
-        assert!(err.contains("already in use") && err.contains("servers/grpc-java/server.toml"), "{err}");
+        assert!(
+            err.contains("already in use") && err.contains("servers/grpc-java/server.toml"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! pulled.
 
 use crate::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
+use crate::host::StaticBinaries;
 use crate::lab::Build;
 use crate::manifest::{Manifest, Variant};
 use anyhow::{bail, Context, Result};
@@ -24,6 +25,7 @@ pub const BASE: &str = "rpclab/base:bookworm";
 pub const RUNTIME: &str = "rpclab/runtime:bookworm";
 pub const JDK: &str = "rpclab/jdk:17";
 pub const CLIENT: &str = "rpclab/client:latest";
+pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
 
 /// A build context assembled in memory: a tar with fixed timestamps and
 /// owners, so that its hash depends on file contents and names only.
@@ -33,7 +35,9 @@ pub struct BuildContext {
 
 impl BuildContext {
     pub fn new() -> BuildContext {
-        BuildContext { builder: tar::Builder::new(Vec::new()) }
+        BuildContext {
+            builder: tar::Builder::new(Vec::new()),
+        }
     }
 
     /// Adds `src` (a file or a folder, recursively, sorted) as `dest`.
@@ -46,7 +50,11 @@ impl BuildContext {
             entries.sort();
             self.add_dir_entry(dest)?;
             for entry in entries {
-                let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+                let name = entry
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default()
+                    .to_owned();
                 if name == "target" || name.starts_with('.') {
                     continue; // build outputs and editor files are not inputs
                 }
@@ -54,7 +62,8 @@ impl BuildContext {
             }
             Ok(())
         } else {
-            let data = std::fs::read(src).with_context(|| format!("cannot read {}", src.display()))?;
+            let data =
+                std::fs::read(src).with_context(|| format!("cannot read {}", src.display()))?;
             let mode = file_mode(src);
             self.add_bytes(dest, &data, mode)
         }
@@ -78,7 +87,8 @@ impl BuildContext {
         header.set_mode(0o755);
         header.set_mtime(0);
         header.set_entry_type(tar::EntryType::Directory);
-        self.builder.append_data(&mut header, format!("{dest}/"), std::io::empty())?;
+        self.builder
+            .append_data(&mut header, format!("{dest}/"), std::io::empty())?;
         Ok(())
     }
 
@@ -107,7 +117,13 @@ pub struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     pub fn new(engine: &'a Engine, root: &'a Path, build: &'a Build, verbose: bool) -> Self {
-        Builder { engine, root, build, built: HashMap::new(), verbose }
+        Builder {
+            engine,
+            root,
+            build,
+            built: HashMap::new(),
+            verbose,
+        }
     }
 
     /// Builds `tag` unless an image with the same input hash exists.
@@ -133,7 +149,13 @@ impl<'a> Builder<'a> {
             hasher.update(format!("\0parent={id}").as_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        if self.engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(hash.as_str()) {
+        if self
+            .engine
+            .image_label(tag, LABEL_INPUT_HASH)
+            .await?
+            .as_deref()
+            == Some(hash.as_str())
+        {
             let id = self.engine.image_id(tag).await?.unwrap_or_default();
             self.built.insert(tag.to_owned(), id.clone());
             return Ok(id);
@@ -150,9 +172,18 @@ impl<'a> Builder<'a> {
                 eprint!("  | {line}");
             }
         };
-        self.engine.build(tag, dockerfile, tar, &build_args, &labels, &mut log).await?;
-        let id = self.engine.image_id(tag).await?.context("the engine lost an image it just built")?;
-        eprintln!("built image {tag} in {:.0} s", started.elapsed().as_secs_f64());
+        self.engine
+            .build(tag, dockerfile, tar, &build_args, &labels, &mut log)
+            .await?;
+        let id = self
+            .engine
+            .image_id(tag)
+            .await?
+            .context("the engine lost an image it just built")?;
+        eprintln!(
+            "built image {tag} in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
         self.built.insert(tag.to_owned(), id.clone());
         Ok(id)
     }
@@ -167,8 +198,14 @@ impl<'a> Builder<'a> {
         if pulled {
             eprintln!("using {} as the base image", self.build.base_image);
             let (repo, tag) = BASE.split_once(':').expect("BASE has a tag");
-            let opts = bollard::query_parameters::TagImageOptionsBuilder::default().repo(repo).tag(tag).build();
-            self.engine.api().tag_image(&self.build.base_image, Some(opts)).await?;
+            let opts = bollard::query_parameters::TagImageOptionsBuilder::default()
+                .repo(repo)
+                .tag(tag)
+                .build();
+            self.engine
+                .api()
+                .tag_image(&self.build.base_image, Some(opts))
+                .await?;
         } else {
             eprintln!(
                 "{} cannot be pulled (no registry reachable?); making the base with debootstrap from {}",
@@ -178,7 +215,11 @@ impl<'a> Builder<'a> {
             let (repo, tag) = BASE.split_once(':').expect("BASE has a tag");
             self.engine.import_rootfs(tarball, repo, tag).await?;
         }
-        let id = self.engine.image_id(BASE).await?.context("the base image is missing after import")?;
+        let id = self
+            .engine
+            .image_id(BASE)
+            .await?
+            .context("the base image is missing after import")?;
         self.built.insert(BASE.to_owned(), id);
         Ok(())
     }
@@ -189,11 +230,16 @@ impl<'a> Builder<'a> {
         ctx.add(&self.root.join("images/runtime/Dockerfile"), "Dockerfile")?;
         ctx.add_dir_entry("certs")?;
         for cert in extra_certificates(&self.build.ca_certificates)? {
-            let name = cert.file_name().and_then(|n| n.to_str()).unwrap_or("extra.crt").to_owned();
+            let name = cert
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("extra.crt")
+                .to_owned();
             ctx.add(&cert, &format!("certs/{name}"))?;
         }
         let args = HashMap::from([("RPCLAB_BASE_IMAGE".to_owned(), BASE.to_owned())]);
-        self.ensure(RUNTIME, "Dockerfile", ctx, args, &[BASE]).await?;
+        self.ensure(RUNTIME, "Dockerfile", ctx, args, &[BASE])
+            .await?;
         Ok(())
     }
 
@@ -202,17 +248,47 @@ impl<'a> Builder<'a> {
         let mut ctx = BuildContext::new();
         ctx.add(&self.root.join("images/jdk"), "jdk")?;
         let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
-        self.ensure(JDK, "jdk/Dockerfile", ctx, args, &[RUNTIME]).await?;
+        self.ensure(JDK, "jdk/Dockerfile", ctx, args, &[RUNTIME])
+            .await?;
         Ok(())
     }
 
-    /// The client image around a statically linked client binary.
-    pub async fn client(&mut self, binary: &Path) -> Result<()> {
+    /// The ZooKeeper registry, for servers whose manifest needs one.
+    pub async fn zookeeper(&mut self) -> Result<()> {
+        // Its Dockerfile expects the folder itself as the build context.
+        let dir = self.root.join("images/zookeeper");
+        let mut ctx = BuildContext::new();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("cannot read {}", dir.display()))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        entries.sort();
+        for entry in entries {
+            let name = entry
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_owned();
+            if name != "target" && !name.starts_with('.') {
+                ctx.add(&entry, &name)?;
+            }
+        }
+        let args = HashMap::from([("RPCLAB_JDK_IMAGE".to_owned(), JDK.to_owned())]);
+        self.ensure(ZOOKEEPER, "Dockerfile", ctx, args, &[JDK])
+            .await?;
+        Ok(())
+    }
+
+    /// The client image around the statically linked client binary, plus
+    /// `rpclab-echo` (run with an entrypoint override by `bench client`).
+    pub async fn client(&mut self, binaries: &StaticBinaries) -> Result<()> {
         let mut ctx = BuildContext::new();
         ctx.add(&self.root.join("images/client/Dockerfile"), "Dockerfile")?;
-        ctx.add(binary, "rpclab-client")?;
+        ctx.add(&binaries.client, "rpclab-client")?;
+        ctx.add(&binaries.echo, "rpclab-echo")?;
         let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
-        self.ensure(CLIENT, "Dockerfile", ctx, args, &[RUNTIME]).await?;
+        self.ensure(CLIENT, "Dockerfile", ctx, args, &[RUNTIME])
+            .await?;
         Ok(())
     }
 
@@ -227,9 +303,15 @@ impl<'a> Builder<'a> {
         args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
         args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
         let tag = m.image(v);
-        self.ensure(&tag, &format!("servers/{}/Dockerfile", m.name), ctx, args, &[JDK, RUNTIME])
-            .await
-            .with_context(|| format!("cannot build server {} variant {}", m.name, v.name))
+        self.ensure(
+            &tag,
+            &format!("servers/{}/Dockerfile", m.name),
+            ctx,
+            args,
+            &[JDK, RUNTIME],
+        )
+        .await
+        .with_context(|| format!("cannot build server {} variant {}", m.name, v.name))
     }
 }
 
@@ -241,7 +323,9 @@ fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut certs = Vec::new();
     let mut stack = vec![dir.to_owned()];
     while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))? {
+        for entry in
+            std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))?
+        {
             let p = entry?.path();
             if p.is_dir() {
                 stack.push(p);
@@ -256,7 +340,11 @@ fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Makes a minimal Debian bookworm root with debootstrap and returns it as a tar.
 fn debootstrap_rootfs(mirror: &str) -> Result<Vec<u8>> {
-    if Command::new("debootstrap").arg("--version").output().is_err() {
+    if Command::new("debootstrap")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         bail!(
             "no base image: `debian:bookworm-slim` cannot be pulled and `debootstrap` is not installed.\n\
              Install it (`sudo apt-get install debootstrap`) or make a registry reachable, then run again."
@@ -284,7 +372,10 @@ fn debootstrap_rootfs(mirror: &str) -> Result<Vec<u8>> {
         .context("cannot run tar on the debootstrap root")?;
     let _ = std::fs::remove_dir_all(&dir);
     if !out.status.success() {
-        bail!("tar of the debootstrap root failed: {}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "tar of the debootstrap root failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(out.stdout)
 }

@@ -10,7 +10,7 @@
 use crate::manifest::parse_toml;
 use anyhow::{bail, Context, Result};
 use rpclab_model::contract::Operation;
-use rpclab_model::spec::{Shape, Stop};
+use rpclab_model::spec::{Load, OpenLoop, Schedule, Shape, Stop};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,7 +62,10 @@ fn auto() -> String {
 
 impl Default for Cpus {
     fn default() -> Self {
-        Cpus { server: auto(), client: auto() }
+        Cpus {
+            server: auto(),
+            client: auto(),
+        }
     }
 }
 
@@ -122,6 +125,13 @@ pub struct Profile {
     pub max_levels: Option<usize>,
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// Throughput CV over repetitions above which a cell is flagged noisy.
+    #[serde(default = "default_cv_threshold")]
+    pub cv_threshold: f64,
+}
+
+fn default_cv_threshold() -> f64 {
+    crate::aggregate::DEFAULT_CV_THRESHOLD
 }
 
 fn one() -> u32 {
@@ -144,8 +154,16 @@ pub struct Scenario {
     pub name: String,
     pub description: String,
     pub operation: Operation,
-    pub shape: Shape,
+    /// Closed loop: how callers are arranged, and how many.
+    #[serde(default)]
+    pub shape: Option<Shape>,
+    #[serde(default)]
     pub concurrency: Vec<u32>,
+    /// Open loop: arrivals and senders; its levels are `rates` (calls/s).
+    #[serde(default)]
+    pub open: Option<OpenSettings>,
+    #[serde(default)]
+    pub rates: Vec<u32>,
     /// Seed call count per caller (profile `seed`).
     #[serde(default)]
     pub calls_per_client: Option<u64>,
@@ -159,14 +177,66 @@ pub struct Scenario {
     pub include_connect: bool,
 }
 
+/// The open-loop settings of a scenario.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenSettings {
+    /// `constant` or `poisson`.
+    pub arrival: String,
+    pub connections: u32,
+    pub max_in_flight: u32,
+}
+
 impl Scenario {
+    /// Checks that the scenario is either a closed loop (shape and
+    /// concurrency) or an open one (open and rates), not both or neither.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        match (&self.shape, &self.open) {
+            (Some(_), None) if !self.concurrency.is_empty() && !self.concurrency.contains(&0) && self.rates.is_empty() => Ok(()),
+            (None, Some(o)) if !self.rates.is_empty() && !self.rates.contains(&0) && self.concurrency.is_empty() => {
+                match o.arrival.as_str() {
+                    "constant" | "poisson" => Ok(()),
+                    other => Err(format!("arrival `{other}` is not constant or poisson")),
+                }
+            }
+            _ => Err("give either `shape` and `concurrency` (closed loop) or `open` and `rates` (open loop), with levels of at least 1".into()),
+        }
+    }
+
+    /// The load of one level (a concurrency or a rate) under `profile`.
+    pub fn load(&self, level: u32, profile: &Profile) -> Result<Load> {
+        if let Some(o) = &self.open {
+            let rate = level as f64;
+            let schedule = if o.arrival == "poisson" {
+                Schedule::Poisson { rate }
+            } else {
+                Schedule::Constant { rate }
+            };
+            return Ok(Load::Open(OpenLoop {
+                schedule,
+                connections: o.connections,
+                max_in_flight: o.max_in_flight,
+                seconds: profile.measure_s.unwrap_or(10.0),
+            }));
+        }
+        let shape = self.shape.context("a closed-loop scenario needs a shape")?;
+        Ok(Load::Closed(shape.closed(
+            level,
+            self.pool,
+            self.stop(profile)?,
+        )))
+    }
+
     /// The measurement window under `profile`.
     pub fn stop(&self, profile: &Profile) -> Result<Stop> {
         if profile.seed_counts {
             return match (self.calls_per_client, self.total_calls) {
                 (Some(n), _) => Ok(Stop::CallsPerWorker(n)),
                 (None, Some(n)) => Ok(Stop::TotalCalls(n)),
-                (None, None) => bail!("scenario `{}` has no seed call count for a seed-count profile", self.name),
+                (None, None) => bail!(
+                    "scenario `{}` has no seed call count for a seed-count profile",
+                    self.name
+                ),
             };
         }
         match profile.measure_s {
@@ -175,9 +245,15 @@ impl Scenario {
         }
     }
 
+    /// Concurrency levels (closed loop) or rates (open loop) to run.
     pub fn levels(&self, profile: &Profile) -> Vec<u32> {
         let n = profile.max_levels.unwrap_or(usize::MAX);
-        self.concurrency.iter().copied().take(n).collect()
+        let levels = if self.open.is_some() {
+            &self.rates
+        } else {
+            &self.concurrency
+        };
+        levels.iter().copied().take(n).collect()
     }
 }
 
@@ -198,11 +274,12 @@ impl Lab {
         let mut library: Vec<Scenario> = Vec::new();
         for file in &def.scenario_files {
             let p = dir.join(file);
-            let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read scenarios {}", p.display()))?;
+            let text = std::fs::read_to_string(&p)
+                .with_context(|| format!("cannot read scenarios {}", p.display()))?;
             let parsed: ScenarioFile = parse_toml(&p, &text)?;
             for s in &parsed.scenarios {
-                if s.concurrency.is_empty() || s.concurrency.contains(&0) {
-                    bail!("{}: scenario `{}` needs concurrency levels of at least 1", p.display(), s.name);
+                if let Err(why) = s.validate() {
+                    bail!("{}: scenario `{}`: {why}", p.display(), s.name);
                 }
             }
             library.extend(parsed.scenarios);
@@ -214,14 +291,26 @@ impl Lab {
                 None => bail!(
                     "{}: scenario `{name}` is not defined; known: {}",
                     path.display(),
-                    library.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                    library
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }
         }
         if !def.profiles.contains_key(&def.profile) {
-            bail!("{}: profile `{}` is not defined under [profiles]", path.display(), def.profile);
+            bail!(
+                "{}: profile `{}` is not defined under [profiles]",
+                path.display(),
+                def.profile
+            );
         }
-        Ok(Lab { path: path.to_owned(), def, scenarios })
+        Ok(Lab {
+            path: path.to_owned(),
+            def,
+            scenarios,
+        })
     }
 
     pub fn profile(&self, name: &str) -> Result<&Profile> {
@@ -229,7 +318,12 @@ impl Lab {
             format!(
                 "no profile `{name}` in {}; defined: {}",
                 self.path.display(),
-                self.def.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+                self.def
+                    .profiles
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         })
     }

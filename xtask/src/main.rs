@@ -2,16 +2,24 @@
 //!
 //! * [`docker`]: the Docker engine, over its API only;
 //! * [`images`]: the image chain and content-hash rebuilds;
-//! * [`manifest`]: `servers/<name>/server.toml`;
+//! * [`manifest`]: server manifests (`servers/<name>/server.toml`);
 //! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
 //! * [`run`]: `lab run`, server by server, cell by cell;
-//! * [`snapshot`] and [`report`]: what a run leaves in `results/`.
+//! * [`snapshot`] and [`report`]: what a run leaves in `results/`;
+//! * [`bench`]: `bench client`, the load client's own ceiling, with
+//!   [`client_container`] (one client cell in its container, shared with `run`).
 
+mod aggregate;
+mod bench;
+mod client_container;
+mod cost;
 mod docker;
 mod host;
 mod images;
 mod lab;
 mod manifest;
+mod progress;
+mod registry;
 mod report;
 mod run;
 mod snapshot;
@@ -21,7 +29,10 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "rpclab: a reproducible benchmark lab for RPC frameworks")]
+#[command(
+    name = "cargo xtask",
+    about = "rpclab: a reproducible benchmark lab for RPC frameworks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Top,
@@ -33,6 +44,11 @@ enum Top {
     Lab {
         #[command(subcommand)]
         command: LabCommand,
+    },
+    /// Measure the lab's own instruments (`bench client`: the load client's ceiling).
+    Bench {
+        #[command(subcommand)]
+        command: bench::BenchCommand,
     },
 }
 
@@ -70,6 +86,16 @@ enum LabCommand {
         #[arg(long, default_value = "compose/lab.toml")]
         lab: PathBuf,
     },
+    /// Re-render a snapshot's tables from its results.json alone.
+    Report {
+        /// The snapshot folder (results/<...>).
+        snapshot: PathBuf,
+        /// Show every scenario as JMeter's summary report.
+        #[arg(long)]
+        jmeter: bool,
+    },
+    /// List the lab's containers still present, with their run.
+    Ps,
     /// Remove every container the lab created (and with --images, its images).
     Clean {
         #[arg(long)]
@@ -79,19 +105,39 @@ enum LabCommand {
 
 fn repo_root() -> PathBuf {
     // xtask lives in <root>/xtask; cargo sets CARGO_MANIFEST_DIR at build time.
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the repository").to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is inside the repository")
+        .to_owned()
 }
 
 fn main() {
     let cli = Cli::parse();
     let root = repo_root();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let result = runtime.block_on(async {
-        std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
-        match cli.command {
-            Top::Lab { command } => lab_command(&root, command).await,
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(async {
+            std::env::set_current_dir(&root)
+                .with_context(|| format!("cannot enter {}", root.display()))?;
+            match cli.command {
+                Top::Lab { command } => lab_command(&root, command).await,
+                Top::Bench { command } => bench::run(&root, command).await,
+            }
+        })
+    }));
+    drop(runtime);
+    let result = match outcome {
+        Ok(result) => result,
+        Err(_) => {
+            // The normal paths clean up after themselves; a panic skips
+            // them, so remove whatever the run left before exiting.
+            docker::remove_run_containers_after_panic();
+            std::process::exit(101);
         }
-    });
+    };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(1);
@@ -100,7 +146,16 @@ fn main() {
 
 async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
     match command {
-        LabCommand::Run { lab, only, profile, server_cpus, client_cpus, ca_certs, results_dir, verbose } => {
+        LabCommand::Run {
+            lab,
+            only,
+            profile,
+            server_cpus,
+            client_cpus,
+            ca_certs,
+            results_dir,
+            verbose,
+        } => {
             run::run(
                 root,
                 run::RunOptions {
@@ -118,6 +173,23 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             Ok(())
         }
         LabCommand::List { lab } => list(root, &lab),
+        LabCommand::Report { snapshot, jmeter } => {
+            let results = snapshot::read_results(&snapshot)?;
+            let layout = jmeter.then_some(report::Layout::Jmeter);
+            print!("{}", report::tables(&results, false, layout));
+            Ok(())
+        }
+        LabCommand::Ps => {
+            let engine = docker::Engine::connect().await?;
+            let containers = engine.lab_containers(None).await?;
+            if containers.is_empty() {
+                println!("no lab container");
+            }
+            for c in containers {
+                println!("{}  {}  run {}", &c.id[..12.min(c.id.len())], c.name, c.run);
+            }
+            Ok(())
+        }
         LabCommand::Clean { images } => {
             let engine = docker::Engine::connect().await?;
             let containers = engine.remove_lab_containers(None).await?;
@@ -140,19 +212,45 @@ fn list(root: &Path, lab_path: &Path) -> Result<()> {
             m.name, m.framework, m.protocol, m.port, m.registry
         );
         println!("  {:<16} {}", "", m.description);
+        if let Some(why) = m.blocked() {
+            println!("  {:<16} not runnable yet: {why}", "");
+        }
         for v in &m.variants {
             match &v.unavailable {
                 None => println!("  {:<16}   variant {:<10} {}", "", v.name, v.version),
-                Some(why) => println!("  {:<16}   variant {:<10} {} — not runnable: {why}", "", v.name, v.version),
+                Some(why) => println!(
+                    "  {:<16}   variant {:<10} {} — not runnable: {why}",
+                    "", v.name, v.version
+                ),
             }
         }
     }
     let lab = lab::Lab::load(lab_path)?;
-    println!("\nlab {} ({}): profile {}", lab.def.name, lab_path.display(), lab.def.profile);
+    println!(
+        "\nlab {} ({}): profile {}",
+        lab.def.name,
+        lab_path.display(),
+        lab.def.profile
+    );
     println!("scenarios:");
     for s in &lab.scenarios {
-        println!("  {:<14} {:<12} {:?} at {:?}: {}", s.name, s.operation.to_string(), s.shape, s.concurrency, s.description);
+        println!(
+            "  {:<14} {:<12} {:?} at {:?}: {}",
+            s.name,
+            s.operation.to_string(),
+            s.shape,
+            s.concurrency,
+            s.description
+        );
     }
-    println!("profiles: {}", lab.def.profiles.keys().cloned().collect::<Vec<_>>().join(", "));
+    println!(
+        "profiles: {}",
+        lab.def
+            .profiles
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     Ok(())
 }

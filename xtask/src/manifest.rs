@@ -61,6 +61,13 @@ pub struct Variant {
     /// it with the reason and never runs it.
     #[serde(default)]
     pub unavailable: Option<String>,
+    /// Server environment for this variant, over the server-level `env`
+    /// (e.g. a runtime serialization switch).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Client protocol options for this variant, over the server-level ones.
+    #[serde(default)]
+    pub client_options: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -97,25 +104,65 @@ fn no_registry() -> Registry {
 }
 
 impl Manifest {
+    /// Why no variant of this server can run with this build of the lab:
+    /// its protocol has no client module yet. Listed by `lab list` and
+    /// recorded in snapshots, never silently skipped.
+    pub fn blocked(&self) -> Option<String> {
+        (!rpclab_client::protocols::NAMES.contains(&self.protocol.as_str())).then(|| {
+            format!(
+                "the load client has no `{}` protocol module yet (it speaks: {})",
+                self.protocol,
+                rpclab_client::protocols::NAMES.join(", ")
+            )
+        })
+    }
+
+    /// Why `variant` cannot run, if it cannot.
+    pub fn not_runnable(&self, variant: &Variant) -> Option<String> {
+        variant.unavailable.clone().or_else(|| self.blocked())
+    }
+
+    /// The server's environment for `variant`: the server-level table with
+    /// the variant's entries over it.
+    pub fn env_of(&self, variant: &Variant) -> BTreeMap<String, String> {
+        let mut env = self.env.clone();
+        env.extend(variant.env.clone());
+        env
+    }
+
+    /// The client's protocol options for `variant`, merged the same way.
+    pub fn client_options_of(&self, variant: &Variant) -> BTreeMap<String, String> {
+        let mut options = self.client_options.clone();
+        options.extend(variant.client_options.clone());
+        options
+    }
+
     /// The image tag of a variant.
     pub fn image(&self, variant: &Variant) -> String {
-        format!("rpclab/server-{}:{}", self.name, sanitize_tag(&variant.name))
+        format!(
+            "rpclab/server-{}:{}",
+            self.name,
+            sanitize_tag(&variant.name)
+        )
     }
 }
 
 fn sanitize_tag(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 
 /// Parses TOML into `T`, with errors that name the file, line and column.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .span()
-            .map(|s| line_col(text, s.start))
-            .unwrap_or((0, 0));
+        let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
         anyhow::anyhow!("{}:{line}:{col}: {}", path.display(), e.message())
     })
 }
@@ -123,7 +170,10 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Re
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let col = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before.len(), |nl| before.len() - nl - 1)
+        + 1;
     (line, col)
 }
 
@@ -131,29 +181,27 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
     let servers = root.join("servers");
     let mut manifests = Vec::new();
-    let entries = std::fs::read_dir(&servers).with_context(|| format!("cannot read {}", servers.display()))?;
+    let entries = std::fs::read_dir(&servers)
+        .with_context(|| format!("cannot read {}", servers.display()))?;
     for entry in entries {
         let dir = entry?.path();
         let path = dir.join("server.toml");
         if !path.is_file() {
             continue;
         }
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         let mut m: Manifest = parse_toml(&path, &text)?;
         let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if m.name != folder {
-            bail!("{}: name = \"{}\" must match its folder name `{folder}`", path.display(), m.name);
+            bail!(
+                "{}: name = \"{}\" must match its folder name `{folder}`",
+                path.display(),
+                m.name
+            );
         }
         if m.variants.is_empty() {
             bail!("{}: declare at least one [[variant]]", path.display());
-        }
-        if !rpclab_client::protocols::NAMES.contains(&m.protocol.as_str()) {
-            bail!(
-                "{}: protocol `{}` has no client module (known: {})",
-                path.display(),
-                m.protocol,
-                rpclab_client::protocols::NAMES.join(", ")
-            );
         }
         if !dir.join("Dockerfile").is_file() {
             bail!("{}: the server folder has no Dockerfile", dir.display());
@@ -165,7 +213,11 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
     let mut ports: HashMap<u16, &str> = HashMap::new();
     for m in &manifests {
         if let Some(other) = ports.insert(m.port, &m.name) {
-            bail!("servers `{other}` and `{}` both declare port {}; give each its own", m.name, m.port);
+            bail!(
+                "servers `{other}` and `{}` both declare port {}; give each its own",
+                m.name,
+                m.port
+            );
         }
     }
     Ok(manifests)
@@ -179,10 +231,19 @@ pub fn select<'a>(manifests: &'a [Manifest], only: &[String]) -> Result<Vec<&'a 
     }
     let mut chosen: Vec<&Manifest> = Vec::new();
     for name in only {
-        let matches: Vec<_> = manifests.iter().filter(|m| &m.name == name || &m.framework == name).collect();
+        let matches: Vec<_> = manifests
+            .iter()
+            .filter(|m| &m.name == name || &m.framework == name)
+            .collect();
         if matches.is_empty() {
-            let known: Vec<_> = manifests.iter().map(|m| format!("{} ({})", m.name, m.framework)).collect();
-            bail!("no server or framework called `{name}`; known: {}", known.join(", "));
+            let known: Vec<_> = manifests
+                .iter()
+                .map(|m| format!("{} ({})", m.name, m.framework))
+                .collect();
+            bail!(
+                "no server or framework called `{name}`; known: {}",
+                known.join(", ")
+            );
         }
         for m in matches {
             if !chosen.iter().any(|c| c.name == m.name) {

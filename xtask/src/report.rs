@@ -1,89 +1,168 @@
-//! Result tables, for the terminal and `summary.md`, from cells alone.
+//! Result tables, for the terminal and `summary.md`, rendered from
+//! `results.json` alone so that any old snapshot can be re-rendered.
+//!
+//! One table per scenario, one row per aggregate (the repetitions of a cell
+//! summarised). Scenarios of the `users` shape (seed 004) default to
+//! JMeter's summary-report columns, so they read like the published table.
 
-use rpclab_model::result::Cell;
+use rpclab_model::result::{Aggregate, Results};
+use rpclab_model::spec::{Load, Shape};
+use tabled::builder::Builder;
 use tabled::settings::Style;
-use tabled::{Table, Tabled};
 
-#[derive(Tabled)]
-struct Row {
-    server: String,
-    variant: String,
-    #[tabled(rename = "conc.")]
-    concurrency: u32,
-    #[tabled(rename = "rep")]
-    repetition: u32,
-    ok: u64,
-    failed: u64,
-    #[tabled(rename = "calls/s")]
-    throughput: String,
-    #[tabled(rename = "p50 ms")]
-    p50: String,
-    #[tabled(rename = "p90 ms")]
-    p90: String,
-    #[tabled(rename = "p99 ms")]
-    p99: String,
-    #[tabled(rename = "p99.9 ms")]
-    p999: String,
-    #[tabled(rename = "max ms")]
-    max: String,
-    #[tabled(rename = "B/call out")]
-    sent: String,
-    #[tabled(rename = "B/call in")]
-    received: String,
+/// Which columns a table has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Throughput with its spread, latency percentiles, CPU cost per call.
+    Standard,
+    /// JMeter's summary report: Samples, KO, Error %, Average, Min, Max,
+    /// 90th/95th/99th pct, Throughput, Received KB/s, Sent KB/s.
+    Jmeter,
 }
 
 fn ms(us: f64) -> String {
     format!("{:.3}", us / 1000.0)
 }
 
-/// One table per scenario, in the order scenarios first appear.
-pub fn tables(cells: &[Cell], markdown: bool) -> String {
+fn opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |x| format!("{x:.1}"))
+}
+
+fn standard_rows(aggs: &[&Aggregate]) -> Builder {
+    let mut b = Builder::default();
+    b.push_record([
+        "server",
+        "variant",
+        "conc./rate",
+        "reps",
+        "calls/s",
+        "CV",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "max ms",
+        "srv CPU µs/call",
+        "cli CPU µs/call",
+        "B/call out",
+        "B/call in",
+        "flags",
+    ]);
+    for a in aggs {
+        b.push_record([
+            a.server.clone(),
+            a.variant.clone(),
+            a.concurrency.to_string(),
+            a.repetitions.to_string(),
+            format!("{:.0}", a.throughput_median),
+            if a.repetitions > 1 {
+                format!("{:.1}%", a.throughput_cv * 100.0)
+            } else {
+                "-".into()
+            },
+            ms(a.latency_us.p50),
+            ms(a.latency_us.p90),
+            ms(a.latency_us.p99),
+            ms(a.latency_us.p999),
+            ms(a.latency_us.max),
+            opt(a.server_cpu_us_per_call),
+            opt(a.client_cpu_us_per_call),
+            format!("{:.0}", a.bytes_sent_per_call),
+            format!("{:.0}", a.bytes_received_per_call),
+            a.flags.join("; "),
+        ]);
+    }
+    b
+}
+
+fn jmeter_rows(aggs: &[&Aggregate]) -> Builder {
+    let mut b = Builder::default();
+    b.push_record([
+        "Label",
+        "# Samples",
+        "KO",
+        "Error %",
+        "Average",
+        "Min",
+        "Max",
+        "90th pct",
+        "95th pct",
+        "99th pct",
+        "Throughput",
+        "Received KB/sec",
+        "Sent KB/sec",
+    ]);
+    for a in aggs {
+        let samples = a.calls_ok + a.calls_failed;
+        let kb =
+            |bytes_per_call: f64| format!("{:.2}", bytes_per_call * a.throughput_median / 1024.0);
+        b.push_record([
+            format!("{} {} ({} users)", a.server, a.variant, a.concurrency),
+            samples.to_string(),
+            a.calls_failed.to_string(),
+            format!(
+                "{:.2}%",
+                if samples == 0 {
+                    0.0
+                } else {
+                    a.calls_failed as f64 * 100.0 / samples as f64
+                }
+            ),
+            format!("{:.2}", a.latency_us.mean / 1000.0),
+            ms(a.latency_us.min),
+            ms(a.latency_us.max),
+            format!("{:.2}", a.latency_us.p90 / 1000.0),
+            format!("{:.2}", a.latency_us.p95 / 1000.0),
+            format!("{:.2}", a.latency_us.p99 / 1000.0),
+            format!("{:.2}", a.throughput_median),
+            kb(a.bytes_received_per_call),
+            kb(a.bytes_sent_per_call),
+        ]);
+    }
+    b
+}
+
+/// All tables of a snapshot. `force` overrides each scenario's default layout.
+pub fn tables(results: &Results, markdown: bool, force: Option<Layout>) -> String {
     let mut scenarios: Vec<&str> = Vec::new();
-    for c in cells {
-        if !scenarios.contains(&c.scenario.as_str()) {
-            scenarios.push(&c.scenario);
+    for a in &results.aggregates {
+        if !scenarios.contains(&a.scenario.as_str()) {
+            scenarios.push(&a.scenario);
         }
     }
     let mut out = String::new();
     for scenario in scenarios {
-        let rows: Vec<Row> = cells
+        let aggs: Vec<&Aggregate> = results
+            .aggregates
             .iter()
-            .filter(|c| c.scenario == scenario)
-            .map(|c| Row {
-                server: c.server.clone(),
-                variant: c.variant.clone(),
-                concurrency: c.concurrency,
-                repetition: c.repetition,
-                ok: c.calls_ok,
-                failed: c.calls_failed,
-                throughput: format!("{:.0}", c.throughput_per_s),
-                p50: ms(c.latency_us.p50),
-                p90: ms(c.latency_us.p90),
-                p99: ms(c.latency_us.p99),
-                p999: ms(c.latency_us.p999),
-                max: ms(c.latency_us.max),
-                sent: format!("{:.0}", c.report.bytes_sent_per_call),
-                received: format!("{:.0}", c.report.bytes_received_per_call),
-            })
+            .filter(|a| a.scenario == scenario)
             .collect();
-        let first = cells.iter().find(|c| c.scenario == scenario).expect("scenario has a cell");
-        let mut table = Table::new(rows);
+        let Some(cell) = results.cells.iter().find(|c| c.scenario == scenario) else {
+            continue;
+        };
+        let users = matches!(&cell.report.load, Load::Closed(c) if c.shape == Shape::Users);
+        let layout = force.unwrap_or(if users {
+            Layout::Jmeter
+        } else {
+            Layout::Standard
+        });
+        let mut table = match layout {
+            Layout::Standard => standard_rows(&aggs),
+            Layout::Jmeter => jmeter_rows(&aggs),
+        }
+        .build();
         if markdown {
             table.with(Style::markdown());
         } else {
             table.with(Style::rounded());
         }
         out.push_str(&format!(
-            "{}scenario {scenario} ({}, {:?} shape)\n\n{table}\n\n",
+            "{}scenario {scenario}: operation {}, {}; {}\n\n{table}\n\n",
             if markdown { "### " } else { "" },
-            first.operation,
-            shape_of(first),
+            cell.operation,
+            cell.report.load.describe(),
+            cell.report.connection_model,
         ));
     }
     out
-}
-
-fn shape_of(c: &Cell) -> rpclab_model::spec::Shape {
-    let rpclab_model::spec::Load::Closed(l) = &c.report.load;
-    l.shape
 }

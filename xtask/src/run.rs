@@ -6,19 +6,24 @@
 //! run's label, so an error, a dying server or Ctrl-C loses nothing measured
 //! and leaves no container behind.
 
+use crate::client_container::{self, ClientCell, ClientRun};
+use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
 use crate::host::{self, HostInfo};
-use crate::images::{self, Builder};
+use crate::images::Builder;
 use crate::lab::{Lab, Profile, Scenario};
 use crate::manifest::{Manifest, Registry, Variant};
+use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Context, Result};
-use futures_util::StreamExt;
 use rpclab_model::result::{Cell, ClientReport};
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// Share of its cores above which the client is suspected to be the limit.
+const CLIENT_BOUND_UTILISATION: f64 = 0.9;
 
 /// What the user asked for on the command line.
 pub struct RunOptions {
@@ -43,11 +48,18 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
     if let Some(ca) = &opts.ca_certificates {
         lab.def.build.ca_certificates = ca.clone();
     }
-    let profile_name = opts.profile.clone().unwrap_or_else(|| lab.def.profile.clone());
+    let profile_name = opts
+        .profile
+        .clone()
+        .unwrap_or_else(|| lab.def.profile.clone());
     let profile = lab.profile(&profile_name)?.clone();
     lab.def.profile = profile_name.clone();
     let manifests = crate::manifest::load_all(root)?;
-    let only = if opts.only.is_empty() { lab.def.servers.clone() } else { opts.only.clone() };
+    let only = if opts.only.is_empty() {
+        lab.def.servers.clone()
+    } else {
+        opts.only.clone()
+    };
     let selected = crate::manifest::select(&manifests, &only)?;
 
     let engine = Engine::connect().await?;
@@ -62,17 +74,29 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
     let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
-        .format(time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+        .format(time::macros::format_description!(
+            "[year][month][day]T[hour][minute][second]Z"
+        ))
         .expect("static format");
     let run_id = format!("{stamp}-{}", std::process::id());
-    let mut snapshot = Snapshot::create(&opts.results_dir, &stamp, &host::hostname(), &sha)?;
+    crate::docker::set_current_run(&run_id);
+    let mut snapshot = Snapshot::create(
+        &opts.results_dir,
+        &stamp,
+        &host::hostname(),
+        &sha,
+        profile.cv_threshold,
+    )?;
     eprintln!("snapshot: {}", snapshot.dir.display());
 
     let mut manifest = RunManifest {
+        run_id: run_id.clone(),
         rpclab_version: env!("CARGO_PKG_VERSION").to_owned(),
         git_revision: sha,
         git_dirty: dirty,
-        started_utc: now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+        started_utc: now
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default(),
         profile: profile_name,
         only: only.clone(),
         host,
@@ -115,10 +139,21 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
     let tables = snapshot.finish(complete)?;
     println!("{tables}");
     removed.context("cleaning up the run's containers failed")?;
-    let result = RunOutcome { snapshot: snapshot.dir.clone(), cells: snapshot.results.cells.len() };
-    eprintln!("snapshot written to {} ({} cells{})", result.snapshot.display(), result.cells, if complete { "" } else { ", partial" });
+    let result = RunOutcome {
+        snapshot: snapshot.dir.clone(),
+        cells: snapshot.results.cells.len(),
+    };
+    eprintln!(
+        "snapshot written to {} ({} cells{})",
+        result.snapshot.display(),
+        result.cells,
+        if complete { "" } else { ", partial" }
+    );
     match outcome {
-        Err(e) => Err(e.context(format!("the run stopped; the cells measured so far are in {}", result.snapshot.display()))),
+        Err(e) => Err(e.context(format!(
+            "the run stopped; the cells measured so far are in {}",
+            result.snapshot.display()
+        ))),
         Ok(()) if !complete => bail!(
             "the run finished with errors:\n- {}\nthe cells measured are in {}",
             snapshot.results.errors.join("\n- "),
@@ -140,13 +175,24 @@ struct RunContext<'a> {
 }
 
 impl RunContext<'_> {
-    async fn run_all(&self, selected: &[&Manifest], snapshot: &mut Snapshot, manifest: &mut RunManifest) -> Result<()> {
+    async fn run_all(
+        &self,
+        selected: &[&Manifest],
+        snapshot: &mut Snapshot,
+        manifest: &mut RunManifest,
+    ) -> Result<()> {
         // Build everything first: a build error should not come after an hour of measuring.
         let mut builder = Builder::new(self.engine, self.root, &self.lab.def.build, self.verbose);
         builder.base().await?;
         builder.runtime().await?;
         if selected.iter().any(|m| m.language == "java") {
             builder.jdk().await?;
+        }
+        if selected
+            .iter()
+            .any(|m| m.registry == Registry::Zookeeper && m.blocked().is_none())
+        {
+            builder.zookeeper().await?;
         }
         let binary = host::build_static_client(self.root)?;
         builder.client(&binary).await?;
@@ -161,10 +207,10 @@ impl RunContext<'_> {
                     version: v.version.clone(),
                     jvm_flags: m.jvm_flags.clone(),
                     image: m.image(v),
-                    not_run: v.unavailable.clone(),
+                    not_run: m.not_runnable(v),
                     notes: v.notes.clone(),
                 };
-                if v.unavailable.is_none() {
+                if record.not_run.is_none() {
                     let id = builder.server(m, v).await?;
                     record.image = format!("{}@{id}", m.image(v));
                     runnable.push((m, v, id));
@@ -175,10 +221,25 @@ impl RunContext<'_> {
         manifest.images = builder.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
 
+        if runnable.is_empty() {
+            let reasons: Vec<String> = manifest
+                .servers
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {}: {}",
+                        s.name,
+                        s.variant,
+                        s.not_run.as_deref().unwrap_or("?")
+                    )
+                })
+                .collect();
+            bail!(
+                "none of the selected servers can run:\n- {}",
+                reasons.join("\n- ")
+            );
+        }
         for (m, v, _) in runnable {
-            if m.registry != Registry::None {
-                bail!("server {} needs a {:?} registry, which this version of the lab cannot start yet", m.name, m.registry);
-            }
             if let Err(e) = self.run_server(m, v, snapshot).await {
                 // One broken server must not cost the others their run.
                 eprintln!("error: {e:#}");
@@ -190,9 +251,40 @@ impl RunContext<'_> {
 
     async fn run_server(&self, m: &Manifest, v: &Variant, snapshot: &mut Snapshot) -> Result<()> {
         host::check_port_free(m.port, &m.name)?;
-        let mut env = vec![format!("RPCLAB_PORT={}", m.port), format!("JAVA_OPTS={}", m.jvm_flags.join(" "))];
-        env.extend(m.env.iter().map(|(k, v)| format!("{k}={v}")));
-        eprintln!("starting {} {} on 127.0.0.1:{} (cpus {})", m.name, v.name, m.port, self.server_cpus);
+        let registry = registry::start(
+            self.engine,
+            m.registry,
+            self.run_id,
+            self.server_cpus,
+            &m.name,
+        )
+        .await?;
+        let result = self
+            .run_server_with(m, v, registry.as_ref(), snapshot)
+            .await;
+        if let Some(r) = registry {
+            self.engine.remove(&r.id).await?;
+        }
+        result
+    }
+
+    async fn run_server_with(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        registry: Option<&registry::RunningRegistry>,
+        snapshot: &mut Snapshot,
+    ) -> Result<()> {
+        let mut env = vec![
+            format!("RPCLAB_PORT={}", m.port),
+            format!("JAVA_OPTS={}", m.jvm_flags.join(" ")),
+        ];
+        env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
+        env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
+        eprintln!(
+            "starting {} {} on 127.0.0.1:{} (cpus {})",
+            m.name, v.name, m.port, self.server_cpus
+        );
         let server = self
             .engine
             .start(ContainerSpec {
@@ -211,13 +303,21 @@ impl RunContext<'_> {
         result
     }
 
-    async fn measure_server(&self, m: &Manifest, v: &Variant, server: &str, snapshot: &mut Snapshot) -> Result<()> {
+    async fn measure_server(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        server: &str,
+        snapshot: &mut Snapshot,
+    ) -> Result<()> {
         let target = format!("127.0.0.1:{}", m.port);
-        self.wait_ready(m, server, &target).await?;
+        self.wait_ready(m, v, server, &target).await?;
         for scenario in &self.lab.scenarios {
             for concurrency in scenario.levels(self.profile) {
                 for rep in 1..=self.profile.repetitions {
-                    let cell = self.run_cell(m, v, scenario, concurrency, rep, &target, snapshot).await;
+                    let cell = self
+                        .run_cell(m, v, scenario, concurrency, rep, server, snapshot)
+                        .await;
                     if let Some(code) = self.engine.exit_code(server).await? {
                         let log = self.engine.log_tail(server, 30).await;
                         bail!(
@@ -235,7 +335,13 @@ impl RunContext<'_> {
     }
 
     /// Readiness is a real, verified call, not an open port.
-    async fn wait_ready(&self, m: &Manifest, server: &str, target: &str) -> Result<()> {
+    async fn wait_ready(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        server: &str,
+        target: &str,
+    ) -> Result<()> {
         let started = Instant::now();
         let deadline = Duration::from_secs(m.readiness.timeout_s);
         let mut last_error = String::from("no attempt yet");
@@ -247,7 +353,15 @@ impl RunContext<'_> {
                     m.name
                 );
             }
-            match rpclab_client::probe::probe(&m.protocol, &m.client_options, target, m.readiness.operation, Duration::from_secs(2)).await {
+            match rpclab_client::probe::probe(
+                &m.protocol,
+                &m.client_options_of(v),
+                target,
+                m.readiness.operation,
+                Duration::from_secs(2),
+            )
+            .await
+            {
                 Ok(latency) => {
                     eprintln!(
                         "{} ready after {:.1} s (probe {} verified in {:.2} ms)",
@@ -280,60 +394,58 @@ impl RunContext<'_> {
         scenario: &Scenario,
         concurrency: u32,
         rep: u32,
-        target: &str,
+        server: &str,
         snapshot: &Snapshot,
     ) -> Result<Cell> {
+        let target = format!("127.0.0.1:{}", m.port);
         let spec = CellSpec {
             protocol: m.protocol.clone(),
-            target: target.to_owned(),
+            target,
             operation: scenario.operation,
-            load: Load::Closed(scenario.shape.closed(concurrency, scenario.pool, scenario.stop(self.profile)?)),
+            load: scenario.load(concurrency, self.profile)?,
             warmup_s: self.profile.warmup_s,
             cooldown_s: self.profile.cooldown_s,
             timeout_ms: self.profile.timeout_ms,
             include_connect: scenario.include_connect,
-            options: m.client_options.clone(),
+            options: m.client_options_of(v),
         };
-        let dir = snapshot.cell_dir(&m.name, &sanitize(&v.name), &scenario.name, concurrency, rep);
-        std::fs::create_dir_all(&dir)?;
-        let dir = dir.canonicalize()?;
-        std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(&spec)?)?;
-        eprintln!("  {} {} · {} · concurrency {concurrency} · rep {rep}", m.name, v.name, scenario.name);
-        let client = self
-            .engine
-            .start(ContainerSpec {
-                name: format!("rpclab-client-{}-{}", self.run_id, unique()),
-                image: images::CLIENT,
-                role: "client",
+        let dir = snapshot.cell_dir(
+            &m.name,
+            &sanitize(&v.name),
+            &scenario.name,
+            concurrency,
+            rep,
+        );
+        let label = format!(
+            "{} {} · {} · level {concurrency} · rep {rep}",
+            m.name, v.name, scenario.name
+        );
+        let ClientRun {
+            report,
+            server_cost,
+            ..
+        } = client_container::run_client(
+            self.engine,
+            ClientCell {
                 run_id: self.run_id,
-                env: Vec::new(),
-                cmd: Some(["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"].map(String::from).to_vec()),
-                cpuset: self.client_cpus,
-                binds: vec![format!("{}:/cell", dir.display())],
-            })
-            .await?;
-        let verbose = self.verbose;
-        let mut lines = Box::pin(self.engine.follow_logs(&client));
-        let mut log = String::new();
-        while let Some(chunk) = lines.next().await {
-            for line in chunk.lines() {
-                if verbose || line.starts_with("rpclab-progress") {
-                    eprintln!("    {line}");
-                }
-            }
-            log.push_str(&chunk);
-        }
-        let code = self.engine.wait(&client).await?;
-        self.engine.remove(&client).await?;
-        std::fs::write(dir.join("client.log"), &log)?;
-        if code != 0 {
-            let tail: Vec<&str> = log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect();
-            bail!("the load client exited with code {code}:\n{}", tail.join("\n"));
-        }
-        let report_path = dir.join("report.json");
-        let report: ClientReport = serde_json::from_slice(
-            &std::fs::read(&report_path).with_context(|| format!("the client wrote no {}", report_path.display()))?,
-        )?;
+                client_cpus: self.client_cpus,
+                dir: &dir,
+                spec: &spec,
+                label: &label,
+                server: Some(server),
+                verbose: self.verbose,
+            },
+        )
+        .await?;
+        eprintln!(
+            "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed",
+            report.throughput_per_s,
+            report.latency_us.p99 / 1e3,
+            report.calls_failed
+        );
+        // The client measures itself, to the nanosecond of its window.
+        let client_cost = report.client_cost;
+        let client_bound = client_bound(&report, client_cost, cost::cpuset_len(self.client_cpus));
         Ok(Cell {
             server: m.name.clone(),
             variant: v.name.clone(),
@@ -349,18 +461,59 @@ impl RunContext<'_> {
             duration_s: report.duration_s,
             throughput_per_s: report.throughput_per_s,
             latency_us: report.latency_us,
+            server_cost,
+            client_cost,
+            client_bound,
             report,
         })
     }
 }
 
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
+/// Why the client, not the server, may have limited a cell. A closed loop
+/// is suspect when the client's cores were nearly all busy; an open loop
+/// spends idle time spinning towards due times, so there the sign is that
+/// calls went out late.
+fn client_bound(
+    report: &ClientReport,
+    client_cost: Option<rpclab_model::result::Cost>,
+    cores: usize,
+) -> Option<String> {
+    match &report.load {
+        Load::Open(_) => {
+            let lag = report.send_lag_us?;
+            (lag.p99 > OPEN_LOOP_LAG_LIMIT_US).then(|| {
+                format!(
+                    "calls went out late (send lag p99 {:.2} ms > {:.1} ms): the client or its in-flight limit shaped this number",
+                    lag.p99 / 1e3,
+                    OPEN_LOOP_LAG_LIMIT_US / 1e3
+                )
+            })
+        }
+        Load::Closed(_) => {
+            let c = client_cost?;
+            let cores = cores as f64;
+            (c.cpu_cores_busy >= CLIENT_BOUND_UTILISATION * cores).then(|| {
+                format!(
+                    "the client kept {:.2} of its {cores} core(s) busy (>= {:.0}%): the limit may be the client, not the server",
+                    c.cpu_cores_busy,
+                    CLIENT_BOUND_UTILISATION * 100.0
+                )
+            })
+        }
+    }
 }
 
-/// A short unique suffix for container names within a run.
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// Send lag (p99, µs) above which an open-loop cell is flagged client-bound.
+const OPEN_LOOP_LAG_LIMIT_US: f64 = 1_000.0;
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

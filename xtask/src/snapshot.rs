@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 /// Everything `manifest.toml` records.
 #[derive(Serialize)]
 pub struct RunManifest {
+    /// Label value on every container of the run (`io.rpclab.run`).
+    pub run_id: String,
     pub rpclab_version: String,
     pub git_revision: String,
     pub git_dirty: bool,
@@ -62,31 +64,60 @@ pub struct ServerRecord {
 pub struct Snapshot {
     pub dir: PathBuf,
     pub results: Results,
+    /// Coefficient of variation above which an aggregate is flagged noisy.
+    pub cv_threshold: f64,
 }
 
 impl Snapshot {
-    pub fn create(results_root: &Path, started: &str, host: &str, sha: &str) -> Result<Snapshot> {
+    pub fn create(
+        results_root: &Path,
+        started: &str,
+        host: &str,
+        sha: &str,
+        cv_threshold: f64,
+    ) -> Result<Snapshot> {
         let dir = results_root.join(format!("{started}-{host}-{sha}"));
-        std::fs::create_dir_all(dir.join("cells")).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir.join("cells"))
+            .with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(Snapshot {
             dir,
-            results: Results { schema_version: SCHEMA_VERSION, complete: false, errors: Vec::new(), cells: Vec::new() },
+            results: Results {
+                schema_version: SCHEMA_VERSION,
+                complete: false,
+                errors: Vec::new(),
+                cells: Vec::new(),
+                aggregates: Vec::new(),
+            },
+            cv_threshold,
         })
     }
 
-    pub fn cell_dir(&self, server: &str, variant: &str, scenario: &str, concurrency: u32, rep: u32) -> PathBuf {
-        self.dir.join("cells").join(format!("{server}-{variant}")).join(format!("{scenario}-c{concurrency}-r{rep}"))
+    pub fn cell_dir(
+        &self,
+        server: &str,
+        variant: &str,
+        scenario: &str,
+        concurrency: u32,
+        rep: u32,
+    ) -> PathBuf {
+        self.dir
+            .join("cells")
+            .join(format!("{server}-{variant}"))
+            .join(format!("{scenario}-c{concurrency}-r{rep}"))
     }
 
     pub fn write_manifest(&self, manifest: &RunManifest) -> Result<()> {
         let text = toml::to_string_pretty(manifest).context("cannot render manifest.toml")?;
-        let header = "# How this snapshot was made. Written by `cargo xtask lab run`; do not edit.\n";
+        let header =
+            "# How this snapshot was made. Written by `cargo xtask lab run`; do not edit.\n";
         std::fs::write(self.dir.join("manifest.toml"), format!("{header}{text}"))?;
         Ok(())
     }
 
     pub fn push(&mut self, cell: Cell) -> Result<()> {
         self.results.cells.push(cell);
+        self.results.aggregates =
+            crate::aggregate::aggregate(&self.results.cells, self.cv_threshold);
         self.write_results()
     }
 
@@ -107,11 +138,18 @@ impl Snapshot {
     pub fn finish(&mut self, complete: bool) -> Result<String> {
         self.results.complete = complete;
         self.write_results()?;
-        let tables = crate::report::tables(&self.results.cells, true);
+        let tables = crate::report::tables(&self.results, true, None);
         let mut md = format!(
             "# rpclab snapshot {}\n\n{}\n",
-            self.dir.file_name().and_then(|n| n.to_str()).unwrap_or_default(),
-            if complete { "Complete run." } else { "**Partial run**: it stopped early; the cells below were measured." }
+            self.dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default(),
+            if complete {
+                "Complete run."
+            } else {
+                "**Partial run**: it stopped early; the cells below were measured."
+            }
         );
         for e in &self.results.errors {
             md.push_str(&format!("\n- error: {e}\n"));
@@ -119,6 +157,14 @@ impl Snapshot {
         md.push('\n');
         md.push_str(&tables);
         std::fs::write(self.dir.join("summary.md"), md)?;
-        Ok(crate::report::tables(&self.results.cells, false))
+        Ok(crate::report::tables(&self.results, false, None))
     }
+}
+
+/// Reads `results.json` of a snapshot.
+pub fn read_results(dir: &Path) -> Result<Results> {
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} does not parse", path.display()))
 }

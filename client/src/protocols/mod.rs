@@ -5,6 +5,7 @@
 //! [`Protocol`](crate::protocol::Protocol), then add one line to
 //! [`dispatch`] and one name to [`NAMES`].
 
+pub mod dubbo;
 pub mod grpc;
 pub mod thrift;
 
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 
 /// Every protocol name the client speaks.
-pub const NAMES: &[&str] = &[grpc::Grpc::NAME, thrift::Thrift::NAME];
+pub const NAMES: &[&str] = &[grpc::Grpc::NAME, thrift::Thrift::NAME, dubbo::Dubbo::NAME];
 
 /// Something to do with a protocol whose concrete type is only known at run
 /// time. Generic code (load models, probes) is written once against
@@ -33,6 +34,7 @@ pub async fn dispatch<J: WithProtocol>(
     Ok(match name {
         grpc::Grpc::NAME => job.run(grpc::Grpc::new(options)?).await,
         thrift::Thrift::NAME => job.run(thrift::Thrift::new(options)?).await,
+        dubbo::Dubbo::NAME => job.run(dubbo::Dubbo::new(options)?).await,
         other => {
             return Err(CallError::Config(format!(
                 "unknown protocol `{other}`; this client speaks: {}",

@@ -135,7 +135,9 @@ impl Operation {
     pub fn argument(self) -> Value {
         match self {
             Operation::OrderEcho => Value::Order(Order::sample(1)),
-            Operation::OrdersEcho => Value::Orders((0..ORDERS_IN_LIST).map(Order::sample).collect()),
+            Operation::OrdersEcho => {
+                Value::Orders((0..ORDERS_IN_LIST).map(Order::sample).collect())
+            }
             Operation::StringEcho(size) => Value::Str(ascii_text(size.bytes())),
             Operation::Hello => Value::Str(HELLO_NAME.to_owned()),
             Operation::Empty => Value::Unit,

@@ -26,6 +26,19 @@ pub struct Latency {
     pub max: f64,
 }
 
+/// CPU time and memory a container spent over the measurement window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// CPU time over the window, all threads.
+    pub cpu_ms: f64,
+    /// CPU time per call (successful or not).
+    pub cpu_us_per_call: f64,
+    /// Average number of cores busy over the window.
+    pub cpu_cores_busy: f64,
+    /// Peak memory of the container (cgroup high-water mark).
+    pub memory_peak_mib: f64,
+}
+
 /// Why calls failed, by class.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failures {
@@ -42,7 +55,12 @@ pub struct Failures {
 
 impl Failures {
     pub fn total(&self) -> u64 {
-        self.timeout + self.connect + self.io + self.protocol + self.server_error + self.wrong_response
+        self.timeout
+            + self.connect
+            + self.io
+            + self.protocol
+            + self.server_error
+            + self.wrong_response
     }
 }
 
@@ -61,7 +79,17 @@ pub struct ClientReport {
     /// Length of the measurement window in seconds.
     pub duration_s: f64,
     pub throughput_per_s: f64,
+    /// Closed loop: send to reply. Open loop: from when the call was *due*
+    /// to its reply (corrected for coordinated omission).
     pub latency_us: Latency,
+    /// Open loop only: send to reply (uncorrected service time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_time_us: Option<Latency>,
+    /// Open loop only: how late calls were sent after they were due (the
+    /// client's own lag; large values mean the client or its in-flight limit
+    /// shaped the result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_us: Option<Latency>,
     /// Connection set-up time, when the spec counted it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_ms: Option<f64>,
@@ -69,6 +97,10 @@ pub struct ClientReport {
     /// directions, TCP payload, framing included).
     pub bytes_sent_per_call: f64,
     pub bytes_received_per_call: f64,
+    /// The client process's own CPU time and memory over the window,
+    /// measured from inside (exact window, all threads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cost: Option<Cost>,
     /// Every reply was compared with the expected value; a mismatch counts as
     /// a failed call (`failures.wrong_response`).
     pub verified: bool,
@@ -94,7 +126,49 @@ pub struct Cell {
     pub duration_s: f64,
     pub throughput_per_s: f64,
     pub latency_us: Latency,
+    /// The server container's cost (with its registry, when it has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cost: Option<Cost>,
+    /// The client container's cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cost: Option<Cost>,
+    /// Set when the client, not the server, may have been the limit: then
+    /// the number measures rpclab, and the reason says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_bound: Option<String>,
     pub report: ClientReport,
+}
+
+/// The repetitions of one cell (server × variant × scenario × concurrency)
+/// summarised: medians, spread and flags. Derived from the cells, never
+/// measured on its own.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Aggregate {
+    pub server: String,
+    pub variant: String,
+    pub scenario: String,
+    pub concurrency: u32,
+    pub repetitions: u32,
+    pub throughput_median: f64,
+    pub throughput_min: f64,
+    pub throughput_max: f64,
+    /// Coefficient of variation of the throughput over repetitions
+    /// (standard deviation / mean; 0 with one repetition).
+    pub throughput_cv: f64,
+    /// Median over repetitions of each latency percentile.
+    pub latency_us: Latency,
+    pub calls_ok: u64,
+    pub calls_failed: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_call: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_call: Option<f64>,
+    pub bytes_sent_per_call: f64,
+    pub bytes_received_per_call: f64,
+    /// Why this aggregate should be read with care (high CV, client-bound,
+    /// failed calls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 /// `results.json`: every cell of a lab run.
@@ -106,4 +180,7 @@ pub struct Results {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
     pub cells: Vec<Cell>,
+    /// The cells' repetitions summarised (recomputed whenever a cell is added).
+    #[serde(default)]
+    pub aggregates: Vec<Aggregate>,
 }

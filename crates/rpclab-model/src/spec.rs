@@ -55,6 +55,127 @@ fn default_timeout_ms() -> u64 {
 pub enum Load {
     /// Each worker sends its next call when the previous one has returned.
     Closed(ClosedLoop),
+    /// Calls are sent on a schedule, whether or not earlier calls returned.
+    Open(OpenLoop),
+}
+
+impl Load {
+    pub fn connections(&self) -> u32 {
+        match self {
+            Load::Closed(c) => c.connections,
+            Load::Open(o) => o.connections,
+        }
+    }
+
+    /// The load's level as the tables show it: callers for a closed loop,
+    /// the target rate (calls/s) for an open one.
+    pub fn level(&self) -> u32 {
+        match self {
+            Load::Closed(c) => c.workers,
+            Load::Open(o) => o.schedule.peak_rate().round() as u32,
+        }
+    }
+
+    /// A short description for tables.
+    pub fn describe(&self) -> String {
+        match self {
+            Load::Closed(c) => format!("closed loop, {:?} shape", c.shape),
+            Load::Open(o) => format!("open loop, {}", o.schedule.describe()),
+        }
+    }
+}
+
+/// Open loop: calls are due at times set by the schedule, and each call's
+/// latency is measured from when it was *due*, not from when it was sent
+/// (wrk2's correction for coordinated omission). A stalled server therefore
+/// shows as latency, not as fewer requests.
+///
+/// `max_in_flight` senders share `connections` connections; when all are
+/// busy, due calls wait and their waiting counts (the send lag).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenLoop {
+    pub schedule: Schedule,
+    pub connections: u32,
+    pub max_in_flight: u32,
+    /// Length of the measurement window.
+    pub seconds: f64,
+}
+
+/// When calls are due.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "arrival", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Schedule {
+    /// Evenly spaced calls at `rate` per second.
+    Constant { rate: f64 },
+    /// A Poisson process of `rate` calls per second (exponential gaps).
+    Poisson { rate: f64 },
+    /// Constant rates held for given durations, one after the other; the
+    /// last rate holds until the window ends.
+    Steps { steps: Vec<Step> },
+    /// A rate changing linearly from `from` to `to` over the window.
+    Ramp { from: f64, to: f64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub rate: f64,
+    pub seconds: f64,
+}
+
+impl Schedule {
+    /// The rate due `t` seconds into the window (`window` long).
+    pub fn rate_at(&self, t: f64, window: f64) -> f64 {
+        match self {
+            Schedule::Constant { rate } | Schedule::Poisson { rate } => *rate,
+            Schedule::Steps { steps } => {
+                let mut start = 0.0;
+                for step in steps {
+                    if t < start + step.seconds {
+                        return step.rate;
+                    }
+                    start += step.seconds;
+                }
+                steps.last().map_or(0.0, |s| s.rate)
+            }
+            Schedule::Ramp { from, to } => {
+                let f = if window > 0.0 {
+                    (t / window).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                from + (to - from) * f
+            }
+        }
+    }
+
+    pub fn peak_rate(&self) -> f64 {
+        match self {
+            Schedule::Constant { rate } | Schedule::Poisson { rate } => *rate,
+            Schedule::Steps { steps } => steps.iter().map(|s| s.rate).fold(0.0, f64::max),
+            Schedule::Ramp { from, to } => from.max(*to),
+        }
+    }
+
+    pub fn is_poisson(&self) -> bool {
+        matches!(self, Schedule::Poisson { .. })
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Schedule::Constant { rate } => format!("constant {rate}/s"),
+            Schedule::Poisson { rate } => format!("Poisson {rate}/s"),
+            Schedule::Steps { steps } => {
+                let parts: Vec<String> = steps
+                    .iter()
+                    .map(|s| format!("{}/s for {} s", s.rate, s.seconds))
+                    .collect();
+                format!("steps {}", parts.join(", "))
+            }
+            Schedule::Ramp { from, to } => format!("ramp {from}/s to {to}/s"),
+        }
+    }
 }
 
 /// Closed loop: `workers` concurrent callers over `connections` connections
@@ -119,7 +240,30 @@ impl Shape {
 impl CellSpec {
     /// Checks what serde cannot: positive counts and durations.
     pub fn validate(&self) -> Result<(), String> {
-        let Load::Closed(c) = &self.load;
+        let c = match &self.load {
+            Load::Closed(c) => c,
+            Load::Open(o) => {
+                if o.connections == 0 || o.max_in_flight == 0 {
+                    return Err("connections and max_in_flight must be at least 1".into());
+                }
+                if !(o.seconds > 0.0 && o.seconds.is_finite()) {
+                    return Err("the open-loop window needs a positive duration".into());
+                }
+                let rates_ok = match &o.schedule {
+                    Schedule::Constant { rate } | Schedule::Poisson { rate } => *rate > 0.0,
+                    Schedule::Steps { steps } => {
+                        !steps.is_empty() && steps.iter().all(|s| s.rate > 0.0 && s.seconds > 0.0)
+                    }
+                    Schedule::Ramp { from, to } => *from > 0.0 && *to > 0.0,
+                };
+                if !rates_ok {
+                    return Err(
+                        "every rate (and step duration) of the schedule must be positive".into(),
+                    );
+                }
+                return self.validate_common();
+            }
+        };
         if c.workers == 0 || c.connections == 0 {
             return Err("workers and connections must be at least 1".into());
         }
@@ -132,6 +276,10 @@ impl CellSpec {
             }
             _ => {}
         }
+        self.validate_common()
+    }
+
+    fn validate_common(&self) -> Result<(), String> {
         if !(self.warmup_s >= 0.0 && self.cooldown_s >= 0.0) {
             return Err("warm-up and cool-down must be zero or positive seconds".into());
         }
@@ -139,5 +287,57 @@ impl CellSpec {
             return Err("timeout_ms must be positive".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_hold_each_rate_for_its_duration_then_the_last() {
+        let s = Schedule::Steps {
+            steps: vec![
+                Step {
+                    rate: 100.0,
+                    seconds: 1.0,
+                },
+                Step {
+                    rate: 200.0,
+                    seconds: 2.0,
+                },
+            ],
+        };
+        assert_eq!(s.rate_at(0.5, 10.0), 100.0);
+        assert_eq!(s.rate_at(1.5, 10.0), 200.0);
+        assert_eq!(s.rate_at(9.0, 10.0), 200.0);
+        assert_eq!(s.peak_rate(), 200.0);
+    }
+
+    #[test]
+    fn ramp_interpolates_over_the_window() {
+        let s = Schedule::Ramp {
+            from: 100.0,
+            to: 300.0,
+        };
+        assert_eq!(s.rate_at(0.0, 10.0), 100.0);
+        assert_eq!(s.rate_at(5.0, 10.0), 200.0);
+        assert_eq!(s.rate_at(20.0, 10.0), 300.0);
+    }
+
+    #[test]
+    fn load_specs_round_trip_through_json() {
+        let load = Load::Open(OpenLoop {
+            schedule: Schedule::Poisson { rate: 1000.0 },
+            connections: 2,
+            max_in_flight: 64,
+            seconds: 5.0,
+        });
+        let json = serde_json::to_string(&load).unwrap();
+        assert!(
+            json.contains("\"model\":\"open\"") && json.contains("\"arrival\":\"poisson\""),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Load>(&json).unwrap(), load);
     }
 }

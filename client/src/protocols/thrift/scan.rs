@@ -305,7 +305,7 @@ impl Cursor<'_> {
             return invalid("structures nested too deep");
         }
         match ctype {
-            1 | 2 | 3 => {
+            1..=3 => {
                 self.skip(1)?;
             }
             4..=6 => {

@@ -1,0 +1,237 @@
+package rpclab.dubbo33;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.common.serialize.Serialization;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.MetricsConfig;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import rpclab.contract.BenchService;
+import sun.misc.Signal;
+
+/**
+ * rpclab Apache Dubbo 3.3 provider: exports rpclab.contract.BenchService over
+ * the dubbo protocol on 127.0.0.1:RPCLAB_PORT (default 20880) and registers it
+ * (interface-level, under /dubbo/rpclab.contract.BenchService/providers) in the
+ * ZooKeeper at ZK_ADDRESS (default zookeeper://127.0.0.1:2181).
+ *
+ * <p>Environment: DUBBO_SERIALIZATION (default hessian2; see SERIALIZATIONS),
+ * DUBBO_THREADS (fixed business thread pool, default 200). Configured with the
+ * DubboBootstrap API; the seed used the equivalent Spring XML
+ * (dubbo:application, dubbo:registry, dubbo:protocol threads="200", dubbo:service).
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and
+ * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
+ */
+public final class BenchProvider {
+    static final String HOST = "127.0.0.1";
+    static final int DEFAULT_PORT = 20880;
+    static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
+    static final String DEFAULT_SERIALIZATION = "hessian2";
+    static final int DEFAULT_THREADS = 200;
+
+    /**
+     * Serializations this provider serves (DUBBO_SERIALIZATION), each verified
+     * end to end by BenchProviderIT. Value: where it comes from.
+     */
+    static final Map<String, String> SERIALIZATIONS = new LinkedHashMap<>();
+
+    static {
+        SERIALIZATIONS.put("hessian2", "Dubbo core (hessian-lite), the default");
+        SERIALIZATIONS.put("fastjson2", "Dubbo core (fastjson2)");
+        SERIALIZATIONS.put("java", "dubbo-spi-extensions dubbo-serialization-jdk (java.io object streams)");
+        SERIALIZATIONS.put("compactedjava", "dubbo-spi-extensions dubbo-serialization-jdk");
+        SERIALIZATIONS.put("nativejava", "dubbo-spi-extensions dubbo-serialization-jdk");
+        SERIALIZATIONS.put("kryo", "dubbo-spi-extensions dubbo-serialization-kryo (Kryo 5)");
+    }
+
+    private BenchProvider() {}
+
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v.trim();
+    }
+
+    static int intEnv(String name, int dflt, int min, int max) {
+        String v = env(name, null);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < min || n > max) {
+                throw new NumberFormatException("out of range");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
+        }
+    }
+
+    static String serializationFromEnv() {
+        String s = env("DUBBO_SERIALIZATION", DEFAULT_SERIALIZATION);
+        if (!SERIALIZATIONS.containsKey(s)) {
+            throw new IllegalArgumentException("DUBBO_SERIALIZATION=" + s + " is not served by this Dubbo "
+                    + org.apache.dubbo.common.Version.getVersion() + " provider; use one of " + SERIALIZATIONS.keySet()
+                    + " (the old \"dubbo\" serialization is not in Dubbo 2.6.x or 3.x; fst is not packaged in this provider)");
+        }
+        if (!FrameworkModel.defaultModel().getExtensionLoader(Serialization.class).hasExtension(s)) {
+            throw new IllegalStateException("serialization extension '" + s + "' is not on the classpath");
+        }
+        return s;
+    }
+
+    /**
+     * Makes Dubbo's idea of "the local host" 127.0.0.1.
+     *
+     * <p>Dubbo 3.3 refuses 127.x wherever a provider address can be configured:
+     * DUBBO_IP_TO_REGISTRY/DUBBO_IP_TO_BIND=127.0.0.1 fail with "Specified
+     * invalid ... ip", and a protocol host of 127.0.0.1 is replaced by
+     * NetUtils.getLocalHost(), the first non-loopback address of the machine
+     * (with --network host: the host's LAN/bridge address), which then is
+     * what ZooKeeper gets. So the address NetUtils caches is set to 127.0.0.1
+     * before Dubbo computes it. Side effect: the registered URL says
+     * anyhost=true (Dubbo's marker for "host was not configured"), while the
+     * socket is bound to 127.0.0.1 only.
+     */
+    public static void pinLocalHost() {
+        try {
+            Class<?> netUtils = org.apache.dubbo.common.utils.NetUtils.class;
+            java.lang.reflect.Field address = netUtils.getDeclaredField("LOCAL_ADDRESS");
+            address.setAccessible(true);
+            address.set(null, java.net.InetAddress.getByName(HOST));
+            java.lang.reflect.Field hostAddress = netUtils.getDeclaredField("HOST_ADDRESS");
+            hostAddress.setAccessible(true);
+            hostAddress.set(null, HOST);
+        } catch (ReflectiveOperationException | java.net.UnknownHostException e) {
+            throw new IllegalStateException("cannot pin Dubbo's local host to " + HOST, e);
+        }
+        String local = org.apache.dubbo.common.utils.NetUtils.getLocalHost();
+        if (!HOST.equals(local)) {
+            throw new IllegalStateException("Dubbo's local host is " + local + ", not " + HOST);
+        }
+    }
+
+    /** Exports the service; returns the started bootstrap. */
+    static DubboBootstrap start(int port, String registryAddress, String serialization, int threads) {
+        // The address Dubbo registers: 127.0.0.1, never a container/bridge IP.
+        // (The socket itself is bound to 127.0.0.1 by LoopbackNettyTransporter.)
+        pinLocalHost();
+        // No QoS/telnet server, no metrics/metadata ports, no caches on disk.
+        System.setProperty("dubbo.application.qos-enable", "false");
+
+        ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-3.3-provider");
+        application.setQosEnable(false);
+        // Interface-level registration only (/dubbo/<interface>/providers), as
+        // Dubbo 2.x did: no application-level service discovery, so no
+        // MetadataService export and no metadata port.
+        application.setRegisterMode("interface");
+        application.setEnableFileCache(false);
+        application.setMetadataType("local");
+        // Serialization security: strict allow-list. The contract's classes are
+        // allowed by src/main/resources/security/serialize.allowlist (prefix
+        // "rpclab.contract"), not by auto-trusting the interface's types.
+        application.setSerializeCheckStatus("STRICT");
+        application.setAutoTrustSerializeClass(false);
+        application.setCheckSerializable(true);
+
+        RegistryConfig registry = new RegistryConfig(registryAddress);
+        registry.setUseAsConfigCenter(false);
+        registry.setUseAsMetadataCenter(false);
+        registry.setRegisterMode("interface");
+        registry.setTimeout(30_000);
+        Map<String, String> registryParams = new HashMap<>();
+        registryParams.put("file.cache", "false");
+        registry.setParameters(registryParams);
+
+        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
+        protocol.setHost(HOST);
+        protocol.setSerialization(serialization);
+        // Dubbo 3.2+ advertises prefer.serialization (default "fastjson2,hessian2")
+        // and 3.x consumers then pick its first entry: pin it to the chosen one.
+        protocol.setPreferSerialization(serialization);
+        protocol.setThreadpool("fixed");
+        protocol.setThreads(threads);
+        protocol.setPayload(16 * 1024 * 1024);
+
+        MetricsConfig metrics = new MetricsConfig();
+        metrics.setEnableJvm(false);
+        metrics.setEnableRegistry(false);
+        metrics.setEnableMetadata(false);
+        metrics.setEnableRpc(false);
+        metrics.setEnableNetty(false);
+        metrics.setEnableThreadpool(false);
+        metrics.setEnableMetricsInit(false);
+        metrics.setExportMetricsService(false);
+
+        ServiceConfig<BenchService> service = new ServiceConfig<>();
+        service.setInterface(BenchService.class);
+        service.setRef(new BenchServiceImpl());
+
+        DubboBootstrap bootstrap = DubboBootstrap.getInstance()
+                .application(application)
+                .registry(registry)
+                .protocol(protocol)
+                .metrics(metrics)
+                .service(service);
+        bootstrap.start(true);
+        List<URL> urls = service.getExportedUrls();
+        for (URL url : urls) {
+            System.out.println("rpclab dubbo exported " + url.toFullString());
+            if (!HOST.equals(url.getHost())) {
+                throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + HOST + ": " + url);
+            }
+        }
+        return bootstrap;
+    }
+
+    public static void main(String[] args) {
+        int port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+        String registry = env("ZK_ADDRESS", DEFAULT_REGISTRY);
+        int threads = intEnv("DUBBO_THREADS", DEFAULT_THREADS, 1, 100_000);
+        String serialization;
+        try {
+            serialization = serializationFromEnv();
+        } catch (RuntimeException e) {
+            System.err.println("rpclab: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        DubboBootstrap bootstrap = start(port, registry, serialization, threads);
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                bootstrap.stop(); // unregisters from ZooKeeper, closes the server
+            } catch (RuntimeException e) {
+                System.err.println("rpclab: stop failed: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + HOST + ":" + port
+                + " (dubbo " + org.apache.dubbo.common.Version.getVersion()
+                + ", serialization " + serialization + ", threads " + threads + ", registry " + registry + ")");
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,81 @@
+package rpclab.grpcjava;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import sun.misc.Signal;
+
+/**
+ * rpclab gRPC server: grpc-java, Netty transport (grpc-netty-shaded), plaintext
+ * HTTP/2, grpc's default application executor (a cached thread pool).
+ *
+ * <p>Binds to 127.0.0.1 on the port in RPCLAB_PORT (default 50051), prints
+ * "rpclab server ready on 127.0.0.1:PORT" once listening and shuts down
+ * gracefully on SIGTERM/SIGINT (exit status 0, after "rpclab server stopped").
+ */
+public final class BenchServer {
+    static final String HOST = "127.0.0.1";
+    static final int DEFAULT_PORT = 50051;
+    /** Largest request accepted; the contract's largest payload is a 1 MiB string. */
+    static final int MAX_INBOUND_MESSAGE_SIZE = 16 * 1024 * 1024;
+
+    private BenchServer() {}
+
+    /** Starts a server on 127.0.0.1:port (0 picks a free port). */
+    static Server start(int port) throws IOException {
+        return NettyServerBuilder.forAddress(new InetSocketAddress(HOST, port))
+                .maxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
+                .addService(new BenchService())
+                .build()
+                .start();
+    }
+
+    static int portFromEnv() {
+        String value = System.getenv("RPCLAB_PORT");
+        if (value == null || value.isBlank()) {
+            return DEFAULT_PORT;
+        }
+        try {
+            int port = Integer.parseInt(value.trim());
+            if (port < 0 || port > 65535) {
+                throw new NumberFormatException("out of range");
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("RPCLAB_PORT is not a valid port: " + value, e);
+        }
+    }
+
+    /** Graceful stop: refuse new calls, let running ones finish (bounded), then close. */
+    static void stop(Server server) {
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(2, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Server server = start(portFromEnv());
+        // SIGTERM (docker stop) and SIGINT stop the server and let main return,
+        // so the process exits with status 0 instead of the JVM's 143.
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), signal -> new Thread(() -> stop(server), "rpclab-stop").start());
+        }
+        // Any other JVM exit still stops the server gracefully.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "rpclab-shutdown"));
+        System.out.println("rpclab server ready on " + HOST + ":" + server.getPort());
+        System.out.flush();
+        server.awaitTermination();
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

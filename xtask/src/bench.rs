@@ -1,0 +1,629 @@
+//! `bench client`: the load client's own ceiling.
+//!
+//! A lab number is only a server's number if the client was not the limit.
+//! This command measures how far the client goes against the fastest server
+//! at hand: `rpclab-echo`, a minimal tonic server of the contract's gRPC
+//! service, started from the client image (entrypoint override) and pinned
+//! to the server CPUs, while the client runs cells exactly as `lab run` runs
+//! them (its own container, pinned to the client CPUs, a cell spec in a
+//! folder mounted at `/cell`, see [`crate::client_container`]).
+//!
+//! For every cell it prints calls/s, the client's CPU-µs per call and cores
+//! busy (measured by the client itself over its window), calls/s per client
+//! core (throughput / cores busy: what one client core sustains), the echo
+//! server's cores busy (so a cell limited by the server, not the client, is
+//! recognisable), latency p50/p99 and, for open loops, the send lag p99.
+//!
+//! Closed loops: 1, 16, 64 and 256 workers on one shared connection, and 64
+//! workers over 4 connections. Open loops (Poisson): rates stepped up as
+//! fractions of the best closed-loop throughput until the client no longer
+//! sends the rate asked for, or `--rates`; the summary names the highest
+//! rate whose calls went out on time (send lag p99 at most
+//! [`SEND_LAG_LIMIT_US`]).
+//!
+//! Cells share the host with whatever else runs on it: pinning keeps the
+//! lab's containers apart, not other processes off their CPUs. Each row
+//! shows the host's 1-minute load average when the cell ended, so a noisy
+//! cell can be told from a slow client.
+
+use crate::client_container::{self, ClientCell, ClientRun};
+use crate::cost;
+use crate::docker::{Engine, LABEL_MANAGED, LABEL_ROLE, LABEL_RUN};
+use crate::host::{self, HostInfo};
+use crate::images::{self, Builder};
+use crate::lab::Lab;
+use anyhow::{anyhow, bail, Context, Result};
+use bollard::models::{ContainerCreateBody, HostConfig};
+use bollard::query_parameters::{CreateContainerOptionsBuilder, StartContainerOptions};
+use clap::{Args, Subcommand};
+use rpclab_model::contract::Operation;
+use rpclab_model::result::{ClientReport, Cost};
+use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Stop};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Send lag p99 (µs) above which an open loop's calls went out late: the
+/// client could not keep the schedule (the same limit `lab run` flags).
+pub const SEND_LAG_LIMIT_US: f64 = 1_000.0;
+
+/// Where `rpclab-echo` is in the client image.
+const ECHO_BINARY: &str = "/usr/local/bin/rpclab-echo";
+
+/// How long the echo server may take to answer a verified call.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Open-loop rates tried without `--rates`, as fractions of the best
+/// closed-loop throughput. The ladder stops early once the client no longer
+/// sends the rate asked for (see [`KEPT_UP`]).
+const OPEN_FRACTIONS: [f64; 6] = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0];
+
+/// Share of the asked rate below which an open loop is past saturation:
+/// its calls queue without bound and higher rates measure nothing new.
+const KEPT_UP: f64 = 0.95;
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Measure the load client's ceiling against a tonic echo server pinned on its own CPUs.
+    Client(ClientArgs),
+}
+
+#[derive(Args)]
+pub struct ClientArgs {
+    /// Measurement window of each cell, in seconds.
+    #[arg(long, default_value_t = 5.0)]
+    duration_s: f64,
+    /// Warm-up before each cell's window, in seconds.
+    #[arg(long, default_value_t = 2.0)]
+    warmup_s: f64,
+    /// CPU set of the echo server (cpuset syntax), overriding the lab definition.
+    #[arg(long)]
+    server_cpus: Option<String>,
+    /// CPU set of the client (cpuset syntax), overriding the lab definition.
+    #[arg(long)]
+    client_cpus: Option<String>,
+    /// Operation of the contract every cell calls.
+    #[arg(long, default_value = "hello")]
+    operation: Operation,
+    /// Open-loop rates (calls/s) instead of fractions of the best closed loop.
+    #[arg(long, value_delimiter = ',')]
+    rates: Vec<f64>,
+    /// Open loop: calls in flight at most (senders), over one connection.
+    #[arg(long, default_value_t = 128)]
+    max_in_flight: u32,
+    /// Port of the echo server on 127.0.0.1.
+    #[arg(long, default_value_t = 50052)]
+    port: u16,
+    /// Lab definition whose [build] and [cpus] sections apply (images are shared with `lab run`).
+    #[arg(long, default_value = "compose/lab.toml")]
+    lab: PathBuf,
+    /// Keep every cell's spec, report and client log in this folder
+    /// (default: a temporary folder, removed afterwards).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Show build output and the client's whole log.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+pub async fn run(root: &Path, command: BenchCommand) -> Result<()> {
+    match command {
+        BenchCommand::Client(args) => client(root, args).await,
+    }
+}
+
+/// One measured cell, as printed and as written to `bench.json`.
+#[derive(Serialize)]
+struct Row {
+    cell: String,
+    /// Open loop: the rate asked for.
+    target_rate: Option<f64>,
+    report: ClientReport,
+    server_cost: Option<Cost>,
+    /// The host's 1-minute load average when the cell ended.
+    host_load: Option<f64>,
+}
+
+impl Row {
+    fn client_cost(&self) -> Option<Cost> {
+        self.report.client_cost
+    }
+
+    /// Calls/s one client core sustains: throughput over client cores busy.
+    fn per_client_core(&self) -> Option<f64> {
+        let c = self.client_cost()?;
+        (c.cpu_cores_busy > 0.0).then(|| self.report.throughput_per_s / c.cpu_cores_busy)
+    }
+
+    fn send_lag_p99(&self) -> Option<f64> {
+        self.report.send_lag_us.map(|l| l.p99)
+    }
+
+    /// What saturated: the server's or the client's CPUs, or neither (the
+    /// loop's concurrency and latency set the rate).
+    fn limit(&self, server_cores: usize, client_cores: usize) -> &'static str {
+        let busy = |c: Option<Cost>, cores: usize| {
+            c.is_some_and(|c| c.cpu_cores_busy >= 0.9 * cores as f64)
+        };
+        if self.send_lag_p99().is_some_and(|l| l > SEND_LAG_LIMIT_US) {
+            "late sends"
+        } else if busy(self.server_cost, server_cores) {
+            "server CPU"
+        } else if busy(self.client_cost(), client_cores) {
+            "client CPU"
+        } else {
+            "-"
+        }
+    }
+}
+
+struct Bench<'a> {
+    engine: &'a Engine,
+    run_id: &'a str,
+    server_cpus: &'a str,
+    client_cpus: &'a str,
+    out: &'a Path,
+    args: &'a ClientArgs,
+    rows: Vec<Row>,
+}
+
+async fn client(root: &Path, args: ClientArgs) -> Result<()> {
+    if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
+        bail!("--duration-s must be positive and --warmup-s zero or positive");
+    }
+    let lab = Lab::load(&args.lab)?;
+    let engine = Engine::connect().await?;
+    let host = HostInfo::read(&engine.version);
+    let (server_cpus, client_cpus) = host::cpu_split(
+        args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
+        args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
+        host.cores,
+    );
+    let stamp = time::OffsetDateTime::now_utc()
+        .format(time::macros::format_description!(
+            "[year][month][day]T[hour][minute][second]Z"
+        ))
+        .expect("static format");
+    let run_id = format!("bench-{stamp}-{}", std::process::id());
+    let (out, temporary) = match &args.out {
+        Some(dir) => (dir.clone(), false),
+        None => (std::env::temp_dir().join(format!("rpclab-{run_id}")), true),
+    };
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    eprintln!(
+        "bench client: {} on {} ({} cores); echo server on cpus {server_cpus}, client on cpus {client_cpus}{}",
+        args.operation,
+        host.cpu_model,
+        host.cores,
+        if server_cpus == client_cpus {
+            " (shared: this host has too few cores to separate them)"
+        } else {
+            ""
+        }
+    );
+
+    let mut bench = Bench {
+        engine: &engine,
+        run_id: &run_id,
+        server_cpus: &server_cpus,
+        client_cpus: &client_cpus,
+        out: &out,
+        args: &args,
+        rows: Vec::new(),
+    };
+    let outcome = tokio::select! {
+        r = bench.run_all(root, &lab) => r,
+        _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
+    };
+    // Whatever happened, no container of this run survives it.
+    let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    if !bench.rows.is_empty() {
+        let json = serde_json::to_vec_pretty(&bench.rows)?;
+        std::fs::write(out.join("bench.json"), json)?;
+        println!("{}", bench.summary());
+    }
+    if temporary {
+        let _ = std::fs::remove_dir_all(&out);
+    } else {
+        eprintln!("cells written to {}", out.display());
+    }
+    removed.context("cleaning up the bench's containers failed")?;
+    outcome
+}
+
+impl Bench<'_> {
+    async fn run_all(&mut self, root: &Path, lab: &Lab) -> Result<()> {
+        let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
+        builder.base().await?;
+        builder.runtime().await?;
+        let binaries = host::build_static_client(root)?;
+        builder.client(&binaries).await?;
+
+        let echo = self.start_echo().await?;
+        let target = format!("127.0.0.1:{}", self.args.port);
+        self.wait_ready(&echo, &target).await?;
+        print_header();
+
+        let window = Stop::Seconds(self.args.duration_s);
+        let closed = [
+            (
+                "closed 1 worker, 1 conn",
+                Shape::SharedClient.closed(1, None, window),
+            ),
+            (
+                "closed 16 workers, 1 conn",
+                Shape::SharedClient.closed(16, None, window),
+            ),
+            (
+                "closed 64 workers, 1 conn",
+                Shape::SharedClient.closed(64, None, window),
+            ),
+            (
+                "closed 256 workers, 1 conn",
+                Shape::SharedClient.closed(256, None, window),
+            ),
+            (
+                "closed 64 workers, 4 conns",
+                Shape::Users.closed(64, Some(4), window),
+            ),
+        ];
+        for (name, model) in closed {
+            self.cell(name, None, Load::Closed(model), &target, &echo)
+                .await?;
+        }
+
+        let best = self
+            .rows
+            .iter()
+            .map(|r| r.report.throughput_per_s)
+            .fold(0.0, f64::max);
+        let rates: Vec<f64> = if self.args.rates.is_empty() {
+            OPEN_FRACTIONS
+                .iter()
+                .map(|f| round_rate(f * best))
+                .collect()
+        } else {
+            self.args.rates.clone()
+        };
+        for rate in rates.into_iter().filter(|r| *r > 0.0) {
+            let load = Load::Open(OpenLoop {
+                schedule: Schedule::Poisson { rate },
+                connections: 1,
+                max_in_flight: self.args.max_in_flight,
+                seconds: self.args.duration_s,
+            });
+            let name = format!("open Poisson {rate:.0}/s");
+            let achieved = self
+                .cell(&name, Some(rate), load, &target, &echo)
+                .await?
+                .report
+                .throughput_per_s;
+            // Past saturation, higher rates only measure a longer queue.
+            // (A late-send spike alone does not stop the ladder: on a busy
+            // host it can come from another process taking the CPU.)
+            if self.args.rates.is_empty() && achieved < KEPT_UP * rate {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts `rpclab-echo` from the client image, pinned to the server
+    /// CPUs and labelled like every lab container.
+    ///
+    /// `ContainerSpec` has no entrypoint, so this creates the container
+    /// through the API itself, with the same labels and host settings as
+    /// [`Engine::start`].
+    async fn start_echo(&self) -> Result<String> {
+        let port = self.args.port;
+        if let Err(e) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            bail!(
+                "port {port} on 127.0.0.1, which the echo server needs, is already in use ({e}); \
+                 stop whatever listens there or pass --port"
+            );
+        }
+        let name = format!("rpclab-echo-{}", self.run_id);
+        let labels = HashMap::from([
+            (LABEL_MANAGED.to_owned(), "true".to_owned()),
+            (LABEL_RUN.to_owned(), self.run_id.to_owned()),
+            (LABEL_ROLE.to_owned(), "server".to_owned()),
+        ]);
+        let body = ContainerCreateBody {
+            image: Some(images::CLIENT.to_owned()),
+            entrypoint: Some(vec![ECHO_BINARY.to_owned()]),
+            env: Some(vec![format!("RPCLAB_PORT={port}")]),
+            labels: Some(labels),
+            host_config: Some(HostConfig {
+                network_mode: Some("host".into()),
+                cpuset_cpus: Some(self.server_cpus.to_owned()),
+                init: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let opts = CreateContainerOptionsBuilder::default().name(&name).build();
+        let created = self
+            .engine
+            .api()
+            .create_container(Some(opts), body)
+            .await
+            .with_context(|| format!("cannot create container {name} from {}", images::CLIENT))?;
+        // From here on the container carries the run's label: the clean-up
+        // at the end of the run removes it whatever happens.
+        self.engine
+            .api()
+            .start_container(&created.id, None::<StartContainerOptions>)
+            .await
+            .with_context(|| format!("cannot start container {name}"))?;
+        eprintln!(
+            "started rpclab-echo on 127.0.0.1:{port} (cpus {})",
+            self.server_cpus
+        );
+        Ok(created.id)
+    }
+
+    /// Readiness is a verified call, as for every server of the lab.
+    async fn wait_ready(&self, echo: &str, target: &str) -> Result<()> {
+        let started = Instant::now();
+        let mut last_error = String::from("no attempt yet");
+        while started.elapsed() < READY_TIMEOUT {
+            if let Some(code) = self.engine.exit_code(echo).await? {
+                let log = self.engine.log_tail(echo, 20).await;
+                bail!("rpclab-echo exited with code {code} before it was ready:\n{log}");
+            }
+            match rpclab_client::probe::probe(
+                "grpc",
+                &BTreeMap::new(),
+                target,
+                self.args.operation,
+                Duration::from_secs(2),
+            )
+            .await
+            {
+                Ok(latency) => {
+                    eprintln!(
+                        "rpclab-echo ready after {:.1} s (probe {} verified in {:.2} ms)",
+                        started.elapsed().as_secs_f64(),
+                        self.args.operation,
+                        latency.as_secs_f64() * 1e3
+                    );
+                    return Ok(());
+                }
+                Err(e) => last_error = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let log = self.engine.log_tail(echo, 20).await;
+        bail!(
+            "rpclab-echo was not ready after {} s (last probe: {last_error}):\n{log}",
+            READY_TIMEOUT.as_secs()
+        )
+    }
+
+    /// Runs one cell in the client container and prints its row.
+    async fn cell(
+        &mut self,
+        name: &str,
+        target_rate: Option<f64>,
+        load: Load,
+        target: &str,
+        echo: &str,
+    ) -> Result<&Row> {
+        let spec = CellSpec {
+            protocol: "grpc".into(),
+            target: target.to_owned(),
+            operation: self.args.operation,
+            load,
+            warmup_s: self.args.warmup_s,
+            cooldown_s: 0.5,
+            timeout_ms: 5_000,
+            include_connect: false,
+            options: BTreeMap::new(),
+        };
+        let dir = self
+            .out
+            .join(format!("{:02}-{}", self.rows.len() + 1, slug(name)));
+        let ClientRun {
+            report,
+            log,
+            server_cost,
+        } = client_container::run_client(
+            self.engine,
+            ClientCell {
+                run_id: self.run_id,
+                client_cpus: self.client_cpus,
+                dir: &dir,
+                spec: &spec,
+                label: name,
+                server: Some(echo),
+                verbose: self.args.verbose,
+            },
+        )
+        .await
+        .with_context(|| format!("cell `{name}` failed"))?;
+        if let Some(code) = self.engine.exit_code(echo).await? {
+            let log = self.engine.log_tail(echo, 20).await;
+            bail!("rpclab-echo exited with code {code} during `{name}`:\n{log}");
+        }
+        if report.calls_failed > 0 && !self.args.verbose {
+            let tail: Vec<&str> = log.lines().rev().take(5).collect();
+            eprintln!(
+                "    {} failed call(s); the client's last lines:\n      {}",
+                report.calls_failed,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n      ")
+            );
+        }
+        let row = Row {
+            cell: name.to_owned(),
+            target_rate,
+            report,
+            server_cost,
+            host_load: load_average(),
+        };
+        println!(
+            "{}",
+            format_row(
+                &row,
+                cost::cpuset_len(self.server_cpus),
+                cost::cpuset_len(self.client_cpus)
+            )
+        );
+        self.rows.push(row);
+        Ok(self.rows.last().expect("just pushed"))
+    }
+
+    /// The whole table again, and the ceiling it shows.
+    fn summary(&self) -> String {
+        let (server_cores, client_cores) = (
+            cost::cpuset_len(self.server_cpus),
+            cost::cpuset_len(self.client_cpus),
+        );
+        let mut out = format!(
+            "\nclient ceiling, grpc {} (echo server on cpus {}, client on cpus {}, {} s windows):\n{}\n",
+            self.args.operation,
+            self.server_cpus,
+            self.client_cpus,
+            self.args.duration_s,
+            header()
+        );
+        for row in &self.rows {
+            out.push_str(&format_row(row, server_cores, client_cores));
+            out.push('\n');
+        }
+        let closed = self
+            .rows
+            .iter()
+            .filter(|r| matches!(r.report.load, Load::Closed(_)));
+        if let Some(best) = closed.max_by(|a, b| {
+            a.report
+                .throughput_per_s
+                .total_cmp(&b.report.throughput_per_s)
+        }) {
+            out.push_str(&format!(
+                "closed loop: best {:.0} calls/s ({}), {:.0} calls/s per client core, {:.1} client CPU-µs per call\n",
+                best.report.throughput_per_s,
+                best.cell,
+                best.per_client_core().unwrap_or(0.0),
+                best.client_cost().map_or(0.0, |c| c.cpu_us_per_call),
+            ));
+        }
+        let on_time = self
+            .rows
+            .iter()
+            .filter(|r| r.target_rate.is_some())
+            .filter(|r| r.send_lag_p99().is_some_and(|l| l <= SEND_LAG_LIMIT_US))
+            .max_by(|a, b| {
+                a.report
+                    .throughput_per_s
+                    .total_cmp(&b.report.throughput_per_s)
+            });
+        if let Some(r) = on_time {
+            out.push_str(&format!(
+                "open loop: highest rate sent on time (send lag p99 <= {:.0} µs): {:.0} calls/s ({})\n",
+                SEND_LAG_LIMIT_US, r.report.throughput_per_s, r.cell
+            ));
+        } else if self.rows.iter().any(|r| r.target_rate.is_some()) {
+            out.push_str(&format!(
+                "open loop: no rate was sent on time (send lag p99 <= {SEND_LAG_LIMIT_US:.0} µs)\n"
+            ));
+        }
+        out
+    }
+}
+
+fn header() -> String {
+    format!(
+        "{:<28} {:>9} {:>9} {:>11} {:>7} {:>7} {:>8} {:>8} {:>8} {:>7} {:>5}  {}",
+        "cell",
+        "calls/s",
+        "cpu-µs/c",
+        "calls/s/cc",
+        "cli cc",
+        "srv cc",
+        "p50 µs",
+        "p99 µs",
+        "lag p99",
+        "failed",
+        "load",
+        "limit"
+    )
+}
+
+fn print_header() {
+    println!("{}", header());
+}
+
+fn format_row(row: &Row, server_cores: usize, client_cores: usize) -> String {
+    let r = &row.report;
+    let opt = |v: Option<f64>, precision: usize| {
+        v.map_or_else(|| "-".to_owned(), |v| format!("{v:.precision$}"))
+    };
+    format!(
+        "{:<28} {:>9.0} {:>9} {:>11} {:>7} {:>7} {:>8.0} {:>8.0} {:>8} {:>7} {:>5}  {}",
+        row.cell,
+        r.throughput_per_s,
+        opt(row.client_cost().map(|c| c.cpu_us_per_call), 1),
+        opt(row.per_client_core(), 0),
+        opt(row.client_cost().map(|c| c.cpu_cores_busy), 2),
+        opt(row.server_cost.map(|c| c.cpu_cores_busy), 2),
+        r.latency_us.p50,
+        r.latency_us.p99,
+        opt(row.send_lag_p99(), 0),
+        r.calls_failed,
+        opt(row.host_load, 1),
+        row.limit(server_cores, client_cores)
+    )
+}
+
+/// The host's 1-minute load average (Linux), a sign of other work on it.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A rate rounded to two significant digits, so that the table reads well.
+fn round_rate(rate: f64) -> f64 {
+    if rate < 100.0 {
+        return rate.round().max(1.0);
+    }
+    let scale = 10f64.powi(rate.log10().floor() as i32 - 1);
+    (rate / scale).round() * scale
+}
+
+fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    s.trim_matches('-').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_round_to_two_significant_digits() {
+        assert_eq!(round_rate(23_456.0), 23_000.0);
+        assert_eq!(round_rate(8_750.0), 8_800.0);
+        assert_eq!(round_rate(42.4), 42.0);
+    }
+
+    #[test]
+    fn cell_names_become_folder_names() {
+        assert_eq!(slug("open Poisson 5000/s"), "open-poisson-5000-s");
+        assert_eq!(
+            slug("closed 64 workers, 4 conns"),
+            "closed-64-workers-4-conns"
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! One cell of the load client, in its own container: write the cell spec,
+//! run `rpclab-client run-spec` pinned to the client CPUs, follow its log,
+//! and read back the report it wrote.
+//!
+//! Shared by `lab run` and `bench client`, so that both measure with the
+//! client exactly the same way.
+
+use crate::cost;
+use crate::docker::{ContainerSpec, Engine};
+use crate::images;
+use crate::progress;
+use anyhow::{bail, Context, Result};
+use futures_util::StreamExt;
+use rpclab_client::runner;
+use rpclab_model::result::{ClientReport, Cost};
+use rpclab_model::spec::CellSpec;
+use std::path::Path;
+
+/// What one client container left behind.
+pub struct ClientRun {
+    /// The report the client wrote (`report.json` in the cell folder).
+    pub report: ClientReport,
+    /// The client's whole output (also written to `client.log`).
+    pub log: String,
+    /// What the server container cost over the client's measurement window,
+    /// when a server was named and both of its readings succeeded.
+    pub server_cost: Option<Cost>,
+}
+
+/// One client cell to run.
+pub struct ClientCell<'a> {
+    /// The run's id: the container carries it as its run label.
+    pub run_id: &'a str,
+    /// The client container's cpuset.
+    pub client_cpus: &'a str,
+    /// The cell's folder on the host, mounted at `/cell`: the spec is
+    /// written there as `spec.json`; the client writes `report.json` and its
+    /// interval log there; its output is saved there as `client.log`.
+    pub dir: &'a Path,
+    pub spec: &'a CellSpec,
+    /// What the progress line calls the cell.
+    pub label: &'a str,
+    /// The server container whose CPU and memory counters are read when
+    /// the client announces the start and the end of its measurement window
+    /// (its phase lines); their difference is [`ClientRun::server_cost`].
+    pub server: Option<&'a str>,
+    /// Print every line of the client's output, not only its progress.
+    pub verbose: bool,
+}
+
+/// Runs the client for `cell.spec` in a container of [`images::CLIENT`]
+/// pinned to `cell.client_cpus` and labelled with `cell.run_id`, showing
+/// its progress on one line ([`progress::CellBar`]).
+///
+/// A client that exits non-zero is an error carrying the last lines of its
+/// log. The container is removed once it has exited.
+pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientRun> {
+    let ClientCell {
+        run_id,
+        client_cpus,
+        dir,
+        spec,
+        label,
+        server,
+        verbose,
+    } = cell;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The engine needs an absolute host path for the bind mount.
+    let dir = dir.canonicalize()?;
+    std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
+    let bar = progress::CellBar::new(label);
+    let client = engine
+        .start(ContainerSpec {
+            name: format!("rpclab-client-{run_id}-{}", unique()),
+            image: images::CLIENT,
+            role: "client",
+            run_id,
+            env: Vec::new(),
+            cmd: Some(
+                ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            cpuset: client_cpus,
+            binds: vec![format!("{}:/cell", dir.display())],
+        })
+        .await?;
+    let mut lines = Box::pin(engine.follow_logs(&client));
+    let mut log = String::new();
+    let mut at_start: Option<cost::Sample> = None;
+    let mut at_end: Option<cost::Sample> = None;
+    while let Some(chunk) = lines.next().await {
+        for line in chunk.lines() {
+            if let Some(phase) = line.strip_prefix(runner::PHASE_MARKER) {
+                let slot = match phase.trim() {
+                    "measure" => Some(&mut at_start),
+                    "cooldown" => Some(&mut at_end),
+                    _ => None,
+                };
+                if let (Some(slot), Some(server)) = (slot, server) {
+                    *slot = cost::sample(engine, server).await.ok();
+                }
+            } else if let Some(p) = line.strip_prefix("rpclab-progress:") {
+                bar.update(p.trim());
+            } else if verbose {
+                bar.println(&format!("    {line}"));
+            }
+        }
+        log.push_str(&chunk);
+    }
+    bar.finish();
+    let code = engine.wait(&client).await?;
+    engine.remove(&client).await?;
+    std::fs::write(dir.join("client.log"), &log)?;
+    if code != 0 {
+        let tail: Vec<&str> = log.lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(
+            "the load client exited with code {code}:\n{}",
+            tail.join("\n")
+        );
+    }
+    let report_path = dir.join("report.json");
+    let report: ClientReport = serde_json::from_slice(
+        &std::fs::read(&report_path)
+            .with_context(|| format!("the client wrote no {}", report_path.display()))?,
+    )
+    .with_context(|| format!("{} is not a client report", report_path.display()))?;
+    let calls = report.calls_ok + report.calls_failed;
+    let server_cost = match (at_start, at_end) {
+        (Some(start), Some(end)) => Some(cost::between(&start, &end, calls)),
+        _ => None,
+    };
+    Ok(ClientRun {
+        report,
+        log,
+        server_cost,
+    })
+}
+
+/// A short unique suffix for client container names within a run.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}

@@ -1,0 +1,103 @@
+//! Registries started beside the servers that need one (ZooKeeper for
+//! Dubbo, Motan and SOFA-RPC providers).
+//!
+//! A registry is started fresh for each server variant, pinned to the
+//! server's CPUs (it is part of what the server side costs), checked ready
+//! with a real ZooKeeper request (a session and a `getChildren`), and
+//! removed with the server.
+
+use crate::docker::{ContainerSpec, Engine};
+use crate::host;
+use crate::images;
+use crate::manifest::Registry;
+use anyhow::{bail, Result};
+use std::time::{Duration, Instant};
+
+/// ZooKeeper's client port on 127.0.0.1.
+pub const ZOOKEEPER_PORT: u16 = 2181;
+
+/// A registry container of the current run.
+pub struct RunningRegistry {
+    pub id: String,
+    pub kind: Registry,
+}
+
+impl RunningRegistry {
+    /// Environment a server needs to find this registry.
+    pub fn server_env(&self) -> Vec<String> {
+        match self.kind {
+            Registry::Zookeeper => {
+                vec![format!("ZK_ADDRESS=zookeeper://127.0.0.1:{ZOOKEEPER_PORT}")]
+            }
+            Registry::None => Vec::new(),
+        }
+    }
+}
+
+/// Starts the registry `kind` (nothing for `none`) and waits until it answers.
+pub async fn start(
+    engine: &Engine,
+    kind: Registry,
+    run_id: &str,
+    cpus: &str,
+    server: &str,
+) -> Result<Option<RunningRegistry>> {
+    if kind == Registry::None {
+        return Ok(None);
+    }
+    host::check_port_free(ZOOKEEPER_PORT, &format!("{server}'s ZooKeeper registry"))?;
+    eprintln!("starting ZooKeeper for {server} on 127.0.0.1:{ZOOKEEPER_PORT} (cpus {cpus})");
+    let id = engine
+        .start(ContainerSpec {
+            name: format!("rpclab-zookeeper-{server}-{run_id}"),
+            image: images::ZOOKEEPER,
+            role: "registry",
+            run_id,
+            env: vec![format!("ZK_PORT={ZOOKEEPER_PORT}")],
+            cmd: None,
+            cpuset: cpus,
+            binds: Vec::new(),
+        })
+        .await?;
+    let registry = RunningRegistry { id, kind };
+    if let Err(e) = wait_zookeeper(engine, &registry.id).await {
+        let _ = engine.remove(&registry.id).await;
+        return Err(e);
+    }
+    Ok(Some(registry))
+}
+
+async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {
+    let started = Instant::now();
+    let deadline = Duration::from_secs(60);
+    let address = format!("127.0.0.1:{ZOOKEEPER_PORT}");
+    let mut last_error = String::from("no attempt yet");
+    while started.elapsed() < deadline {
+        if let Some(code) = engine.exit_code(id).await? {
+            let log = engine.log_tail(id, 30).await;
+            bail!("ZooKeeper exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}");
+        }
+        let attempt = async {
+            let client = zookeeper_client::Client::connector()
+                .with_connection_timeout(Duration::from_secs(2))
+                .with_session_timeout(Duration::from_secs(6))
+                .connect(&address)
+                .await?;
+            client.list_children("/").await
+        };
+        match tokio::time::timeout(Duration::from_secs(3), attempt).await {
+            Ok(Ok(_)) => {
+                eprintln!(
+                    "ZooKeeper ready after {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+                return Ok(());
+            }
+            Ok(Err(e)) => last_error = e.to_string(),
+            Err(_) => last_error = "timed out".into(),
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let log = engine.log_tail(id, 30).await;
+    bail!("ZooKeeper was not ready after 60 s (last request: {last_error}).\n--- last lines of its log ---\n{log}")
+}
