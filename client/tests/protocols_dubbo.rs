@@ -4,6 +4,8 @@
 //! hangs up); and, when `RPCLAB_DUBBO_TARGET` is set, against a real Dubbo
 //! provider (`servers/dubbo-*`).
 
+mod common;
+
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
@@ -340,42 +342,8 @@ async fn connect_failures_and_mismatched_arguments() {
 #[ignore = "needs a running provider named by RPCLAB_DUBBO_TARGET"]
 async fn against_a_running_server() {
     let target = std::env::var("RPCLAB_DUBBO_TARGET").expect("set RPCLAB_DUBBO_TARGET=host:port");
-    let options: BTreeMap<String, String> = std::env::var("RPCLAB_DUBBO_OPTIONS")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').expect("options are key=value,...");
-            (k.to_string(), v.to_string())
-        })
-        .collect();
-    let protocol = Dubbo::new(&options).unwrap();
-    let counter = WireCounter::default();
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        // Two connections per operation, each shared by four callers.
-        for _ in 0..2 {
-            let conn = Arc::new(protocol.connect(&target, counter.clone()).await.unwrap());
-            for _ in 0..4 {
-                let conn = Arc::clone(&conn);
-                tasks.push(tokio::spawn(async move {
-                    let call = op.call();
-                    for _ in 0..5 {
-                        let reply = conn
-                            .call(&call)
-                            .await
-                            .unwrap_or_else(|e| panic!("{op}: {e}"));
-                        assert!(reply == call.expected, "{op}: wrong reply");
-                    }
-                }));
-            }
-        }
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
-    let (sent, received) = counter.totals();
-    assert!(sent > 0 && received > 0);
+    let protocol = Dubbo::new(&common::options_from_env("RPCLAB_DUBBO_OPTIONS")).unwrap();
+    let counter = common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 
     // A server-side failure comes back as a clear error: an unknown method
     // is not reachable through the contract, so check a wrong argument

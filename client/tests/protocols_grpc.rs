@@ -1,6 +1,8 @@
 //! The gRPC protocol against an in-process tonic server generated from the
 //! same `contract/bench.proto` (the server half of `build.rs`'s output).
 
+mod common;
+
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::grpc::Grpc;
 use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
@@ -253,27 +255,5 @@ async fn a_mismatched_argument_is_refused_before_sending() {
 #[ignore = "needs a running server named by RPCLAB_GRPC_TARGET"]
 async fn against_a_running_server() {
     let target = std::env::var("RPCLAB_GRPC_TARGET").expect("set RPCLAB_GRPC_TARGET=host:port");
-    let counter = WireCounter::default();
-    let conn = Arc::new(grpc().connect(&target, counter.clone()).await.unwrap());
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        for _ in 0..4 {
-            let conn = Arc::clone(&conn);
-            tasks.push(tokio::spawn(async move {
-                let call = op.call();
-                for _ in 0..5 {
-                    let reply = conn
-                        .call(&call)
-                        .await
-                        .unwrap_or_else(|e| panic!("{op}: {e}"));
-                    assert!(reply == call.expected, "{op}: wrong reply");
-                }
-            }));
-        }
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
-    let (sent, received) = counter.totals();
-    assert!(sent > 0 && received > 0);
+    common::every_operation_verified(&grpc(), &target, 1, 4, 5).await;
 }

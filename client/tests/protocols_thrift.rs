@@ -3,6 +3,8 @@
 //! and the `thrift` crate's synchronous transports, for every transport and
 //! protocol; and against misbehaving servers.
 
+mod common;
+
 #[path = "../src/protocols/thrift/generated.rs"]
 #[allow(clippy::all, dead_code)]
 mod generated;
@@ -314,40 +316,6 @@ async fn refused_connection_is_a_connect_error() {
 #[ignore = "needs a running server named by RPCLAB_THRIFT_TARGET"]
 async fn against_a_running_server() {
     let target = std::env::var("RPCLAB_THRIFT_TARGET").expect("set RPCLAB_THRIFT_TARGET=host:port");
-    let options: BTreeMap<String, String> = std::env::var("RPCLAB_THRIFT_OPTIONS")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').expect("options are key=value,...");
-            (k.to_string(), v.to_string())
-        })
-        .collect();
-    let protocol = Thrift::new(&options).unwrap();
-    let counter = WireCounter::default();
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        // Two connections per operation, each shared by two callers.
-        for _ in 0..2 {
-            let conn = Arc::new(protocol.connect(&target, counter.clone()).await.unwrap());
-            for _ in 0..2 {
-                let conn = Arc::clone(&conn);
-                tasks.push(tokio::spawn(async move {
-                    let call = op.call();
-                    for _ in 0..5 {
-                        let reply = conn
-                            .call(&call)
-                            .await
-                            .unwrap_or_else(|e| panic!("{op}: {e}"));
-                        assert!(reply == call.expected, "{op}: wrong reply");
-                    }
-                }));
-            }
-        }
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
-    let (sent, received) = counter.totals();
-    assert!(sent > 0 && received > 0);
+    let protocol = Thrift::new(&common::options_from_env("RPCLAB_THRIFT_OPTIONS")).unwrap();
+    common::every_operation_verified(&protocol, &target, 2, 2, 5).await;
 }

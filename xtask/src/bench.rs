@@ -28,21 +28,20 @@
 
 use crate::client_container::{self, ClientCell, ClientRun};
 use crate::cost;
-use crate::docker::{Engine, LABEL_MANAGED, LABEL_ROLE, LABEL_RUN};
+use crate::docker::{ContainerSpec, Engine};
 use crate::host::{self, HostInfo};
 use crate::images::{self, Builder};
 use crate::lab::Lab;
+use crate::readiness;
 use anyhow::{anyhow, bail, Context, Result};
-use bollard::models::{ContainerCreateBody, HostConfig};
-use bollard::query_parameters::{CreateContainerOptionsBuilder, StartContainerOptions};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::{ClientReport, Cost};
 use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Stop};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Send lag p99 (µs) above which an open loop's calls went out late: the
 /// client could not keep the schedule (the same limit `lab run` flags).
@@ -186,6 +185,7 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
         ))
         .expect("static format");
     let run_id = format!("bench-{stamp}-{}", std::process::id());
+    crate::docker::set_current_run(&run_id);
     let (out, temporary) = match &args.out {
         Some(dir) => (dir.clone(), false),
         None => (std::env::temp_dir().join(format!("rpclab-{run_id}")), true),
@@ -242,7 +242,21 @@ impl Bench<'_> {
 
         let echo = self.start_echo().await?;
         let target = format!("127.0.0.1:{}", self.args.port);
-        self.wait_ready(&echo, &target).await?;
+        let options = BTreeMap::new();
+        readiness::wait(
+            self.engine,
+            readiness::Probe {
+                name: "rpclab-echo",
+                container: &echo,
+                protocol: "grpc",
+                options: &options,
+                target: &target,
+                operation: self.args.operation,
+                timeout: READY_TIMEOUT,
+                hint: "",
+            },
+        )
+        .await?;
         print_header();
 
         let window = Stop::Seconds(self.args.duration_s);
@@ -312,9 +326,6 @@ impl Bench<'_> {
     /// Starts `rpclab-echo` from the client image, pinned to the server
     /// CPUs and labelled like every lab container.
     ///
-    /// `ContainerSpec` has no entrypoint, so this creates the container
-    /// through the API itself, with the same labels and host settings as
-    /// [`Engine::start`].
     async fn start_echo(&self) -> Result<String> {
         let port = self.args.port;
         if let Err(e) = std::net::TcpListener::bind(("127.0.0.1", port)) {
@@ -323,82 +334,25 @@ impl Bench<'_> {
                  stop whatever listens there or pass --port"
             );
         }
-        let name = format!("rpclab-echo-{}", self.run_id);
-        let labels = HashMap::from([
-            (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_RUN.to_owned(), self.run_id.to_owned()),
-            (LABEL_ROLE.to_owned(), "server".to_owned()),
-        ]);
-        let body = ContainerCreateBody {
-            image: Some(images::CLIENT.to_owned()),
-            entrypoint: Some(vec![ECHO_BINARY.to_owned()]),
-            env: Some(vec![format!("RPCLAB_PORT={port}")]),
-            labels: Some(labels),
-            host_config: Some(HostConfig {
-                network_mode: Some("host".into()),
-                cpuset_cpus: Some(self.server_cpus.to_owned()),
-                init: Some(true),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let opts = CreateContainerOptionsBuilder::default().name(&name).build();
-        let created = self
+        let id = self
             .engine
-            .api()
-            .create_container(Some(opts), body)
-            .await
-            .with_context(|| format!("cannot create container {name} from {}", images::CLIENT))?;
-        // From here on the container carries the run's label: the clean-up
-        // at the end of the run removes it whatever happens.
-        self.engine
-            .api()
-            .start_container(&created.id, None::<StartContainerOptions>)
-            .await
-            .with_context(|| format!("cannot start container {name}"))?;
+            .start(ContainerSpec {
+                name: format!("rpclab-echo-{}", self.run_id),
+                image: images::CLIENT,
+                role: "server",
+                run_id: self.run_id,
+                env: vec![format!("RPCLAB_PORT={port}")],
+                entrypoint: Some(vec![ECHO_BINARY.to_owned()]),
+                cmd: None,
+                cpuset: self.server_cpus,
+                binds: Vec::new(),
+            })
+            .await?;
         eprintln!(
             "started rpclab-echo on 127.0.0.1:{port} (cpus {})",
             self.server_cpus
         );
-        Ok(created.id)
-    }
-
-    /// Readiness is a verified call, as for every server of the lab.
-    async fn wait_ready(&self, echo: &str, target: &str) -> Result<()> {
-        let started = Instant::now();
-        let mut last_error = String::from("no attempt yet");
-        while started.elapsed() < READY_TIMEOUT {
-            if let Some(code) = self.engine.exit_code(echo).await? {
-                let log = self.engine.log_tail(echo, 20).await;
-                bail!("rpclab-echo exited with code {code} before it was ready:\n{log}");
-            }
-            match rpclab_client::probe::probe(
-                "grpc",
-                &BTreeMap::new(),
-                target,
-                self.args.operation,
-                Duration::from_secs(2),
-            )
-            .await
-            {
-                Ok(latency) => {
-                    eprintln!(
-                        "rpclab-echo ready after {:.1} s (probe {} verified in {:.2} ms)",
-                        started.elapsed().as_secs_f64(),
-                        self.args.operation,
-                        latency.as_secs_f64() * 1e3
-                    );
-                    return Ok(());
-                }
-                Err(e) => last_error = e.to_string(),
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        let log = self.engine.log_tail(echo, 20).await;
-        bail!(
-            "rpclab-echo was not ready after {} s (last probe: {last_error}):\n{log}",
-            READY_TIMEOUT.as_secs()
-        )
+        Ok(id)
     }
 
     /// Runs one cell in the client container and prints its row.

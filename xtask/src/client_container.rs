@@ -76,6 +76,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
             role: "client",
             run_id,
             env: Vec::new(),
+            entrypoint: None,
             cmd: Some(
                 ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
                     .map(String::from)

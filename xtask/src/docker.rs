@@ -50,6 +50,8 @@ pub struct ContainerSpec<'a> {
     pub role: &'a str,
     pub run_id: &'a str,
     pub env: Vec<String>,
+    /// Overrides the image's entrypoint (e.g. another binary of the image).
+    pub entrypoint: Option<Vec<String>>,
     pub cmd: Option<Vec<String>>,
     pub cpuset: &'a str,
     /// `host_path:container_path` bind mounts.
@@ -200,6 +202,7 @@ impl Engine {
         let body = ContainerCreateBody {
             image: Some(spec.image.to_owned()),
             env: Some(spec.env),
+            entrypoint: spec.entrypoint,
             cmd: spec.cmd,
             labels: Some(labels),
             host_config: Some(HostConfig {

@@ -173,6 +173,9 @@ pub struct Scenario {
     /// Connection pool size for the `users` shape.
     #[serde(default)]
     pub pool: Option<u32>,
+    /// Seed window by time, for seeds that ran for a duration (seed 004).
+    #[serde(default)]
+    pub seed_seconds: Option<f64>,
     #[serde(default)]
     pub include_connect: bool,
 }
@@ -230,10 +233,11 @@ impl Scenario {
     /// The measurement window under `profile`.
     pub fn stop(&self, profile: &Profile) -> Result<Stop> {
         if profile.seed_counts {
-            return match (self.calls_per_client, self.total_calls) {
-                (Some(n), _) => Ok(Stop::CallsPerWorker(n)),
-                (None, Some(n)) => Ok(Stop::TotalCalls(n)),
-                (None, None) => bail!(
+            return match (self.calls_per_client, self.total_calls, self.seed_seconds) {
+                (Some(n), _, _) => Ok(Stop::CallsPerWorker(n)),
+                (None, Some(n), _) => Ok(Stop::TotalCalls(n)),
+                (None, None, Some(s)) => Ok(Stop::Seconds(s)),
+                (None, None, None) => bail!(
                     "scenario `{}` has no seed call count for a seed-count profile",
                     self.name
                 ),

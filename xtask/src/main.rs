@@ -19,6 +19,7 @@ mod images;
 mod lab;
 mod manifest;
 mod progress;
+mod readiness;
 mod registry;
 mod report;
 mod run;
@@ -234,12 +235,15 @@ fn list(root: &Path, lab_path: &Path) -> Result<()> {
     );
     println!("scenarios:");
     for s in &lab.scenarios {
+        let load = match (&s.shape, &s.open) {
+            (Some(shape), _) => format!("{shape:?} at {:?}", s.concurrency),
+            (None, Some(open)) => format!("open loop ({}) at {:?} calls/s", open.arrival, s.rates),
+            (None, None) => "?".to_owned(),
+        };
         println!(
-            "  {:<14} {:<12} {:?} at {:?}: {}",
+            "  {:<16} {:<12} {load}: {}",
             s.name,
             s.operation.to_string(),
-            s.shape,
-            s.concurrency,
             s.description
         );
     }

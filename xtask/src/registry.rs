@@ -54,6 +54,7 @@ pub async fn start(
             role: "registry",
             run_id,
             env: vec![format!("ZK_PORT={ZOOKEEPER_PORT}")],
+            entrypoint: None,
             cmd: None,
             cpuset: cpus,
             binds: Vec::new(),

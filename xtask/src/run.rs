@@ -13,6 +13,7 @@ use crate::host::{self, HostInfo};
 use crate::images::Builder;
 use crate::lab::{Lab, Profile, Scenario};
 use crate::manifest::{Manifest, Registry, Variant};
+use crate::readiness;
 use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Context, Result};
@@ -20,7 +21,7 @@ use rpclab_model::result::{Cell, ClientReport};
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Share of its cores above which the client is suspected to be the limit.
 const CLIENT_BOUND_UTILISATION: f64 = 0.9;
@@ -293,6 +294,7 @@ impl RunContext<'_> {
                 role: "server",
                 run_id: self.run_id,
                 env,
+                entrypoint: None,
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
@@ -311,7 +313,25 @@ impl RunContext<'_> {
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let target = format!("127.0.0.1:{}", m.port);
-        self.wait_ready(m, v, server, &target).await?;
+        let options = m.client_options_of(v);
+        let hint = format!(
+            "Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.",
+            m.name
+        );
+        readiness::wait(
+            self.engine,
+            readiness::Probe {
+                name: &format!("server {}", m.name),
+                container: server,
+                protocol: &m.protocol,
+                options: &options,
+                target: &target,
+                operation: m.readiness.operation,
+                timeout: Duration::from_secs(m.readiness.timeout_s),
+                hint: &hint,
+            },
+        )
+        .await?;
         for scenario in &self.lab.scenarios {
             for concurrency in scenario.levels(self.profile) {
                 for rep in 1..=self.profile.repetitions {
@@ -332,58 +352,6 @@ impl RunContext<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Readiness is a real, verified call, not an open port.
-    async fn wait_ready(
-        &self,
-        m: &Manifest,
-        v: &Variant,
-        server: &str,
-        target: &str,
-    ) -> Result<()> {
-        let started = Instant::now();
-        let deadline = Duration::from_secs(m.readiness.timeout_s);
-        let mut last_error = String::from("no attempt yet");
-        while started.elapsed() < deadline {
-            if let Some(code) = self.engine.exit_code(server).await? {
-                let log = self.engine.log_tail(server, 40).await;
-                bail!(
-                    "server {} exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}",
-                    m.name
-                );
-            }
-            match rpclab_client::probe::probe(
-                &m.protocol,
-                &m.client_options_of(v),
-                target,
-                m.readiness.operation,
-                Duration::from_secs(2),
-            )
-            .await
-            {
-                Ok(latency) => {
-                    eprintln!(
-                        "{} ready after {:.1} s (probe {} verified in {:.2} ms)",
-                        m.name,
-                        started.elapsed().as_secs_f64(),
-                        m.readiness.operation,
-                        latency.as_secs_f64() * 1e3
-                    );
-                    return Ok(());
-                }
-                Err(e) => last_error = e.to_string(),
-            }
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-        let log = self.engine.log_tail(server, 40).await;
-        bail!(
-            "server {} was not ready after {} s (last probe: {last_error}).\n\
-             Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.\n--- last lines of its log ---\n{log}",
-            m.name,
-            m.readiness.timeout_s,
-            m.name
-        )
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -1,5 +1,6 @@
 package rpclab.dubbo26;
 
+import rpclab.contract.BenchServiceImpl;
 import com.alibaba.dubbo.common.URL;
 import com.alibaba.dubbo.common.Version;
 import com.alibaba.dubbo.common.extension.ExtensionLoader;

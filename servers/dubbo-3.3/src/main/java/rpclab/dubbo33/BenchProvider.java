@@ -1,5 +1,6 @@
 package rpclab.dubbo33;
 
+import rpclab.contract.BenchServiceImpl;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,10 +1,12 @@
-package rpclab.dubbo26;
+package rpclab.contract;
 
 import java.util.List;
-import rpclab.contract.BenchService;
-import rpclab.contract.Order;
 
-/** The contract: echoes return their argument, hello prefixes "hello ", empty does nothing. */
+/**
+ * The contract implemented once for every Java server whose framework serves
+ * a plain Java interface (Dubbo, and later Motan, SOFA-RPC, RMI, Hessian):
+ * echoes return their argument, hello prefixes "hello ", empty does nothing.
+ */
 public final class BenchServiceImpl implements BenchService {
     @Override
     public Order echoOrder(Order order) {
