@@ -177,7 +177,7 @@ fn describe_mismatch(reply: &rpclab_model::contract::Value, call: &Call) -> Stri
 
 impl LoadModel for ClosedLoop {
     fn workers(&self) -> usize {
-        self.workers as usize
+        self.callers() as usize
     }
 
     fn timed_window(&self) -> Option<Duration> {
@@ -187,6 +187,9 @@ impl LoadModel for ClosedLoop {
         }
     }
 
+    /// One task per call in flight: a synchronous worker is one task, an
+    /// asynchronous one with `outstanding` calls in flight is that many
+    /// tasks sharing the worker's connection and its share of the calls.
     async fn drive<C: Connection>(&self, run: Run<C>) -> Vec<WorkerStats> {
         // A shared budget only for the thread-pool shape (seed 003): one
         // atomic per call, taken only when the window is a total count.
@@ -194,13 +197,19 @@ impl LoadModel for ClosedLoop {
             Stop::TotalCalls(n) => Some(Arc::new(AtomicU64::new(n))),
             _ => None,
         };
-        let per_worker = match self.stop {
-            Stop::CallsPerWorker(n) => n,
-            _ => u64::MAX,
-        };
-        let handles: Vec<_> = (0..self.workers as usize)
-            .map(|w| {
-                let conn = Arc::clone(&run.connections[w % run.connections.len()]);
+        let outstanding = self.outstanding.max(1) as usize;
+        let handles: Vec<_> = (0..self.callers() as usize)
+            .map(|task| {
+                let worker = task / outstanding;
+                let quota = match self.stop {
+                    // The worker's calls, split over its calls in flight.
+                    Stop::CallsPerWorker(n) => {
+                        let (k, i) = (outstanding as u64, (task % outstanding) as u64);
+                        n / k + u64::from(i < n % k)
+                    }
+                    _ => u64::MAX,
+                };
+                let conn = Arc::clone(&run.connections[worker % run.connections.len()]);
                 let call = Arc::clone(&run.call);
                 let clock = Arc::clone(&run.clock);
                 let budget = budget.clone();
@@ -216,12 +225,9 @@ impl LoadModel for ClosedLoop {
                         }
                         let mut record = phase == Phase::Measure && !finished;
                         if record {
-                            let over_quota = measured >= per_worker
+                            let over_quota = measured >= quota
                                 || budget.as_ref().is_some_and(|b| {
-                                    b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                                        n.checked_sub(1)
-                                    })
-                                    .is_err()
+                                    b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err()
                                 });
                             if over_quota {
                                 finished = true;
@@ -235,11 +241,9 @@ impl LoadModel for ClosedLoop {
                         let (latency, outcome) = timed_call(&*conn, &call, timeout).await;
                         if record {
                             measured += 1;
-                            clock.progress[w].0.store(measured, Ordering::Relaxed);
+                            clock.progress[task].0.store(measured, Ordering::Relaxed);
                             match (outcome, clock.sink()) {
-                                (Ok(()), Some(sink)) => {
-                                    stats.record_ok_at(latency, Instant::now(), sink)
-                                }
+                                (Ok(()), Some(sink)) => stats.record_ok_at(latency, Instant::now(), sink),
                                 (Ok(()), None) => stats.record_ok(latency),
                                 (Err(e), _) => stats.record_failure(&e),
                             }
@@ -255,16 +259,22 @@ impl LoadModel for ClosedLoop {
                 })
             })
             .collect();
-        let mut all = Vec::with_capacity(handles.len());
-        for h in handles {
-            match h.await {
-                Ok(stats) => all.push(stats),
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(_) => {}
-            }
-        }
-        all
+        join_all(handles).await
     }
+}
+
+/// Waits for every task and collects its stats; a panic in a task is
+/// re-raised here rather than lost.
+async fn join_all(handles: Vec<tokio::task::JoinHandle<WorkerStats>>) -> Vec<WorkerStats> {
+    let mut all = Vec::with_capacity(handles.len());
+    for h in handles {
+        match h.await {
+            Ok(stats) => all.push(stats),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => {}
+        }
+    }
+    all
 }
 
 /// The due times of an open loop, shared by its senders.
@@ -414,15 +424,7 @@ impl LoadModel for OpenLoop {
                 })
             })
             .collect();
-        let mut all = Vec::with_capacity(handles.len());
-        for h in handles {
-            match h.await {
-                Ok(stats) => all.push(stats),
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(_) => {}
-            }
-        }
-        all
+        join_all(handles).await
     }
 }
 
@@ -501,6 +503,68 @@ mod tests {
             tokio::time::sleep(self.0).await;
             Ok(call.expected.clone())
         }
+    }
+
+    /// A connection that counts the calls in flight on it.
+    #[derive(Default)]
+    struct Tracking {
+        now: AtomicUsize,
+        max: AtomicUsize,
+    }
+
+    impl Connection for Tracking {
+        async fn call(&self, call: &Call) -> Result<Value, CallError> {
+            let n = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+            self.max.fetch_max(n, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            self.now.fetch_sub(1, Ordering::SeqCst);
+            Ok(call.expected.clone())
+        }
+    }
+
+    fn closed_run(conn: Arc<Tracking>, callers: usize) -> (Run<Tracking>, Arc<Clock>) {
+        let clock = Clock::new(callers, true);
+        let run = Run {
+            connections: vec![conn],
+            call: Arc::new(Operation::Hello.call()),
+            timeout: Duration::from_secs(5),
+            clock: Arc::clone(&clock),
+            keep_load_until_done: false,
+            warmup: Duration::ZERO,
+        };
+        (run, clock)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn sync_workers_keep_one_call_each_in_flight_and_make_exactly_their_calls() {
+        let conn = Arc::new(Tracking::default());
+        let model = rpclab_model::spec::Shape::SharedClient.closed(3, None, Stop::CallsPerWorker(7));
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let stats = model.drive(run).await;
+        assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 21);
+        assert_eq!(conn.max.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn async_workers_keep_their_outstanding_calls_in_flight() {
+        let conn = Arc::new(Tracking::default());
+        let model = rpclab_model::spec::Shape::SharedClient
+            .closed(2, None, Stop::CallsPerWorker(10))
+            .with_outstanding(4);
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let stats = model.drive(run).await;
+        assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 20, "10 calls per worker, split over its 4 in flight");
+        assert_eq!(conn.max.load(Ordering::SeqCst), 8);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_thread_pool_drains_exactly_its_shared_budget() {
+        let conn = Arc::new(Tracking::default());
+        let model = rpclab_model::spec::Shape::ThreadPool.closed(8, None, Stop::TotalCalls(50));
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let stats = model.drive(run).await;
+        assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 50);
+        assert_eq!(conn.max.load(Ordering::SeqCst), 8);
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -85,6 +85,10 @@ struct Direct {
     warmup_s: f64,
     #[arg(long, default_value_t = 0.0)]
     cooldown_s: f64,
+    /// Calls each caller keeps in flight: 1 is the synchronous style, more
+    /// the asynchronous (callback) style.
+    #[arg(long, default_value_t = 1)]
+    outstanding: u32,
     /// Connection pool size for --shape users.
     #[arg(long)]
     pool: Option<u32>,
@@ -193,7 +197,7 @@ async fn run_direct(d: Direct) -> Result<()> {
         (None, None) => Stop::Seconds(10.0),
     };
     let load = match d.rate {
-        None => Load::Closed(shape.closed(d.concurrency, d.pool, stop)),
+        None => Load::Closed(shape.closed(d.concurrency, d.pool, stop).with_outstanding(d.outstanding)),
         Some(rate) => Load::Open(OpenLoop {
             schedule: match d.arrival.as_str() {
                 "constant" => Schedule::Constant { rate },

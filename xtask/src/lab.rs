@@ -10,7 +10,7 @@
 use crate::manifest::parse_toml;
 use anyhow::{bail, Context, Result};
 use rpclab_model::contract::Operation;
-use rpclab_model::spec::{Load, OpenLoop, Schedule, Shape, Stop};
+use rpclab_model::spec::{Load, OpenLoop, Schedule, Shape, Step, Stop};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -173,6 +173,10 @@ pub struct Scenario {
     /// Connection pool size for the `users` shape.
     #[serde(default)]
     pub pool: Option<u32>,
+    /// Calls each worker keeps in flight (closed loop): 1, the default, is
+    /// the synchronous style; more is the asynchronous callback style.
+    #[serde(default)]
+    pub outstanding: Option<u32>,
     /// Seed window by time, for seeds that ran for a duration (seed 004).
     #[serde(default)]
     pub seed_seconds: Option<f64>,
@@ -184,10 +188,28 @@ pub struct Scenario {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpenSettings {
-    /// `constant` or `poisson`.
+    /// `constant` or `poisson` (one cell per rate of `rates`), `steps` or
+    /// `ramp` (one cell following the schedule over the window).
     pub arrival: String,
     pub connections: u32,
     pub max_in_flight: u32,
+    /// For `steps`: rates held for given durations, in order.
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// For `ramp`: the rate at the window's start and at its end.
+    #[serde(default)]
+    pub ramp: Option<[f64; 2]>,
+}
+
+impl OpenSettings {
+    /// The schedule of a time-varying scenario (steps or ramp), if it is one.
+    fn varying(&self) -> Option<Schedule> {
+        match self.arrival.as_str() {
+            "steps" => Some(Schedule::Steps { steps: self.steps.clone() }),
+            "ramp" => self.ramp.map(|[from, to]| Schedule::Ramp { from, to }),
+            _ => None,
+        }
+    }
 }
 
 impl Scenario {
@@ -196,12 +218,15 @@ impl Scenario {
     pub fn validate(&self) -> std::result::Result<(), String> {
         match (&self.shape, &self.open) {
             (Some(_), None) if !self.concurrency.is_empty() && !self.concurrency.contains(&0) && self.rates.is_empty() => Ok(()),
-            (None, Some(o)) if !self.rates.is_empty() && !self.rates.contains(&0) && self.concurrency.is_empty() => {
-                match o.arrival.as_str() {
-                    "constant" | "poisson" => Ok(()),
-                    other => Err(format!("arrival `{other}` is not constant or poisson")),
-                }
-            }
+            (None, Some(o)) if self.concurrency.is_empty() => match o.arrival.as_str() {
+                "constant" | "poisson" if !self.rates.is_empty() && !self.rates.contains(&0) => Ok(()),
+                "constant" | "poisson" => Err("an open loop with constant or poisson arrivals needs `rates` of at least 1".into()),
+                "steps" if !o.steps.is_empty() && o.steps.iter().all(|s| s.rate > 0.0 && s.seconds > 0.0) => Ok(()),
+                "steps" => Err("`steps` arrivals need `steps = [{ rate = R, seconds = S }, ...]` with positive values".into()),
+                "ramp" if o.ramp.is_some_and(|[a, b]| a > 0.0 && b > 0.0) => Ok(()),
+                "ramp" => Err("`ramp` arrivals need `ramp = [from, to]` with positive rates".into()),
+                other => Err(format!("arrival `{other}` is not constant, poisson, steps or ramp")),
+            },
             _ => Err("give either `shape` and `concurrency` (closed loop) or `open` and `rates` (open loop), with levels of at least 1".into()),
         }
     }
@@ -210,10 +235,10 @@ impl Scenario {
     pub fn load(&self, level: u32, profile: &Profile) -> Result<Load> {
         if let Some(o) = &self.open {
             let rate = level as f64;
-            let schedule = if o.arrival == "poisson" {
-                Schedule::Poisson { rate }
-            } else {
-                Schedule::Constant { rate }
+            let schedule = match o.varying() {
+                Some(varying) => varying,
+                None if o.arrival == "poisson" => Schedule::Poisson { rate },
+                None => Schedule::Constant { rate },
             };
             return Ok(Load::Open(OpenLoop {
                 schedule,
@@ -223,11 +248,8 @@ impl Scenario {
             }));
         }
         let shape = self.shape.context("a closed-loop scenario needs a shape")?;
-        Ok(Load::Closed(shape.closed(
-            level,
-            self.pool,
-            self.stop(profile)?,
-        )))
+        let closed = shape.closed(level, self.pool, self.stop(profile)?);
+        Ok(Load::Closed(closed.with_outstanding(self.outstanding.unwrap_or(1))))
     }
 
     /// The measurement window under `profile`.
@@ -252,12 +274,14 @@ impl Scenario {
     /// Concurrency levels (closed loop) or rates (open loop) to run.
     pub fn levels(&self, profile: &Profile) -> Vec<u32> {
         let n = profile.max_levels.unwrap_or(usize::MAX);
-        let levels = if self.open.is_some() {
-            &self.rates
-        } else {
-            &self.concurrency
-        };
-        levels.iter().copied().take(n).collect()
+        match &self.open {
+            // A time-varying schedule is one cell, labelled by its peak rate.
+            Some(o) => match o.varying() {
+                Some(schedule) => vec![schedule.peak_rate().round() as u32],
+                None => self.rates.iter().copied().take(n).collect(),
+            },
+            None => self.concurrency.iter().copied().take(n).collect(),
+        }
     }
 }
 
@@ -330,5 +354,73 @@ impl Lab {
                     .join(", ")
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    }
+
+    #[test]
+    fn the_default_lab_loads_and_every_library_scenario_builds_a_valid_load_in_every_profile() {
+        let lab = Lab::load(&repo().join("compose/lab.toml")).unwrap();
+        let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
+        let library: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
+        for (name, profile) in &lab.def.profiles {
+            for s in &library.scenarios {
+                s.validate().unwrap_or_else(|e| panic!("{}: {e}", s.name));
+                for level in s.levels(profile) {
+                    let load = match s.load(level, profile) {
+                        Ok(load) => load,
+                        Err(e) => panic!("{} under {name}: {e}", s.name),
+                    };
+                    let spec = rpclab_model::spec::CellSpec {
+                        protocol: "grpc".into(),
+                        target: "127.0.0.1:1".into(),
+                        operation: s.operation,
+                        load,
+                        warmup_s: profile.warmup_s,
+                        cooldown_s: profile.cooldown_s,
+                        timeout_ms: profile.timeout_ms,
+                        include_connect: s.include_connect,
+                        options: BTreeMap::new(),
+                    };
+                    spec.validate().unwrap_or_else(|e| panic!("{} under {name}: {e}", s.name));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_schedule_is_one_cell_at_its_peak_rate() {
+        let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
+        let library: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
+        let steps = library.scenarios.iter().find(|s| s.name == "order-echo-steps").unwrap();
+        let profile = Profile {
+            warmup_s: 0.0,
+            cooldown_s: 0.0,
+            measure_s: Some(10.0),
+            seed_counts: false,
+            repetitions: 1,
+            max_levels: None,
+            timeout_ms: 1000,
+            cv_threshold: 0.1,
+        };
+        assert_eq!(steps.levels(&profile), vec![4000]);
+        match steps.load(4000, &profile).unwrap() {
+            Load::Open(o) => assert!(matches!(o.schedule, Schedule::Steps { ref steps } if steps.len() == 3)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_scenario_that_is_neither_closed_nor_open_is_rejected() {
+        let text = "[[scenario]]\nname = \"x\"\ndescription = \"\"\noperation = \"hello\"\n";
+        let file: ScenarioFile = parse_toml(Path::new("s.toml"), text).unwrap();
+        assert!(file.scenarios[0].validate().is_err());
     }
 }

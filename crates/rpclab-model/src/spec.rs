@@ -79,6 +79,9 @@ impl Load {
     /// A short description for tables.
     pub fn describe(&self) -> String {
         match self {
+            Load::Closed(c) if c.outstanding > 1 => {
+                format!("closed loop, {:?} shape, async style ({} in flight per worker)", c.shape, c.outstanding)
+            }
             Load::Closed(c) => format!("closed loop, {:?} shape", c.shape),
             Load::Open(o) => format!("open loop, {}", o.schedule.describe()),
         }
@@ -189,6 +192,28 @@ pub struct ClosedLoop {
     pub workers: u32,
     pub connections: u32,
     pub stop: Stop,
+    /// Calls each worker keeps in flight. 1 is the synchronous style (a
+    /// thread blocked on its call); more is the asynchronous, callback style
+    /// of seed 003, where a worker fires calls without waiting for replies.
+    #[serde(default = "one_outstanding")]
+    pub outstanding: u32,
+}
+
+fn one_outstanding() -> u32 {
+    1
+}
+
+impl ClosedLoop {
+    /// The asynchronous style: each worker keeps `outstanding` calls in flight.
+    pub fn with_outstanding(mut self, outstanding: u32) -> ClosedLoop {
+        self.outstanding = outstanding.max(1);
+        self
+    }
+
+    /// Concurrent callers in all: workers times calls in flight per worker.
+    pub fn callers(&self) -> u32 {
+        self.workers * self.outstanding.max(1)
+    }
 }
 
 /// When the measurement window of a closed loop ends.
@@ -233,6 +258,7 @@ impl Shape {
             workers: concurrency.max(1),
             connections: connections.max(1),
             stop,
+            outstanding: 1,
         }
     }
 }
@@ -264,8 +290,8 @@ impl CellSpec {
                 return self.validate_common();
             }
         };
-        if c.workers == 0 || c.connections == 0 {
-            return Err("workers and connections must be at least 1".into());
+        if c.workers == 0 || c.connections == 0 || c.outstanding == 0 {
+            return Err("workers, connections and outstanding calls must be at least 1".into());
         }
         match c.stop {
             Stop::CallsPerWorker(0) | Stop::TotalCalls(0) => {
