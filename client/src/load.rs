@@ -227,7 +227,10 @@ impl LoadModel for ClosedLoop {
                         if record {
                             let over_quota = measured >= quota
                                 || budget.as_ref().is_some_and(|b| {
-                                    b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err()
+                                    b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                                        n.checked_sub(1)
+                                    })
+                                    .is_err()
                                 });
                             if over_quota {
                                 finished = true;
@@ -243,7 +246,9 @@ impl LoadModel for ClosedLoop {
                             measured += 1;
                             clock.progress[task].0.store(measured, Ordering::Relaxed);
                             match (outcome, clock.sink()) {
-                                (Ok(()), Some(sink)) => stats.record_ok_at(latency, Instant::now(), sink),
+                                (Ok(()), Some(sink)) => {
+                                    stats.record_ok_at(latency, Instant::now(), sink)
+                                }
                                 (Ok(()), None) => stats.record_ok(latency),
                                 (Err(e), _) => stats.record_failure(&e),
                             }
@@ -346,10 +351,11 @@ impl Rng {
 }
 
 /// Waits until `due`. Tokio's timer has a 1 ms granularity and rounds up,
-/// which would send every call up to a millisecond late; so the last
-/// stretch is spent yielding to other tasks instead of sleeping.
+/// which would send calls up to a millisecond late; so a sender sleeps
+/// until 2 ms before its due time (waking at most 1 ms early) and spends the
+/// rest yielding to other tasks. Only the senders due within 2 ms spin.
 async fn wait_until(due: Instant) {
-    const TIMER_SLACK: Duration = Duration::from_millis(1);
+    const TIMER_SLACK: Duration = Duration::from_millis(2);
     let now = Instant::now();
     if due > now + TIMER_SLACK {
         tokio::time::sleep_until((due - TIMER_SLACK).into()).await;
@@ -538,7 +544,8 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn sync_workers_keep_one_call_each_in_flight_and_make_exactly_their_calls() {
         let conn = Arc::new(Tracking::default());
-        let model = rpclab_model::spec::Shape::SharedClient.closed(3, None, Stop::CallsPerWorker(7));
+        let model =
+            rpclab_model::spec::Shape::SharedClient.closed(3, None, Stop::CallsPerWorker(7));
         let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
         let stats = model.drive(run).await;
         assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 21);
@@ -553,7 +560,11 @@ mod tests {
             .with_outstanding(4);
         let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
         let stats = model.drive(run).await;
-        assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 20, "10 calls per worker, split over its 4 in flight");
+        assert_eq!(
+            stats.iter().map(|s| s.ok).sum::<u64>(),
+            20,
+            "10 calls per worker, split over its 4 in flight"
+        );
         assert_eq!(conn.max.load(Ordering::SeqCst), 8);
     }
 

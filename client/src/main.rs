@@ -197,7 +197,11 @@ async fn run_direct(d: Direct) -> Result<()> {
         (None, None) => Stop::Seconds(10.0),
     };
     let load = match d.rate {
-        None => Load::Closed(shape.closed(d.concurrency, d.pool, stop).with_outstanding(d.outstanding)),
+        None => Load::Closed(
+            shape
+                .closed(d.concurrency, d.pool, stop)
+                .with_outstanding(d.outstanding),
+        ),
         Some(rate) => Load::Open(OpenLoop {
             schedule: match d.arrival.as_str() {
                 "constant" => Schedule::Constant { rate },

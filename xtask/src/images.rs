@@ -27,8 +27,15 @@ pub const JDK: &str = "rpclab/jdk:17";
 pub const CLIENT: &str = "rpclab/client:latest";
 pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
 
+/// Modification time of every file in a build context: 2020-01-01T00:00:00Z.
+const FIXED_MTIME: u64 = 1_577_836_800;
+
 /// A build context assembled in memory: a tar with fixed timestamps and
 /// owners, so that its hash depends on file contents and names only.
+///
+/// The fixed timestamp is not zero: Maven's resource copy skips a file whose
+/// time is not newer than its (missing, hence time-zero) destination, and
+/// an image built from epoch-dated files silently lacks its resources.
 pub struct BuildContext {
     builder: tar::Builder<Vec<u8>>,
 }
@@ -73,7 +80,7 @@ impl BuildContext {
         let mut header = tar::Header::new_gnu();
         header.set_size(data.len() as u64);
         header.set_mode(mode);
-        header.set_mtime(0);
+        header.set_mtime(FIXED_MTIME);
         header.set_uid(0);
         header.set_gid(0);
         header.set_entry_type(tar::EntryType::Regular);
@@ -85,7 +92,7 @@ impl BuildContext {
         let mut header = tar::Header::new_gnu();
         header.set_size(0);
         header.set_mode(0o755);
-        header.set_mtime(0);
+        header.set_mtime(FIXED_MTIME);
         header.set_entry_type(tar::EntryType::Directory);
         self.builder
             .append_data(&mut header, format!("{dest}/"), std::io::empty())?;
@@ -378,4 +385,58 @@ fn debootstrap_rootfs(mirror: &str) -> Result<Vec<u8>> {
         );
     }
     Ok(out.stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(tar: &[u8]) -> Vec<String> {
+        let mut archive = tar::Archive::new(tar);
+        archive
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_server_context_holds_every_source_and_resource_file_and_no_build_output() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut ctx = BuildContext::new();
+        ctx.add(&root.join("servers/dubbo-3.3"), "servers/dubbo-3.3")
+            .unwrap();
+        let names = entries(&ctx.finish().unwrap());
+        for wanted in [
+            "servers/dubbo-3.3/Dockerfile",
+            "servers/dubbo-3.3/src/main/resources/security/serialize.allowlist",
+            "servers/dubbo-3.3/src/main/resources/META-INF/dubbo/org.apache.dubbo.remoting.Transporter",
+        ] {
+            assert!(names.iter().any(|n| n == wanted), "{wanted} missing from {names:#?}");
+        }
+        assert!(!names.iter().any(|n| n.contains("/target/")));
+    }
+
+    #[test]
+    fn context_files_are_not_dated_at_the_epoch() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut ctx = BuildContext::new();
+        ctx.add(&root.join("contract"), "contract").unwrap();
+        let tar = ctx.finish().unwrap();
+        let mut archive = tar::Archive::new(&tar[..]);
+        for entry in archive.entries().unwrap() {
+            assert!(entry.unwrap().header().mtime().unwrap() > 0);
+        }
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_context_bytes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let build = || {
+            let mut ctx = BuildContext::new();
+            ctx.add(&root.join("contract"), "contract").unwrap();
+            ctx.finish().unwrap()
+        };
+        assert_eq!(build(), build());
+    }
 }

@@ -205,7 +205,9 @@ impl OpenSettings {
     /// The schedule of a time-varying scenario (steps or ramp), if it is one.
     fn varying(&self) -> Option<Schedule> {
         match self.arrival.as_str() {
-            "steps" => Some(Schedule::Steps { steps: self.steps.clone() }),
+            "steps" => Some(Schedule::Steps {
+                steps: self.steps.clone(),
+            }),
             "ramp" => self.ramp.map(|[from, to]| Schedule::Ramp { from, to }),
             _ => None,
         }
@@ -249,7 +251,9 @@ impl Scenario {
         }
         let shape = self.shape.context("a closed-loop scenario needs a shape")?;
         let closed = shape.closed(level, self.pool, self.stop(profile)?);
-        Ok(Load::Closed(closed.with_outstanding(self.outstanding.unwrap_or(1))))
+        Ok(Load::Closed(
+            closed.with_outstanding(self.outstanding.unwrap_or(1)),
+        ))
     }
 
     /// The measurement window under `profile`.
@@ -362,7 +366,10 @@ mod tests {
     use super::*;
 
     fn repo() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_owned()
     }
 
     #[test]
@@ -389,7 +396,8 @@ mod tests {
                         include_connect: s.include_connect,
                         options: BTreeMap::new(),
                     };
-                    spec.validate().unwrap_or_else(|e| panic!("{} under {name}: {e}", s.name));
+                    spec.validate()
+                        .unwrap_or_else(|e| panic!("{} under {name}: {e}", s.name));
                 }
             }
         }
@@ -399,7 +407,11 @@ mod tests {
     fn a_step_schedule_is_one_cell_at_its_peak_rate() {
         let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
         let library: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
-        let steps = library.scenarios.iter().find(|s| s.name == "order-echo-steps").unwrap();
+        let steps = library
+            .scenarios
+            .iter()
+            .find(|s| s.name == "order-echo-steps")
+            .unwrap();
         let profile = Profile {
             warmup_s: 0.0,
             cooldown_s: 0.0,
@@ -412,7 +424,9 @@ mod tests {
         };
         assert_eq!(steps.levels(&profile), vec![4000]);
         match steps.load(4000, &profile).unwrap() {
-            Load::Open(o) => assert!(matches!(o.schedule, Schedule::Steps { ref steps } if steps.len() == 3)),
+            Load::Open(o) => {
+                assert!(matches!(o.schedule, Schedule::Steps { ref steps } if steps.len() == 3))
+            }
             other => panic!("{other:?}"),
         }
     }

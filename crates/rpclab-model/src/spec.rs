@@ -80,7 +80,10 @@ impl Load {
     pub fn describe(&self) -> String {
         match self {
             Load::Closed(c) if c.outstanding > 1 => {
-                format!("closed loop, {:?} shape, async style ({} in flight per worker)", c.shape, c.outstanding)
+                format!(
+                    "closed loop, {:?} shape, async style ({} in flight per worker)",
+                    c.shape, c.outstanding
+                )
             }
             Load::Closed(c) => format!("closed loop, {:?} shape", c.shape),
             Load::Open(o) => format!("open loop, {}", o.schedule.describe()),
