@@ -546,7 +546,7 @@ mod tests {
         let conn = Arc::new(Tracking::default());
         let model =
             rpclab_model::spec::Shape::SharedClient.closed(3, None, Stop::CallsPerWorker(7));
-        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers());
         let stats = model.drive(run).await;
         assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 21);
         assert_eq!(conn.max.load(Ordering::SeqCst), 3);
@@ -558,7 +558,7 @@ mod tests {
         let model = rpclab_model::spec::Shape::SharedClient
             .closed(2, None, Stop::CallsPerWorker(10))
             .with_outstanding(4);
-        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers());
         let stats = model.drive(run).await;
         assert_eq!(
             stats.iter().map(|s| s.ok).sum::<u64>(),
@@ -572,7 +572,7 @@ mod tests {
     async fn a_thread_pool_drains_exactly_its_shared_budget() {
         let conn = Arc::new(Tracking::default());
         let model = rpclab_model::spec::Shape::ThreadPool.closed(8, None, Stop::TotalCalls(50));
-        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers() as usize);
+        let (run, _clock) = closed_run(Arc::clone(&conn), model.workers());
         let stats = model.drive(run).await;
         assert_eq!(stats.iter().map(|s| s.ok).sum::<u64>(), 50);
         assert_eq!(conn.max.load(Ordering::SeqCst), 8);
