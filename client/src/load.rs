@@ -350,21 +350,6 @@ impl Rng {
     }
 }
 
-/// Waits until `due`. Tokio's timer has a 1 ms granularity and rounds up,
-/// which would send calls up to a millisecond late; so a sender sleeps
-/// until 2 ms before its due time (waking at most 1 ms early) and spends the
-/// rest yielding to other tasks. Only the senders due within 2 ms spin.
-async fn wait_until(due: Instant) {
-    const TIMER_SLACK: Duration = Duration::from_millis(2);
-    let now = Instant::now();
-    if due > now + TIMER_SLACK {
-        tokio::time::sleep_until((due - TIMER_SLACK).into()).await;
-    }
-    while Instant::now() < due {
-        tokio::task::yield_now().await;
-    }
-}
-
 impl LoadModel for OpenLoop {
     fn workers(&self) -> usize {
         self.max_in_flight as usize
@@ -374,30 +359,58 @@ impl LoadModel for OpenLoop {
         Some(Duration::from_secs_f64(self.seconds))
     }
 
+    /// One pacer thread releases calls at their due times; `max_in_flight`
+    /// sender tasks take them and make the calls.
+    ///
+    /// The pacer is an OS thread sleeping in the kernel (`nanosleep`, tens
+    /// of microseconds of precision) rather than a task on tokio's 1 ms
+    /// timer wheel, so calls leave on time without any task spinning. When
+    /// every sender is busy, due calls queue in the channel and then the
+    /// pacer waits: the calls are late, and their lateness is measured.
     async fn drive<C: Connection>(&self, run: Run<C>) -> Vec<WorkerStats> {
         let origin = Instant::now();
-        let arrivals = Arc::new(Arrivals::new(
-            self.schedule.clone(),
-            self.seconds,
-            run.warmup,
-        ));
+        let arrivals = Arrivals::new(self.schedule.clone(), self.seconds, run.warmup);
+        let (due_tx, due_rx) = async_channel::bounded::<Instant>(self.max_in_flight as usize);
+        let pacer_clock = Arc::clone(&run.clock);
+        let pacer = std::thread::Builder::new()
+            .name("rpclab-pacer".into())
+            .spawn(move || {
+                // Sleeps in short slices so that the end of the run is noticed
+                // even at very low rates.
+                const SLICE: Duration = Duration::from_millis(50);
+                let mut rng = Rng::new(0x5EED);
+                'calls: loop {
+                    let due = origin + Duration::from_nanos(arrivals.claim(&mut rng));
+                    loop {
+                        if pacer_clock.phase() == Phase::Done {
+                            break 'calls;
+                        }
+                        let now = Instant::now();
+                        if due <= now {
+                            break;
+                        }
+                        std::thread::sleep((due - now).min(SLICE));
+                    }
+                    if due_tx.send_blocking(due).is_err() {
+                        break;
+                    }
+                }
+            });
+        if let Err(e) = pacer {
+            panic!("cannot start the open loop's pacer thread: {e}");
+        }
         let handles: Vec<_> = (0..self.max_in_flight as usize)
             .map(|w| {
                 let conn = Arc::clone(&run.connections[w % run.connections.len()]);
                 let call = Arc::clone(&run.call);
                 let clock = Arc::clone(&run.clock);
-                let arrivals = Arc::clone(&arrivals);
+                let due_rx = due_rx.clone();
                 let timeout = run.timeout;
                 tokio::spawn(async move {
                     let mut stats = WorkerStats::default();
-                    let mut rng = Rng::new(w as u64 + 1);
                     let mut measured = 0u64;
-                    loop {
-                        if clock.phase() == Phase::Done {
-                            break;
-                        }
-                        let due = origin + Duration::from_nanos(arrivals.claim(&mut rng));
-                        wait_until(due).await;
+                    // The channel closes when the pacer stops at the end of the run.
+                    while let Ok(due) = due_rx.recv().await {
                         let phase = clock.phase();
                         if phase == Phase::Done {
                             break;
@@ -430,6 +443,7 @@ impl LoadModel for OpenLoop {
                 })
             })
             .collect();
+        drop(due_rx);
         join_all(handles).await
     }
 }

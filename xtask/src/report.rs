@@ -157,11 +157,10 @@ pub fn tables(results: &Results, markdown: bool, force: Option<Layout>) -> Strin
             table.with(Style::rounded());
         }
         out.push_str(&format!(
-            "{}scenario {scenario}: operation {}, {}; {}\n\n{table}\n\n",
+            "{}scenario {scenario}: operation {}, {}\n\n{table}\n\n",
             if markdown { "### " } else { "" },
             cell.operation,
             cell.report.load.describe(),
-            cell.report.connection_model,
         ));
     }
     out
