@@ -238,6 +238,17 @@ impl Engine {
         Ok(created.id)
     }
 
+    /// Restarts a container's process (same container, same settings).
+    pub async fn restart(&self, id: &str) -> Result<()> {
+        self.docker
+            .restart_container(
+                id,
+                None::<bollard::query_parameters::RestartContainerOptions>,
+            )
+            .await
+            .with_context(|| format!("cannot restart container {id}"))
+    }
+
     /// Whether the container is still running, and its exit code if not.
     pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
         let info = self

@@ -125,6 +125,10 @@ pub struct Profile {
     pub max_levels: Option<usize>,
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// Restart the server container before every repetition after the
+    /// first, so each repetition starts from a cold JVM.
+    #[serde(default)]
+    pub restart_between_repetitions: bool,
     /// Throughput CV over repetitions above which a cell is flagged noisy.
     #[serde(default = "default_cv_threshold")]
     pub cv_threshold: f64,
@@ -420,6 +424,7 @@ mod tests {
             repetitions: 1,
             max_levels: None,
             timeout_ms: 1000,
+            restart_between_repetitions: false,
             cv_threshold: 0.1,
         };
         assert_eq!(steps.levels(&profile), vec![4000]);

@@ -318,23 +318,27 @@ impl RunContext<'_> {
             "Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.",
             m.name
         );
-        readiness::wait(
-            self.engine,
-            readiness::Probe {
-                name: &format!("server {}", m.name),
-                container: server,
-                protocol: &m.protocol,
-                options: &options,
-                target: &target,
-                operation: m.readiness.operation,
-                timeout: Duration::from_secs(m.readiness.timeout_s),
-                hint: &hint,
-            },
-        )
-        .await?;
+        let name = format!("server {}", m.name);
+        let probe = || readiness::Probe {
+            name: &name,
+            container: server,
+            protocol: &m.protocol,
+            options: &options,
+            target: &target,
+            operation: m.readiness.operation,
+            timeout: Duration::from_secs(m.readiness.timeout_s),
+            hint: &hint,
+        };
+        readiness::wait(self.engine, probe()).await?;
         for scenario in &self.lab.scenarios {
             for concurrency in scenario.levels(self.profile) {
                 for rep in 1..=self.profile.repetitions {
+                    if rep > 1 && self.profile.restart_between_repetitions {
+                        // A cold JVM for every repetition: the spread then
+                        // includes start-up and JIT effects.
+                        self.engine.restart(server).await?;
+                        readiness::wait(self.engine, probe()).await?;
+                    }
                     let cell = self
                         .run_cell(m, v, scenario, concurrency, rep, server, snapshot)
                         .await;
