@@ -137,13 +137,16 @@ impl Manifest {
         options
     }
 
-    /// The image tag of a variant.
+    /// The image tag of a variant. Variants that differ only at run time
+    /// (`env`, `client_options`) share the image of the first variant with
+    /// the same build arguments, so it is built once.
     pub fn image(&self, variant: &Variant) -> String {
-        format!(
-            "rpclab/server-{}:{}",
-            self.name,
-            sanitize_tag(&variant.name)
-        )
+        let first = self
+            .variants
+            .iter()
+            .find(|v| v.build_args == variant.build_args)
+            .unwrap_or(variant);
+        format!("rpclab/server-{}:{}", self.name, sanitize_tag(&first.name))
     }
 }
 
@@ -265,6 +268,38 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with("servers/x/server.toml:2:1:"), "{msg}");
         assert!(msg.contains("framwork"), "{msg}");
+    }
+
+    #[test]
+    fn variants_with_the_same_build_arguments_share_one_image() {
+        let text = r#"
+name = "s"
+framework = "f"
+protocol = "grpc"
+language = "java"
+description = "d"
+port = 1
+[[variant]]
+name = "a"
+version = "1"
+build_args = { V = "1" }
+[[variant]]
+name = "a-other-setting"
+version = "1"
+build_args = { V = "1" }
+env = { X = "y" }
+[[variant]]
+name = "b"
+version = "2"
+build_args = { V = "2" }
+"#;
+        let m: Manifest = parse_toml(Path::new("server.toml"), text).unwrap();
+        assert_eq!(m.image(&m.variants[0]), m.image(&m.variants[1]));
+        assert_ne!(m.image(&m.variants[0]), m.image(&m.variants[2]));
+        assert_eq!(
+            m.env_of(&m.variants[1]).get("X").map(String::as_str),
+            Some("y")
+        );
     }
 
     #[test]
