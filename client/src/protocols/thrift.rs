@@ -528,16 +528,7 @@ fn read_orders<P: TInputProtocol>(p: &mut P) -> thrift::Result<Vec<contract::Ord
 /// compiler's code; a field of another type than declared is skipped, as
 /// Java's generated code does.
 fn read_order<P: TInputProtocol>(p: &mut P) -> thrift::Result<contract::Order> {
-    let mut order = contract::Order {
-        order_id: 0,
-        phone: String::new(),
-        name: String::new(),
-        order_num: String::new(),
-        order_date: 0,
-        ticket_type: 0,
-        amount: 0.0,
-        order_status: 0,
-    };
+    let mut order = contract::Order::default();
     p.read_struct_begin()?;
     loop {
         let ident = p.read_field_begin()?;

@@ -24,7 +24,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The 8-field order of seed 001, field for field.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Order {
     pub order_id: i64,
     pub phone: String,

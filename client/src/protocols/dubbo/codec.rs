@@ -483,16 +483,7 @@ fn read_order(dec: &mut Decoder<'_>) -> Result<contract::Order, CallError> {
             header.class.name
         )));
     }
-    let mut order = contract::Order {
-        order_id: 0,
-        phone: String::new(),
-        name: String::new(),
-        order_num: String::new(),
-        order_date: 0,
-        ticket_type: 0,
-        amount: 0.0,
-        order_status: 0,
-    };
+    let mut order = contract::Order::default();
     for field in header.class.fields.iter() {
         let read = match field.as_str() {
             "orderId" => dec.read_i64().map(|v| order.order_id = v),
