@@ -103,6 +103,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
             clock.start_measuring();
         }
         phase_line("measure");
+        let window_start = unix_seconds();
         let cost_mark = crate::self_cost::Mark::now();
         let bytes_at_start = counter.totals();
         let start = if spec.include_connect {
@@ -121,13 +122,14 @@ async fn run_model<P: Protocol, M: LoadModel>(
         let bytes_at_end = counter.totals();
         let measured = clock.measured_calls();
         let cost = cost_mark.cost_until_now(measured);
+        let window = [window_start, unix_seconds()];
         phase_line("cooldown");
         tokio::time::sleep(cooldown).await;
         clock.set(Phase::Done);
-        (elapsed, bytes_at_start, bytes_at_end, cost)
+        (elapsed, bytes_at_start, bytes_at_end, cost, window)
     };
     let progress = report_progress(&clock);
-    let (stats, (elapsed, bytes_start, bytes_end, client_cost)) = tokio::select! {
+    let (stats, (elapsed, bytes_start, bytes_end, client_cost, window)) = tokio::select! {
         both = async { tokio::join!(model.drive(run), controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
     };
@@ -174,10 +176,20 @@ async fn run_model<P: Protocol, M: LoadModel>(
         bytes_received_per_call: per_call(bytes_end.1 - bytes_start.1, calls),
         failures: total.failures,
         client_cost: Some(client_cost),
+        window_unix_s: Some(window),
         verified: true,
         hlog: (!hlog.is_empty()).then(|| HLOG_FILE.to_owned()),
     };
     Ok(CellRun { report, hlog })
+}
+
+/// Wall-clock time in seconds since the epoch: containers share the host's
+/// clock, so the orchestrator can place the window on its own samples.
+fn unix_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Name of the interval log in a cell's directory.

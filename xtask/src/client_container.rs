@@ -40,9 +40,9 @@ pub struct ClientCell<'a> {
     pub spec: &'a CellSpec,
     /// What the progress line calls the cell.
     pub label: &'a str,
-    /// The server container whose CPU and memory counters are read when
-    /// the client announces the start and the end of its measurement window
-    /// (its phase lines); their difference is [`ClientRun::server_cost`].
+    /// The server container whose CPU and memory counters are sampled
+    /// while the client runs; placed on the client's measurement window,
+    /// they give [`ClientRun::server_cost`].
     pub server: Option<&'a str>,
     /// Print every line of the client's output, not only its progress.
     pub verbose: bool,
@@ -86,21 +86,13 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
             binds: vec![format!("{}:/cell", dir.display())],
         })
         .await?;
+    let sampler = server.map(|server| cost::Sampler::start(engine, server));
     let mut lines = Box::pin(engine.follow_logs(&client));
     let mut log = String::new();
-    let mut at_start: Option<cost::Sample> = None;
-    let mut at_end: Option<cost::Sample> = None;
     while let Some(chunk) = lines.next().await {
         for line in chunk.lines() {
-            if let Some(phase) = line.strip_prefix(runner::PHASE_MARKER) {
-                let slot = match phase.trim() {
-                    "measure" => Some(&mut at_start),
-                    "cooldown" => Some(&mut at_end),
-                    _ => None,
-                };
-                if let (Some(slot), Some(server)) = (slot, server) {
-                    *slot = cost::sample(engine, server).await.ok();
-                }
+            if line.starts_with(runner::PHASE_MARKER) {
+                continue;
             } else if let Some(p) = line.strip_prefix("rpclab-progress:") {
                 bar.update(p.trim());
             } else if verbose {
@@ -110,6 +102,10 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         log.push_str(&chunk);
     }
     bar.finish();
+    let samples = match sampler {
+        Some(sampler) => sampler.finish().await,
+        None => Vec::new(),
+    };
     let code = engine.wait(&client).await?;
     engine.remove(&client).await?;
     std::fs::write(dir.join("client.log"), &log)?;
@@ -128,10 +124,9 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     )
     .with_context(|| format!("{} is not a client report", report_path.display()))?;
     let calls = report.calls_ok + report.calls_failed;
-    let server_cost = match (at_start, at_end) {
-        (Some(start), Some(end)) => Some(cost::between(&start, &end, calls)),
-        _ => None,
-    };
+    let server_cost = report
+        .window_unix_s
+        .and_then(|window| cost::over_window(&samples, window, calls));
     Ok(ClientRun {
         report,
         log,

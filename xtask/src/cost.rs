@@ -1,29 +1,108 @@
-//! What a cell costs the server and the client: CPU time and peak memory of
-//! their containers over the measurement window.
+//! What a cell costs the server: CPU time and peak memory of its container
+//! over the client's measurement window.
 //!
-//! The counters come from the engine's stats API (the container's cgroup
-//! CPU accounting, in nanoseconds), read when the client announces the start
-//! and the end of its measurement window on its log. Reading them through
-//! the API rather than `/sys/fs/cgroup` works with cgroup v1 and v2, either
-//! cgroup driver, and a remote engine alike.
+//! A sampler reads the container's counters every [`SAMPLE_EVERY`] while
+//! the cell runs; the client reports its window in wall-clock time (the
+//! containers share the host's clock), and the CPU time at each edge is
+//! interpolated between the two samples around it. Reading on a schedule
+//! rather than when the client's phase lines arrive keeps short windows
+//! exact: log lines can reach the orchestrator late, and together.
+//!
+//! Counters come from the container's cgroup files when the host exposes
+//! them (cgroup v1 or v2, cgroupfs or systemd driver): a file read costs
+//! microseconds and no CPU on the measured cores. Otherwise (a remote
+//! engine, say) they come from the engine's stats API.
 
 use crate::docker::Engine;
 use anyhow::{Context, Result};
 use bollard::query_parameters::StatsOptionsBuilder;
 use futures_util::StreamExt;
 use rpclab_model::result::Cost;
-use std::time::Instant;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio::sync::Notify;
+
+/// How often a running cell's server counters are read.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 
 /// A reading of one container's counters.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
+    /// Wall clock, seconds since the Unix epoch.
+    pub at: f64,
     pub cpu_ns: u64,
     pub memory_peak: u64,
-    pub at: Instant,
 }
 
-/// Reads the container's CPU time and peak memory now.
-pub async fn sample(engine: &Engine, id: &str) -> Result<Sample> {
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Where a container's counters live on this host, if they are visible.
+#[derive(Clone, Debug)]
+enum Source {
+    V1 { cpu: PathBuf, memory: PathBuf },
+    V2 { dir: PathBuf },
+    Api,
+}
+
+impl Source {
+    fn find(id: &str) -> Source {
+        let root = PathBuf::from("/sys/fs/cgroup");
+        for group in [
+            format!("docker/{id}"),
+            format!("system.slice/docker-{id}.scope"),
+        ] {
+            let cpu = root.join("cpuacct").join(&group).join("cpuacct.usage");
+            if cpu.is_file() {
+                return Source::V1 {
+                    cpu,
+                    memory: root
+                        .join("memory")
+                        .join(&group)
+                        .join("memory.max_usage_in_bytes"),
+                };
+            }
+            let dir = root.join(&group);
+            if dir.join("cpu.stat").is_file() {
+                return Source::V2 { dir };
+            }
+        }
+        Source::Api
+    }
+
+    async fn read(&self, engine: &Engine, id: &str) -> Result<Sample> {
+        let number =
+            |p: PathBuf| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+        match self {
+            Source::V1 { cpu, memory } => Ok(Sample {
+                at: unix_now(),
+                cpu_ns: number(cpu.clone()).context("cannot read cpuacct.usage")?,
+                memory_peak: number(memory.clone()).unwrap_or(0),
+            }),
+            Source::V2 { dir } => {
+                let stat = std::fs::read_to_string(dir.join("cpu.stat"))
+                    .context("cannot read cpu.stat")?;
+                let usec: u64 = stat
+                    .lines()
+                    .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
+                    .context("cpu.stat has no usage_usec")?;
+                Ok(Sample {
+                    at: unix_now(),
+                    cpu_ns: usec * 1000,
+                    memory_peak: number(dir.join("memory.peak")).unwrap_or(0),
+                })
+            }
+            Source::Api => api_sample(engine, id).await,
+        }
+    }
+}
+
+async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
     let opts = StatsOptionsBuilder::default()
         .stream(false)
         .one_shot(true)
@@ -34,26 +113,81 @@ pub async fn sample(engine: &Engine, id: &str) -> Result<Sample> {
         .await
         .context("the engine returned no stats")?
         .with_context(|| format!("cannot read the stats of container {id}"))?;
-    let at = Instant::now();
     let cpu_ns = stats
         .cpu_stats
         .and_then(|c| c.cpu_usage)
         .and_then(|u| u.total_usage)
         .unwrap_or(0);
     let memory = stats.memory_stats.unwrap_or_default();
-    let memory_peak = memory.max_usage.or(memory.usage).unwrap_or(0);
     Ok(Sample {
+        at: unix_now(),
         cpu_ns,
-        memory_peak,
-        at,
+        memory_peak: memory.max_usage.or(memory.usage).unwrap_or(0),
     })
 }
 
-/// The cost between two samples, `calls` calls having been made.
-pub fn between(start: &Sample, end: &Sample, calls: u64) -> Cost {
-    let cpu_ns = end.cpu_ns.saturating_sub(start.cpu_ns) as f64;
-    let wall_ns = end.at.duration_since(start.at).as_nanos().max(1) as f64;
-    Cost {
+/// Reads a container's counters on a schedule until stopped.
+pub struct Sampler {
+    stop: Arc<Notify>,
+    task: tokio::task::JoinHandle<Vec<Sample>>,
+}
+
+impl Sampler {
+    pub fn start(engine: &Engine, id: &str) -> Sampler {
+        let (engine, id) = (engine.clone(), id.to_owned());
+        let stop = Arc::new(Notify::new());
+        let stopped = Arc::clone(&stop);
+        let task = tokio::spawn(async move {
+            let source = Source::find(&id);
+            let mut samples = Vec::new();
+            let mut tick = tokio::time::interval(SAMPLE_EVERY);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = stopped.notified() => break,
+                }
+                if let Ok(s) = source.read(&engine, &id).await {
+                    samples.push(s);
+                }
+            }
+            if let Ok(s) = source.read(&engine, &id).await {
+                samples.push(s);
+            }
+            samples
+        });
+        Sampler { stop, task }
+    }
+
+    /// Stops sampling (after one last reading) and returns every sample.
+    pub async fn finish(self) -> Vec<Sample> {
+        self.stop.notify_one();
+        self.task.await.unwrap_or_default()
+    }
+}
+
+/// CPU time at `t`, interpolated between the samples around it.
+fn cpu_at(samples: &[Sample], t: f64) -> Option<f64> {
+    let after = samples.iter().position(|s| s.at >= t)?;
+    if after == 0 {
+        return (samples[0].at == t).then_some(samples[0].cpu_ns as f64);
+    }
+    let (a, b) = (samples[after - 1], samples[after]);
+    let f = if b.at > a.at {
+        (t - a.at) / (b.at - a.at)
+    } else {
+        1.0
+    };
+    Some(a.cpu_ns as f64 + f * (b.cpu_ns as f64 - a.cpu_ns as f64))
+}
+
+/// The cost over `window` (wall clock, seconds), `calls` calls having been
+/// made; None when the samples do not cover the window.
+pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<Cost> {
+    let [start, end] = window;
+    let cpu_ns = (cpu_at(samples, end)? - cpu_at(samples, start)?).max(0.0);
+    let wall_ns = ((end - start) * 1e9).max(1.0);
+    let peak = samples.iter().map(|s| s.memory_peak).max().unwrap_or(0);
+    Some(Cost {
         cpu_ms: cpu_ns / 1e6,
         cpu_us_per_call: if calls == 0 {
             0.0
@@ -61,8 +195,8 @@ pub fn between(start: &Sample, end: &Sample, calls: u64) -> Cost {
             cpu_ns / 1e3 / calls as f64
         },
         cpu_cores_busy: cpu_ns / wall_ns,
-        memory_peak_mib: end.memory_peak.max(start.memory_peak) as f64 / (1024.0 * 1024.0),
-    }
+        memory_peak_mib: peak as f64 / (1024.0 * 1024.0),
+    })
 }
 
 /// Number of CPUs in a cpuset list such as `0`, `2-3` or `0,4-5`.
@@ -83,25 +217,34 @@ pub fn cpuset_len(cpuset: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+
+    fn s(at: f64, cpu_ms: u64) -> Sample {
+        Sample {
+            at,
+            cpu_ns: cpu_ms * 1_000_000,
+            memory_peak: 100 << 20,
+        }
+    }
 
     #[test]
-    fn cost_per_call_and_busy_cores() {
-        let t0 = Instant::now();
-        let a = Sample {
-            cpu_ns: 1_000_000_000,
-            memory_peak: 100 << 20,
-            at: t0,
-        };
-        let b = Sample {
-            cpu_ns: 1_500_000_000,
-            memory_peak: 120 << 20,
-            at: t0 + Duration::from_secs(1),
-        };
-        let c = between(&a, &b, 10_000);
-        assert!((c.cpu_us_per_call - 50.0).abs() < 1e-9);
+    fn the_window_is_placed_between_samples() {
+        // 0.5 core busy, sampled every 100 ms; the window falls between samples.
+        let samples: Vec<Sample> = (0..=10)
+            .map(|i| s(100.0 + i as f64 * 0.1, i * 50))
+            .collect();
+        let c = over_window(&samples, [100.25, 100.75], 1000).unwrap();
+        assert!((c.cpu_ms - 250.0).abs() < 1e-6, "{c:?}");
         assert!((c.cpu_cores_busy - 0.5).abs() < 1e-9);
-        assert!((c.memory_peak_mib - 120.0).abs() < 1e-9);
+        assert!((c.cpu_us_per_call - 250.0).abs() < 1e-6);
+        assert!((c.memory_peak_mib - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn samples_that_do_not_cover_the_window_give_nothing() {
+        let samples = vec![s(100.0, 0), s(100.1, 10)];
+        assert!(over_window(&samples, [100.05, 100.5], 10).is_none());
+        assert!(over_window(&samples, [99.0, 100.05], 10).is_none());
+        assert!(over_window(&[], [1.0, 2.0], 10).is_none());
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub struct Profile {
     pub max_levels: Option<usize>,
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// Run only the first runnable variant of each server (a quick check).
+    #[serde(default)]
+    pub first_variant_only: bool,
     /// Restart the server container before every repetition after the
     /// first, so each repetition starts from a cold JVM.
     #[serde(default)]
@@ -425,6 +428,7 @@ mod tests {
             max_levels: None,
             timeout_ms: 1000,
             restart_between_repetitions: false,
+            first_variant_only: false,
             cv_threshold: 0.1,
         };
         assert_eq!(steps.levels(&profile), vec![4000]);

@@ -199,6 +199,7 @@ impl RunContext<'_> {
         builder.client(&binary).await?;
         let mut runnable: Vec<(&Manifest, &Variant, String)> = Vec::new();
         for m in selected {
+            let mut ran_one = false;
             for v in &m.variants {
                 let mut record = ServerRecord {
                     name: m.name.clone(),
@@ -211,7 +212,14 @@ impl RunContext<'_> {
                     not_run: m.not_runnable(v),
                     notes: v.notes.clone(),
                 };
+                if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
+                    record.not_run = Some(format!(
+                        "profile `{}` runs only the first runnable variant of each server",
+                        self.lab.def.profile
+                    ));
+                }
                 if record.not_run.is_none() {
+                    ran_one = true;
                     let id = builder.server(m, v).await?;
                     record.image = format!("{}@{id}", m.image(v));
                     runnable.push((m, v, id));

@@ -97,6 +97,10 @@ pub struct ClientReport {
     /// directions, TCP payload, framing included).
     pub bytes_sent_per_call: f64,
     pub bytes_received_per_call: f64,
+    /// Start and end of the measurement window, wall clock (seconds since
+    /// the Unix epoch), so that other processes' counters can be placed on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_unix_s: Option<[f64; 2]>,
     /// The client process's own CPU time and memory over the window,
     /// measured from inside (exact window, all threads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
