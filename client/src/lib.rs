@@ -8,10 +8,12 @@
 //! * [`stats`]: lock-free per-worker recording, merged once at the end;
 //! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
 //!   its [`rpclab_model::result::ClientReport`];
+//! * [`discovery`]: finding providers in a registry (ZooKeeper);
 //! * [`probe`]: one verified call, used as the lab's readiness check.
 //!
 //! The binary `rpclab-client` is a thin command line over these.
 
+pub mod discovery;
 pub mod load;
 pub mod net;
 pub mod probe;

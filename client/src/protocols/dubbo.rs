@@ -73,10 +73,9 @@
 //! value (its strings and list).
 
 pub mod codec;
-pub mod registry;
 
 use self::codec::{Header, Method, HEADER_LEN, MAX_BODY};
-use self::registry::Registry;
+use crate::discovery::{url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use bytes::{Bytes, BytesMut};
@@ -117,7 +116,7 @@ pub const DUBBO_SERIALIZATIONS: &[(&str, u8)] = &[
 #[derive(Debug)]
 pub struct Dubbo {
     heartbeat: Option<Duration>,
-    registry: Option<Registry>,
+    registry: Option<Providers>,
 }
 
 impl Dubbo {
@@ -126,7 +125,7 @@ impl Dubbo {
     }
 
     pub fn registry(&self) -> Option<&str> {
-        self.registry.as_ref().map(Registry::url)
+        self.registry.as_ref().map(|p| p.registry().url())
     }
 }
 
@@ -178,7 +177,7 @@ impl Protocol for Dubbo {
         };
         let registry = options
             .get("registry")
-            .map(|r| Registry::parse(r))
+            .map(|r| ZooKeeper::parse(Self::NAME, r).map(Providers::new))
             .transpose()?;
         Ok(Dubbo {
             heartbeat,
@@ -193,7 +192,7 @@ impl Protocol for Dubbo {
     ) -> Result<DubboConnection, CallError> {
         let address = match &self.registry {
             Some(registry) => {
-                let provider = registry.resolve(target, codec::SERVICE).await?;
+                let provider = registry.resolve(target, discover).await?;
                 if let Some(s) = provider.params.get("serialization") {
                     if s != "hessian2" {
                         return Err(CallError::Config(format!(
@@ -215,6 +214,39 @@ impl Protocol for Dubbo {
             self.heartbeat,
         ))
     }
+}
+
+/// Lists the dubbo providers of the contract's service as a Dubbo consumer
+/// does with interface-level registration: the children of
+/// `/dubbo/<interface>/providers` are the providers' URLs, URL-encoded
+/// (`java.net.URLEncoder`), e.g.
+/// `dubbo://127.0.0.1:20880/rpclab.contract.BenchService?dubbo=2.0.2&serialization=hessian2&...`.
+/// Providers of other protocols under the same interface are skipped; none
+/// left is an error that lists what was skipped.
+async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
+    let path = format!("/dubbo/{}/providers", codec::SERVICE);
+    let mut providers = Vec::new();
+    let mut skipped = Vec::new();
+    for child in zk.children(&path).await? {
+        let url = url_decode(&child);
+        match ServiceUrl::parse(&url) {
+            Ok(p) if p.protocol == "dubbo" => providers.push(p),
+            Ok(p) => skipped.push(format!("{url} (protocol {})", p.protocol)),
+            Err(e) => skipped.push(e),
+        }
+    }
+    if providers.is_empty() {
+        return Err(CallError::Connect(format!(
+            "registry {}: no dubbo provider under {path}{}",
+            zk.url(),
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" (skipped: {})", skipped.join("; "))
+            }
+        )));
+    }
+    Ok(providers)
 }
 
 /// One dubbo connection, shared by many callers (see the module
