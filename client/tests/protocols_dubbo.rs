@@ -9,6 +9,7 @@ mod common;
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
+use rpclab_client::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
 use rpclab_client::protocols::dubbo::Dubbo;
 use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
@@ -83,7 +84,7 @@ async fn serve(
         }
     });
     if behaviour.heartbeat_first {
-        let _ = tx.send(codec::heartbeat_request(1_000_000).to_vec());
+        let _ = tx.send(codec::heartbeat_request(&Hessian2, 1_000_000).unwrap());
     }
     let mut buf = Vec::new();
     let mut requests = 0;
@@ -94,7 +95,7 @@ async fn serve(
             if header.is_event() {
                 if header.is_request() {
                     heartbeats_received.fetch_add(1, Ordering::Relaxed);
-                    let _ = tx.send(codec::heartbeat_response(header.id).to_vec());
+                    let _ = tx.send(codec::heartbeat_response(&Hessian2, header.id).unwrap());
                 } else {
                     heartbeats_answered.fetch_add(1, Ordering::Relaxed);
                 }
@@ -170,7 +171,7 @@ async fn answer(header: &Header, body: &[u8]) -> Vec<u8> {
         codec::OK
     };
     let mut frame = Header {
-        flag: codec::HESSIAN2,
+        flag: HESSIAN2,
         status,
         id: header.id,
         len: out.len(),

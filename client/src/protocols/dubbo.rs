@@ -5,10 +5,12 @@
 //!
 //! # Options
 //!
-//! * `serialization`: `hessian2` (default; Dubbo's id 2). Dubbo's other
-//!   serializations (java, compactedjava, nativejava, fastjson, fastjson2,
-//!   kryo, fst, ...) are refused with a configuration error: not
-//!   implemented yet.
+//! * `serialization`: `hessian2` (default; Dubbo's id 2) or another of
+//!   [`serialization::Format::names`] (see [`serialization`]). Dubbo's
+//!   serializations this client does not speak are refused with a
+//!   configuration error that lists the ones it does. It must be the one
+//!   the provider is configured with: with a registry, the provider's
+//!   registered `serialization` is checked before connecting.
 //! * `registry`: e.g. `zookeeper://127.0.0.1:2181`. When set, the provider's
 //!   address is discovered in ZooKeeper (the URL-decoded children of
 //!   `/dubbo/rpclab.contract.BenchService/providers`): the provider whose
@@ -20,7 +22,8 @@
 //!
 //! # Wire format
 //!
-//! See [`codec`]: requests carry the dubbo version `2.0.2`, the path and
+//! See [`codec`] (the frame and the order of values, once for every
+//! serialization) and [`serialization`] (the values): requests carry the dubbo version `2.0.2`, the path and
 //! interface `rpclab.contract.BenchService`, service version `0.0.0` (both
 //! providers export none; Dubbo treats `0.0.0` as none), the method, its JVM
 //! parameter descriptor, the argument (an `rpclab.contract.Order` object,
@@ -73,8 +76,10 @@
 //! value (its strings and list).
 
 pub mod codec;
+pub mod serialization;
 
 use self::codec::{Header, Method, HEADER_LEN, MAX_BODY};
+use self::serialization::Format;
 use crate::discovery::{url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
@@ -93,8 +98,8 @@ use tokio::task::JoinHandle;
 /// Dubbo's default heartbeat interval.
 pub const DEFAULT_HEARTBEAT_S: u64 = 60;
 
-/// Every serialization Dubbo 2.x/3.x ships (or shipped), with its id; only
-/// hessian2 is implemented.
+/// Every serialization Dubbo 2.x/3.x ships (or shipped), with its id, for
+/// the message that refuses one this client does not speak.
 pub const DUBBO_SERIALIZATIONS: &[(&str, u8)] = &[
     ("hessian2", 2),
     ("java", 3),
@@ -115,11 +120,18 @@ pub const DUBBO_SERIALIZATIONS: &[(&str, u8)] = &[
 /// The dubbo protocol, with its options.
 #[derive(Debug)]
 pub struct Dubbo {
+    serialization: String,
+    format: Arc<Format>,
     heartbeat: Option<Duration>,
     registry: Option<Providers>,
 }
 
 impl Dubbo {
+    /// The `serialization` option's value.
+    pub fn serialization(&self) -> &str {
+        &self.serialization
+    }
+
     pub fn heartbeat(&self) -> Option<Duration> {
         self.heartbeat
     }
@@ -138,30 +150,36 @@ impl Protocol for Dubbo {
         "multiplexed: many requests in flight per connection, matched by request id";
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(
-            Self::NAME,
-            options,
-            &["serialization", "registry", "heartbeat_s"],
-        )?;
-        match options.get("serialization").map(String::as_str) {
-            None | Some("hessian2") => {}
-            Some(other) => {
-                let known: Vec<String> = DUBBO_SERIALIZATIONS
+        let mut known = vec!["serialization", "registry", "heartbeat_s"];
+        known.extend(Format::options());
+        check_options(Self::NAME, options, &known)?;
+        let serialization = options
+            .get("serialization")
+            .map_or("hessian2", String::as_str)
+            .to_owned();
+        let format = match Format::new(&serialization, options) {
+            Some(format) => format?,
+            None => {
+                let dubbo_has: Vec<String> = DUBBO_SERIALIZATIONS
                     .iter()
                     .map(|(name, id)| format!("{name} ({id})"))
                     .collect();
-                let what = if DUBBO_SERIALIZATIONS.iter().any(|(n, _)| *n == other) {
-                    format!("serialization `{other}` exists in Dubbo but is not implemented yet")
+                let what = if DUBBO_SERIALIZATIONS
+                    .iter()
+                    .any(|(n, _)| *n == serialization)
+                {
+                    format!("serialization `{serialization}` exists in Dubbo but this client does not speak it")
                 } else {
-                    format!("serialization `{other}` does not exist in Dubbo")
+                    format!("serialization `{serialization}` does not exist in Dubbo")
                 };
                 return Err(CallError::Config(format!(
                     "protocol `dubbo`: {what}; Dubbo's serializations are {}; \
-                     this client implements only `hessian2`",
-                    known.join(", ")
+                     this client speaks {}",
+                    dubbo_has.join(", "),
+                    Format::names().join(", ")
                 )));
             }
-        }
+        };
         let heartbeat = match options.get("heartbeat_s") {
             None => Some(Duration::from_secs(DEFAULT_HEARTBEAT_S)),
             Some(s) => match s.parse::<u64>() {
@@ -180,6 +198,8 @@ impl Protocol for Dubbo {
             .map(|r| ZooKeeper::parse(Self::NAME, r).map(Providers::new))
             .transpose()?;
         Ok(Dubbo {
+            serialization,
+            format: Arc::new(format),
             heartbeat,
             registry,
         })
@@ -193,14 +213,20 @@ impl Protocol for Dubbo {
         let address = match &self.registry {
             Some(registry) => {
                 let provider = registry.resolve(target, discover).await?;
-                if let Some(s) = provider.params.get("serialization") {
-                    if s != "hessian2" {
-                        return Err(CallError::Config(format!(
-                            "the provider at {} registered serialization `{s}`; this client \
-                             sends hessian2, which the provider would refuse",
-                            provider.address()
-                        )));
-                    }
+                // A provider without the parameter uses Dubbo's default
+                // (hessian2 up to 3.2).
+                let theirs = provider
+                    .params
+                    .get("serialization")
+                    .map_or("hessian2", String::as_str);
+                if theirs != self.serialization {
+                    return Err(CallError::Config(format!(
+                        "the provider at {} registered serialization `{theirs}`; this client \
+                         was configured to send `{}`, which the provider would refuse \
+                         (set the `serialization` option to `{theirs}`)",
+                        provider.address(),
+                        self.serialization
+                    )));
                 }
                 provider.address()
             }
@@ -212,6 +238,7 @@ impl Protocol for Dubbo {
             CountingStream::new(read, counter.clone()),
             CountingStream::new(write, counter),
             self.heartbeat,
+            Arc::clone(&self.format),
         ))
     }
 }
@@ -253,6 +280,7 @@ async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
 /// documentation).
 #[derive(Debug)]
 pub struct DubboConnection {
+    format: Arc<Format>,
     shared: Arc<Shared>,
     requests: mpsc::UnboundedSender<Bytes>,
     reader: JoinHandle<()>,
@@ -261,14 +289,24 @@ pub struct DubboConnection {
 
 impl DubboConnection {
     /// Runs the connection's tasks over a stream's two halves.
-    pub fn start<R, W>(read: R, write: W, heartbeat: Option<Duration>) -> DubboConnection
+    pub fn start<R, W>(
+        read: R,
+        write: W,
+        heartbeat: Option<Duration>,
+        format: Arc<Format>,
+    ) -> DubboConnection
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let shared = Arc::new(Shared::new());
         let (requests, queue) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_loop(read, Arc::clone(&shared), requests.clone()));
+        let reader = tokio::spawn(read_loop(
+            read,
+            Arc::clone(&shared),
+            requests.clone(),
+            Arc::clone(&format),
+        ));
         // Detached: it ends when every request sender is gone.
         tokio::spawn(write_loop(write, queue, Arc::clone(&shared)));
         let heartbeat = heartbeat.map(|period| {
@@ -276,9 +314,11 @@ impl DubboConnection {
                 period,
                 Arc::clone(&shared),
                 requests.clone(),
+                Arc::clone(&format),
             ))
         });
         DubboConnection {
+            format,
             shared,
             requests,
             reader,
@@ -309,7 +349,8 @@ impl Connection for DubboConnection {
         let method = Method::of(call)?;
         let id = self.shared.next_id();
         let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
-        codec::encode_request(&mut request, id, method, &call.argument)?;
+        self.format
+            .encode_request(&mut request, id, method, &call.argument)?;
 
         let (tx, rx) = oneshot::channel();
         self.shared.register(id, tx)?;
@@ -325,7 +366,8 @@ impl Connection for DubboConnection {
         // Resolved (or the sender dropped): the entry is gone already.
         pending.armed = false;
         let frame = reply.map_err(|_| self.shared.closed_error())??;
-        codec::decode_response(&frame.header, &frame.body, method)
+        self.format
+            .decode_response(&frame.header, &frame.body, method)
     }
 }
 
@@ -468,8 +510,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
     mut read: R,
     shared: Arc<Shared>,
     requests: mpsc::UnboundedSender<Bytes>,
+    format: Arc<Format>,
 ) {
-    let (kind, reason) = match read_frames(&mut read, &shared, &requests).await {
+    let (kind, reason) = match read_frames(&mut read, &shared, &requests, &format).await {
         Ok(()) => (
             io::ErrorKind::UnexpectedEof,
             "the server closed the dubbo connection".to_owned(),
@@ -489,6 +532,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
     read: &mut R,
     shared: &Shared,
     requests: &mpsc::UnboundedSender<Bytes>,
+    format: &Format,
 ) -> Result<(), CallError> {
     let mut buf = BytesMut::with_capacity(READ_BUFFER);
     loop {
@@ -496,9 +540,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
             let mut frame = buf.split_to(total).freeze();
             if header.is_event() {
                 if header.is_request() && header.is_two_way() {
-                    let _ = requests.send(Bytes::copy_from_slice(&codec::heartbeat_response(
-                        header.id,
-                    )));
+                    let _ = requests.send(Bytes::from(format.heartbeat_response(header.id)?));
                 }
                 // A response to our heartbeat: nothing to do.
                 continue;
@@ -587,6 +629,7 @@ async fn heartbeat_loop(
     period: Duration,
     shared: Arc<Shared>,
     requests: mpsc::UnboundedSender<Bytes>,
+    format: Arc<Format>,
 ) {
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -597,8 +640,10 @@ async fn heartbeat_loop(
         }
         if !shared.wrote.swap(false, Ordering::Relaxed) {
             let id = shared.next_id();
-            let beat = Bytes::copy_from_slice(&codec::heartbeat_request(id));
-            if requests.send(beat).is_err() {
+            let Ok(beat) = format.heartbeat_request(id) else {
+                return;
+            };
+            if requests.send(Bytes::from(beat)).is_err() {
                 return;
             }
         }
@@ -609,6 +654,7 @@ async fn heartbeat_loop(
 mod tests {
     use super::*;
     use crate::protocol::Protocol;
+    use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
     use rpclab_model::contract::Operation;
 
     fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -631,10 +677,12 @@ mod tests {
         .unwrap();
         assert_eq!(d.heartbeat(), None);
         assert_eq!(d.registry(), Some("zookeeper://127.0.0.1:2181"));
-        match Dubbo::new(&opts(&[("serialization", "kryo")])) {
+        let d = Dubbo::new(&opts(&[("serialization", "java")])).unwrap();
+        assert_eq!(d.serialization(), "java");
+        match Dubbo::new(&opts(&[("serialization", "fst")])) {
             Err(CallError::Config(m)) => {
                 assert!(
-                    m.contains("`kryo` exists in Dubbo but is not implemented yet"),
+                    m.contains("`fst` exists in Dubbo but this client does not speak it"),
                     "{m}"
                 );
                 assert!(m.contains("fastjson2 (23)"), "{m}");
@@ -669,7 +717,7 @@ mod tests {
 
     #[tokio::test]
     async fn malformed_streams_fail_the_waiting_calls() {
-        let good = codec::heartbeat_response(1).to_vec();
+        let good = codec::heartbeat_response(&Hessian2, 1).unwrap();
         let mut bad_magic = good.clone();
         bad_magic[0] = 0xca;
         let mut huge = good.clone();
@@ -685,7 +733,13 @@ mod tests {
             let (tx, rx) = oneshot::channel();
             shared.register(1, tx).unwrap();
             let (requests, _queue) = mpsc::unbounded_channel();
-            read_loop(reader(bytes.clone(), 4), Arc::clone(&shared), requests).await;
+            read_loop(
+                reader(bytes.clone(), 4),
+                Arc::clone(&shared),
+                requests,
+                Arc::new(Format::Hessian2(Hessian2)),
+            )
+            .await;
             match rx.await.unwrap() {
                 Err(CallError::Io(e)) => assert_eq!(e.kind(), kind, "{bytes:?}: {e}"),
                 other => panic!("{bytes:?}: {other:?}"),
@@ -700,16 +754,16 @@ mod tests {
     async fn answers_server_heartbeats_and_routes_responses() {
         let call = Operation::Hello.call();
         let mut request = Vec::new();
-        codec::encode_request(&mut request, 5, Method::Hello, &call.argument).unwrap();
+        codec::encode_request(&Hessian2, &mut request, 5, Method::Hello, &call.argument).unwrap();
         // The server's reply to request 5: "hello aa".
         let mut body = Vec::new();
         let mut enc = hessian2::Encoder::new(&mut body);
         enc.write_int(codec::RESPONSE_VALUE);
         enc.write_string("hello aa");
-        let mut stream = codec::heartbeat_request(77).to_vec();
+        let mut stream = codec::heartbeat_request(&Hessian2, 77).unwrap();
         stream.extend_from_slice(
             &Header {
-                flag: codec::HESSIAN2,
+                flag: HESSIAN2,
                 status: codec::OK,
                 id: 5,
                 len: body.len(),
@@ -718,20 +772,26 @@ mod tests {
         );
         stream.extend_from_slice(&body);
         // A reply to a call nobody waits for, and one to our heartbeat.
-        stream.extend_from_slice(&codec::heartbeat_response(9));
+        stream.extend_from_slice(&codec::heartbeat_response(&Hessian2, 9).unwrap());
         let shared = Arc::new(Shared::new());
         let (tx, rx) = oneshot::channel();
         shared.register(5, tx).unwrap();
         let (requests, mut queue) = mpsc::unbounded_channel();
-        read_loop(reader(stream, 3), Arc::clone(&shared), requests).await;
+        read_loop(
+            reader(stream, 3),
+            Arc::clone(&shared),
+            requests,
+            Arc::new(Format::Hessian2(Hessian2)),
+        )
+        .await;
         let frame = rx.await.unwrap().unwrap();
         assert_eq!(
-            codec::decode_response(&frame.header, &frame.body, Method::Hello).unwrap(),
+            codec::decode_response(&Hessian2, &frame.header, &frame.body, Method::Hello).unwrap(),
             call.expected
         );
         assert_eq!(
             &queue.try_recv().unwrap()[..],
-            &codec::heartbeat_response(77)[..]
+            &codec::heartbeat_response(&Hessian2, 77).unwrap()[..]
         );
         assert!(queue.try_recv().is_err());
     }
@@ -740,7 +800,12 @@ mod tests {
     async fn the_writer_coalesces_and_the_heartbeat_speaks_when_idle() {
         let (client, mut server) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(client);
-        let conn = DubboConnection::start(read, write, Some(Duration::from_millis(50)));
+        let conn = DubboConnection::start(
+            read,
+            write,
+            Some(Duration::from_millis(50)),
+            Arc::new(Format::Hessian2(Hessian2)),
+        );
         // Idle: a heartbeat request comes within two periods.
         let mut header = [0u8; 17];
         tokio::time::timeout(Duration::from_secs(2), server.read_exact(&mut header))
