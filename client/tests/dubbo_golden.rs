@@ -139,3 +139,57 @@ fn requests_are_written_as_a_java_consumer_writes_them() {
         );
     }
 }
+
+mod mutated {
+    use super::*;
+    use proptest::prelude::*;
+
+    const CASES: [&str; 10] = [
+        "order",
+        "orders",
+        "hello",
+        "unicode-string",
+        "void",
+        "exception",
+        "exception-no-message",
+        "service-not-found",
+        "heartbeat-response",
+        "long-string",
+    ];
+    const METHODS: [Method; 5] = [
+        Method::EchoOrder,
+        Method::EchoOrders,
+        Method::EchoString,
+        Method::Hello,
+        Method::Empty,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Java's frames with a few bytes changed, cut short or not, in
+        /// every serialization: decoding is an error or a value, never a
+        /// panic.
+        #[test]
+        fn mutated_java_frames_never_panic(
+            serialization in 0usize..SERIALIZATIONS.len(),
+            case in 0usize..CASES.len(),
+            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6),
+            cut in any::<usize>(),
+        ) {
+            let serialization = SERIALIZATIONS[serialization];
+            let mut bytes = vector(serialization, CASES[case]);
+            for (at, byte) in flips {
+                let i = HEADER_LEN + at % (bytes.len() - HEADER_LEN);
+                bytes[i] = byte;
+            }
+            let body_len = (bytes.len() - HEADER_LEN).min(cut % (bytes.len() + 1));
+            let format = format(serialization);
+            let mut header = codec::Header::decode(&bytes).unwrap();
+            header.len = body_len;
+            for method in METHODS {
+                let _ = format.decode_response(&header, &bytes[HEADER_LEN..HEADER_LEN + body_len], method);
+            }
+        }
+    }
+}

@@ -393,6 +393,7 @@ fn returned(value: Value, method: Method) -> Result<Value, CallError> {
 mod tests {
     use super::*;
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
+    use crate::protocols::dubbo::serialization::Format;
     use hessian2::{Decoder, Encoder, Object, Value as HValue};
     use proptest::prelude::*;
     use rpclab_model::contract;
@@ -866,10 +867,14 @@ mod tests {
         ) {
             // As a whole frame (header from the bytes) ...
             let _ = frame(&bytes);
-            // ... and as a body behind a valid header.
-            let header = Header { flag: HESSIAN2, status, id: 1, len: bytes.len() };
-            for method in METHODS {
-                let _ = decode_response(&Hessian2, &header, &bytes, method);
+            // ... and as a body behind a valid header, in every
+            // serialization.
+            for name in Format::names() {
+                let format = Format::new(name, &Default::default()).unwrap().unwrap();
+                let header = Header { flag: format.id(), status, id: 1, len: bytes.len() };
+                for method in METHODS {
+                    let _ = format.decode_response(&header, &bytes, method);
+                }
             }
         }
 
