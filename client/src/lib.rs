@@ -14,6 +14,7 @@
 //! The binary `rpclab-client` is a thin command line over these.
 
 pub mod discovery;
+pub mod http;
 pub mod load;
 pub mod net;
 pub mod probe;

@@ -309,6 +309,13 @@ impl Lab {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the lab definition {}", path.display()))?;
         let def: LabDef = parse_toml(path, &text)?;
+        Lab::from_def(path, def)
+    }
+
+    /// Resolves the scenarios of a definition read from (or modelled on)
+    /// `path`; scenario files are relative to `path`'s folder. `lab
+    /// reproduce` builds a seed's definition this way from its base lab.
+    pub fn from_def(path: &Path, def: LabDef) -> Result<Lab> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut library: Vec<Scenario> = Vec::new();
         for file in &def.scenario_files {

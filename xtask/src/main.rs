@@ -6,23 +6,34 @@
 //! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
 //! * [`run`]: `lab run`, server by server, cell by cell;
 //! * [`snapshot`] and [`report`]: what a run leaves in `results/`;
+//! * [`seeds`] and [`reproduce`]: the source posts' lab definitions and
+//!   published figures, `lab reproduce`, and the claim verdicts;
+//! * [`charts`] and [`html`]: SVG charts and the snapshot's HTML page;
+//! * [`compare`] and [`index`]: two snapshots side by side, and
+//!   `results/README.md`;
 //! * [`bench`]: `bench client`, the load client's own ceiling, with
 //!   [`client_container`] (one client cell in its container, shared with `run`).
 
 mod aggregate;
 mod bench;
+mod charts;
 mod client_container;
+mod compare;
 mod cost;
 mod docker;
 mod host;
+mod html;
 mod images;
+mod index;
 mod lab;
 mod manifest;
 mod progress;
 mod readiness;
 mod registry;
 mod report;
+mod reproduce;
 mod run;
+mod seeds;
 mod snapshot;
 
 use anyhow::{Context, Result};
@@ -81,19 +92,71 @@ enum LabCommand {
         /// Show build output and the client's whole log.
         #[arg(long, short)]
         verbose: bool,
+        /// Seconds to wait for a server's ports to be freed by another run.
+        #[arg(long, default_value_t = 0)]
+        wait_for_ports: u64,
     },
     /// List servers, variants, scenarios and profiles.
     List {
         #[arg(long, default_value = "compose/lab.toml")]
         lab: PathBuf,
     },
-    /// Re-render a snapshot's tables from its results.json alone.
+    /// Run a source post's seed definition (compose/seeds/<id>.toml) and
+    /// compare every published figure and claim with the measurement.
+    Reproduce {
+        /// Seed ids (`cargo xtask lab list` shows them).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        seeds: Vec<String>,
+        /// Every seed, one after the other.
+        #[arg(long)]
+        all: bool,
+        /// Profile from the base lab definition: smoke, standard, seed (the
+        /// default: the published call counts).
+        #[arg(long)]
+        profile: Option<String>,
+        #[arg(long)]
+        server_cpus: Option<String>,
+        #[arg(long)]
+        client_cpus: Option<String>,
+        #[arg(long)]
+        ca_certs: Option<PathBuf>,
+        /// Where snapshots go.
+        #[arg(long, default_value = "results")]
+        results_dir: PathBuf,
+        #[arg(long, short)]
+        verbose: bool,
+        /// Seconds to wait for a server's ports to be freed by another run.
+        #[arg(long, default_value_t = 0)]
+        wait_for_ports: u64,
+    },
+    /// Re-render a snapshot's tables, charts and HTML page from its results.json alone.
     Report {
         /// The snapshot folder (results/<...>).
         snapshot: PathBuf,
         /// Show every scenario as JMeter's summary report.
         #[arg(long)]
         jmeter: bool,
+        /// Write charts/ and report.html here instead of into the snapshot.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Compare two snapshots cell by cell, flagging changes beyond their noise.
+    Compare {
+        /// The earlier snapshot folder.
+        a: PathBuf,
+        /// The later snapshot folder.
+        b: PathBuf,
+        /// Exit with an error when a regression is found (for CI).
+        #[arg(long)]
+        fail_on_regression: bool,
+    },
+    /// Regenerate the snapshot index, <results-dir>/README.md.
+    Index {
+        #[arg(long, default_value = "results")]
+        results_dir: PathBuf,
+        /// Fail if the index is stale instead of rewriting it.
+        #[arg(long)]
+        check: bool,
     },
     /// List the lab's containers still present, with their run.
     Ps,
@@ -156,6 +219,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             ca_certs,
             results_dir,
             verbose,
+            wait_for_ports,
         } => {
             run::run(
                 root,
@@ -168,16 +232,98 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     ca_certificates: ca_certs,
                     results_dir,
                     verbose,
+                    variants: Vec::new(),
+                    reproduction: None,
+                    port_wait_s: wait_for_ports,
                 },
             )
             .await?;
             Ok(())
         }
+        LabCommand::Reproduce {
+            seeds,
+            all,
+            profile,
+            server_cpus,
+            client_cpus,
+            ca_certs,
+            results_dir,
+            verbose,
+            wait_for_ports,
+        } => {
+            let ids = if all { seeds::list(root)? } else { seeds };
+            reproduce::reproduce(
+                root,
+                ids,
+                reproduce::ReproduceOptions {
+                    profile,
+                    server_cpus,
+                    client_cpus,
+                    ca_certificates: ca_certs,
+                    results_dir,
+                    verbose,
+                    port_wait_s: wait_for_ports,
+                },
+            )
+            .await
+        }
+        LabCommand::Compare {
+            a,
+            b,
+            fail_on_regression,
+        } => {
+            let report =
+                compare::compare(&snapshot::read_results(&a)?, &snapshot::read_results(&b)?);
+            println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
+            if fail_on_regression && report.regressions > 0 {
+                anyhow::bail!(
+                    "{} regression(s) from {} to {}",
+                    report.regressions,
+                    a.display(),
+                    b.display()
+                );
+            }
+            Ok(())
+        }
+        LabCommand::Index { results_dir, check } => {
+            let path = index::write(&results_dir, check)?;
+            println!(
+                "{} {}",
+                path.display(),
+                if check { "is up to date" } else { "written" }
+            );
+            Ok(())
+        }
         LabCommand::List { lab } => list(root, &lab),
-        LabCommand::Report { snapshot, jmeter } => {
+        LabCommand::Report {
+            snapshot,
+            jmeter,
+            out,
+        } => {
             let results = snapshot::read_results(&snapshot)?;
             let layout = jmeter.then_some(report::Layout::Jmeter);
             print!("{}", report::tables(&results, false, layout));
+            if let Some(r) = &results.reproduction {
+                print!(
+                    "{}",
+                    reproduce::render(&reproduce::compare(&results, r), false)
+                );
+            }
+            let out = out.unwrap_or_else(|| snapshot.clone());
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            let name = snapshot
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| snapshot.display().to_string());
+            let files = html::write_report(&out, &name, &results)?;
+            eprintln!(
+                "wrote {} and {} chart(s) under {}",
+                out.join("report.html").display(),
+                files.len().saturating_sub(1),
+                out.join("charts").display()
+            );
             Ok(())
         }
         LabCommand::Ps => {
@@ -246,6 +392,18 @@ fn list(root: &Path, lab_path: &Path) -> Result<()> {
             s.operation.to_string(),
             s.description
         );
+    }
+    match seeds::list(root) {
+        Ok(ids) if !ids.is_empty() => {
+            println!("seeds (compose/seeds/<id>.toml, `lab reproduce <id>`):");
+            for id in ids {
+                match seeds::Seed::load(root, &id) {
+                    Ok(seed) => println!("  {:<24} {}", id, seed.def.title),
+                    Err(e) => println!("  {:<24} does not load: {e:#}", id),
+                }
+            }
+        }
+        _ => {}
     }
     println!(
         "profiles: {}",

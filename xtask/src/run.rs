@@ -36,6 +36,15 @@ pub struct RunOptions {
     pub ca_certificates: Option<PathBuf>,
     pub results_dir: PathBuf,
     pub verbose: bool,
+    /// Run only these (server, variant) pairs; empty: every variant of the
+    /// selected servers. `lab reproduce` runs only a seed's stand-ins.
+    pub variants: Vec<(String, String)>,
+    /// The published figures this run reproduces, carried in `results.json`.
+    pub reproduction: Option<rpclab_model::result::Reproduction>,
+    /// Seconds to wait for a server's ports (and ZooKeeper's) to become free
+    /// before giving up on it; 0: fail at once. For hosts where other lab
+    /// runs share 127.0.0.1.
+    pub port_wait_s: u64,
 }
 
 /// Where a finished (or stopped) run left its snapshot.
@@ -45,7 +54,28 @@ pub struct RunOutcome {
 }
 
 pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
-    let mut lab = Lab::load(&opts.lab)?;
+    let lab = Lab::load(&opts.lab)?;
+    run_lab(root, lab, opts).await.1
+}
+
+/// Runs an already loaded lab definition; returns the snapshot folder (once
+/// one was created, even when the run then failed) and the outcome.
+pub async fn run_lab(
+    root: &Path,
+    lab: Lab,
+    opts: RunOptions,
+) -> (Option<PathBuf>, Result<RunOutcome>) {
+    let mut snapshot_dir = None;
+    let outcome = run_inner(root, lab, opts, &mut snapshot_dir).await;
+    (snapshot_dir, outcome)
+}
+
+async fn run_inner(
+    root: &Path,
+    mut lab: Lab,
+    opts: RunOptions,
+    snapshot_dir: &mut Option<PathBuf>,
+) -> Result<RunOutcome> {
     if let Some(ca) = &opts.ca_certificates {
         lab.def.build.ca_certificates = ca.clone();
     }
@@ -89,6 +119,8 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
         profile.cv_threshold,
     )?;
     eprintln!("snapshot: {}", snapshot.dir.display());
+    *snapshot_dir = Some(snapshot.dir.clone());
+    snapshot.results.reproduction = opts.reproduction.clone();
 
     let mut manifest = RunManifest {
         run_id: run_id.clone(),
@@ -125,6 +157,8 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
         server_cpus: &server_cpus,
         client_cpus: &client_cpus,
         verbose: opts.verbose,
+        variants: &opts.variants,
+        port_wait_s: opts.port_wait_s,
     };
     let outcome = tokio::select! {
         r = ctx.run_all(&selected, &mut snapshot, &mut manifest) => r,
@@ -139,6 +173,10 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
     let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
     let tables = snapshot.finish(complete)?;
     println!("{tables}");
+    // The snapshot index is generated, never hand-edited.
+    if let Err(e) = crate::index::write(&opts.results_dir, false) {
+        eprintln!("warning: the snapshot index was not updated: {e:#}");
+    }
     removed.context("cleaning up the run's containers failed")?;
     let result = RunOutcome {
         snapshot: snapshot.dir.clone(),
@@ -173,6 +211,8 @@ struct RunContext<'a> {
     server_cpus: &'a str,
     client_cpus: &'a str,
     verbose: bool,
+    variants: &'a [(String, String)],
+    port_wait_s: u64,
 }
 
 impl RunContext<'_> {
@@ -201,6 +241,14 @@ impl RunContext<'_> {
         for m in selected {
             let mut ran_one = false;
             for v in &m.variants {
+                if !self.variants.is_empty()
+                    && !self
+                        .variants
+                        .iter()
+                        .any(|(s, n)| s == &m.name && n == &v.name)
+                {
+                    continue;
+                }
                 let mut record = ServerRecord {
                     name: m.name.clone(),
                     framework: m.framework.clone(),
@@ -229,6 +277,18 @@ impl RunContext<'_> {
         }
         manifest.images = builder.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
+        // A seed's stand-in that the profile skipped says so in the report.
+        if let Some(r) = snapshot.results.reproduction.as_mut() {
+            for s in &mut r.systems {
+                let skipped = manifest.servers.iter().find(|rec| {
+                    Some(&rec.name) == s.server.as_ref() && Some(&rec.variant) == s.variant.as_ref()
+                });
+                if let Some(why) = skipped.and_then(|rec| rec.not_run.clone()) {
+                    s.not_run = Some(why);
+                }
+            }
+            snapshot.write_results()?;
+        }
 
         if runnable.is_empty() {
             let reasons: Vec<String> = manifest
@@ -259,6 +319,7 @@ impl RunContext<'_> {
     }
 
     async fn run_server(&self, m: &Manifest, v: &Variant, snapshot: &mut Snapshot) -> Result<()> {
+        self.wait_for_ports(m).await;
         host::check_port_free(m.port, &m.name)?;
         let registry = registry::start(
             self.engine,
@@ -275,6 +336,32 @@ impl RunContext<'_> {
             self.engine.remove(&r.id).await?;
         }
         result
+    }
+
+    /// Waits (up to `port_wait_s`) until the ports `m` needs are free.
+    async fn wait_for_ports(&self, m: &Manifest) {
+        let mut ports = vec![m.port];
+        if m.registry == Registry::Zookeeper {
+            ports.push(registry::ZOOKEEPER_PORT);
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(self.port_wait_s);
+        let mut told = false;
+        while let Some(busy) = ports
+            .iter()
+            .find(|p| std::net::TcpListener::bind(("127.0.0.1", **p)).is_err())
+        {
+            if std::time::Instant::now() >= deadline {
+                return;
+            }
+            if !told {
+                eprintln!(
+                    "port {busy} is in use (another run?); waiting up to {} s for it",
+                    self.port_wait_s
+                );
+                told = true;
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
     }
 
     async fn run_server_with(

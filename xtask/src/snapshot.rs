@@ -87,6 +87,7 @@ impl Snapshot {
                 errors: Vec::new(),
                 cells: Vec::new(),
                 aggregates: Vec::new(),
+                reproduction: None,
             },
             cv_threshold,
         })
@@ -156,7 +157,21 @@ impl Snapshot {
         }
         md.push('\n');
         md.push_str(&tables);
+        if let Some(r) = &self.results.reproduction {
+            md.push('\n');
+            md.push_str(&crate::reproduce::render(
+                &crate::reproduce::compare(&self.results, r),
+                true,
+            ));
+        }
         std::fs::write(self.dir.join("summary.md"), md)?;
+        let name = self
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        crate::html::write_report(&self.dir, &name, &self.results)?;
         Ok(crate::report::tables(&self.results, false, None))
     }
 }

@@ -75,6 +75,14 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     assert!(std::fs::read_to_string(snap.join("summary.md"))
         .unwrap()
         .contains("order-echo"));
+    // The snapshot's page and charts are written with it.
+    let page = std::fs::read_to_string(snap.join("report.html")).unwrap_or_default();
+    assert!(
+        page.contains("<svg"),
+        "no report.html with charts in {}",
+        snap.display()
+    );
+    assert!(snap.join("charts/throughput-order-echo.svg").is_file());
 
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();

@@ -1,5 +1,6 @@
 //! The reader: everything `ObjectInputStream` accepts (but `TC_EXCEPTION`
-//! and version-1 externalizable data), as [`Value`]s.
+//! and version-1 externalizable data), as [`Value`]s, including dynamic
+//! proxy class descriptors (RMI stubs are proxies).
 
 use std::sync::Arc;
 
@@ -477,14 +478,42 @@ impl<'a> Decoder<'a> {
                     fields,
                     annotations,
                     super_desc,
+                    proxy_interfaces: None,
                 });
                 self.set_handle(handle, Handle::Desc(d.clone()));
                 Ok(Some(d))
             }
-            TC_PROXYCLASSDESC => Err(DecodeError::Unsupported {
-                offset: at,
-                what: "dynamic proxy class descriptors",
-            }),
+            TC_PROXYCLASSDESC => {
+                // proxyClassDescInfo: count, interface names (writeUTF),
+                // annotations, then the superclass descriptor.
+                let handle = self.new_handle(Handle::Pending);
+                let count_at = self.pos;
+                let count = self.i32()?;
+                // Each name takes at least its 2-byte length.
+                if count < 0 || count as usize > (self.buf.len() - self.pos) / 2 {
+                    return Err(DecodeError::InvalidLength {
+                        length: count.into(),
+                        offset: count_at,
+                    });
+                }
+                let mut interfaces = Vec::with_capacity(count as usize);
+                for _ in 0..count {
+                    interfaces.push(self.raw_utf()?);
+                }
+                let annotations = self.annotations()?;
+                let super_desc = self.class_desc()?;
+                let d = Arc::new(ClassDesc {
+                    name: String::new(),
+                    suid: 0,
+                    flags: SC_SERIALIZABLE,
+                    fields: Vec::new(),
+                    annotations,
+                    super_desc,
+                    proxy_interfaces: Some(interfaces),
+                });
+                self.set_handle(handle, Handle::Desc(d.clone()));
+                Ok(Some(d))
+            }
             tag => Err(DecodeError::UnexpectedTag {
                 tag,
                 offset: at,

@@ -26,6 +26,7 @@ pub struct Encoder {
     next_handle: u32,
     classes: HashMap<String, u32>,
     type_strings: HashMap<String, u32>,
+    null_annotations: bool,
 }
 
 impl Default for Encoder {
@@ -52,7 +53,18 @@ impl Encoder {
             next_handle: BASE_WIRE_HANDLE,
             classes: HashMap::new(),
             type_strings: HashMap::new(),
+            null_annotations: false,
         }
+    }
+
+    /// Writes `TC_NULL` as the annotation of every class descriptor that
+    /// carries none, as Java RMI's `MarshalOutputStream` does: it annotates
+    /// each class (and proxy class) with its codebase URL, `null` when there
+    /// is none, and its reader (`MarshalInputStream`) reads that object
+    /// back, so a stream for an RMI peer must have it.
+    pub fn with_null_class_annotations(mut self) -> Self {
+        self.null_annotations = true;
+        self
     }
 
     /// Flushes pending block data (like `ObjectOutputStream.flush`) and
@@ -209,6 +221,20 @@ impl Encoder {
             self.out.push(TC_NULL);
             return Ok(());
         };
+        if let Some(interfaces) = &d.proxy_interfaces {
+            // Proxy descriptors are not shared by name (they have none):
+            // each one written is a new handle, as for a new proxy class.
+            self.out.push(TC_PROXYCLASSDESC);
+            self.assign();
+            let n = i32::try_from(interfaces.len())
+                .map_err(|_| EncodeError::Mismatch("too many proxy interfaces".into()))?;
+            self.out.extend_from_slice(&n.to_be_bytes());
+            for i in interfaces {
+                self.raw_utf(i)?;
+            }
+            self.write_class_annotations(&d.annotations)?;
+            return self.write_class_desc(d.super_desc.as_deref());
+        }
         if let Some(&h) = self.classes.get(&d.name) {
             self.write_reference(h);
             return Ok(());
@@ -237,8 +263,15 @@ impl Encoder {
                 }
             }
         }
-        self.write_annotations(&d.annotations)?;
+        self.write_class_annotations(&d.annotations)?;
         self.write_class_desc(d.super_desc.as_deref())
+    }
+
+    fn write_class_annotations(&mut self, contents: &[Content]) -> Result<(), EncodeError> {
+        if contents.is_empty() && self.null_annotations {
+            return self.write_annotations(&[Content::Value(Value::Null)]);
+        }
+        self.write_annotations(contents)
     }
 
     fn write_annotations(&mut self, contents: &[Content]) -> Result<(), EncodeError> {
@@ -253,6 +286,15 @@ impl Encoder {
         self.out.push(TC_ENDBLOCKDATA);
         self.block_mode = saved;
         Ok(())
+    }
+
+    /// A `Class` object (`TC_CLASS`, e.g. an element of a `Class[]`):
+    /// its descriptor (or a reference to it); returns its handle.
+    pub fn write_class(&mut self, desc: &ClassDesc) -> Result<u32, EncodeError> {
+        self.flush_block();
+        self.out.push(TC_CLASS);
+        self.write_class_desc(Some(desc))?;
+        Ok(self.assign())
     }
 
     /// Starts `TC_OBJECT` of class `desc` and returns its handle. Then write

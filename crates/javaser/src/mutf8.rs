@@ -3,6 +3,11 @@
 
 /// Number of bytes `s` takes in modified UTF-8.
 pub fn encoded_len(s: &str) -> usize {
+    // ASCII without NUL is the same bytes (the common case, and the lab's
+    // payloads: a 1 MiB string is counted without decoding characters).
+    if is_plain_ascii(s.as_bytes()) {
+        return s.len();
+    }
     s.chars()
         .map(|c| match c as u32 {
             0 => 2,
@@ -16,6 +21,10 @@ pub fn encoded_len(s: &str) -> usize {
 
 /// Appends `s` in modified UTF-8 to `out`.
 pub fn encode_into(s: &str, out: &mut Vec<u8>) {
+    if is_plain_ascii(s.as_bytes()) {
+        out.extend_from_slice(s.as_bytes());
+        return;
+    }
     let mut buf = [0u16; 2];
     for c in s.chars() {
         for &u in c.encode_utf16(&mut buf).iter() {
@@ -34,6 +43,11 @@ pub fn encode_into(s: &str, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether `b` is ASCII without NUL: then modified UTF-8 and UTF-8 agree.
+fn is_plain_ascii(b: &[u8]) -> bool {
+    b.iter().all(|&x| (1..0x80).contains(&x))
+}
+
 /// Encodes `s` in modified UTF-8.
 pub fn encode(s: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(encoded_len(s));
@@ -44,7 +58,7 @@ pub fn encode(s: &str) -> Vec<u8> {
 /// Decodes modified UTF-8. Unpaired surrogates (which Java allows) become
 /// U+FFFD; malformed byte sequences are an error (`None`).
 pub fn decode(b: &[u8]) -> Option<String> {
-    if b.iter().all(|&x| (1..0x80).contains(&x)) {
+    if is_plain_ascii(b) {
         return std::str::from_utf8(b).ok().map(str::to_owned);
     }
     let mut units = Vec::with_capacity(b.len());

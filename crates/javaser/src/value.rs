@@ -4,6 +4,10 @@ use std::sync::Arc;
 
 use crate::tc;
 
+/// The flags `ObjectInputStream` gives a proxy class (serializable, no
+/// `writeObject`); not on the wire.
+const SC_SERIALIZABLE_PROXY: u8 = tc::SC_SERIALIZABLE;
+
 /// One field of a class descriptor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldDesc {
@@ -60,6 +64,13 @@ pub struct ClassDesc {
     pub annotations: Vec<Content>,
     /// Superclass descriptor, `None` when the superclass is not serializable.
     pub super_desc: Option<Arc<ClassDesc>>,
+    /// For a dynamic proxy class (`TC_PROXYCLASSDESC`, what
+    /// `java.lang.reflect.Proxy` instances such as RMI stubs are written
+    /// with): the interface names, in the proxy's order. A proxy descriptor
+    /// has no name, `serialVersionUID`, flags or fields of its own on the
+    /// wire (they are empty here; its serializable state is its superclass
+    /// `java.lang.reflect.Proxy`'s field `h`). `None` for other classes.
+    pub proxy_interfaces: Option<Vec<String>>,
 }
 
 impl ClassDesc {
@@ -77,7 +88,28 @@ impl ClassDesc {
             fields,
             annotations: Vec::new(),
             super_desc: None,
+            proxy_interfaces: None,
         }
+    }
+
+    /// A dynamic proxy class descriptor implementing `interfaces`, whose
+    /// superclass is `super_desc` (for a real proxy,
+    /// `java.lang.reflect.Proxy`'s descriptor).
+    pub fn proxy(interfaces: Vec<String>, super_desc: Arc<ClassDesc>) -> Self {
+        ClassDesc {
+            name: String::new(),
+            suid: 0,
+            flags: SC_SERIALIZABLE_PROXY,
+            fields: Vec::new(),
+            annotations: Vec::new(),
+            super_desc: Some(super_desc),
+            proxy_interfaces: Some(interfaces),
+        }
+    }
+
+    /// Whether this is a dynamic proxy class descriptor.
+    pub fn is_proxy(&self) -> bool {
+        self.proxy_interfaces.is_some()
     }
 
     /// Sets the superclass descriptor.

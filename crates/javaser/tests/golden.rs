@@ -368,3 +368,26 @@ fn superclass_data_and_custom_data() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn dynamic_proxies() {
+    // What RMI stubs are: TC_PROXYCLASSDESC (interfaces, annotations,
+    // superclass java.lang.reflect.Proxy), then Proxy's field h.
+    let v = only_value("proxy");
+    let o = v.as_object().expect("an object");
+    assert!(o.desc.is_proxy());
+    assert_eq!(
+        o.desc.proxy_interfaces.as_deref(),
+        Some(&["java.lang.Runnable".to_string()][..])
+    );
+    assert_eq!(
+        o.desc.super_desc.as_ref().unwrap().name,
+        "java.lang.reflect.Proxy"
+    );
+    let h = o
+        .get("h")
+        .and_then(Value::as_object)
+        .expect("handler object");
+    assert_eq!(h.desc.name, "rpclab.golden.Cases$Handler");
+    assert_eq!(h.get("tag").and_then(Value::as_str), Some("p"));
+}

@@ -187,4 +187,192 @@ pub struct Results {
     /// The cells' repetitions summarised (recomputed whenever a cell is added).
     #[serde(default)]
     pub aggregates: Vec<Aggregate>,
+    /// Set by `lab reproduce`: the published figures and claims this run is
+    /// compared with (absent in plain `lab run` snapshots and in older ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<Reproduction>,
+}
+
+/// A reproduction of a published benchmark (`cargo xtask lab reproduce`),
+/// carried inside `results.json` so that the published-vs-measured tables
+/// and the claim verdicts can be re-rendered from the snapshot alone, even
+/// after the seed definitions in `compose/seeds/` have changed.
+///
+/// Added compatibly to schema version 1: snapshots without it load as before.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reproduction {
+    /// The seed definition's id (`compose/seeds/<id>.toml`).
+    pub seed: String,
+    pub title: String,
+    /// Where the published figures come from (post, year).
+    pub source: String,
+    /// Caveats and metric meanings a reader needs next to the tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Every system the seed measured, and what stands in for it here.
+    pub systems: Vec<SeedSystem>,
+    /// Every published figure, placed in the seed's own table layout.
+    pub cells: Vec<PublishedCell>,
+    pub claims: Vec<SeedClaim>,
+}
+
+/// One system of a seed and the lab server variant linked to it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeedSystem {
+    /// The key used in cells and claims (e.g. `dubbo`, `s-hsf`, `config A`).
+    pub key: String,
+    /// What the seed ran (e.g. `dubbox 2.8.4, kryo`).
+    pub published_as: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Why nothing was measured for this system, when nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+    /// How the lab's stand-in differs from what the seed ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// How a measured figure is derived from an [`Aggregate`], in the
+/// published metric's unit. The same published name can mean different
+/// things in different posts (seed 003's `avg_ms` is total time / calls),
+/// so the seed definition chooses the derivation, not the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// Calls per second (median over repetitions).
+    Throughput,
+    /// Seconds the published number of calls takes at the measured rate.
+    TotalSeconds,
+    /// The same in milliseconds.
+    TotalMs,
+    /// 1000 / throughput: milliseconds of run time per call.
+    MsPerCall,
+    LatencyMeanMs,
+    LatencyMinMs,
+    LatencyMaxMs,
+    LatencyP50Ms,
+    LatencyP90Ms,
+    LatencyP95Ms,
+    LatencyP99Ms,
+    /// Calls made (ok + failed).
+    Samples,
+    /// Failed calls.
+    Failed,
+    /// Failed / all calls, percent.
+    ErrorPercent,
+    /// KiB per second received by the client.
+    ReceivedKbPerS,
+    /// KiB per second sent by the client.
+    SentKbPerS,
+}
+
+impl Measure {
+    /// True when a larger value is better (throughput), false when smaller
+    /// is (times, latencies, errors).
+    pub fn higher_is_better(self) -> bool {
+        matches!(
+            self,
+            Measure::Throughput | Measure::Samples | Measure::ReceivedKbPerS | Measure::SentKbPerS
+        )
+    }
+}
+
+/// One published figure, where it sits in the seed's table, and the lab
+/// cell it is compared with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PublishedCell {
+    /// Title of the seed table (or sub-table) the figure belongs to.
+    pub table: String,
+    pub row: String,
+    pub column: String,
+    /// [`SeedSystem::key`].
+    pub system: String,
+    /// The published metric name (`tps`, `avg_ms`, ...).
+    pub metric: String,
+    pub unit: String,
+    /// The number as published; absent when the seed's run failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// The cell's text as printed.
+    pub raw: String,
+    /// How the measured value is derived; absent when unlinked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<Measure>,
+    /// Calls of the published run (for [`Measure::TotalSeconds`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_calls: Option<u64>,
+    /// The lab scenario and level linked to this figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
+    /// Why the figure has no lab counterpart, when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlinked: Option<String>,
+}
+
+/// A claim of the post and how the lab checks it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeedClaim {
+    pub id: String,
+    /// The claim in our words.
+    pub text: String,
+    pub check: ClaimCheck,
+}
+
+/// The measurable form of a claim.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ClaimCheck {
+    /// "X is N times Y": measured ratio X / Y against N, per pair.
+    Ratio {
+        measure: Measure,
+        scenario: String,
+        concurrency: u32,
+        /// Empty in a seed definition: taken from the claim's `ratios`.
+        #[serde(default)]
+        pairs: Vec<RatioPair>,
+    },
+    /// Systems from best to worst, at each level.
+    Ranking {
+        measure: Measure,
+        scenario: String,
+        levels: Vec<u32>,
+        order: Vec<String>,
+    },
+    /// These systems are the best `systems.len()` of `among`, at each level.
+    Top {
+        measure: Measure,
+        scenario: String,
+        levels: Vec<u32>,
+        systems: Vec<String>,
+        among: Vec<String>,
+    },
+    /// These systems are the worst `systems.len()` of `among`, at each level.
+    Bottom {
+        measure: Measure,
+        scenario: String,
+        levels: Vec<u32>,
+        systems: Vec<String>,
+        among: Vec<String>,
+    },
+    /// No call of these systems failed in the scenario.
+    NoErrors {
+        scenario: String,
+        systems: Vec<String>,
+    },
+    /// A claim the lab cannot check, and why (absolute figures from other
+    /// hardware, opinions, quotes of other studies).
+    NotCheckable { reason: String },
+}
+
+/// One "X is N times Y" ratio.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatioPair {
+    pub over: String,
+    pub under: String,
+    pub published: f64,
 }

@@ -407,6 +407,26 @@ mod tests {
         Method::Empty,
     ];
 
+    /// Every serialization the client speaks, in each dialect its options
+    /// select (kryo's Kryo 4 and Kryo 5 lines).
+    fn every_format() -> Vec<Format> {
+        let dialects: [&[(&str, &str)]; 3] = [&[], &[("kryo", "4")], &[("kryo", "5")]];
+        let mut formats = Vec::new();
+        for name in Format::names() {
+            for dialect in dialects {
+                let options = dialect
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                if let Some(Ok(format)) = Format::new(name, &options) {
+                    formats.push(format);
+                }
+            }
+        }
+        assert!(formats.len() > Format::names().len(), "kryo's two lines");
+        formats
+    }
+
     fn request(call: &Call, id: u64) -> Vec<u8> {
         let mut out = vec![0xee; 5]; // junk, to check that encoding clears
         encode_request(
@@ -869,8 +889,7 @@ mod tests {
             let _ = frame(&bytes);
             // ... and as a body behind a valid header, in every
             // serialization.
-            for name in Format::names() {
-                let format = Format::new(name, &Default::default()).unwrap().unwrap();
+            for format in every_format() {
                 let header = Header { flag: format.id(), status, id: 1, len: bytes.len() };
                 for method in METHODS {
                     let _ = format.decode_response(&header, &bytes, method);

@@ -13,18 +13,29 @@
 //!   until 3.2;
 //! * [`java`]: Java Object Serialization (`JavaObjectOutput`, which frames
 //!   strings and objects with a length or a null flag, and
-//!   `NativeJavaObjectOutput`, which does not).
+//!   `NativeJavaObjectOutput`, which does not), with the `javaser` crate;
+//! * [`kryo`]: Kryo (`KryoObjectOutput`) in its two wire dialects, Kryo 4
+//!   (Dubbo 2.6) and Kryo 5 (Dubbo 3's extension), chosen by the `kryo`
+//!   option, with the `kryo` crate;
+//! * [`fastjson2`]: fastjson2 JSONB (`FastJson2ObjectOutput`), the default
+//!   of Dubbo 3.3, with the `fastjson2-jsonb` crate;
+//! * [`fastjson`]: fastjson 1 text JSON (`FastJsonObjectOutput`, Dubbo 2.6).
 //!
-//! Adding a serialization: a module implementing [`Serialization`], and one
-//! line in the [`formats!`] invocation below.
+//! Adding a serialization: a module implementing [`Serialization`], a `pub
+//! mod` line and one line in the [`formats!`] invocation below. Each is
+//! checked against bytes written by Dubbo's own `ObjectOutput` (the codec
+//! crates' golden vectors, and `tests/dubbo_golden.rs` for whole frames).
 //!
 //! The serialization is chosen once per protocol instance (the
 //! `serialization` option). [`Format`] dispatches with one `match` per
 //! body, so the codecs stay monomorphic and the hot path has no dynamic
 //! dispatch.
 
+pub mod fastjson;
+pub mod fastjson2;
 pub mod hessian2;
 pub mod java;
+pub mod kryo;
 
 use super::codec::{Header, Method};
 use crate::protocol::CallError;
@@ -192,4 +203,7 @@ macro_rules! formats {
 formats! {
     Hessian2 => hessian2::Hessian2,
     Java => java::Java,
+    Fastjson2 => fastjson2::Fastjson2,
+    Fastjson => fastjson::Fastjson,
+    Kryo => kryo::Kryo,
 }

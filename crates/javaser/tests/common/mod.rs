@@ -232,6 +232,29 @@ pub fn rust_write(name: &str) -> Option<Vec<u8>> {
             e.end_custom_data().unwrap();
             e.end_object().unwrap();
         }
+        "proxy" => {
+            let proxy_class = Arc::new(ClassDesc::new(
+                "java.lang.reflect.Proxy",
+                -2222568056686623797,
+                SC_SERIALIZABLE,
+                vec![FieldDesc::object(
+                    "h",
+                    "Ljava/lang/reflect/InvocationHandler;",
+                )],
+            ));
+            let desc = ClassDesc::proxy(vec!["java.lang.Runnable".into()], proxy_class);
+            let handler = ClassDesc::new(
+                "rpclab.golden.Cases$Handler",
+                3,
+                SC_SERIALIZABLE,
+                vec![FieldDesc::object("tag", "Ljava/lang/String;")],
+            );
+            e.begin_object(&desc).unwrap();
+            e.begin_object(&handler).unwrap();
+            e.write_string("p");
+            e.end_object().unwrap();
+            e.end_object().unwrap();
+        }
         "class_string" => {
             let desc = ClassDesc::new(
                 "java.lang.String",

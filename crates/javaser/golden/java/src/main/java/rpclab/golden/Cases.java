@@ -35,6 +35,32 @@ final class Cases {
         @Override public int hashCode() { return a; }
     }
 
+    /**
+     * A serializable invocation handler, for a dynamic proxy case (RMI stubs
+     * are proxies: TC_PROXYCLASSDESC). Proxies of it are equal when their
+     * tags are, so Verify can compare what it reads.
+     */
+    static final class Handler implements java.lang.reflect.InvocationHandler, java.io.Serializable {
+        private static final long serialVersionUID = 3L;
+        final String tag;
+        Handler(String tag) { this.tag = tag; }
+        @Override public Object invoke(Object proxy, java.lang.reflect.Method m, Object[] args) {
+            return switch (m.getName()) {
+                case "equals" -> args[0] != null && java.lang.reflect.Proxy.isProxyClass(args[0].getClass())
+                        && java.lang.reflect.Proxy.getInvocationHandler(args[0]) instanceof Handler h
+                        && h.tag.equals(tag);
+                case "hashCode" -> tag.hashCode();
+                case "toString" -> "Proxy[Runnable](" + tag + ")";
+                default -> null;
+            };
+        }
+    }
+
+    static Object proxy(String tag) {
+        return java.lang.reflect.Proxy.newProxyInstance(
+                Cases.class.getClassLoader(), new Class<?>[] {Runnable.class}, new Handler(tag));
+    }
+
     /** A subclass: class data of Base, then of Derived. */
     static final class Derived extends Base {
         private static final long serialVersionUID = 2L;
@@ -112,6 +138,7 @@ final class Cases {
         m.put("date", List.of(obj(new java.util.Date(1700000000123L))));
         m.put("class_string", List.of(obj(String.class)));
         m.put("enum", List.of(obj(Color.GREEN), obj(Color.GREEN)));
+        m.put("proxy", List.of(obj(proxy("p"))));
         return m;
     }
 

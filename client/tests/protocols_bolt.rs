@@ -1,0 +1,420 @@
+//! The bolt protocol (SOFA-RPC) over real sockets:
+//!
+//! * against a **real SOFA-RPC provider** (sofa-rpc-all, started from the
+//!   golden generator's Maven project, `client/src/protocols/bolt/golden/java`):
+//!   Java decodes what Rust writes and Rust decodes what Java answers, for
+//!   every operation. Needs Java 17 and Maven; without them the test fails;
+//!   set `RPCLAB_SKIP_JAVA_TESTS=1` to skip it deliberately;
+//! * against an in-process provider that answers out of order, sends
+//!   heartbeats and hangs up (multiplexing, heartbeats, failure);
+//! * and, when `RPCLAB_SOFA_TARGET` is set, against a running provider
+//!   (`servers/sofa-rpc`), optionally through ZooKeeper.
+
+mod common;
+
+use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
+use rpclab_client::protocols::bolt::codec::{self, Header};
+use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
+use rpclab_client::protocols::bolt::Bolt;
+use rpclab_model::contract::{Call, Operation, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+// ---- a real SOFA-RPC provider ------------------------------------------------
+
+/// The provider JVM; killed when dropped.
+struct JavaProvider(Child);
+
+impl Drop for JavaProvider {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Builds the golden project and starts its `Serve` provider on `port`.
+fn start_java_provider(port: u16) -> JavaProvider {
+    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/protocols/bolt/golden/java");
+    let built = Command::new("mvn")
+        .args(["-B", "-q", "-Dstyle.color=never", "package", "-DskipTests", "-f"])
+        .arg(project.join("pom.xml"))
+        .status()
+        .expect("cannot run mvn: this test needs Java 17+ and Maven (RPCLAB_SKIP_JAVA_TESTS=1 skips it)");
+    assert!(
+        built.success(),
+        "mvn package of {} failed",
+        project.display()
+    );
+    let mut child = Command::new("java")
+        .args([
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp",
+        ])
+        .arg(project.join("target/server.jar"))
+        .arg("rpclab.bolt.golden.Serve")
+        .arg(port.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cannot run java");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if line.contains("ready on") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let provider = JavaProvider(child);
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("the SOFA-RPC provider did not say it was ready within 120 s");
+    provider
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_real_sofa_provider_answers_every_operation() {
+    if std::env::var("RPCLAB_SKIP_JAVA_TESTS").as_deref() == Ok("1") {
+        eprintln!(
+            "a_real_sofa_provider_answers_every_operation: skipped (RPCLAB_SKIP_JAVA_TESTS=1)"
+        );
+        return;
+    }
+    let port = free_port();
+    let _provider = tokio::task::spawn_blocking(move || start_java_provider(port))
+        .await
+        .unwrap();
+    let target = format!("127.0.0.1:{port}");
+    let protocol = Bolt::new(&options(&[])).unwrap();
+    let counter = common::every_operation_verified(&protocol, &target, 2, 4, 3).await;
+    let (sent, received) = counter.totals();
+    assert!(sent > 0 && received > 0);
+}
+
+// ---- an in-process provider ------------------------------------------------------
+
+#[derive(Clone, Copy, Default)]
+struct Behaviour {
+    /// Send a heartbeat request before the first reply.
+    heartbeat_first: bool,
+    /// Hang up after this many requests.
+    close_after: Option<usize>,
+}
+
+struct FakeProvider {
+    addr: SocketAddr,
+    acks_received: Arc<AtomicUsize>,
+    heartbeats_received: Arc<AtomicUsize>,
+}
+
+/// A provider of `hello` and `empty` that answers each request on its own
+/// task (`hello("slow")` after 200 ms, so replies overtake each other).
+async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let acks = Arc::new(AtomicUsize::new(0));
+    let beats = Arc::new(AtomicUsize::new(0));
+    let (a, b) = (Arc::clone(&acks), Arc::clone(&beats));
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve(stream, behaviour, Arc::clone(&a), Arc::clone(&b)));
+        }
+    });
+    FakeProvider {
+        addr,
+        acks_received: acks,
+        heartbeats_received: beats,
+    }
+}
+
+fn sofa_response(id: u32, value: Option<&str>) -> Vec<u8> {
+    let mut content = Vec::new();
+    let mut w = Writer::new(&mut content);
+    w.object(
+        codec::RESPONSE_CLASS,
+        &["isError", "errorMsg", "appResponse", "responseProps"],
+    );
+    w.bool(false);
+    w.null();
+    match value {
+        Some(s) => w.string(s),
+        None => w.null(),
+    }
+    w.null();
+    let mut out = vec![
+        codec::PROTOCOL_V1,
+        codec::TYPE_RESPONSE,
+        0,
+        2,
+        codec::VERSION2,
+    ];
+    out.extend_from_slice(&id.to_be_bytes());
+    out.extend_from_slice(&[codec::HESSIAN2, 0, 0]);
+    out.extend_from_slice(&(codec::RESPONSE_CLASS.len() as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&(content.len() as u32).to_be_bytes());
+    out.extend_from_slice(codec::RESPONSE_CLASS.as_bytes());
+    out.extend_from_slice(&content);
+    out
+}
+
+async fn serve(
+    stream: tokio::net::TcpStream,
+    behaviour: Behaviour,
+    acks: Arc<AtomicUsize>,
+    beats: Arc<AtomicUsize>,
+) {
+    let (mut rd, mut wr) = stream.into_split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(async move {
+        while let Some(bytes) = rx.recv().await {
+            if wr.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    });
+    if behaviour.heartbeat_first {
+        let _ = tx.send(codec::heartbeat_request(1_000_000).to_vec());
+    }
+    let mut buf = Vec::new();
+    let mut requests = 0;
+    loop {
+        while let Some((h, total)) = codec::frame(&buf).unwrap() {
+            let frame: Vec<u8> = buf.drain(..total).collect();
+            answer(&h, &frame, &tx, &acks, &beats);
+            if h.is_request() && !h.is_heartbeat() {
+                requests += 1;
+                if Some(requests) == behaviour.close_after {
+                    writer.abort();
+                    return;
+                }
+            }
+        }
+        let mut chunk = [0u8; 4096];
+        match rd.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+fn answer(
+    h: &Header,
+    frame: &[u8],
+    tx: &mpsc::UnboundedSender<Vec<u8>>,
+    acks: &AtomicUsize,
+    beats: &AtomicUsize,
+) {
+    if h.is_heartbeat() {
+        if h.is_request() {
+            beats.fetch_add(1, Ordering::SeqCst);
+            let _ = tx.send(codec::heartbeat_ack(h.id).to_vec());
+        } else {
+            acks.fetch_add(1, Ordering::SeqCst);
+        }
+        return;
+    }
+    let p = codec::parts(h, frame);
+    assert_eq!(p.class, codec::REQUEST_CLASS.as_bytes());
+    let mut r = Reader::new(p.content);
+    let request = r.value().unwrap();
+    let method = match request.field("methodName") {
+        Some(DValue::String(m)) => m.clone(),
+        other => panic!("methodName {other:?}"),
+    };
+    let (id, tx) = (h.id, tx.clone());
+    match method.as_str() {
+        "hello" => {
+            let name = r.opt_string().unwrap().unwrap();
+            tokio::spawn(async move {
+                if name == "slow" {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                let _ = tx.send(sofa_response(id, Some(&format!("hello {name}"))));
+            });
+        }
+        "empty" => {
+            let _ = tx.send(sofa_response(id, None));
+        }
+        other => panic!("unexpected method {other}"),
+    }
+}
+
+fn hello(name: &str) -> Call {
+    let mut call = Operation::Hello.call();
+    call.argument = Value::Str(name.into());
+    call.expected = Value::Str(format!("hello {name}"));
+    call
+}
+
+#[tokio::test]
+async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
+    let provider = fake_provider(Behaviour {
+        heartbeat_first: true,
+        ..Behaviour::default()
+    })
+    .await;
+    let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
+    let conn = Arc::new(
+        protocol
+            .connect(&provider.addr.to_string(), WireCounter::default())
+            .await
+            .unwrap(),
+    );
+    let mut tasks = Vec::new();
+    let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+    for i in 0..40 {
+        let (conn, order) = (Arc::clone(&conn), Arc::clone(&order));
+        tasks.push(tokio::spawn(async move {
+            let call = if i % 10 == 0 {
+                hello("slow")
+            } else if i % 3 == 0 {
+                Operation::Empty.call()
+            } else {
+                hello(&format!("n{i}"))
+            };
+            let got = conn.call(&call).await.unwrap();
+            assert_eq!(got, call.expected);
+            order.lock().unwrap().push(i);
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let order = order.lock().unwrap().clone();
+    // The slow ones (0, 10, 20, 30) were overtaken.
+    assert_eq!(order.len(), 40);
+    assert!(order[..36].iter().all(|i| i % 10 != 0), "{order:?}");
+    // The provider's heartbeat was answered.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(provider.acks_received.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_idle_connection_sends_heartbeats() {
+    let provider = fake_provider(Behaviour::default()).await;
+    let protocol = Bolt::new(&options(&[("heartbeat_s", "1")])).unwrap();
+    let conn = protocol
+        .connect(&provider.addr.to_string(), WireCounter::default())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert!(provider.heartbeats_received.load(Ordering::SeqCst) >= 1);
+    // Still usable afterwards (the ack matched no call).
+    assert_eq!(conn.call(&hello("aa")).await.unwrap(), hello("aa").expected);
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_up_fails_waiting_and_later_calls() {
+    let provider = fake_provider(Behaviour {
+        close_after: Some(2),
+        ..Behaviour::default()
+    })
+    .await;
+    let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
+    let conn = Arc::new(
+        protocol
+            .connect(&provider.addr.to_string(), WireCounter::default())
+            .await
+            .unwrap(),
+    );
+    // The first is slow (answered after the hang-up: never), the second
+    // makes the provider hang up.
+    let slow = {
+        let conn = Arc::clone(&conn);
+        tokio::spawn(async move { conn.call(&hello("slow")).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = conn.call(&hello("x")).await;
+    let slow = tokio::time::timeout(Duration::from_secs(5), slow)
+        .await
+        .expect("a waiting call must fail when the server hangs up")
+        .unwrap();
+    assert!(matches!(slow, Err(CallError::Io(_))), "{slow:?}");
+    assert!(second.is_err() || second.as_ref().ok() == Some(&hello("x").expected));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(conn.is_closed());
+    assert!(matches!(
+        conn.call(&hello("later")).await,
+        Err(CallError::Io(_))
+    ));
+}
+
+#[tokio::test]
+async fn options_are_checked() {
+    let b = Bolt::new(&options(&[])).unwrap();
+    assert_eq!(b.heartbeat(), Some(Duration::from_secs(15)));
+    assert_eq!(b.timeout_ms(), 3000);
+    assert_eq!(b.registry(), None);
+    let b = Bolt::new(&options(&[
+        ("registry", "zookeeper://127.0.0.1:2181"),
+        ("heartbeat_s", "0"),
+        ("timeout_ms", "10000"),
+    ]))
+    .unwrap();
+    assert_eq!(
+        (b.heartbeat(), b.timeout_ms(), b.registry()),
+        (None, 10_000, Some("zookeeper://127.0.0.1:2181"))
+    );
+    for bad in [
+        options(&[("heartbeat_s", "-1")]),
+        options(&[("timeout_ms", "0")]),
+        options(&[("timeout_ms", "soon")]),
+        options(&[("registry", "nacos://127.0.0.1:8848")]),
+        options(&[("serialization", "hessian2")]),
+    ] {
+        assert!(
+            matches!(Bolt::new(&bad), Err(CallError::Config(_))),
+            "{bad:?}"
+        );
+    }
+    // A registry nobody listens on is a connect error that names it.
+    let port = free_port();
+    let b = Bolt::new(&options(&[(
+        "registry",
+        &format!("zookeeper://127.0.0.1:{port}"),
+    )]))
+    .unwrap();
+    match b.connect("127.0.0.1:12200", WireCounter::default()).await {
+        Err(CallError::Connect(m)) => assert!(m.contains(&port.to_string()), "{m}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+/// Every operation against a running provider:
+/// `RPCLAB_SOFA_TARGET=127.0.0.1:12200 cargo test -p rpclab-client --test protocols_bolt -- --ignored`;
+/// through ZooKeeper discovery with
+/// `RPCLAB_SOFA_OPTIONS=registry=zookeeper://127.0.0.1:2181`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs a running provider named by RPCLAB_SOFA_TARGET"]
+async fn against_a_running_server() {
+    let target = std::env::var("RPCLAB_SOFA_TARGET").expect("set RPCLAB_SOFA_TARGET=host:port");
+    let protocol = Bolt::new(&common::options_from_env("RPCLAB_SOFA_OPTIONS")).unwrap();
+    common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
+}

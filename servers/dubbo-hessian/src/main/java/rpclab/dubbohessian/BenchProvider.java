@@ -1,0 +1,120 @@
+package rpclab.dubbohessian;
+
+import com.alibaba.dubbo.common.URL;
+import com.alibaba.dubbo.common.Version;
+import com.alibaba.dubbo.config.ApplicationConfig;
+import com.alibaba.dubbo.config.ProtocolConfig;
+import com.alibaba.dubbo.config.RegistryConfig;
+import com.alibaba.dubbo.config.ServiceConfig;
+import java.util.concurrent.CountDownLatch;
+import rpclab.contract.BenchService;
+import rpclab.contract.BenchServiceImpl;
+import sun.misc.Signal;
+
+/**
+ * rpclab Dubbo 2.6 (com.alibaba) provider of rpclab.contract.BenchService
+ * over one of Dubbo's HTTP protocols, DUBBO_PROTOCOL: "hessian" (Caucho's
+ * HessianSkeleton behind Dubbo's servlet) or "webservice" (Apache CXF's
+ * simple frontend behind it), both at
+ * http://127.0.0.1:RPCLAB_PORT/rpclab.contract.BenchService in an embedded
+ * Tomcat bound to 127.0.0.1 ({@link LoopbackTomcatHttpBinder}).
+ *
+ * <p>Environment: RPCLAB_PORT (default 8093), DUBBO_PROTOCOL (default
+ * hessian), DUBBO_THREADS (Tomcat's maxThreads through Dubbo's threads,
+ * default 200). No registry (N/A): clients of HTTP protocols address the
+ * provider by URL, as the seed's consumers could.
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported;
+ * SIGTERM/SIGINT unexport, stop and exit with status 0.
+ */
+public final class BenchProvider {
+    public static final String HOST = "127.0.0.1";
+    static final int DEFAULT_PORT = 8093;
+
+    private BenchProvider() {}
+
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.trim().isEmpty() ? dflt : v.trim();
+    }
+
+    static int intEnv(String name, int dflt, int min, int max) {
+        String v = env(name, null);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < min || n > max) {
+                throw new NumberFormatException("out of range");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
+        }
+    }
+
+    static ServiceConfig<BenchService> start(String protocolName, int port, int threads) {
+        ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-" + protocolName + "-provider");
+        application.setQosEnable(false);
+        ProtocolConfig protocol = new ProtocolConfig(protocolName, port);
+        protocol.setHost(HOST);
+        protocol.setServer(LoopbackTomcatHttpBinder.NAME);
+        protocol.setThreads(threads);
+        ServiceConfig<BenchService> service = new ServiceConfig<>();
+        service.setApplication(application);
+        service.setRegistry(new RegistryConfig(RegistryConfig.NO_AVAILABLE));
+        service.setProtocol(protocol);
+        service.setInterface(BenchService.class);
+        service.setRef(new BenchServiceImpl());
+        service.export();
+        for (URL url : service.getExportedUrls()) {
+            System.out.println("rpclab dubbo exported " + url.toFullString());
+        }
+        return service;
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("dubbo.application.logger", "slf4j");
+        int port;
+        int threads;
+        String protocol = env("DUBBO_PROTOCOL", "hessian");
+        try {
+            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            threads = intEnv("DUBBO_THREADS", 200, 1, 100_000);
+            if (!protocol.equals("hessian") && !protocol.equals("webservice")) {
+                throw new IllegalArgumentException("DUBBO_PROTOCOL must be hessian or webservice, got: " + protocol);
+            }
+        } catch (IllegalArgumentException e) {
+            System.err.println("rpclab: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        ServiceConfig<BenchService> service = start(protocol, port, threads);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                service.unexport();
+                com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
+            } catch (RuntimeException e) {
+                System.err.println("rpclab: stop failed: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + HOST + ":" + port + "/" + BenchService.class.getName()
+                + " (dubbo " + Version.getVersion() + ", protocol " + protocol + ", threads " + threads + ")");
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,85 @@
+package rpclab.dubbormi;
+
+import com.alibaba.dubbo.common.URL;
+import com.alibaba.dubbo.common.Version;
+import com.alibaba.dubbo.config.ApplicationConfig;
+import com.alibaba.dubbo.config.ProtocolConfig;
+import com.alibaba.dubbo.config.RegistryConfig;
+import com.alibaba.dubbo.config.ServiceConfig;
+import java.util.concurrent.CountDownLatch;
+import org.springframework.core.SpringVersion;
+import rpclab.contract.BenchService;
+import rpclab.contract.BenchServiceImpl;
+import sun.misc.Signal;
+
+/**
+ * rpclab's Dubbo 2.6 provider on Dubbo's "rmi" protocol (seed 000 D/E):
+ * com.alibaba.dubbo.rpc.protocol.rmi.RmiProtocol exports the service through
+ * Spring's RmiServiceExporter, with an RMI registry on 127.0.0.1:RPCLAB_PORT
+ * (default 1101) and the name rpclab.contract.BenchService (the service
+ * path). Dubbo's RmiProtocol does not set a service port, so Spring exports
+ * the object on an anonymous port; clients find it in the registry's stub.
+ * No Dubbo registry ("N/A"): consumers address the RMI registry directly.
+ *
+ * <p>DUBBO_SERIALIZATION (default java) is set on the protocol as the seed
+ * set it, and printed in the exported URL; RmiProtocol ignores it (RMI
+ * always uses Java serialization). See NOTES.md.
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT"; SIGTERM/SIGINT
+ * unexport and exit with status 0.
+ */
+public final class DubboRmiProvider {
+    static final int DEFAULT_PORT = 1101;
+
+    private DubboRmiProvider() {}
+
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.trim().isEmpty() ? dflt : v.trim();
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("dubbo.application.logger", "slf4j");
+        LoopbackSocketFactory.install();
+        int port = Integer.parseInt(env("RPCLAB_PORT", String.valueOf(DEFAULT_PORT)));
+        String serialization = env("DUBBO_SERIALIZATION", "java");
+
+        ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-rmi-provider");
+        application.setQosEnable(false);
+        ProtocolConfig protocol = new ProtocolConfig("rmi", port);
+        protocol.setSerialization(serialization);
+        ServiceConfig<BenchService> service = new ServiceConfig<>();
+        service.setApplication(application);
+        service.setRegistry(new RegistryConfig(RegistryConfig.NO_AVAILABLE));
+        service.setProtocol(protocol);
+        service.setInterface(BenchService.class);
+        service.setRef(new BenchServiceImpl());
+        service.export();
+        for (URL url : service.getExportedUrls()) {
+            System.out.println("rpclab dubbo exported " + url.toFullString());
+        }
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                service.unexport();
+                com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
+            } catch (RuntimeException e) {
+                System.err.println("rpclab: stop failed: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String sig : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(sig), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+                + " (dubbo " + Version.getVersion() + " rmi protocol, Spring " + SpringVersion.getVersion()
+                + " RmiServiceExporter, serialization setting " + serialization + ")");
+        System.out.flush();
+        stopped.await();
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,98 @@
+package rpclab.jaxws;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import javax.xml.ws.Endpoint;
+import sun.misc.Signal;
+
+/**
+ * rpclab "Java 6 WebService" server: {@link BenchWs} published with
+ * {@code Endpoint.publish("http://127.0.0.1:PORT/bench")} on the JDK's
+ * built-in HTTP server, by the JAX-WS reference implementation. WSDL at
+ * {@code /bench?wsdl}.
+ *
+ * <p>Environment: RPCLAB_PORT (default 8091), JAXWS_THREADS (default 200: a
+ * fixed pool set with Endpoint.setExecutor; 0 keeps Endpoint.publish's
+ * default, where the HTTP server's single dispatcher thread runs every
+ * request, as a Java 6 program that set no executor did), HTTPSERVER_NODELAY
+ * (default true: sets sun.net.httpserver.nodelay, TCP_NODELAY on accepted
+ * sockets; the JDK HTTP server's own default is false, which costs a
+ * delayed-ACK wait of about 40 ms per reply on Linux).
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once published;
+ * SIGTERM/SIGINT stop the endpoint and exit with status 0.
+ */
+public final class BenchServer {
+    public static final String HOST = "127.0.0.1";
+    public static final String PATH = "/bench";
+    static final int DEFAULT_PORT = 8091;
+
+    private BenchServer() {}
+
+    static int intEnv(String name, int dflt, int min, int max) {
+        String v = System.getenv(name);
+        if (v == null || v.trim().isEmpty()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < min || n > max) {
+                throw new NumberFormatException("out of range");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
+        }
+    }
+
+    /** Publishes the service on HOST:port; threads 0 = the default executor. */
+    static Endpoint start(int port, int threads) {
+        Endpoint endpoint = Endpoint.create(new BenchWs());
+        if (threads > 0) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            endpoint.setExecutor(pool);
+        }
+        endpoint.publish("http://" + HOST + ":" + port + PATH);
+        return endpoint;
+    }
+
+    public static void main(String[] args) throws Exception {
+        // Read once when the JDK HTTP server's configuration class loads: before publishing.
+        String nodelay = System.getenv("HTTPSERVER_NODELAY");
+        System.setProperty("sun.net.httpserver.nodelay",
+                nodelay == null || nodelay.trim().isEmpty() ? "true" : nodelay.trim());
+        int port;
+        int threads;
+        try {
+            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            threads = intEnv("JAXWS_THREADS", 200, 0, 100_000);
+        } catch (IllegalArgumentException e) {
+            System.err.println("rpclab: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Endpoint endpoint = start(port, threads);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                endpoint.stop();
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + HOST + ":" + port + PATH
+                + " (" + endpoint.getClass().getName() + " from "
+                + new java.io.File(endpoint.getClass().getProtectionDomain().getCodeSource().getLocation().getPath()).getName()
+                + ", threads " + (threads > 0 ? Integer.toString(threads) : "default executor")
+                + ", nodelay " + System.getProperty("sun.net.httpserver.nodelay") + ")");
+        System.out.flush();
+        stopped.await();
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,48 @@
+package rpclab.rmispring;
+
+import java.util.concurrent.CountDownLatch;
+import org.springframework.context.support.ClassPathXmlApplicationContext;
+import org.springframework.core.SpringVersion;
+import sun.misc.Signal;
+
+/**
+ * rpclab's Spring RMI server: rmi-server.xml's RmiServiceExporter exports
+ * rpclab.contract.BenchService (not a java.rmi.Remote interface, so through
+ * Spring's RMI invoker: the registry binds an RmiInvocationHandler whose
+ * invoke(RemoteInvocation) calls the service) with an RMI registry on
+ * 127.0.0.1:RPCLAB_PORT (default 1100) and the service on the same port.
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT"; SIGTERM/SIGINT close
+ * the context (the exporter unbinds and unexports) and exit with status 0.
+ */
+public final class SpringRmiServer {
+    private SpringRmiServer() {}
+
+    public static void main(String[] args) throws Exception {
+        LoopbackSocketFactory.install();
+        ClassPathXmlApplicationContext context = new ClassPathXmlApplicationContext("rmi-server.xml");
+        String port = context.getEnvironment().getProperty("RPCLAB_PORT", "1100");
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                context.close();
+            } catch (RuntimeException e) {
+                System.err.println("rpclab: stop failed: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String sig : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(sig), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+                + " (Spring " + SpringVersion.getVersion() + " RmiServiceExporter, JDK "
+                + System.getProperty("java.version") + ")");
+        System.out.flush();
+        stopped.await();
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,154 @@
+package rpclab.sofa;
+
+import com.alipay.sofa.rpc.common.Version;
+import com.alipay.sofa.rpc.config.ApplicationConfig;
+import com.alipay.sofa.rpc.config.ProviderConfig;
+import com.alipay.sofa.rpc.config.RegistryConfig;
+import com.alipay.sofa.rpc.config.ServerConfig;
+import com.alipay.sofa.rpc.context.RpcRuntimeContext;
+import java.util.concurrent.CountDownLatch;
+import rpclab.contract.BenchService;
+import rpclab.contract.BenchServiceImpl;
+import sun.misc.Signal;
+
+/**
+ * rpclab SOFA-RPC provider: exports rpclab.contract.BenchService over bolt
+ * (hessian2) on 127.0.0.1:RPCLAB_PORT (default 12200) and registers it in the
+ * ZooKeeper at ZK_ADDRESS (default zookeeper://127.0.0.1:2181), under
+ * /sofa-rpc/rpclab.contract.BenchService/providers.
+ *
+ * <p>Environment: SOFA_CORE_THREADS / SOFA_MAX_THREADS, the bolt server's
+ * business pool (defaults 100 / 200: the seed's min 100 / max 200). Configured
+ * with SOFA-RPC's own API (ProviderConfig, ServerConfig, RegistryConfig), the
+ * same objects its Spring XML / SOFABoot configuration builds.
+ *
+ * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and
+ * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
+ */
+public final class BenchProvider {
+    static final String HOST = "127.0.0.1";
+    static final int DEFAULT_PORT = 12200;
+    static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
+    static final int DEFAULT_CORE_THREADS = 100;
+    static final int DEFAULT_MAX_THREADS = 200;
+
+    private BenchProvider() {}
+
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? dflt : v.trim();
+    }
+
+    static int intEnv(String name, int dflt, int min, int max) {
+        String v = env(name, null);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < min || n > max) {
+                throw new NumberFormatException("out of range");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
+        }
+    }
+
+    /** "zookeeper://host:port[,host:port]" (the lab's form) to SOFA's address "host:port[,...]". */
+    static String zkAddress(String url) {
+        String prefix = "zookeeper://";
+        if (!url.startsWith(prefix)) {
+            throw new IllegalArgumentException("ZK_ADDRESS must look like zookeeper://127.0.0.1:2181, got: " + url);
+        }
+        String rest = url.substring(prefix.length());
+        int end = rest.indexOf('/');
+        return end < 0 ? rest : rest.substring(0, end);
+    }
+
+    /** Exports the service; returns its provider config. */
+    static ProviderConfig<BenchService> start(int port, String zk, int coreThreads, int maxThreads) {
+        // SOFA-RPC reads system properties over its JSON defaults
+        // (RpcConfigs), and must read these before its classes initialise:
+        // - no tracer: sofa-rpc-all turns SOFATracer on, which writes a log
+        //   line per call (the contract forbids logging per call);
+        System.setProperty("default.tracer", "");
+
+        RegistryConfig registry = new RegistryConfig()
+                .setProtocol("zookeeper")
+                .setAddress(zkAddress(zk))
+                .setConnectTimeout(30_000);
+
+        ServerConfig server = new ServerConfig()
+                .setProtocol("bolt")
+                .setPort(port)
+                // bound to 127.0.0.1 only ...
+                .setHost(HOST)
+                // ... and registered as 127.0.0.1: SOFA replaces a loopback
+                // host by the machine's first non-loopback address when it
+                // builds the registered URL, unless a virtual host is set.
+                .setVirtualHost(HOST)
+                .setSerialization("hessian2")
+                .setCoreThreads(coreThreads)
+                .setMaxThreads(maxThreads)
+                .setDaemon(false)
+                .setAdaptivePort(false);
+
+        ProviderConfig<BenchService> provider = new ProviderConfig<BenchService>()
+                .setApplication(new ApplicationConfig().setAppName("rpclab-sofa-provider"))
+                .setInterfaceId(BenchService.class.getName())
+                .setRef(new BenchServiceImpl())
+                .setServer(server)
+                .setRegistry(registry)
+                .setSerialization("hessian2");
+        provider.export();
+        return provider;
+    }
+
+    public static void main(String[] args) {
+        int port;
+        String zk;
+        int core;
+        int max;
+        try {
+            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            zk = env("ZK_ADDRESS", DEFAULT_REGISTRY);
+            zkAddress(zk);
+            core = intEnv("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 1, 100_000);
+            max = intEnv("SOFA_MAX_THREADS", DEFAULT_MAX_THREADS, core, 100_000);
+        } catch (RuntimeException e) {
+            System.err.println("rpclab: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        ProviderConfig<BenchService> provider = start(port, zk, core, max);
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runnable stop = () -> {
+            try {
+                provider.unExport(); // unregisters from ZooKeeper
+                RpcRuntimeContext.destroy(); // closes the server and the registry client
+            } catch (RuntimeException e) {
+                System.err.println("rpclab: stop failed: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        };
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
+        }
+        System.out.println("rpclab server ready on " + HOST + ":" + port
+                + " (sofa-rpc " + Version.VERSION + ", bolt, hessian2, business pool core " + core
+                + " / max " + max + ", registry " + zk + ")");
+        System.out.flush();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.out.println("rpclab server stopped");
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,911 @@
+//! Seed lab definitions: `compose/seeds/<id>.toml`, one per source post, and
+//! the post's published figures beside it (`<id>.published.toml`).
+//!
+//! A seed definition is an ordinary lab (it borrows profiles, CPUs and build
+//! settings from a base lab definition and names scenarios from the shared
+//! scenario library) plus the links that make its numbers comparable: which
+//! lab scenario reproduces each published scenario, which server variant
+//! stands in for each published system, how each published metric is derived
+//! from a measured cell, how the post laid out its tables, and how each of
+//! its claims is checked. Links name servers by folder (a trailing `*`
+//! matches a prefix) or by framework, so a system whose server has not landed
+//! yet is reported as "not run: <why>" and starts running when its folder
+//! appears, with no change here.
+//!
+//! The published file holds facts only (numbers, printed cell text, versions,
+//! settings); [`build_reproduction`] turns both into the
+//! [`Reproduction`] that a snapshot carries.
+
+use crate::lab::{Lab, LabDef};
+use crate::manifest::{parse_toml, Manifest};
+use anyhow::{bail, Context, Result};
+use rpclab_model::result::{
+    ClaimCheck, Measure, PublishedCell, RatioPair, Reproduction, SeedClaim, SeedSystem,
+};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `compose/seeds/<id>.toml`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedDef {
+    pub id: String,
+    pub title: String,
+    /// The published figures, relative to this file.
+    pub published: PathBuf,
+    /// The lab definition whose profiles, CPU split and build settings
+    /// this seed uses, relative to this file.
+    #[serde(default = "default_base")]
+    pub base: PathBuf,
+    /// Scenario files, relative to this file.
+    #[serde(default = "default_scenario_files")]
+    pub scenario_files: Vec<PathBuf>,
+    /// Profile used when `--profile` is not given.
+    #[serde(default = "default_seed_profile")]
+    pub profile: String,
+    /// What a reader must know next to the tables (metric quirks, stand-ins).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    #[serde(rename = "scenario")]
+    pub scenarios: Vec<ScenarioLink>,
+    #[serde(rename = "system")]
+    pub systems: Vec<SystemLink>,
+    /// Published metric name → derivation, over the defaults of [`default_measure`].
+    #[serde(default)]
+    pub measures: BTreeMap<String, Measure>,
+    #[serde(rename = "table")]
+    pub tables: Vec<TableDef>,
+    #[serde(default, rename = "check")]
+    pub checks: Vec<CheckDef>,
+}
+
+fn default_base() -> PathBuf {
+    PathBuf::from("../lab.toml")
+}
+fn default_scenario_files() -> Vec<PathBuf> {
+    vec![PathBuf::from("../scenarios.toml")]
+}
+fn default_seed_profile() -> String {
+    "seed".into()
+}
+
+/// A published scenario (optionally one payload of it) and the lab scenario
+/// that reproduces it, or why none can.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioLink {
+    pub published: String,
+    #[serde(default)]
+    pub payload: Option<String>,
+    #[serde(default)]
+    pub lab: Option<String>,
+    #[serde(default)]
+    pub unlinked: Option<String>,
+}
+
+/// A system of the post and its stand-ins in the lab, tried in order.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemLink {
+    pub key: String,
+    pub published_as: String,
+    /// Published cell fields (`system`, `config`, `serialization`,
+    /// `call_model`) that select this system's cells.
+    #[serde(rename = "match")]
+    pub matches: BTreeMap<String, String>,
+    #[serde(default)]
+    pub targets: Vec<Target>,
+    /// Why no lab server can stand in for it at all.
+    #[serde(default)]
+    pub unavailable: Option<String>,
+}
+
+/// A server variant by folder (`server`, a trailing `*` matches a prefix)
+/// or framework, and optionally a variant name (else its first runnable one).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    #[serde(default)]
+    pub server: Option<String>,
+    #[serde(default)]
+    pub framework: Option<String>,
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// How this stand-in differs from what the post ran.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// How the post laid out a table: which published fields make the rows and
+/// which one the columns, optionally one sub-table per value of `split`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableDef {
+    pub title: String,
+    pub scenarios: Vec<String>,
+    pub rows: Vec<String>,
+    pub column: String,
+    #[serde(default)]
+    pub split: Option<String>,
+}
+
+/// How a published claim is checked.
+#[derive(Clone, Debug, Deserialize)]
+pub struct CheckDef {
+    pub claim: String,
+    #[serde(flatten)]
+    pub check: ClaimCheck,
+}
+
+/// `compose/seeds/<id>.published.toml` (format described in compose/seeds/README.md).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Published {
+    pub format: u32,
+    pub id: String,
+    pub seed_file: String,
+    pub title: String,
+    pub title_en: String,
+    #[serde(default)]
+    pub author: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub year: Option<u32>,
+    #[serde(default)]
+    pub year_earliest: Option<u32>,
+    pub summary: String,
+    #[serde(default)]
+    pub scenario: Vec<PublishedScenario>,
+    pub cell: Vec<Figure>,
+    #[serde(default)]
+    pub claim: Vec<Claim>,
+    #[serde(default)]
+    pub caveat: Vec<Caveat>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct PublishedScenario {
+    pub id: String,
+    #[serde(default)]
+    pub metrics: BTreeMap<String, String>,
+}
+
+/// One published figure.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    pub scenario: String,
+    pub payload: String,
+    pub system: String,
+    #[serde(default)]
+    pub config: Option<String>,
+    #[serde(default)]
+    pub serialization: Option<String>,
+    #[serde(default)]
+    pub call_model: Option<String>,
+    #[serde(default)]
+    pub framework: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub calls_per_client: Option<u64>,
+    #[serde(default)]
+    pub total_calls: Option<u64>,
+    pub metric: String,
+    #[serde(default)]
+    pub value: Option<f64>,
+    pub unit: String,
+    pub raw: String,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub unit_stated: Option<bool>,
+}
+
+impl Figure {
+    /// A published field by name, as text (for matching and table layout).
+    pub fn field(&self, name: &str) -> Option<String> {
+        match name {
+            "scenario" => Some(self.scenario.clone()),
+            "payload" => Some(self.payload.clone()),
+            "system" => Some(self.system.clone()),
+            "config" => self.config.clone(),
+            "serialization" => self.serialization.clone(),
+            "call_model" => self.call_model.clone(),
+            "framework" => self.framework.clone(),
+            "label" => self.label.clone(),
+            "concurrency" => self.concurrency.map(|c| c.to_string()),
+            "metric" => Some(format!("{} ({})", self.metric, self.unit)),
+            _ => None,
+        }
+    }
+
+    /// Calls of the published run: stated, or per client × clients.
+    pub fn calls(&self) -> Option<u64> {
+        self.total_calls.or_else(|| {
+            self.calls_per_client
+                .zip(self.concurrency)
+                .map(|(n, c)| n * c as u64)
+        })
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Claim {
+    pub id: String,
+    pub text: String,
+    #[serde(default)]
+    pub ratios: BTreeMap<String, f64>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Caveat {
+    pub kind: String,
+    pub text: String,
+}
+
+/// How a published metric is derived from a measured aggregate, unless the
+/// seed definition says otherwise.
+pub fn default_measure(metric: &str) -> Option<Measure> {
+    Some(match metric {
+        "tps" | "throughput" => Measure::Throughput,
+        "total_s" => Measure::TotalSeconds,
+        "elapsed_ms" => Measure::TotalMs,
+        "avg_ms" => Measure::LatencyMeanMs,
+        "min_ms" => Measure::LatencyMinMs,
+        "max_ms" => Measure::LatencyMaxMs,
+        "p50_ms" => Measure::LatencyP50Ms,
+        "p90_ms" => Measure::LatencyP90Ms,
+        "p95_ms" => Measure::LatencyP95Ms,
+        "p99_ms" => Measure::LatencyP99Ms,
+        "samples" => Measure::Samples,
+        "ko" => Measure::Failed,
+        "error_pct" => Measure::ErrorPercent,
+        "received_kb_s" => Measure::ReceivedKbPerS,
+        "sent_kb_s" => Measure::SentKbPerS,
+        _ => return None,
+    })
+}
+
+/// A seed definition with its published figures and scenario library.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub path: PathBuf,
+    pub def: SeedDef,
+    pub published: Published,
+    /// The base lab, with this seed's scenarios resolved.
+    pub lab: Lab,
+}
+
+/// The seed definitions' folder.
+pub fn seeds_dir(root: &Path) -> PathBuf {
+    root.join("compose").join("seeds")
+}
+
+/// Ids of every seed definition, sorted.
+pub fn list(root: &Path) -> Result<Vec<String>> {
+    let dir = seeds_dir(root);
+    let mut ids = Vec::new();
+    for e in std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let p = e?.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if let Some(id) = name.strip_suffix(".toml") {
+            if !id.ends_with(".published") {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids.sort();
+    Ok(ids)
+}
+
+impl Seed {
+    /// Loads `compose/seeds/<id>.toml`, its published file, base lab and scenarios.
+    pub fn load(root: &Path, id: &str) -> Result<Seed> {
+        let path = seeds_dir(root).join(format!("{id}.toml"));
+        if !path.is_file() {
+            bail!(
+                "no seed definition {}; known seeds: {}",
+                path.display(),
+                list(root)?.join(", ")
+            );
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let def: SeedDef = parse_toml(&path, &text)?;
+        if def.id != id {
+            bail!(
+                "{}: id = \"{}\" must match the file name",
+                path.display(),
+                def.id
+            );
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let ppath = dir.join(&def.published);
+        let ptext = std::fs::read_to_string(&ppath)
+            .with_context(|| format!("cannot read the published figures {}", ppath.display()))?;
+        let published: Published = parse_toml(&ppath, &ptext)?;
+        if published.format != 1 {
+            bail!("{}: format {} is not 1", ppath.display(), published.format);
+        }
+        let base_path = dir.join(&def.base);
+        let base_text = std::fs::read_to_string(&base_path)
+            .with_context(|| format!("cannot read {}", base_path.display()))?;
+        let mut base: LabDef = parse_toml(&base_path, &base_text)?;
+        // Paths in a lab definition are relative to it; the seed's are
+        // relative to the seed file, so write them relative to the base.
+        let base_dir = base_path.parent().unwrap_or(Path::new("."));
+        base.scenario_files = def
+            .scenario_files
+            .iter()
+            .map(|f| relative_to(&dir.join(f), base_dir))
+            .collect();
+        base.name = format!("seed {}", def.id);
+        base.description = def.title.clone();
+        base.servers = Vec::new();
+        base.scenarios = Vec::new();
+        for link in &def.scenarios {
+            if let Some(s) = &link.lab {
+                if !base.scenarios.contains(s) {
+                    base.scenarios.push(s.clone());
+                }
+            }
+        }
+        if !base.profiles.contains_key(&def.profile) {
+            bail!(
+                "{}: profile `{}` is not in {}",
+                path.display(),
+                def.profile,
+                base_path.display()
+            );
+        }
+        base.profile = def.profile.clone();
+        let lab = Lab::from_def(&base_path, base)?;
+        let seed = Seed {
+            path,
+            def,
+            published,
+            lab,
+        };
+        seed.validate()?;
+        Ok(seed)
+    }
+
+    /// Every published figure must belong to a system, a linked (or
+    /// explicitly unlinked) scenario and a table; every claim needs a check.
+    pub fn validate(&self) -> Result<()> {
+        let p = self.path.display();
+        let mut problems = Vec::new();
+        if self.published.id != self.def.id {
+            problems.push(format!(
+                "the published file's id `{}` is not `{}`",
+                self.published.id, self.def.id
+            ));
+        }
+        for (i, f) in self.published.cell.iter().enumerate() {
+            if self.system_of(f).is_none() {
+                problems.push(format!(
+                    "published cell {} ({} {}) matches no [[system]]",
+                    i + 1,
+                    f.system,
+                    f.metric
+                ));
+            }
+            if self.scenario_link(f).is_none() {
+                problems.push(format!(
+                    "published cell {} (scenario {}, payload {}) has no [[scenario]] link",
+                    i + 1,
+                    f.scenario,
+                    f.payload
+                ));
+            }
+            if !self
+                .def
+                .tables
+                .iter()
+                .any(|t| t.scenarios.contains(&f.scenario))
+            {
+                problems.push(format!(
+                    "published scenario {} is in no [[table]]",
+                    f.scenario
+                ));
+            }
+            if self.measure_of(&f.metric).is_none() {
+                problems.push(format!(
+                    "metric {} has no derivation; add it under [measures]",
+                    f.metric
+                ));
+            }
+        }
+        for link in &self.def.scenarios {
+            if link.lab.is_some() == link.unlinked.is_some() {
+                problems.push(format!(
+                    "[[scenario]] {}: give exactly one of `lab` and `unlinked`",
+                    link.published
+                ));
+            }
+        }
+        for s in &self.def.systems {
+            if s.targets.is_empty() == s.unavailable.is_none() {
+                problems.push(format!(
+                    "[[system]] {}: give `targets` or `unavailable`, not both or neither",
+                    s.key
+                ));
+            }
+        }
+        for c in &self.published.claim {
+            if !self.def.checks.iter().any(|k| k.claim == c.id) {
+                problems.push(format!("claim {} has no [[check]]", c.id));
+            }
+        }
+        for k in &self.def.checks {
+            if !self.published.claim.iter().any(|c| c.id == k.claim) {
+                problems.push(format!("[[check]] names an unknown claim {}", k.claim));
+            }
+        }
+        problems.sort();
+        problems.dedup();
+        if !problems.is_empty() {
+            bail!("{p}:\n- {}", problems.join("\n- "));
+        }
+        Ok(())
+    }
+
+    fn system_of(&self, f: &Figure) -> Option<&SystemLink> {
+        self.def.systems.iter().find(|s| {
+            s.matches
+                .iter()
+                .all(|(k, v)| f.field(k).as_deref() == Some(v.as_str()))
+        })
+    }
+
+    fn scenario_link(&self, f: &Figure) -> Option<&ScenarioLink> {
+        self.def.scenarios.iter().find(|l| {
+            l.published == f.scenario && l.payload.as_ref().is_none_or(|p| p == &f.payload)
+        })
+    }
+
+    fn measure_of(&self, metric: &str) -> Option<Measure> {
+        self.def
+            .measures
+            .get(metric)
+            .copied()
+            .or_else(|| default_measure(metric))
+    }
+
+    /// The lab servers that stand in for the seed's systems, or why none can.
+    pub fn resolve(&self, manifests: &[Manifest]) -> Vec<SeedSystem> {
+        self.def
+            .systems
+            .iter()
+            .map(|s| {
+                let mut out = SeedSystem {
+                    key: s.key.clone(),
+                    published_as: s.published_as.clone(),
+                    ..SeedSystem::default()
+                };
+                if let Some(why) = &s.unavailable {
+                    out.not_run = Some(why.clone());
+                    return out;
+                }
+                let mut reasons = Vec::new();
+                for t in &s.targets {
+                    match resolve_target(t, manifests) {
+                        Ok((server, variant)) => {
+                            out.server = Some(server);
+                            out.variant = Some(variant);
+                            // A fallback says what it falls back from.
+                            out.note = match (t.note.clone(), reasons.is_empty()) {
+                                (note, true) => note,
+                                (note, false) => Some(format!(
+                                    "{}preferred stand-in not runnable: {}",
+                                    note.map(|n| format!("{n}; ")).unwrap_or_default(),
+                                    reasons.join("; ")
+                                )),
+                            };
+                            return out;
+                        }
+                        Err(why) => reasons.push(why),
+                    }
+                }
+                out.not_run = Some(reasons.join("; "));
+                out
+            })
+            .collect()
+    }
+
+    /// The comparison record a snapshot carries, for the resolved systems.
+    pub fn reproduction(&self, systems: Vec<SeedSystem>) -> Reproduction {
+        build_reproduction(self, systems)
+    }
+}
+
+/// `path` written relative to `base` when it lies below the common root;
+/// absolute otherwise (both are repository paths, so this stays readable).
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let norm = |p: &Path| -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    };
+    let (p, b) = (norm(path), norm(base));
+    match p.strip_prefix(&b) {
+        Ok(rel) => rel.to_owned(),
+        Err(_) => {
+            // One level up at most is all the seed layout needs.
+            match b.parent().and_then(|parent| p.strip_prefix(parent).ok()) {
+                Some(rel) => Path::new("..").join(rel),
+                None => p,
+            }
+        }
+    }
+}
+
+/// Matches a folder name against `pattern`, where a trailing `*` is a prefix.
+fn name_matches(name: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    }
+}
+
+fn resolve_target(
+    t: &Target,
+    manifests: &[Manifest],
+) -> std::result::Result<(String, String), String> {
+    let wanted = match (&t.server, &t.framework) {
+        (Some(s), _) => format!("server `{s}`"),
+        (None, Some(f)) => format!("framework `{f}`"),
+        (None, None) => return Err("a target needs `server` or `framework`".into()),
+    };
+    let candidates: Vec<&Manifest> = manifests
+        .iter()
+        .filter(|m| {
+            t.server.as_ref().is_none_or(|s| name_matches(&m.name, s))
+                && t.framework.as_ref().is_none_or(|f| &m.framework == f)
+        })
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!(
+            "no server folder for {wanted} under servers/ yet{}",
+            t.variant
+                .as_ref()
+                .map(|v| format!(" (variant `{v}`)"))
+                .unwrap_or_default()
+        ));
+    }
+    let mut reasons = Vec::new();
+    for m in candidates {
+        let variants: Vec<_> = match &t.variant {
+            Some(v) => m.variants.iter().filter(|x| &x.name == v).collect(),
+            None => m.variants.iter().collect(),
+        };
+        if variants.is_empty() {
+            reasons.push(format!(
+                "servers/{} has no variant `{}`",
+                m.name,
+                t.variant.as_deref().unwrap_or("?")
+            ));
+        }
+        for v in variants {
+            match m.not_runnable(v) {
+                None => return Ok((m.name.clone(), v.name.clone())),
+                Some(why) => reasons.push(format!("{} {}: {why}", m.name, v.name)),
+            }
+        }
+    }
+    Err(reasons.join("; "))
+}
+
+fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
+    let p = &seed.published;
+    let year = p
+        .year
+        .map(|y| y.to_string())
+        .or_else(|| p.year_earliest.map(|y| format!("{y} or later")))
+        .unwrap_or_else(|| "undated".into());
+    let mut notes = vec![format!("What the post measured: {}", p.summary)];
+    notes.extend(seed.def.notes.iter().cloned());
+    if p.cell.iter().any(|f| f.unit_stated == Some(false)) {
+        notes.push(
+            "Some published units were not printed; the unit shown is the tool's default, assumed."
+                .into(),
+        );
+    }
+    for s in &p.scenario {
+        for (metric, meaning) in &s.metrics {
+            notes.push(format!("{} · {metric}: {meaning}", s.id));
+        }
+    }
+    for c in &p.caveat {
+        notes.push(format!("{}: {}", c.kind, c.text));
+    }
+    let mut cells = Vec::new();
+    for t in &seed.def.tables {
+        for f in p.cell.iter().filter(|f| t.scenarios.contains(&f.scenario)) {
+            let table = match &t.split {
+                Some(field) => format!(
+                    "{} · {field} {}",
+                    t.title,
+                    f.field(field).unwrap_or_else(|| "-".into())
+                ),
+                None => t.title.clone(),
+            };
+            let row = t
+                .rows
+                .iter()
+                .map(|r| f.field(r).unwrap_or_else(|| "-".into()))
+                .collect::<Vec<_>>()
+                .join(" · ");
+            let system = seed
+                .system_of(f)
+                .map(|s| s.key.clone())
+                .unwrap_or_else(|| f.system.clone());
+            let link = seed.scenario_link(f);
+            let lab_scenario = link.and_then(|l| l.lab.clone());
+            let levels = lab_scenario
+                .as_ref()
+                .and_then(|n| seed.lab.scenarios.iter().find(|s| &s.name == n))
+                .map(|s| s.concurrency.clone())
+                .unwrap_or_default();
+            let unlinked = match (link, &lab_scenario, f.concurrency) {
+                (
+                    Some(ScenarioLink {
+                        unlinked: Some(why),
+                        ..
+                    }),
+                    _,
+                    _,
+                ) => Some(why.clone()),
+                (_, Some(s), Some(c)) if !levels.contains(&c) => {
+                    Some(format!("scenario {s} has no level {c}"))
+                }
+                (_, Some(_), None) => Some("the published cell states no concurrency".into()),
+                _ => None,
+            };
+            cells.push(PublishedCell {
+                table,
+                row,
+                column: f.field(&t.column).unwrap_or_else(|| "-".into()),
+                system,
+                metric: f.metric.clone(),
+                unit: f.unit.clone(),
+                value: if f.status.as_deref() == Some("failed") {
+                    None
+                } else {
+                    f.value
+                },
+                raw: f.raw.clone(),
+                measure: seed.measure_of(&f.metric),
+                total_calls: f.calls(),
+                scenario: if unlinked.is_none() {
+                    lab_scenario
+                } else {
+                    None
+                },
+                concurrency: f.concurrency,
+                unlinked,
+            });
+        }
+    }
+    let claims = p
+        .claim
+        .iter()
+        .map(|c| {
+            let mut check = seed
+                .def
+                .checks
+                .iter()
+                .find(|k| k.claim == c.id)
+                .map(|k| k.check.clone())
+                .unwrap_or(ClaimCheck::NotCheckable {
+                    reason: "no check defined".into(),
+                });
+            if let ClaimCheck::Ratio { pairs, .. } = &mut check {
+                if pairs.is_empty() {
+                    *pairs = ratio_pairs(&c.ratios);
+                }
+            }
+            SeedClaim {
+                id: c.id.clone(),
+                text: c.text.clone(),
+                check,
+            }
+        })
+        .collect();
+    Reproduction {
+        seed: seed.def.id.clone(),
+        title: seed.def.title.clone(),
+        source: format!(
+            "{} ({}; {}{}{}), seed file {}",
+            p.title_en,
+            p.title,
+            p.author
+                .as_ref()
+                .map(|a| format!("{a}, "))
+                .unwrap_or_default(),
+            year,
+            p.url.as_ref().map(|u| format!(", {u}")).unwrap_or_default(),
+            p.seed_file
+        ),
+        notes,
+        systems,
+        cells,
+        claims,
+    }
+}
+
+/// `{ ice_over_thrift = 1.4 }` → pairs (ice, thrift, 1.4).
+fn ratio_pairs(ratios: &BTreeMap<String, f64>) -> Vec<RatioPair> {
+    ratios
+        .iter()
+        .filter_map(|(k, v)| {
+            let (over, under) = k.split_once("_over_")?;
+            Some(RatioPair {
+                over: over.to_owned(),
+                under: under.to_owned(),
+                published: *v,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn every_seed_loads_and_every_published_cell_is_linked_or_says_why_not() {
+        let root = root();
+        let ids = list(&root).unwrap();
+        assert_eq!(ids.len(), 5, "{ids:?}");
+        let manifests = crate::manifest::load_all(&root).unwrap();
+        let mut total = 0;
+        for id in ids {
+            let seed = Seed::load(&root, &id).unwrap_or_else(|e| panic!("{id}: {e:#}"));
+            assert_eq!(seed.published.id, id);
+            let systems = seed.resolve(&manifests);
+            for s in &systems {
+                assert!(
+                    s.not_run.is_some() != s.server.is_some(),
+                    "{id} {}: either a server or a reason",
+                    s.key
+                );
+            }
+            let r = seed.reproduction(systems);
+            assert_eq!(
+                r.cells.len(),
+                seed.published.cell.len(),
+                "{id}: a figure is in no table"
+            );
+            total += r.cells.len();
+            for c in &r.cells {
+                assert!(
+                    c.scenario.is_some() != c.unlinked.is_some(),
+                    "{id}: {} {} {}: linked or unlinked with a reason",
+                    c.table,
+                    c.row,
+                    c.column
+                );
+                assert!(c.measure.is_some(), "{id}: {} has no derivation", c.metric);
+                assert!(
+                    r.systems.iter().any(|s| s.key == c.system),
+                    "{id}: {}",
+                    c.system
+                );
+            }
+            for c in &r.claims {
+                if let ClaimCheck::Ratio { pairs, .. } = &c.check {
+                    assert!(
+                        !pairs.is_empty(),
+                        "{id} {}: a ratio check without ratios",
+                        c.id
+                    );
+                }
+                assert!(
+                    !matches!(&c.check, ClaimCheck::NotCheckable { reason } if reason == "no check defined")
+                );
+            }
+            // Every lab scenario the seed names exists and builds under every profile.
+            for s in &seed.lab.scenarios {
+                for (name, profile) in &seed.lab.def.profiles {
+                    for level in s.levels(profile) {
+                        s.load(level, profile)
+                            .unwrap_or_else(|e| panic!("{id} {} under {name}: {e}", s.name));
+                    }
+                }
+            }
+        }
+        // The five posts published 202 figures in all.
+        assert_eq!(total, 202);
+    }
+
+    #[test]
+    fn targets_resolve_by_folder_prefix_or_framework_and_explain_misses() {
+        let root = root();
+        let manifests = crate::manifest::load_all(&root).unwrap();
+        let by_framework = Target {
+            server: None,
+            framework: Some("grpc".into()),
+            variant: None,
+            note: None,
+        };
+        let (server, variant) = resolve_target(&by_framework, &manifests).unwrap();
+        assert_eq!(server, "grpc-java");
+        assert!(!variant.is_empty());
+        let missing = Target {
+            server: Some("nosuch-*".into()),
+            framework: None,
+            variant: None,
+            note: None,
+        };
+        let why = resolve_target(&missing, &manifests).unwrap_err();
+        assert!(why.contains("nosuch-*"), "{why}");
+        let unavailable = Target {
+            server: Some("thrift-java".into()),
+            framework: None,
+            variant: Some("0.9.2".into()),
+            note: None,
+        };
+        let why = resolve_target(&unavailable, &manifests).unwrap_err();
+        assert!(why.contains("thrift-java 0.9.2"), "{why}");
+    }
+
+    #[test]
+    fn ratio_names_split_into_pairs() {
+        let mut m = BTreeMap::new();
+        m.insert("ice_over_thrift".to_owned(), 1.4);
+        m.insert("nonsense".to_owned(), 2.0);
+        assert_eq!(
+            ratio_pairs(&m),
+            vec![RatioPair {
+                over: "ice".into(),
+                under: "thrift".into(),
+                published: 1.4
+            }]
+        );
+    }
+
+    #[test]
+    fn scenario_files_are_rewritten_relative_to_the_base_lab() {
+        assert_eq!(
+            relative_to(
+                Path::new("/r/compose/seeds/../scenarios.toml"),
+                Path::new("/r/compose")
+            ),
+            PathBuf::from("scenarios.toml")
+        );
+        assert_eq!(
+            relative_to(
+                Path::new("/r/compose/seeds/extra.toml"),
+                Path::new("/r/compose")
+            ),
+            PathBuf::from("seeds/extra.toml")
+        );
+    }
+
+    #[test]
+    fn scenario_library_parses() {
+        use crate::lab::ScenarioFile;
+        let text = std::fs::read_to_string(root().join("compose/scenarios.toml")).unwrap();
+        let _: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
+    }
+}
