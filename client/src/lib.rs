@@ -8,12 +8,15 @@
 //! * [`stats`]: lock-free per-worker recording, merged once at the end;
 //! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
 //!   its [`rpclab_model::result::ClientReport`];
+//! * [`java_contract`]: the contract's Java names and its values in Hessian
+//!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`discovery`]: finding providers in a registry (ZooKeeper);
 //! * [`probe`]: one verified call, used as the lab's readiness check.
 //!
 //! The binary `rpclab-client` is a thin command line over these.
 
 pub mod discovery;
+pub mod java_contract;
 pub mod http;
 pub mod load;
 pub mod net;

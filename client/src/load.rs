@@ -242,6 +242,11 @@ impl LoadModel for ClosedLoop {
                             }
                         }
                         let (latency, outcome) = timed_call(&*conn, &call, timeout).await;
+                        // A call that fails without ever waiting (a refused
+                        // request, a closed connection) would otherwise let
+                        // this task spin without yielding, starving the
+                        // phase timer and every other task.
+                        let failed = outcome.is_err();
                         if record {
                             measured += 1;
                             clock.progress[task].0.store(measured, Ordering::Relaxed);
@@ -252,6 +257,9 @@ impl LoadModel for ClosedLoop {
                                 (Ok(()), None) => stats.record_ok(latency),
                                 (Err(e), _) => stats.record_failure(&e),
                             }
+                        }
+                        if failed {
+                            tokio::task::yield_now().await;
                         }
                     }
                     if !finished {

@@ -19,7 +19,7 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
-use rpclab_client::protocols::hessian::codec::Method;
+use rpclab_client::java_contract::Method;
 use rpclab_client::protocols::soap::envelope::{self, Operation};
 use rpclab_client::protocols::soap::{wsdl, Soap};
 use rpclab_model::contract::{Operation as ContractOp, StringSize, Value};

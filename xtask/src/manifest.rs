@@ -68,6 +68,32 @@ pub struct Variant {
     /// Client protocol options for this variant, over the server-level ones.
     #[serde(default)]
     pub client_options: BTreeMap<String, String>,
+    /// Contract operations this variant cannot carry at all (e.g. a
+    /// serialization with no POJO type), with the reason. Their scenarios
+    /// are recorded as not run for this variant instead of as failures.
+    #[serde(default)]
+    pub cannot_carry: Option<CannotCarry>,
+}
+
+/// Operations a variant cannot carry, and why.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CannotCarry {
+    /// Contract operation names (`order-echo`, `orders-echo`, ...).
+    pub operations: Vec<String>,
+    pub reason: String,
+}
+
+impl Variant {
+    /// Why this variant does not run `operation`'s scenarios, if it does not.
+    pub fn cannot_carry(&self, operation: rpclab_model::contract::Operation) -> Option<&str> {
+        let c = self.cannot_carry.as_ref()?;
+        let name = operation.to_string();
+        c.operations
+            .iter()
+            .any(|o| *o == name)
+            .then_some(c.reason.as_str())
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -205,6 +231,19 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
         }
         if m.variants.is_empty() {
             bail!("{}: declare at least one [[variant]]", path.display());
+        }
+        for v in &m.variants {
+            for op in v.cannot_carry.iter().flat_map(|c| &c.operations) {
+                if op.parse::<rpclab_model::contract::Operation>().is_err() {
+                    bail!(
+                        "{}: variant `{}`: cannot_carry names `{op}`, which is not a contract \
+                         operation (order-echo, orders-echo, string-1k, string-100k, string-1m, \
+                         hello, empty)",
+                        path.display(),
+                        v.name
+                    );
+                }
+            }
         }
         if !dir.join("Dockerfile").is_file() {
             bail!("{}: the server folder has no Dockerfile", dir.display());

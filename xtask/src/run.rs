@@ -259,6 +259,15 @@ impl RunContext<'_> {
                     image: m.image(v),
                     not_run: m.not_runnable(v),
                     notes: v.notes.clone(),
+                    skipped_scenarios: self
+                        .lab
+                        .scenarios
+                        .iter()
+                        .filter_map(|sc| {
+                            v.cannot_carry(sc.operation)
+                                .map(|why| format!("{}: {why}", sc.name))
+                        })
+                        .collect(),
                 };
                 if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
                     record.not_run = Some(format!(
@@ -426,6 +435,13 @@ impl RunContext<'_> {
         };
         readiness::wait(self.engine, probe()).await?;
         for scenario in &self.lab.scenarios {
+            if let Some(why) = v.cannot_carry(scenario.operation) {
+                println!(
+                    "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
+                    m.name, v.name, scenario.name, scenario.operation
+                );
+                continue;
+            }
             for concurrency in scenario.levels(self.profile) {
                 for rep in 1..=self.profile.repetitions {
                     if rep > 1 && self.profile.restart_between_repetitions {

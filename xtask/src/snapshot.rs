@@ -59,6 +59,10 @@ pub struct ServerRecord {
     pub not_run: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// Scenarios not run for this variant because it cannot carry their
+    /// operation: `<scenario>: <reason>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_scenarios: Vec<String>,
 }
 
 pub struct Snapshot {

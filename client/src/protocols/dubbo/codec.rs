@@ -17,8 +17,9 @@
 //! error message (`writeUTF`).
 
 use super::serialization::{ObjectInput, ObjectOutput, Serialization};
+pub use crate::java_contract::{Method, ORDER_CLASS, ORDER_FIELDS, SERVICE};
 use crate::protocol::CallError;
-use rpclab_model::contract::{Call, Operation, Value};
+use rpclab_model::contract::Value;
 
 pub const MAGIC: [u8; 2] = [0xda, 0xbb];
 pub const HEADER_LEN: usize = 16;
@@ -37,26 +38,10 @@ pub const MAX_BODY: usize = 64 * 1024 * 1024;
 /// their registered URL as `dubbo=2.0.2`). From 2.0.2 on, providers answer
 /// with the `*_WITH_ATTACHMENTS` response types.
 pub const DUBBO_VERSION: &str = "2.0.2";
-/// The service path: the interface's fully qualified name.
-pub const SERVICE: &str = "rpclab.contract.BenchService";
 /// The service version the providers export: none, which Dubbo consumers
 /// send as `0.0.0` (and providers treat as none when they build the
 /// service key).
 pub const SERVICE_VERSION: &str = "0.0.0";
-/// The Java class of the contract's POJO.
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-/// The POJO's fields, in declaration order (Java matches them by name).
-pub const ORDER_FIELDS: [&str; 8] = [
-    "orderId",
-    "phone",
-    "name",
-    "orderNum",
-    "orderDate",
-    "ticketType",
-    "amount",
-    "orderStatus",
-];
-
 // Response statuses (`org.apache.dubbo.remoting.exchange.Response`).
 pub const OK: u8 = 20;
 pub const CLIENT_TIMEOUT: u8 = 30;
@@ -196,53 +181,6 @@ fn seal(out: &mut [u8], flag: u8, status: u8, id: u64) -> Result<(), CallError> 
     Ok(())
 }
 
-/// The methods of `rpclab.contract.BenchService`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
-}
-
-impl Method {
-    /// The method a call invokes, if its argument fits it.
-    pub fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
-            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
-            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
-            (Operation::Hello, Value::Str(_)) => Method::Hello,
-            (Operation::Empty, Value::Unit) => Method::Empty,
-            (operation, argument) => {
-                return Err(super::super::grpc::mismatched_argument(operation, argument))
-            }
-        })
-    }
-
-    /// The Java method name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
-
-    /// The JVM descriptors of the parameters, concatenated.
-    pub fn descriptor(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "Lrpclab/contract/Order;",
-            Method::EchoOrders => "Ljava/util/List;",
-            Method::EchoString | Method::Hello => "Ljava/lang/String;",
-            Method::Empty => "",
-        }
-    }
-}
-
 /// A good first capacity for a request carrying `argument`, so that
 /// encoding it does not reallocate.
 pub fn request_capacity(argument: &Value) -> usize {
@@ -313,10 +251,10 @@ pub fn decode_response<S: Serialization>(
     let mut input = ser.input(body)?;
     let kind = input.read_response_type()?;
     let (value, attachments) = match kind {
-        RESPONSE_VALUE => (returned(input.read_value(method)?, method)?, false),
-        RESPONSE_VALUE_WITH_ATTACHMENTS => (returned(input.read_value(method)?, method)?, true),
-        RESPONSE_NULL_VALUE => (returned(Value::Unit, method)?, false),
-        RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (returned(Value::Unit, method)?, true),
+        RESPONSE_VALUE => (method.returned(input.read_value(method)?)?, false),
+        RESPONSE_VALUE_WITH_ATTACHMENTS => (method.returned(input.read_value(method)?)?, true),
+        RESPONSE_NULL_VALUE => (method.returned(Value::Unit)?, false),
+        RESPONSE_NULL_VALUE_WITH_ATTACHMENTS => (method.returned(Value::Unit)?, true),
         RESPONSE_WITH_EXCEPTION | RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS => {
             return Err(input.read_exception())
         }
@@ -376,19 +314,6 @@ pub fn status_error(status: u8, message: &str) -> CallError {
     }
 }
 
-/// A returned value checked against the method: only a `void` method
-/// returns nothing (`null`).
-fn returned(value: Value, method: Method) -> Result<Value, CallError> {
-    match (value, method) {
-        (Value::Unit, Method::Empty) => Ok(Value::Unit),
-        (Value::Unit, other) => Err(CallError::WrongResponse(format!(
-            "`{}` returned null",
-            other.name()
-        ))),
-        (value, _) => Ok(value),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,8 +321,8 @@ mod tests {
     use crate::protocols::dubbo::serialization::Format;
     use hessian2::{Decoder, Encoder, Object, Value as HValue};
     use proptest::prelude::*;
-    use rpclab_model::contract;
     use rpclab_model::contract::StringSize;
+    use rpclab_model::contract::{self, Call, Operation};
 
     const METHODS: [Method; 5] = [
         Method::EchoOrder,

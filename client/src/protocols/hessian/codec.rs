@@ -16,98 +16,11 @@
 //! `rpclab.contract.Order` with its fields in declaration order (Caucho's
 //! order), an `ArrayList` as an untyped fixed-length list.
 
+pub use crate::java_contract::Method;
+use crate::java_contract::{hessian as contract_hessian, ORDER_FIELDS};
 use crate::protocol::CallError;
-use hessian2::{DecodeError, Decoder, Encoder, Value as HValue};
-use rpclab_model::contract::{self, Call, Operation, Value};
-
-/// The Java class of the contract's POJO.
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-/// The POJO's fields, in declaration order (Java matches them by name).
-pub const ORDER_FIELDS: [&str; 8] = [
-    "orderId",
-    "phone",
-    "name",
-    "orderNum",
-    "orderDate",
-    "ticketType",
-    "amount",
-    "orderStatus",
-];
-
-/// The methods of `rpclab.contract.BenchService`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
-}
-
-impl Method {
-    pub const ALL: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
-
-    /// The method a call invokes, if its argument fits it.
-    pub fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
-            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
-            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
-            (Operation::Hello, Value::Str(_)) => Method::Hello,
-            (Operation::Empty, Value::Unit) => Method::Empty,
-            (operation, argument) => {
-                let kind = match argument {
-                    Value::Order(_) => "an order",
-                    Value::Orders(_) => "a list of orders",
-                    Value::Str(_) => "a string",
-                    Value::Unit => "no value",
-                };
-                return Err(CallError::Config(format!(
-                    "operation `{operation}` cannot send {kind} as its argument"
-                )));
-            }
-        })
-    }
-
-    /// The method's position in [`Method::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The Java method name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
-}
-
-/// An `rpclab.contract.Order`, straight from the borrowed contract value.
-pub fn write_order<B: hessian2::bytes::BufMut>(
-    enc: &mut Encoder<B>,
-    order: &contract::Order,
-) -> Result<(), hessian2::EncodeError> {
-    enc.begin_object(ORDER_CLASS, &ORDER_FIELDS)?;
-    enc.write_long(order.order_id);
-    enc.write_string(&order.phone);
-    enc.write_string(&order.name);
-    enc.write_string(&order.order_num);
-    enc.write_int(order.order_date);
-    enc.write_int(order.ticket_type);
-    enc.write_double(order.amount);
-    enc.write_int(order.order_status);
-    Ok(())
-}
+use hessian2::{Decoder, Encoder, Value as HValue};
+use rpclab_model::contract::Value;
 
 /// What `HessianProxy` sends as `Content-Type`.
 pub const CONTENT_TYPE: &str = "x-application/hessian";
@@ -139,31 +52,13 @@ pub fn encode_call(out: &mut Vec<u8>, method: Method, argument: &Value) -> Resul
     out.push(CALL);
     let mut enc = Encoder::new(&mut *out);
     enc.write_string(method.name());
+    // Caucho's serializer writes `Order`'s fields in declaration order.
+    enc.write_int(i32::from(!matches!(argument, Value::Unit)));
     let encoded = match argument {
-        Value::Unit => {
-            enc.write_int(0);
-            Ok(())
-        }
-        Value::Str(s) => {
-            enc.write_int(1);
-            enc.write_string(s);
-            Ok(())
-        }
-        Value::Order(order) => {
-            enc.write_int(1);
-            write_order(&mut enc, order)
-        }
-        Value::Orders(orders) => {
-            enc.write_int(1);
-            enc.begin_list(orders.len(), None)
-                .and_then(|_| orders.iter().try_for_each(|o| write_order(&mut enc, o)))
-        }
+        Value::Unit => Ok(()),
+        argument => contract_hessian::write_argument(&mut enc, argument, &ORDER_FIELDS),
     };
     encoded.map_err(|e| CallError::Protocol(format!("encoding the hessian call: {e}")))
-}
-
-fn malformed(e: DecodeError) -> CallError {
-    CallError::Protocol(format!("malformed hessian reply: {e}"))
 }
 
 /// Decodes the reply to a call of `method`: its value, or the fault as a
@@ -182,7 +77,7 @@ pub fn decode_reply(body: &[u8], method: Method) -> Result<Value, CallError> {
     let mut dec = Decoder::new(rest);
     match kind {
         REPLY => {
-            let value = read_value(&mut dec, method)?;
+            let value = method.returned(contract_hessian::read_value(&mut dec, method)?)?;
             if !dec.is_empty() {
                 return Err(CallError::Protocol(format!(
                     "{} bytes after the hessian reply's value",
@@ -229,85 +124,6 @@ fn read_fault(dec: &mut Decoder<'_>) -> CallError {
     CallError::Server(text)
 }
 
-/// The value of a `void` method or a `null` return.
-fn null_value(method: Method) -> Result<Value, CallError> {
-    match method {
-        Method::Empty => Ok(Value::Unit),
-        other => Err(CallError::WrongResponse(format!(
-            "`{}` returned null",
-            other.name()
-        ))),
-    }
-}
-
-fn read_value(dec: &mut Decoder<'_>, method: Method) -> Result<Value, CallError> {
-    if dec.try_read_null().map_err(malformed)? {
-        return null_value(method);
-    }
-    match method {
-        Method::Empty => Err(CallError::WrongResponse(
-            "`empty` returned a value".to_owned(),
-        )),
-        Method::EchoString | Method::Hello => dec.read_string().map(Value::Str).map_err(malformed),
-        Method::EchoOrder => read_order(dec).map(Value::Order),
-        Method::EchoOrders => read_orders(dec).map(Value::Orders),
-    }
-}
-
-/// A list of orders, in any list form (Caucho writes an `ArrayList` as an
-/// untyped fixed-length list).
-pub fn read_orders(dec: &mut Decoder<'_>) -> Result<Vec<contract::Order>, CallError> {
-    let header = dec.begin_list().map_err(malformed)?;
-    // No more than the input could hold (an order takes more than 8 bytes).
-    let hint = header.len.unwrap_or(0).min(dec.remaining().len() / 8);
-    let mut orders = Vec::with_capacity(hint);
-    while dec.has_next().map_err(malformed)? {
-        orders.push(read_order(dec)?);
-    }
-    dec.end().map_err(malformed)?;
-    Ok(orders)
-}
-
-/// An `rpclab.contract.Order`, fields matched by name (any order; unknown
-/// fields skipped; a missing one keeps Java's default).
-pub fn read_order(dec: &mut Decoder<'_>) -> Result<contract::Order, CallError> {
-    let header = dec.begin_object().map_err(malformed)?;
-    if header.class.name != ORDER_CLASS {
-        return Err(CallError::WrongResponse(format!(
-            "expected an object of class {ORDER_CLASS}, got {}",
-            header.class.name
-        )));
-    }
-    let mut order = contract::Order::default();
-    for field in header.class.fields.iter() {
-        let read = match field.as_str() {
-            "orderId" => dec.read_i64().map(|v| order.order_id = v),
-            "phone" => read_field_string(dec, &mut order.phone),
-            "name" => read_field_string(dec, &mut order.name),
-            "orderNum" => read_field_string(dec, &mut order.order_num),
-            "orderDate" => dec.read_i32().map(|v| order.order_date = v),
-            "ticketType" => dec.read_i32().map(|v| order.ticket_type = v),
-            "amount" => dec.read_f64().map(|v| order.amount = v),
-            "orderStatus" => dec.read_i32().map(|v| order.order_status = v),
-            _ => dec.skip_value(),
-        };
-        read.map_err(malformed)?;
-    }
-    dec.end().map_err(malformed)?;
-    Ok(order)
-}
-
-/// A `String` field; `null` reads as empty (verification then reports the
-/// difference).
-fn read_field_string(dec: &mut Decoder<'_>, out: &mut String) -> Result<(), DecodeError> {
-    if dec.try_read_null()? {
-        out.clear();
-        Ok(())
-    } else {
-        dec.read_string_into(out)
-    }
-}
-
 /// Decodes `bytes` as a reply to every method: what the fuzz target and the
 /// property tests run. Never panics.
 pub fn exercise(bytes: &[u8]) {
@@ -320,7 +136,7 @@ pub fn exercise(bytes: &[u8]) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rpclab_model::contract::{Operation, StringSize};
+    use rpclab_model::contract::{self, Operation, StringSize};
 
     fn call_bytes(op: Operation) -> Vec<u8> {
         let call = op.call();

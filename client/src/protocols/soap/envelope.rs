@@ -17,7 +17,7 @@
 
 use super::wsdl::xml_error;
 use crate::protocol::CallError;
-use crate::protocols::hessian::codec::Method;
+use crate::java_contract::Method;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
@@ -34,7 +34,7 @@ const XSI: &[u8] = b"http://www.w3.org/2001/XMLSchema-instance";
 pub const CONTENT_TYPE: &str = "text/xml; charset=utf-8";
 
 /// The Order's fields, as the contract names them (Java bean properties).
-pub const ORDER_FIELDS: [&str; 8] = crate::protocols::hessian::codec::ORDER_FIELDS;
+pub use crate::java_contract::ORDER_FIELDS;
 
 /// The namespace JAX-WS derives from the package `rpclab.contract`, which
 /// the lab's SOAP servers use.

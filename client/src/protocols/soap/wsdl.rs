@@ -13,7 +13,7 @@
 
 use super::envelope::{Operation, ORDER_FIELDS};
 use crate::protocol::CallError;
-use crate::protocols::hessian::codec::Method;
+use crate::java_contract::Method;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;

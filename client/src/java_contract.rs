@@ -1,0 +1,326 @@
+//! The service contract as the Java frameworks see it, written once for
+//! every protocol that carries Java objects.
+//!
+//! Dubbo, Hessian over HTTP, SOFA-RPC, Motan and RMI all call
+//! `rpclab.contract.BenchService` (`contract/java/`) by its Java method
+//! name and parameter descriptor, and carry `rpclab.contract.Order` as a
+//! Java object. This module holds those names ([`Method`], [`SERVICE`],
+//! [`ORDER_CLASS`], [`ORDER_FIELDS`]) and the contract's values in the two
+//! Java object formats several protocols share: Hessian 2.0 ([`hessian`])
+//! and Java Object Serialization ([`serialization`]). A protocol's own
+//! framing (headers, envelopes, invocations) stays in its module.
+
+use crate::protocol::CallError;
+use rpclab_model::contract::{Call, Operation, Value};
+
+/// The service interface's fully qualified name (Dubbo's path and
+/// interface, SOFA's and Motan's service name).
+pub const SERVICE: &str = "rpclab.contract.BenchService";
+
+/// The Java class of the contract's POJO.
+pub const ORDER_CLASS: &str = "rpclab.contract.Order";
+
+/// The POJO's fields, in declaration order (readers match them by name).
+pub const ORDER_FIELDS: [&str; 8] = [
+    "orderId",
+    "phone",
+    "name",
+    "orderNum",
+    "orderDate",
+    "ticketType",
+    "amount",
+    "orderStatus",
+];
+
+/// The methods of `rpclab.contract.BenchService`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    EchoOrder,
+    EchoOrders,
+    EchoString,
+    Hello,
+    Empty,
+}
+
+impl Method {
+    pub const ALL: [Method; 5] = [
+        Method::EchoOrder,
+        Method::EchoOrders,
+        Method::EchoString,
+        Method::Hello,
+        Method::Empty,
+    ];
+
+    /// The method a call invokes, if its argument fits it.
+    pub fn of(call: &Call) -> Result<Method, CallError> {
+        Ok(match (call.operation, &call.argument) {
+            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
+            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
+            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
+            (Operation::Hello, Value::Str(_)) => Method::Hello,
+            (Operation::Empty, Value::Unit) => Method::Empty,
+            (operation, argument) => {
+                return Err(crate::protocols::grpc::mismatched_argument(
+                    operation, argument,
+                ))
+            }
+        })
+    }
+
+    /// The method's position in [`Method::ALL`] (for per-method tables).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The Java method name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::EchoOrder => "echoOrder",
+            Method::EchoOrders => "echoOrders",
+            Method::EchoString => "echoString",
+            Method::Hello => "hello",
+            Method::Empty => "empty",
+        }
+    }
+
+    /// The JVM descriptors of the parameters, concatenated.
+    pub fn descriptor(self) -> &'static str {
+        match self {
+            Method::EchoOrder => "Lrpclab/contract/Order;",
+            Method::EchoOrders => "Ljava/util/List;",
+            Method::EchoString | Method::Hello => "Ljava/lang/String;",
+            Method::Empty => "",
+        }
+    }
+
+    /// A decoded return value checked against the method: only a `void`
+    /// method returns nothing (Java `null` decodes as [`Value::Unit`]).
+    pub fn returned(self, value: Value) -> Result<Value, CallError> {
+        match (value, self) {
+            (Value::Unit, Method::Empty) => Ok(Value::Unit),
+            (Value::Unit, other) => Err(CallError::WrongResponse(format!(
+                "`{}` returned null",
+                other.name()
+            ))),
+            (_, Method::Empty) => Err(CallError::WrongResponse(
+                "`empty` returned a value".to_owned(),
+            )),
+            (value, _) => Ok(value),
+        }
+    }
+}
+
+/// The contract's values in Hessian 2.0, as Java's Hessian libraries write
+/// and read them (Caucho's, and the hessian-lite forks Dubbo ships).
+pub mod hessian {
+    use super::{Method, ORDER_CLASS, ORDER_FIELDS};
+    use crate::protocol::CallError;
+    use hessian2::bytes::BufMut;
+    use hessian2::{DecodeError, Decoder, EncodeError, Encoder, Value as HValue};
+    use rpclab_model::contract::{self, Value};
+
+    /// The order in which hessian-lite's `JavaSerializer` (Dubbo, Motan's
+    /// fork) writes `Order`'s fields: declaration order reversed. Caucho's
+    /// own serializer uses declaration order ([`ORDER_FIELDS`]). Readers
+    /// match fields by name, so either works; writing the library's own
+    /// order makes the client's bytes identical to a Java client's.
+    pub const HESSIAN_LITE_FIELDS: [&str; 8] = {
+        let f = ORDER_FIELDS;
+        [f[7], f[6], f[5], f[4], f[3], f[2], f[1], f[0]]
+    };
+
+    /// An `rpclab.contract.Order`, its fields in the order `fields` names
+    /// them ([`ORDER_FIELDS`] or [`HESSIAN_LITE_FIELDS`]).
+    pub fn write_order<B: BufMut>(
+        enc: &mut Encoder<B>,
+        order: &contract::Order,
+        fields: &[&str; 8],
+    ) -> Result<(), EncodeError> {
+        enc.begin_object(ORDER_CLASS, fields)?;
+        for field in fields {
+            match *field {
+                "orderId" => enc.write_long(order.order_id),
+                "phone" => enc.write_string(&order.phone),
+                "name" => enc.write_string(&order.name),
+                "orderNum" => enc.write_string(&order.order_num),
+                "orderDate" => enc.write_int(order.order_date),
+                "ticketType" => enc.write_int(order.ticket_type),
+                "amount" => enc.write_double(order.amount),
+                "orderStatus" => enc.write_int(order.order_status),
+                other => unreachable!("Order has no field {other}"),
+            }
+        }
+        Ok(())
+    }
+
+    /// An argument: a `String`, an `Order`, or a `java.util.ArrayList` of
+    /// orders (Java's own form: an untyped fixed-length list); `null` for
+    /// [`Value::Unit`].
+    pub fn write_argument<B: BufMut>(
+        enc: &mut Encoder<B>,
+        argument: &Value,
+        fields: &[&str; 8],
+    ) -> Result<(), EncodeError> {
+        match argument {
+            Value::Order(order) => write_order(enc, order, fields),
+            Value::Orders(orders) => {
+                enc.begin_list(orders.len(), None)?;
+                for order in orders {
+                    write_order(enc, order, fields)?;
+                }
+                Ok(())
+            }
+            Value::Str(s) => {
+                enc.write_string(s);
+                Ok(())
+            }
+            Value::Unit => {
+                enc.write_null();
+                Ok(())
+            }
+        }
+    }
+
+    pub fn malformed(e: DecodeError) -> CallError {
+        CallError::Protocol(format!("malformed response body: {e}"))
+    }
+
+    /// `method`'s return value; `null` reads as [`Value::Unit`], which
+    /// [`Method::returned`] then accepts only for a `void` method.
+    pub fn read_value(dec: &mut Decoder<'_>, method: Method) -> Result<Value, CallError> {
+        if dec.try_read_null().map_err(malformed)? {
+            return Ok(Value::Unit);
+        }
+        match method {
+            Method::Empty => Err(CallError::WrongResponse(
+                "`empty` returned a value".to_owned(),
+            )),
+            Method::EchoString | Method::Hello => {
+                let mut s = String::new();
+                dec.read_string_into(&mut s).map_err(malformed)?;
+                Ok(Value::Str(s))
+            }
+            Method::EchoOrder => read_order(dec).map(Value::Order),
+            Method::EchoOrders => read_orders(dec).map(Value::Orders),
+        }
+    }
+
+    /// A list of orders in any list form: untyped (Caucho, Dubbo 3's
+    /// hessian-lite) or typed `java.util.ArrayList` (com.alibaba
+    /// hessian-lite), fixed or variable length.
+    pub fn read_orders(dec: &mut Decoder<'_>) -> Result<Vec<contract::Order>, CallError> {
+        let header = dec.begin_list().map_err(malformed)?;
+        // No more than the input could hold (an order takes more than 8 bytes).
+        let hint = header.len.unwrap_or(0).min(dec.remaining().len() / 8);
+        let mut orders = Vec::with_capacity(hint);
+        while dec.has_next().map_err(malformed)? {
+            orders.push(read_order(dec)?);
+        }
+        dec.end().map_err(malformed)?;
+        Ok(orders)
+    }
+
+    /// An `rpclab.contract.Order`, fields matched by name (any order;
+    /// unknown fields skipped; a missing one keeps Java's default).
+    pub fn read_order(dec: &mut Decoder<'_>) -> Result<contract::Order, CallError> {
+        let header = dec.begin_object().map_err(malformed)?;
+        if header.class.name != ORDER_CLASS {
+            return Err(CallError::WrongResponse(format!(
+                "expected an object of class {ORDER_CLASS}, got {}",
+                header.class.name
+            )));
+        }
+        let mut order = contract::Order::default();
+        for field in header.class.fields.iter() {
+            let read = match field.as_str() {
+                "orderId" => dec.read_i64().map(|v| order.order_id = v),
+                "phone" => read_field_string(dec, &mut order.phone),
+                "name" => read_field_string(dec, &mut order.name),
+                "orderNum" => read_field_string(dec, &mut order.order_num),
+                "orderDate" => dec.read_i32().map(|v| order.order_date = v),
+                "ticketType" => dec.read_i32().map(|v| order.ticket_type = v),
+                "amount" => dec.read_f64().map(|v| order.amount = v),
+                "orderStatus" => dec.read_i32().map(|v| order.order_status = v),
+                _ => dec.skip_value(),
+            };
+            read.map_err(malformed)?;
+        }
+        dec.end().map_err(malformed)?;
+        Ok(order)
+    }
+
+    /// A `String` field; `null` reads as empty (verification then reports
+    /// the difference).
+    fn read_field_string(dec: &mut Decoder<'_>, out: &mut String) -> Result<(), DecodeError> {
+        if dec.try_read_null()? {
+            out.clear();
+            Ok(())
+        } else {
+            dec.read_string_into(out)
+        }
+    }
+
+    /// A thrown `Throwable` as text: `exception <class>: <detailMessage>`,
+    /// with its causes' (frameworks often wrap the interesting one).
+    pub fn exception_text(value: &HValue) -> String {
+        let mut text = String::from("exception ");
+        let mut next = Some(value);
+        let mut depth = 0;
+        while let Some(HValue::Object(obj)) = next {
+            if depth > 0 {
+                text.push_str("; caused by ");
+            }
+            text.push_str(obj.class_name());
+            match obj.get("detailMessage") {
+                Some(HValue::String(m)) => {
+                    text.push_str(": ");
+                    text.push_str(m);
+                }
+                _ => text.push_str(" (no message)"),
+            }
+            depth += 1;
+            // A Throwable without a cause has `cause = this`: a reference.
+            next = obj.get("cause").filter(|_| depth < 8);
+        }
+        if depth == 0 {
+            let mut shown = format!("{value:?}");
+            shown.truncate(200);
+            text.push_str(&shown);
+        }
+        text
+    }
+}
+
+/// The contract's values in Java Object Serialization (the `javaser`
+/// crate), as Dubbo's java serializations and RMI marshal them.
+pub mod serialization {
+    use super::ORDER_CLASS;
+    use javaser::{ClassDesc, FieldDesc, SC_SERIALIZABLE};
+    use std::sync::OnceLock;
+
+    /// `Order`'s `serialVersionUID` (contract/java/rpclab/contract/Order.java).
+    pub const ORDER_SUID: i64 = 1;
+
+    /// `rpclab.contract.Order`'s class descriptor, built once (`ClassDesc`
+    /// sorts the fields as Java does).
+    pub fn order_desc() -> &'static ClassDesc {
+        static DESC: OnceLock<ClassDesc> = OnceLock::new();
+        DESC.get_or_init(|| {
+            ClassDesc::new(
+                ORDER_CLASS,
+                ORDER_SUID,
+                SC_SERIALIZABLE,
+                vec![
+                    FieldDesc::prim(b'J', "orderId"),
+                    FieldDesc::object("phone", "Ljava/lang/String;"),
+                    FieldDesc::object("name", "Ljava/lang/String;"),
+                    FieldDesc::object("orderNum", "Ljava/lang/String;"),
+                    FieldDesc::prim(b'I', "orderDate"),
+                    FieldDesc::prim(b'I', "ticketType"),
+                    FieldDesc::prim(b'D', "amount"),
+                    FieldDesc::prim(b'I', "orderStatus"),
+                ],
+            )
+        })
+    }
+}
