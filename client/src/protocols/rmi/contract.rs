@@ -7,37 +7,13 @@
 //! servers); see [`javaser::Encoder::with_null_class_annotations`].
 
 use crate::protocol::CallError;
-use javaser::{ClassDesc, Decoder, Encoder, FieldDesc, Value as JValue, SC_SERIALIZABLE};
+use javaser::{ClassDesc, Decoder, Encoder, Value as JValue, SC_SERIALIZABLE};
 use jrmp::invocation;
 use rpclab_model::contract::{Call, Operation, Order, Value};
 use std::sync::OnceLock;
 
-/// The contract's POJO class.
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-/// Its `serialVersionUID` (contract/java/rpclab/contract/Order.java).
-pub const ORDER_SUID: i64 = 1;
-
-/// `rpclab.contract.Order`'s descriptor.
-pub fn order_desc() -> &'static ClassDesc {
-    static D: OnceLock<ClassDesc> = OnceLock::new();
-    D.get_or_init(|| {
-        ClassDesc::new(
-            ORDER_CLASS,
-            ORDER_SUID,
-            SC_SERIALIZABLE,
-            vec![
-                FieldDesc::prim(b'J', "orderId"),
-                FieldDesc::object("phone", "Ljava/lang/String;"),
-                FieldDesc::object("name", "Ljava/lang/String;"),
-                FieldDesc::object("orderNum", "Ljava/lang/String;"),
-                FieldDesc::prim(b'I', "orderDate"),
-                FieldDesc::prim(b'I', "ticketType"),
-                FieldDesc::prim(b'D', "amount"),
-                FieldDesc::prim(b'I', "orderStatus"),
-            ],
-        )
-    })
-}
+pub use crate::java_contract::serialization::{order_desc, ORDER_SUID};
+pub use crate::java_contract::ORDER_CLASS;
 
 /// `java.lang.String`'s descriptor (as a `Class` object in Spring's
 /// parameter types).

@@ -13,10 +13,11 @@
 //! fields in Java's descriptor order), built once.
 
 use super::{ObjectInput, ObjectOutput, Serialization};
+use crate::java_contract::serialization::order_desc;
+use crate::java_contract::{Method, ORDER_CLASS};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::{Method, ORDER_CLASS};
 use javaser::java::{array_list_desc, array_list_elements, hash_map_desc};
-use javaser::{ClassDesc, DecodeError, Decoder, EncodeError, Encoder, FieldDesc, Value as JValue};
+use javaser::{ClassDesc, DecodeError, Decoder, EncodeError, Encoder, Value as JValue};
 use rpclab_model::contract::{self, Value};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -69,28 +70,6 @@ impl Serialization for Java {
             framed: self.framed,
         })
     }
-}
-
-/// `rpclab.contract.Order`'s class descriptor.
-fn order_desc() -> &'static ClassDesc {
-    static DESC: OnceLock<ClassDesc> = OnceLock::new();
-    DESC.get_or_init(|| {
-        ClassDesc::new(
-            ORDER_CLASS,
-            1,
-            javaser::SC_SERIALIZABLE,
-            vec![
-                FieldDesc::prim(b'J', "orderId"),
-                FieldDesc::object("phone", "Ljava/lang/String;"),
-                FieldDesc::object("name", "Ljava/lang/String;"),
-                FieldDesc::object("orderNum", "Ljava/lang/String;"),
-                FieldDesc::prim(b'I', "orderDate"),
-                FieldDesc::prim(b'I', "ticketType"),
-                FieldDesc::prim(b'D', "amount"),
-                FieldDesc::prim(b'I', "orderStatus"),
-            ],
-        )
-    })
 }
 
 fn array_list() -> &'static ClassDesc {
