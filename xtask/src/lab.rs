@@ -388,7 +388,13 @@ mod tests {
 
     #[test]
     fn the_default_lab_loads_and_every_library_scenario_builds_a_valid_load_in_every_profile() {
-        let lab = Lab::load(&repo().join("compose/lab.toml")).unwrap();
+        for file in ["compose/lab.toml", "compose/full.toml"] {
+            every_scenario_builds_in_every_profile_of(&repo().join(file));
+        }
+    }
+
+    fn every_scenario_builds_in_every_profile_of(path: &Path) {
+        let lab = Lab::load(path).unwrap();
         let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
         let library: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
         for (name, profile) in &lab.def.profiles {

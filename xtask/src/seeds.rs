@@ -61,7 +61,7 @@ pub struct SeedDef {
 }
 
 fn default_base() -> PathBuf {
-    PathBuf::from("../lab.toml")
+    PathBuf::from("../full.toml")
 }
 fn default_scenario_files() -> Vec<PathBuf> {
     vec![PathBuf::from("../scenarios.toml")]

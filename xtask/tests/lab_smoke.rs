@@ -59,6 +59,8 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     let out = xtask(&[
         "lab",
         "run",
+        "--lab",
+        "compose/full.toml",
         "--profile",
         "smoke",
         "--results-dir",
