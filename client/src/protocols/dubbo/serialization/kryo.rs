@@ -66,7 +66,10 @@ impl Serialization for Kryo {
     fn output<'a>(&'a self, out: &'a mut Vec<u8>) -> Output<'a> {
         // The encoder owns its buffer: lend it `out`'s and give it back in
         // `finish`, so the body lands behind the header without a copy.
-        let enc = Encoder::with_buffer(std::mem::take(out), self.dialect);
+        // Equal strings of one value (the attachments' `path` and
+        // `interface`, one `String` instance in a Java consumer) as
+        // back-references, as Java writes them.
+        let enc = Encoder::with_buffer(std::mem::take(out), self.dialect).share_strings(true);
         Output { out, enc }
     }
 
