@@ -16,8 +16,8 @@
 //! The binary `rpclab-client` is a thin command line over these.
 
 pub mod discovery;
-pub mod java_contract;
 pub mod http;
+pub mod java_contract;
 pub mod load;
 pub mod net;
 pub mod probe;

@@ -42,8 +42,8 @@ pub mod wsdl;
 
 use self::envelope::Operation;
 use crate::http::HttpPool;
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use crate::java_contract::Method;
+use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
 use bytes::Bytes;
 use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};

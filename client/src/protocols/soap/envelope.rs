@@ -16,8 +16,8 @@
 //! argument or result is its element repeated (`maxOccurs="unbounded"`).
 
 use super::wsdl::xml_error;
-use crate::protocol::CallError;
 use crate::java_contract::Method;
+use crate::protocol::CallError;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;

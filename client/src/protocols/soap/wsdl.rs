@@ -12,8 +12,8 @@
 //! WSDL and what it lacks.
 
 use super::envelope::{Operation, ORDER_FIELDS};
-use crate::protocol::CallError;
 use crate::java_contract::Method;
+use crate::protocol::CallError;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
