@@ -4,6 +4,8 @@
 //!
 //! * [`protocol`]: the one trait a wire protocol implements;
 //! * [`protocols`]: the implementations, and the name → implementation map;
+//! * [`mux`]: multiplexed connections (many calls in flight matched by
+//!   request id), shared by the protocols that use them;
 //! * [`load`]: the load models (closed loop today) that drive calls;
 //! * [`stats`]: lock-free per-worker recording, merged once at the end;
 //! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
@@ -19,6 +21,7 @@ pub mod discovery;
 pub mod http;
 pub mod java_contract;
 pub mod load;
+pub mod mux;
 pub mod net;
 pub mod probe;
 pub mod protocol;

@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::FakeConnection;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::bolt::codec::{self, Header};
 use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
@@ -25,8 +26,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -46,14 +45,6 @@ impl Drop for JavaProvider {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Builds the golden project and starts its `Serve` provider on `port`.
@@ -106,7 +97,7 @@ async fn a_real_sofa_provider_answers_every_operation() {
         );
         return;
     }
-    let port = free_port();
+    let port = common::free_port();
     let _provider = tokio::task::spawn_blocking(move || start_java_provider(port))
         .await
         .unwrap();
@@ -136,16 +127,12 @@ struct FakeProvider {
 /// A provider of `hello` and `empty` that answers each request on its own
 /// task (`hello("slow")` after 200 ms, so replies overtake each other).
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let acks = Arc::new(AtomicUsize::new(0));
     let beats = Arc::new(AtomicUsize::new(0));
     let (a, b) = (Arc::clone(&acks), Arc::clone(&beats));
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(serve(stream, behaviour, Arc::clone(&a), Arc::clone(&b)));
-        }
-    });
+    let addr =
+        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&a), Arc::clone(&b)))
+            .await;
     FakeProvider {
         addr,
         acks_received: acks,
@@ -185,41 +172,23 @@ fn sofa_response(id: u32, value: Option<&str>) -> Vec<u8> {
 }
 
 async fn serve(
-    stream: tokio::net::TcpStream,
+    mut conn: FakeConnection,
     behaviour: Behaviour,
     acks: Arc<AtomicUsize>,
     beats: Arc<AtomicUsize>,
 ) {
-    let (mut rd, mut wr) = stream.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(async move {
-        while let Some(bytes) = rx.recv().await {
-            if wr.write_all(&bytes).await.is_err() {
+    if behaviour.heartbeat_first {
+        conn.send(codec::heartbeat_request(1_000_000).to_vec());
+    }
+    let mut requests = 0;
+    while let Some((h, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
+        answer(&h, &frame, &conn.tx, &acks, &beats);
+        if h.is_request() && !h.is_heartbeat() {
+            requests += 1;
+            if Some(requests) == behaviour.close_after {
+                conn.hang_up();
                 return;
             }
-        }
-    });
-    if behaviour.heartbeat_first {
-        let _ = tx.send(codec::heartbeat_request(1_000_000).to_vec());
-    }
-    let mut buf = Vec::new();
-    let mut requests = 0;
-    loop {
-        while let Some((h, total)) = codec::frame(&buf).unwrap() {
-            let frame: Vec<u8> = buf.drain(..total).collect();
-            answer(&h, &frame, &tx, &acks, &beats);
-            if h.is_request() && !h.is_heartbeat() {
-                requests += 1;
-                if Some(requests) == behaviour.close_after {
-                    writer.abort();
-                    return;
-                }
-            }
-        }
-        let mut chunk = [0u8; 4096];
-        match rd.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
 }
@@ -395,7 +364,7 @@ async fn options_are_checked() {
         );
     }
     // A registry nobody listens on is a connect error that names it.
-    let port = free_port();
+    let port = common::free_port();
     let b = Bolt::new(&options(&[(
         "registry",
         &format!("zookeeper://127.0.0.1:{port}"),

@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::FakeConnection;
 use proptest::prelude::*;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::ice::codec::{
@@ -24,9 +25,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -363,16 +363,12 @@ struct FakeServer {
 /// An Ice server of `rpclab::Bench` answering each request on its own
 /// task, `hello("slow")` late, so replies overtake each other.
 async fn fake_server(behaviour: Behaviour) -> FakeServer {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let heartbeats = Arc::new(AtomicUsize::new(0));
     let closes = Arc::new(AtomicUsize::new(0));
     let (h, c) = (Arc::clone(&heartbeats), Arc::clone(&closes));
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(serve(stream, behaviour, Arc::clone(&h), Arc::clone(&c)));
-        }
-    });
+    let addr =
+        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&h), Arc::clone(&c)))
+            .await;
     FakeServer {
         addr,
         heartbeats_received: heartbeats,
@@ -381,55 +377,40 @@ async fn fake_server(behaviour: Behaviour) -> FakeServer {
 }
 
 async fn serve(
-    stream: tokio::net::TcpStream,
+    mut conn: FakeConnection,
     behaviour: Behaviour,
     heartbeats: Arc<AtomicUsize>,
     closes: Arc<AtomicUsize>,
 ) {
-    let (mut rd, mut wr) = stream.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    tokio::spawn(async move {
-        while let Some(bytes) = rx.recv().await {
-            if wr.write_all(&bytes).await.is_err() {
-                return;
-            }
-        }
-    });
-    let _ = tx.send(codec::validate_connection().to_vec());
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
+    conn.send(codec::validate_connection().to_vec());
     let mut requests = 0;
-    loop {
-        while let Some(h) = codec::frame(&buf).unwrap() {
-            let message: Vec<u8> = buf.drain(..h.size).collect();
-            match h.message_type {
-                codec::VALIDATE_CONNECTION => {
-                    heartbeats.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                }
-                codec::CLOSE_CONNECTION => {
-                    closes.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-                _ => {}
+    while let Some((h, message)) = conn
+        .next_frame(|b| codec::frame(b).unwrap().map(|h| (h, h.size)))
+        .await
+    {
+        match h.message_type {
+            codec::VALIDATE_CONNECTION => {
+                heartbeats.fetch_add(1, Ordering::Relaxed);
+                continue;
             }
-            requests += 1;
-            if behaviour.close_after.is_some_and(|n| requests > n) {
-                let _ = tx.send(codec::close_connection().to_vec());
+            codec::CLOSE_CONNECTION => {
+                closes.fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            if behaviour.heartbeats {
-                let _ = tx.send(codec::validate_connection().to_vec());
-            }
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let _ = tx.send(answer(&message).await);
-            });
+            _ => {}
         }
-        match rd.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        requests += 1;
+        if behaviour.close_after.is_some_and(|n| requests > n) {
+            conn.send(codec::close_connection().to_vec());
+            return;
         }
+        if behaviour.heartbeats {
+            conn.send(codec::validate_connection().to_vec());
+        }
+        let tx = conn.tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(answer(&message).await);
+        });
     }
 }
 
@@ -483,37 +464,7 @@ async fn many_in_flight_on_one_connection_out_of_order() {
             .await
             .unwrap(),
     );
-    let slow = {
-        let conn = Arc::clone(&conn);
-        tokio::spawn(async move {
-            let mut call = Operation::Hello.call();
-            call.argument = Value::Str("slow".into());
-            conn.call(&call).await
-        })
-    };
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        for _ in 0..8 {
-            let conn = Arc::clone(&conn);
-            tasks.push(tokio::spawn(async move {
-                let call = op.call();
-                for _ in 0..5 {
-                    let reply = conn
-                        .call(&call)
-                        .await
-                        .unwrap_or_else(|e| panic!("{op}: {e}"));
-                    assert!(reply == call.expected, "{op}: wrong reply");
-                }
-            }));
-        }
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
-    assert_eq!(
-        slow.await.unwrap().unwrap(),
-        Value::Str("hello slow".into())
-    );
+    common::many_in_flight_out_of_order(&conn, 5).await;
     let (sent, received) = counter.totals();
     assert!(sent > 5 * 8 * (1 << 20) && received > 5 * 8 * (1 << 20));
     // Dropping the connection closes it gracefully.
@@ -550,17 +501,9 @@ async fn a_server_that_closes_fails_the_calls_clearly() {
         .connect(&server.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    let call = Operation::Hello.call();
-    assert_eq!(conn.call(&call).await.unwrap(), call.expected);
-    let result = tokio::time::timeout(Duration::from_secs(5), conn.call(&call))
-        .await
-        .unwrap();
-    match result {
-        Err(CallError::Io(e)) => assert!(e.to_string().contains("close-connection"), "{e}"),
-        other => panic!("{other:?}"),
-    }
+    let e = common::calls_fail_once_the_server_hangs_up(&conn).await;
+    assert!(e.to_string().contains("close-connection"), "{e}");
     assert!(conn.is_closed());
-    assert!(matches!(conn.call(&call).await, Err(CallError::Io(_))));
 }
 
 #[tokio::test]
@@ -571,27 +514,12 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
         .connect(&server.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    let mut slow = Operation::Hello.call();
-    slow.argument = Value::Str("slow".into());
-    assert!(
-        tokio::time::timeout(Duration::from_millis(50), conn.call(&slow))
-            .await
-            .is_err()
-    );
-    let call = Operation::OrdersEcho.call();
-    assert!(conn.call(&call).await.unwrap() == call.expected);
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let call = Operation::OrderEcho.call();
-    assert!(conn.call(&call).await.unwrap() == call.expected);
+    common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
 }
 
 #[tokio::test]
 async fn connect_failures() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     let ice = Ice::new(&options(&[])).unwrap();
     let r = ice
         .connect(&format!("127.0.0.1:{port}"), WireCounter::default())

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::FakeConnection;
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::motan::codec::{self, Header, Serialization};
@@ -18,8 +19,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 
 fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -51,19 +50,12 @@ struct FakeProvider {
 /// echoes, greets (slowly for "slow", so replies overtake each other),
 /// throws for "throw", and answers each request on its own task.
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let answered = Arc::new(AtomicUsize::new(0));
     let received = Arc::new(AtomicUsize::new(0));
     let (a, r) = (Arc::clone(&answered), Arc::clone(&received));
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            tokio::spawn(serve(stream, behaviour, Arc::clone(&a), Arc::clone(&r)));
-        }
-    });
+    let addr =
+        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&a), Arc::clone(&r)))
+            .await;
     FakeProvider {
         addr,
         heartbeats_answered: answered,
@@ -72,58 +64,48 @@ async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
 }
 
 async fn serve(
-    stream: tokio::net::TcpStream,
+    mut conn: FakeConnection,
     behaviour: Behaviour,
     heartbeats_answered: Arc<AtomicUsize>,
     heartbeats_received: Arc<AtomicUsize>,
 ) {
-    let (mut rd, mut wr) = stream.into_split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(async move {
-        while let Some(bytes) = rx.recv().await {
-            if wr.write_all(&bytes).await.is_err() {
-                return;
-            }
-        }
-    });
     if behaviour.heartbeat_first {
-        let _ = tx.send(codec::heartbeat(1_000_000, false).to_vec());
+        conn.send(codec::heartbeat(1_000_000, false).to_vec());
     }
-    let mut buf = Vec::new();
     let mut requests = 0;
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        while let Some((header, layout)) = codec::frame(&buf).unwrap() {
-            let frame: Vec<u8> = buf.drain(..layout.total()).collect();
-            if header.is_heartbeat() {
-                if header.is_response() {
-                    heartbeats_answered.fetch_add(1, Ordering::Relaxed);
-                } else {
-                    heartbeats_received.fetch_add(1, Ordering::Relaxed);
-                    let _ = tx.send(codec::heartbeat(header.id, true).to_vec());
-                }
-                continue;
+    while let Some(((header, layout), frame)) = conn
+        .next_frame(|b| {
+            codec::frame(b).unwrap().map(|(h, l)| {
+                let len = l.total();
+                ((h, l), len)
+            })
+        })
+        .await
+    {
+        if header.is_heartbeat() {
+            if header.is_response() {
+                heartbeats_answered.fetch_add(1, Ordering::Relaxed);
+            } else {
+                heartbeats_received.fetch_add(1, Ordering::Relaxed);
+                conn.send(codec::heartbeat(header.id, true).to_vec());
             }
-            requests += 1;
-            if behaviour.close_after.is_some_and(|n| requests > n) {
-                writer.abort();
-                return;
-            }
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let meta: BTreeMap<String, String> = codec::parse_meta(&frame[layout.meta.clone()])
-                    .unwrap()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect();
-                let reply = answer(&header, &meta, &frame[layout.body]).await;
-                let _ = tx.send(reply);
-            });
+            continue;
         }
-        match rd.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        requests += 1;
+        if behaviour.close_after.is_some_and(|n| requests > n) {
+            conn.hang_up();
+            return;
         }
+        let tx = conn.tx.clone();
+        tokio::spawn(async move {
+            let meta: BTreeMap<String, String> = codec::parse_meta(&frame[layout.meta.clone()])
+                .unwrap()
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            let reply = answer(&header, &meta, &frame[layout.body]).await;
+            let _ = tx.send(reply);
+        });
     }
 }
 
@@ -221,37 +203,7 @@ async fn every_operation_many_in_flight_on_one_connection() {
             .unwrap(),
     );
     // A slow call first: every other reply overtakes it.
-    let slow = {
-        let conn = Arc::clone(&conn);
-        tokio::spawn(async move {
-            let mut call = Operation::Hello.call();
-            call.argument = Value::Str("slow".into());
-            conn.call(&call).await
-        })
-    };
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        for _ in 0..8 {
-            let conn = Arc::clone(&conn);
-            tasks.push(tokio::spawn(async move {
-                let call = op.call();
-                for _ in 0..10 {
-                    let reply = conn
-                        .call(&call)
-                        .await
-                        .unwrap_or_else(|e| panic!("{op}: {e}"));
-                    assert!(reply == call.expected, "{op}: wrong reply");
-                }
-            }));
-        }
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
-    assert_eq!(
-        slow.await.unwrap().unwrap(),
-        Value::Str("hello slow".into())
-    );
+    common::many_in_flight_out_of_order(&conn, 10).await;
     let (sent, received) = counter.totals();
     assert!(sent > 10 * 8 * (1 << 20) && received > 10 * 8 * (1 << 20));
 }
@@ -344,19 +296,7 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
         .connect(&server.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    let mut slow = Operation::Hello.call();
-    slow.argument = Value::Str("slow".into());
-    assert!(
-        tokio::time::timeout(Duration::from_millis(50), conn.call(&slow))
-            .await
-            .is_err()
-    );
-    let call = Operation::OrdersEcho.call();
-    assert!(conn.call(&call).await.unwrap() == call.expected);
-    // The late reply to the cancelled call arrives and is dropped.
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let call = Operation::OrderEcho.call();
-    assert!(conn.call(&call).await.unwrap() == call.expected);
+    common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
 }
 
 #[tokio::test]
@@ -371,25 +311,12 @@ async fn a_provider_that_hangs_up_fails_the_calls() {
         .connect(&server.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    let call = Operation::Hello.call();
-    assert_eq!(conn.call(&call).await.unwrap(), call.expected);
-    let result = tokio::time::timeout(Duration::from_secs(5), conn.call(&call))
-        .await
-        .expect("a call on a closed connection must not hang");
-    assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
-    let result = tokio::time::timeout(Duration::from_secs(1), conn.call(&call))
-        .await
-        .unwrap();
-    assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
+    common::calls_fail_once_the_server_hangs_up(&conn).await;
 }
 
 #[tokio::test]
 async fn connect_and_discovery_failures_are_clear() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     let motan = Motan::new(&options(&[])).unwrap();
     let result = motan
         .connect(&format!("127.0.0.1:{port}"), WireCounter::default())

@@ -89,10 +89,7 @@ impl Variant {
     pub fn cannot_carry(&self, operation: rpclab_model::contract::Operation) -> Option<&str> {
         let c = self.cannot_carry.as_ref()?;
         let name = operation.to_string();
-        c.operations
-            .iter()
-            .any(|o| *o == name)
-            .then_some(c.reason.as_str())
+        c.operations.contains(&name).then_some(c.reason.as_str())
     }
 }
 

@@ -32,68 +32,40 @@
 //!
 //! # Connections
 //!
-//! Multiplexed, as Dubbo's own client: one TCP connection carries many
-//! requests at once, matched to their responses by request id. Each
-//! [`DubboConnection`] runs three tasks:
-//!
-//! * a **writer** owning the socket's write half, fed through an unbounded
-//!   channel of encoded requests (bounded in practice by the load model's
-//!   calls in flight); it coalesces whatever is queued into one write
-//!   (small requests are copied into a reused 64 KiB batch, large ones
-//!   written directly), so a busy connection makes few system calls;
-//! * a **reader** owning the read half: it only frames (header, then body
-//!   length bytes into a `BytesMut`) and hands each response's bytes to the
-//!   waiting caller through its oneshot sender; the caller decodes, so
-//!   Hessian decoding runs on the callers' tasks in parallel, not serialised
-//!   on the reader. It answers the server's heartbeats and drops responses
-//!   nobody waits for any more (calls cancelled by a timeout);
-//! * a **heartbeat** ticker: every `heartbeat_s`, if nothing was written
-//!   since the previous tick, it queues a heartbeat request (so an idle
-//!   connection says something at least every 2 × `heartbeat_s`, within
-//!   the provider's idle timeout of 3 × its heartbeat). Under load it costs
-//!   one relaxed atomic store per write batch.
-//!
-//! The in-flight map (request id → oneshot sender) is sharded: 16 shards,
-//! each a `std::sync::Mutex<HashMap>` preallocated for 64 entries, picked by
-//! the low bits of the id. Ids are sequential per connection, so
-//! consecutive calls land on different shards, and a critical section is a
-//! single insert or remove (tens of nanoseconds, never held across an
-//! await): the callers inserting and the one reader removing rarely meet on
-//! one lock. A lock-free map would save little here and cost a dependency
-//! and subtler code; the hash is one multiplication (ids are not
-//! attacker-chosen). A call whose future is dropped removes its own entry.
-//!
-//! When the socket fails or the server closes it, every waiting call fails
-//! with the reason, and so does every later call on that connection
-//! (there is no reconnection: a load-model connection is one TCP
-//! connection for the whole cell).
+//! Multiplexed, as Dubbo's own client: see [`mux`](crate::mux) (one TCP
+//! connection, many requests in flight matched by request id, a coalescing
+//! writer, a reader that only frames, replies decoded on the callers'
+//! tasks). What is Dubbo's, in [`DubboFraming`]: request ids are the whole
+//! `long` range from 0; the server's heartbeat requests (two-way events)
+//! are answered at once with a heartbeat response, answers to ours and
+//! other events are skipped, as are requests from the server (callbacks
+//! are not part of the contract); every `heartbeat_s` of write silence the
+//! connection sends a heartbeat request (so an idle connection says
+//! something at least every 2 × `heartbeat_s`, within the provider's idle
+//! timeout of 3 × its heartbeat).
 //!
 //! # Per-call work
 //!
-//! One request buffer (sized up front from the argument, never regrown),
-//! one oneshot channel and one map entry; the reply's bytes are a slice of
-//! the reader's buffer (no copy) and are decoded straight into the contract
-//! value (its strings and list).
+//! One request buffer, sized up front from the argument (never regrown);
+//! the reply's body is decoded straight into the contract value (its
+//! strings and list). The rest is the mux's (one oneshot, one map entry,
+//! no copy of the reply).
 
 pub mod codec;
 pub mod serialization;
 
-use self::codec::{Header, Method, HEADER_LEN, MAX_BODY};
+use self::codec::{Header, Method, HEADER_LEN};
 use self::serialization::Format;
 use crate::discovery::{url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Dubbo's default heartbeat interval.
 pub const DEFAULT_HEARTBEAT_S: u64 = 60;
@@ -276,15 +248,10 @@ async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
     Ok(providers)
 }
 
-/// One dubbo connection, shared by many callers (see the module
-/// documentation).
+/// One dubbo connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct DubboConnection {
-    format: Arc<Format>,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
-    reader: JoinHandle<()>,
-    heartbeat: Option<JoinHandle<()>>,
+    mux: Mux<DubboFraming>,
 }
 
 impl DubboConnection {
@@ -299,75 +266,30 @@ impl DubboConnection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let shared = Arc::new(Shared::new());
-        let (requests, queue) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_loop(
-            read,
-            Arc::clone(&shared),
-            requests.clone(),
-            Arc::clone(&format),
-        ));
-        // Detached: it ends when every request sender is gone.
-        tokio::spawn(write_loop(write, queue, Arc::clone(&shared)));
-        let heartbeat = heartbeat.map(|period| {
-            tokio::spawn(heartbeat_loop(
-                period,
-                Arc::clone(&shared),
-                requests.clone(),
-                Arc::clone(&format),
-            ))
-        });
         DubboConnection {
-            format,
-            shared,
-            requests,
-            reader,
-            heartbeat,
+            mux: Mux::start(read, write, heartbeat, DubboFraming { format }),
         }
     }
 
     /// Whether the connection has failed or been closed by the server.
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for DubboConnection {
-    fn drop(&mut self) {
-        // The reader and the heartbeat hold request senders: stop them, and
-        // the writer ends once it has written what is queued (dropping the
-        // write half sends FIN).
-        self.reader.abort();
-        if let Some(h) = &self.heartbeat {
-            h.abort();
-        }
+        self.mux.is_closed()
     }
 }
 
 impl Connection for DubboConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
         let method = Method::of(call)?;
-        let id = self.shared.next_id();
-        let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
-        self.format
-            .encode_request(&mut request, id, method, &call.argument)?;
-
-        let (tx, rx) = oneshot::channel();
-        self.shared.register(id, tx)?;
-        let mut pending = PendingGuard {
-            shared: &self.shared,
-            id,
-            armed: true,
-        };
-        if self.requests.send(Bytes::from(request)).is_err() {
-            return Err(self.shared.closed_error());
-        }
-        let reply = rx.await;
-        // Resolved (or the sender dropped): the entry is gone already.
-        pending.armed = false;
-        let frame = reply.map_err(|_| self.shared.closed_error())??;
-        self.format
-            .decode_response(&frame.header, &frame.body, method)
+        let format = &self.mux.framing().format;
+        let frame = self
+            .mux
+            .call(|id| {
+                let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
+                format.encode_request(&mut request, id, method, &call.argument)?;
+                Ok(request)
+            })
+            .await?;
+        format.decode_response(&frame.header, &frame.body, method)
     }
 }
 
@@ -378,275 +300,52 @@ pub struct Frame {
     pub body: Bytes,
 }
 
-type Reply = Result<Frame, CallError>;
-
-const SHARDS: usize = 16;
-const SHARD_CAPACITY: usize = 64;
-
-type Shard = HashMap<u64, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>>;
-
-/// What the callers and the connection's tasks share.
+/// Dubbo's frames, for the [`mux`](crate::mux): the 16-byte header gives
+/// the body's length; replies by request id; the server's heartbeat
+/// requests answered at once.
 #[derive(Debug)]
-struct Shared {
-    next_id: AtomicU64,
-    pending: [Mutex<Shard>; SHARDS],
-    /// Set (after `reason`) when the connection is unusable.
-    closed: AtomicBool,
-    reason: OnceLock<(io::ErrorKind, String)>,
-    /// Whether anything was written since the heartbeat's last tick.
-    wrote: AtomicBool,
-}
-
-impl Shared {
-    fn new() -> Shared {
-        Shared {
-            next_id: AtomicU64::new(0),
-            pending: std::array::from_fn(|_| {
-                Mutex::new(HashMap::with_capacity_and_hasher(
-                    SHARD_CAPACITY,
-                    Default::default(),
-                ))
-            }),
-            closed: AtomicBool::new(false),
-            reason: OnceLock::new(),
-            wrote: AtomicBool::new(false),
-        }
-    }
-
-    fn next_id(&self) -> u64 {
-        self.next_id.fetch_add(1, Ordering::Relaxed)
-    }
-
-    fn shard(&self, id: u64) -> std::sync::MutexGuard<'_, Shard> {
-        // A panic while holding a shard cannot leave the map inconsistent
-        // (single insert/remove): ignore poisoning.
-        self.pending[(id as usize) % SHARDS]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Registers a caller waiting for response `id`, unless the connection
-    /// is closed. `closed` is read under the shard lock, which `close` takes
-    /// after setting it: an entry is either refused here or drained there.
-    fn register(&self, id: u64, tx: oneshot::Sender<Reply>) -> Result<(), CallError> {
-        let mut shard = self.shard(id);
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(self.closed_error());
-        }
-        shard.insert(id, tx);
-        Ok(())
-    }
-
-    fn take(&self, id: u64) -> Option<oneshot::Sender<Reply>> {
-        self.shard(id).remove(&id)
-    }
-
-    /// Marks the connection unusable and fails every waiting call.
-    fn close(&self, kind: io::ErrorKind, reason: String) {
-        let _ = self.reason.set((kind, reason));
-        self.closed.store(true, Ordering::SeqCst);
-        for shard in &self.pending {
-            let drained: Vec<_> = {
-                let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                shard.drain().map(|(_, tx)| tx).collect()
-            };
-            for tx in drained {
-                let _ = tx.send(Err(self.closed_error()));
-            }
-        }
-    }
-
-    fn closed_error(&self) -> CallError {
-        match self.reason.get() {
-            Some((kind, reason)) => CallError::Io(io::Error::new(*kind, reason.clone())),
-            None => CallError::Io(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "dubbo connection closed",
-            )),
-        }
-    }
-}
-
-/// Removes a call's entry if its future is dropped before the reply came.
-struct PendingGuard<'a> {
-    shared: &'a Shared,
-    id: u64,
-    armed: bool,
-}
-
-impl Drop for PendingGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.shared.take(self.id);
-        }
-    }
-}
-
-/// Hashes a request id with one multiplication (Fibonacci hashing): ids
-/// are sequential, which an identity hash would give hashbrown as equal
-/// control bytes.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-/// First size of a connection's read buffer; it grows to the largest
-/// frame (at most 16 bytes + [`MAX_BODY`]).
-const READ_BUFFER: usize = 64 * 1024;
-
-async fn read_loop<R: AsyncRead + Unpin>(
-    mut read: R,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
+pub struct DubboFraming {
     format: Arc<Format>,
-) {
-    let (kind, reason) = match read_frames(&mut read, &shared, &requests, &format).await {
-        Ok(()) => (
-            io::ErrorKind::UnexpectedEof,
-            "the server closed the dubbo connection".to_owned(),
-        ),
-        Err(CallError::Io(e)) => (e.kind(), format!("dubbo connection failed: {e}")),
-        Err(e) => (
-            io::ErrorKind::InvalidData,
-            format!("dubbo connection out of step, closed: {e}"),
-        ),
-    };
-    shared.close(kind, reason);
 }
 
-/// Reads frames until the server closes the connection (`Ok`) or a read or
-/// a header fails.
-async fn read_frames<R: AsyncRead + Unpin>(
-    read: &mut R,
-    shared: &Shared,
-    requests: &mpsc::UnboundedSender<Bytes>,
-    format: &Format,
-) -> Result<(), CallError> {
-    let mut buf = BytesMut::with_capacity(READ_BUFFER);
-    loop {
-        while let Some((header, total)) = codec::frame(&buf)? {
-            let mut frame = buf.split_to(total).freeze();
-            if header.is_event() {
-                if header.is_request() && header.is_two_way() {
-                    let _ = requests.send(Bytes::from(format.heartbeat_response(header.id)?));
-                }
-                // A response to our heartbeat: nothing to do.
-                continue;
-            }
-            if header.is_request() {
-                // The server calling back: not part of this contract.
-                continue;
-            }
-            if let Some(tx) = shared.take(header.id) {
-                let body = frame.split_off(HEADER_LEN);
-                let _ = tx.send(Ok(Frame { header, body }));
-            }
-        }
-        // Room for the rest of the frame under way (its length is checked
-        // against MAX_BODY), or for the next reads.
-        let want = if buf.len() >= HEADER_LEN {
-            let header = Header::decode(&buf)?;
-            (HEADER_LEN + header.len - buf.len()).max(4096)
-        } else {
-            READ_BUFFER
-        };
-        debug_assert!(want <= HEADER_LEN + MAX_BODY);
-        buf.reserve(want);
-        if read.read_buf(&mut buf).await? == 0 {
-            return if buf.is_empty() {
-                Ok(())
+impl Framing for DubboFraming {
+    const NAME: &'static str = "dubbo";
+    type Head = Header;
+    type Reply = Frame;
+
+    fn split(&self, buf: &[u8]) -> Result<Split<Header>, CallError> {
+        Ok(match codec::frame(buf)? {
+            Some((head, len)) => Split::Whole { head, len },
+            // The header's length is checked against MAX_BODY.
+            None if buf.len() >= HEADER_LEN => Split::Partial {
+                len: Some(HEADER_LEN + Header::decode(buf)?.len),
+            },
+            None => Split::Partial { len: None },
+        })
+    }
+
+    fn route(&self, header: Header, mut frame: Bytes) -> Result<Inbound<Frame>, CallError> {
+        if header.is_event() {
+            return Ok(if header.is_request() && header.is_two_way() {
+                Inbound::Answer(Bytes::from(self.format.heartbeat_response(header.id)?))
             } else {
-                Err(CallError::Io(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the server closed the connection inside a frame ({} bytes read)",
-                        buf.len()
-                    ),
-                )))
-            };
+                // A response to our heartbeat: nothing to do.
+                Inbound::Skip
+            });
         }
+        if header.is_request() {
+            // The server calling back: not part of this contract.
+            return Ok(Inbound::Skip);
+        }
+        let body = frame.split_off(HEADER_LEN);
+        Ok(Inbound::Reply {
+            id: header.id,
+            reply: Frame { header, body },
+        })
     }
-}
 
-/// Requests at least this large are written directly, not copied into the
-/// batch.
-const DIRECT_WRITE: usize = 16 * 1024;
-/// Size a batch stops growing at.
-const BATCH: usize = 64 * 1024;
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut write: W,
-    mut queue: mpsc::UnboundedReceiver<Bytes>,
-    shared: Arc<Shared>,
-) {
-    let mut batch: Vec<u8> = Vec::with_capacity(BATCH);
-    while let Some(first) = queue.recv().await {
-        let written = async {
-            let mut next = Some(first);
-            while let Some(message) = next.take() {
-                if message.len() >= DIRECT_WRITE {
-                    if !batch.is_empty() {
-                        write.write_all(&batch).await?;
-                        batch.clear();
-                    }
-                    write.write_all(&message).await?;
-                } else {
-                    batch.extend_from_slice(&message);
-                }
-                if batch.len() < BATCH {
-                    next = queue.try_recv().ok();
-                }
-            }
-            if !batch.is_empty() {
-                write.write_all(&batch).await?;
-                batch.clear();
-            }
-            write.flush().await
-        }
-        .await;
-        if let Err(e) = written {
-            shared.close(e.kind(), format!("dubbo connection failed writing: {e}"));
-            return;
-        }
-        shared.wrote.store(true, Ordering::Relaxed);
-    }
-    let _ = write.shutdown().await;
-}
-
-async fn heartbeat_loop(
-    period: Duration,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
-    format: Arc<Format>,
-) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        if shared.closed.load(Ordering::Relaxed) {
-            return;
-        }
-        if !shared.wrote.swap(false, Ordering::Relaxed) {
-            let id = shared.next_id();
-            let Ok(beat) = format.heartbeat_request(id) else {
-                return;
-            };
-            if requests.send(Bytes::from(beat)).is_err() {
-                return;
-            }
-        }
+    fn heartbeat(&self, id: impl FnOnce() -> u64) -> Result<Bytes, CallError> {
+        self.format.heartbeat_request(id()).map(Bytes::from)
     }
 }
 
@@ -656,6 +355,7 @@ mod tests {
     use crate::protocol::Protocol;
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
     use rpclab_model::contract::Operation;
+    use tokio::io::AsyncReadExt;
 
     fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -706,55 +406,25 @@ mod tests {
         }
     }
 
-    /// A reader over `bytes` delivered `chunk` bytes at a time.
-    fn reader(bytes: Vec<u8>, chunk: usize) -> impl AsyncRead + Unpin + Send + 'static {
-        let (mut tx, rx) = tokio::io::duplex(chunk);
-        tokio::spawn(async move {
-            let _ = tx.write_all(&bytes).await;
-        });
-        rx
+    fn framing() -> DubboFraming {
+        DubboFraming {
+            format: Arc::new(Format::Hessian2(Hessian2)),
+        }
     }
 
-    #[tokio::test]
-    async fn malformed_streams_fail_the_waiting_calls() {
+    #[test]
+    fn malformed_headers_are_errors_and_short_frames_partial() {
         let good = codec::heartbeat_response(&Hessian2, 1).unwrap();
         let mut bad_magic = good.clone();
         bad_magic[0] = 0xca;
         let mut huge = good.clone();
         huge[12..16].copy_from_slice(&u32::MAX.to_be_bytes());
-        let cases = [
-            (good[..10].to_vec(), io::ErrorKind::UnexpectedEof), // short header
-            (good[..16].to_vec(), io::ErrorKind::UnexpectedEof), // body missing
-            (bad_magic, io::ErrorKind::InvalidData),
-            (huge, io::ErrorKind::InvalidData),
-        ];
-        for (bytes, kind) in cases {
-            let shared = Arc::new(Shared::new());
-            let (tx, rx) = oneshot::channel();
-            shared.register(1, tx).unwrap();
-            let (requests, _queue) = mpsc::unbounded_channel();
-            read_loop(
-                reader(bytes.clone(), 4),
-                Arc::clone(&shared),
-                requests,
-                Arc::new(Format::Hessian2(Hessian2)),
-            )
-            .await;
-            match rx.await.unwrap() {
-                Err(CallError::Io(e)) => assert_eq!(e.kind(), kind, "{bytes:?}: {e}"),
-                other => panic!("{bytes:?}: {other:?}"),
-            }
-            // Later calls fail at once.
-            let (tx, _rx) = oneshot::channel();
-            assert!(matches!(shared.register(2, tx), Err(CallError::Io(_))));
-        }
+        crate::mux::check_split(&framing(), &good, HEADER_LEN, &[&bad_magic, &huge]);
     }
 
-    #[tokio::test]
-    async fn answers_server_heartbeats_and_routes_responses() {
+    #[test]
+    fn answers_server_heartbeats_and_routes_responses() {
         let call = Operation::Hello.call();
-        let mut request = Vec::new();
-        codec::encode_request(&Hessian2, &mut request, 5, Method::Hello, &call.argument).unwrap();
         // The server's reply to request 5: "hello aa".
         let mut body = Vec::new();
         let mut enc = hessian2::Encoder::new(&mut body);
@@ -771,33 +441,29 @@ mod tests {
             .encode(),
         );
         stream.extend_from_slice(&body);
-        // A reply to a call nobody waits for, and one to our heartbeat.
+        // A reply to our heartbeat, and the start of another frame.
         stream.extend_from_slice(&codec::heartbeat_response(&Hessian2, 9).unwrap());
-        let shared = Arc::new(Shared::new());
-        let (tx, rx) = oneshot::channel();
-        shared.register(5, tx).unwrap();
-        let (requests, mut queue) = mpsc::unbounded_channel();
-        read_loop(
-            reader(stream, 3),
-            Arc::clone(&shared),
-            requests,
-            Arc::new(Format::Hessian2(Hessian2)),
-        )
-        .await;
-        let frame = rx.await.unwrap().unwrap();
-        assert_eq!(
-            codec::decode_response(&Hessian2, &frame.header, &frame.body, Method::Hello).unwrap(),
-            call.expected
-        );
-        assert_eq!(
-            &queue.try_recv().unwrap()[..],
-            &codec::heartbeat_response(&Hessian2, 77).unwrap()[..]
-        );
-        assert!(queue.try_recv().is_err());
+        stream.extend_from_slice(&[0xda, 0xbb]);
+        let (routes, rest) = crate::mux::route_all(&framing(), &stream).unwrap();
+        assert_eq!(rest, None);
+        match &routes[..] {
+            [Inbound::Answer(answer), Inbound::Reply { id: 5, reply }, Inbound::Skip] => {
+                assert_eq!(
+                    &answer[..],
+                    &codec::heartbeat_response(&Hessian2, 77).unwrap()[..]
+                );
+                assert_eq!(
+                    codec::decode_response(&Hessian2, &reply.header, &reply.body, Method::Hello)
+                        .unwrap(),
+                    call.expected
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]
-    async fn the_writer_coalesces_and_the_heartbeat_speaks_when_idle() {
+    async fn the_heartbeat_is_a_two_way_event_request() {
         let (client, mut server) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(client);
         let conn = DubboConnection::start(

@@ -19,53 +19,45 @@
 //!
 //! # Connections
 //!
-//! Multiplexed, as Ice's own: one TCP connection carries many twoway
-//! requests at once, matched to their replies by request id. A connection
-//! is usable once the server's validate-connection message has arrived
-//! (Ice servers send it first; a peer that sends anything else is not an
-//! Ice server). Each [`IceConnection`] runs:
+//! Multiplexed, as Ice's own: see [`mux`](crate::mux) (one TCP connection,
+//! many twoway requests in flight matched by request id, a coalescing
+//! writer, a reader that only frames, replies decoded on the callers'
+//! tasks). What is Ice's:
 //!
-//! * a **writer** owning the write half, fed by an unbounded channel of
-//!   encoded messages (bounded in practice by the load model's calls in
-//!   flight), coalescing what is queued into one write; when the
-//!   connection is dropped it sends close-connection and shuts the socket
-//!   down, Ice's graceful close;
-//! * a **reader** owning the read half: it frames messages and hands each
-//!   reply's bytes to its waiting caller, who decodes it (so decoding runs
-//!   on the callers' tasks in parallel); validate-connection messages from
-//!   the server (its heartbeats) are skipped; close-connection from the
-//!   server, EOF or a malformed message fail every waiting call and every
-//!   later one with the reason;
-//! * a **heartbeat** ticker (see `heartbeat_s`).
-//!
-//! The in-flight map is sharded by request id (16 `std::sync::Mutex`
-//! shards, one insert and one remove per call, never held across an
-//! await), so callers and the reader rarely meet on one lock.
+//! * a connection is usable once the server's validate-connection message
+//!   has arrived (Ice servers send it first; a peer that sends anything
+//!   else is not an Ice server): [`IceConnection::start`] waits for it
+//!   before starting the mux;
+//! * request ids run 1, 2, ... and wrap to 1 after `i32::MAX`, as Ice's
+//!   (0 means oneway);
+//! * in [`IceFraming`]: validate-connection messages from the server (its
+//!   heartbeats) are skipped; close-connection from the server fails every
+//!   waiting call and every later one, saying so; a request from the
+//!   server is out of step (bidirectional connections are not part of the
+//!   contract); the heartbeat is a validate-connection message (see
+//!   `heartbeat_s`); and when the connection is dropped the writer sends
+//!   close-connection before shutting the socket down, Ice's graceful
+//!   close.
 //!
 //! # Per-call work
 //!
-//! One request buffer sized up front, one oneshot channel, one map entry;
-//! the reply is a slice of the reader's buffer, decoded straight into the
-//! contract value.
+//! One request buffer, sized up front; the reply is decoded straight into
+//! the contract value. The rest is the mux's.
 
 pub mod codec;
 pub mod locator;
 
 use self::codec::{Header, Identity, Method, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
+use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::BTreeMap;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot, OnceCell};
-use tokio::task::JoinHandle;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::sync::OnceCell;
 
 /// Default seconds of write silence before a heartbeat.
 pub const DEFAULT_HEARTBEAT_S: u64 = 30;
@@ -206,14 +198,11 @@ impl Protocol for Ice {
     }
 }
 
-/// One Ice connection, shared by many callers (see the module docs).
+/// One Ice connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct IceConnection {
-    shared: Arc<Shared>,
+    mux: Mux<IceFraming>,
     identity: Identity,
-    requests: mpsc::UnboundedSender<Bytes>,
-    reader: JoinHandle<()>,
-    heartbeat: Option<JoinHandle<()>>,
 }
 
 impl IceConnection {
@@ -251,349 +240,131 @@ impl IceConnection {
                 h.message_type
             )));
         }
-        let shared = Arc::new(Shared::new());
-        let (requests, queue) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_loop(read, Arc::clone(&shared)));
-        // Detached: it ends (closing gracefully) when every sender is gone.
-        tokio::spawn(write_loop(write, queue, Arc::clone(&shared)));
-        let heartbeat = heartbeat.map(|period| {
-            tokio::spawn(heartbeat_loop(
-                period,
-                Arc::clone(&shared),
-                requests.clone(),
-            ))
-        });
         Ok(IceConnection {
-            shared,
+            mux: Mux::start(read, write, heartbeat, IceFraming),
             identity,
-            requests,
-            reader,
-            heartbeat,
         })
     }
 
     /// Whether the connection has failed or been closed by the server.
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for IceConnection {
-    fn drop(&mut self) {
-        // Our senders are the last ones once the heartbeat is stopped: the
-        // writer then sends close-connection and shuts the socket down.
-        self.reader.abort();
-        if let Some(h) = &self.heartbeat {
-            h.abort();
-        }
+        self.mux.is_closed()
     }
 }
 
 impl Connection for IceConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
         let method = Method::of(call.operation);
-        let id = self.shared.next_id();
-        let mut request = Vec::with_capacity(codec::request_capacity(
-            &self.identity,
-            method.name(),
-            &call.argument,
-        ));
-        codec::encode_call(&mut request, id, &self.identity, method, &call.argument)?;
-
-        let (tx, rx) = oneshot::channel();
-        self.shared.register(id, tx)?;
-        let mut pending = PendingGuard {
-            shared: &self.shared,
-            id,
-            armed: true,
-        };
-        if self.requests.send(Bytes::from(request)).is_err() {
-            return Err(self.shared.closed_error());
-        }
-        let reply = rx.await;
-        pending.armed = false;
-        let body = reply.map_err(|_| self.shared.closed_error())??;
+        let body = self
+            .mux
+            .call(|id| {
+                let mut request = Vec::with_capacity(codec::request_capacity(
+                    &self.identity,
+                    method.name(),
+                    &call.argument,
+                ));
+                // Within 1..=i32::MAX (IceFraming's ids).
+                codec::encode_call(
+                    &mut request,
+                    id as i32,
+                    &self.identity,
+                    method,
+                    &call.argument,
+                )?;
+                Ok(request)
+            })
+            .await?;
         codec::decode_reply(&body, method)
     }
 }
 
-/// A reply's body (from the status byte), or why there is none.
-type Reply = Result<Bytes, CallError>;
-
-const SHARDS: usize = 16;
-const SHARD_CAPACITY: usize = 64;
-
-type Shard = HashMap<i32, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>>;
-
+/// Ice's messages, for the [`mux`](crate::mux) (see the module
+/// documentation). A caller gets its reply's body, from the status byte.
 #[derive(Debug)]
-struct Shared {
-    next_id: AtomicU32,
-    pending: [Mutex<Shard>; SHARDS],
-    closed: AtomicBool,
-    reason: OnceLock<(io::ErrorKind, String)>,
-    /// Whether anything was written since the heartbeat's last tick.
-    wrote: AtomicBool,
-}
+pub struct IceFraming;
 
-impl Shared {
-    fn new() -> Shared {
-        Shared {
-            next_id: AtomicU32::new(0),
-            pending: std::array::from_fn(|_| {
-                Mutex::new(HashMap::with_capacity_and_hasher(
-                    SHARD_CAPACITY,
-                    Default::default(),
-                ))
-            }),
-            closed: AtomicBool::new(false),
-            reason: OnceLock::new(),
-            wrote: AtomicBool::new(false),
-        }
+impl Framing for IceFraming {
+    const NAME: &'static str = "ice";
+    const FIRST_ID: u64 = 1;
+    const MAX_ID: u64 = i32::MAX as u64;
+    type Head = Header;
+    type Reply = Bytes;
+
+    fn split(&self, buf: &[u8]) -> Result<Split<Header>, CallError> {
+        Ok(match codec::frame(buf)? {
+            Some(head) => Split::Whole {
+                len: head.size,
+                head,
+            },
+            None if buf.len() >= HEADER_LEN => Split::Partial {
+                len: Some(Header::decode(buf)?.size),
+            },
+            None => Split::Partial { len: None },
+        })
     }
 
-    /// Request ids run 1, 2, ... and wrap to 1 after `i32::MAX`, as Ice's
-    /// (0 means oneway).
-    fn next_id(&self) -> i32 {
-        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
-        (n % i32::MAX as u32) as i32 + 1
-    }
-
-    fn shard(&self, id: i32) -> std::sync::MutexGuard<'_, Shard> {
-        self.pending[(id as usize) % SHARDS]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Registers a caller waiting for reply `id`, unless the connection is
-    /// closed (`closed` is read under the shard lock that `close` takes
-    /// after setting it, so an entry is either refused or drained).
-    fn register(&self, id: i32, tx: oneshot::Sender<Reply>) -> Result<(), CallError> {
-        let mut shard = self.shard(id);
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(self.closed_error());
-        }
-        shard.insert(id, tx);
-        Ok(())
-    }
-
-    fn take(&self, id: i32) -> Option<oneshot::Sender<Reply>> {
-        self.shard(id).remove(&id)
-    }
-
-    fn close(&self, kind: io::ErrorKind, reason: String) {
-        let _ = self.reason.set((kind, reason));
-        self.closed.store(true, Ordering::SeqCst);
-        for shard in &self.pending {
-            let drained: Vec<_> = {
-                let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                shard.drain().map(|(_, tx)| tx).collect()
-            };
-            for tx in drained {
-                let _ = tx.send(Err(self.closed_error()));
-            }
-        }
-    }
-
-    fn closed_error(&self) -> CallError {
-        match self.reason.get() {
-            Some((kind, reason)) => CallError::Io(io::Error::new(*kind, reason.clone())),
-            None => CallError::Io(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "ice connection closed",
-            )),
-        }
-    }
-}
-
-struct PendingGuard<'a> {
-    shared: &'a Shared,
-    id: i32,
-    armed: bool,
-}
-
-impl Drop for PendingGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.shared.take(self.id);
-        }
-    }
-}
-
-/// One multiplication (Fibonacci hashing): request ids are sequential.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_i32(&mut self, n: i32) {
-        self.0 = (n as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-const READ_BUFFER: usize = 64 * 1024;
-
-async fn read_loop<R: AsyncRead + Unpin>(mut read: R, shared: Arc<Shared>) {
-    let (kind, reason) = match read_messages(&mut read, &shared).await {
-        Ok(why) => (io::ErrorKind::ConnectionAborted, why),
-        Err(CallError::Io(e)) => (e.kind(), format!("ice connection failed: {e}")),
-        Err(e) => (
-            io::ErrorKind::InvalidData,
-            format!("ice connection out of step, closed: {e}"),
-        ),
-    };
-    shared.close(kind, reason);
-}
-
-/// Reads messages until the server closes the connection (`Ok` with the
-/// reason) or a read or a header fails.
-async fn read_messages<R: AsyncRead + Unpin>(
-    read: &mut R,
-    shared: &Shared,
-) -> Result<String, CallError> {
-    let mut buf = BytesMut::with_capacity(READ_BUFFER);
-    loop {
-        while let Some(header) = codec::frame(&buf)? {
-            let message = buf.split_to(header.size).freeze();
-            match header.message_type {
-                codec::REPLY => {
-                    let id = codec::reply_request_id(&message)?;
-                    if let Some(tx) = shared.take(id) {
-                        let _ = tx.send(Ok(message.slice(HEADER_LEN + 4..)));
-                    }
-                    // Else a reply to a call nobody waits for any more.
-                }
-                codec::VALIDATE_CONNECTION => {} // the server's heartbeat
-                codec::CLOSE_CONNECTION => {
-                    return Ok(
-                        "the server closed the ice connection (close-connection message)".into(),
-                    )
-                }
-                other => {
-                    return Err(CallError::Protocol(format!(
-                        "the server sent a message of type {other} (a request) on a client \
-                         connection; bidirectional connections are not part of the contract"
-                    )))
+    fn route(&self, header: Header, message: Bytes) -> Result<Inbound<Bytes>, CallError> {
+        Ok(match header.message_type {
+            codec::REPLY => {
+                // A negative id matches no call.
+                let id = codec::reply_request_id(&message)? as u32;
+                Inbound::Reply {
+                    id: id.into(),
+                    reply: message.slice(HEADER_LEN + 4..),
                 }
             }
-        }
-        let want = if buf.len() >= HEADER_LEN {
-            let header = Header::decode(&buf)?;
-            (header.size - buf.len()).max(4096)
-        } else {
-            READ_BUFFER
-        };
-        buf.reserve(want);
-        if read.read_buf(&mut buf).await? == 0 {
-            return if buf.is_empty() {
-                Ok("the server closed the ice connection".into())
-            } else {
-                Err(CallError::Io(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the server closed the connection inside a message ({} bytes read)",
-                        buf.len()
-                    ),
+            codec::VALIDATE_CONNECTION => Inbound::Skip, // the server's heartbeat
+            codec::CLOSE_CONNECTION => Inbound::Close(
+                "the server closed the ice connection (close-connection message)".into(),
+            ),
+            other => {
+                return Err(CallError::Protocol(format!(
+                    "the server sent a message of type {other} (a request) on a client \
+                     connection; bidirectional connections are not part of the contract"
                 )))
-            };
-        }
-    }
-}
-
-const DIRECT_WRITE: usize = 16 * 1024;
-const BATCH: usize = 64 * 1024;
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut write: W,
-    mut queue: mpsc::UnboundedReceiver<Bytes>,
-    shared: Arc<Shared>,
-) {
-    let mut batch: Vec<u8> = Vec::with_capacity(BATCH);
-    while let Some(first) = queue.recv().await {
-        let written = async {
-            let mut next = Some(first);
-            while let Some(message) = next.take() {
-                if message.len() >= DIRECT_WRITE {
-                    if !batch.is_empty() {
-                        write.write_all(&batch).await?;
-                        batch.clear();
-                    }
-                    write.write_all(&message).await?;
-                } else {
-                    batch.extend_from_slice(&message);
-                }
-                if batch.len() < BATCH {
-                    next = queue.try_recv().ok();
-                }
             }
-            if !batch.is_empty() {
-                write.write_all(&batch).await?;
-                batch.clear();
-            }
-            write.flush().await
-        }
-        .await;
-        if let Err(e) = written {
-            shared.close(e.kind(), format!("ice connection failed writing: {e}"));
-            return;
-        }
-        shared.wrote.store(true, Ordering::Relaxed);
+        })
     }
-    // Graceful close: close-connection, then FIN.
-    if !shared.closed.load(Ordering::SeqCst) {
-        let _ = write.write_all(&codec::close_connection()).await;
-    }
-    let _ = write.shutdown().await;
-}
 
-async fn heartbeat_loop(
-    period: Duration,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
-) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        if shared.closed.load(Ordering::Relaxed) {
-            return;
-        }
-        if !shared.wrote.swap(false, Ordering::Relaxed)
-            && requests
-                .send(Bytes::from_static(&VALIDATE_CONNECTION_MESSAGE))
-                .is_err()
-        {
-            return;
-        }
+    /// A validate-connection message; it needs no request id.
+    fn heartbeat(&self, _id: impl FnOnce() -> u64) -> Result<Bytes, CallError> {
+        Ok(Bytes::from_static(&VALIDATE_CONNECTION_MESSAGE))
+    }
+
+    /// Close-connection (then the mux sends FIN).
+    fn goodbye(&self) -> Option<Bytes> {
+        Some(Bytes::from_static(&CLOSE_CONNECTION_MESSAGE))
     }
 }
 
-static VALIDATE_CONNECTION_MESSAGE: [u8; HEADER_LEN] = [
-    b'I',
-    b'c',
-    b'e',
-    b'P',
-    1,
-    0,
-    1,
-    0,
-    codec::VALIDATE_CONNECTION,
-    0,
-    HEADER_LEN as u8,
-    0,
-    0,
-    0,
-];
+static VALIDATE_CONNECTION_MESSAGE: [u8; HEADER_LEN] = message(codec::VALIDATE_CONNECTION);
+static CLOSE_CONNECTION_MESSAGE: [u8; HEADER_LEN] = message(codec::CLOSE_CONNECTION);
+
+/// A header-only message, as [`codec::validate_connection`] and
+/// [`codec::close_connection`] build it (in a `static`, for `Bytes`).
+const fn message(message_type: u8) -> [u8; HEADER_LEN] {
+    [
+        b'I',
+        b'c',
+        b'e',
+        b'P',
+        1,
+        0,
+        1,
+        0,
+        message_type,
+        0,
+        HEADER_LEN as u8,
+        0,
+        0,
+        0,
+    ]
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mux::{check_split, route_all};
 
     fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -630,16 +401,51 @@ mod tests {
     }
 
     #[test]
-    fn the_heartbeat_is_a_validate_connection_message() {
-        assert_eq!(VALIDATE_CONNECTION_MESSAGE, codec::validate_connection());
+    fn the_heartbeat_and_goodbye_are_validate_and_close_connection() {
+        assert_eq!(
+            &IceFraming.heartbeat(|| unreachable!()).unwrap()[..],
+            codec::validate_connection()
+        );
+        assert_eq!(
+            &IceFraming.goodbye().unwrap()[..],
+            codec::close_connection()
+        );
     }
 
     #[test]
-    fn request_ids_skip_zero() {
-        let s = Shared::new();
-        assert_eq!(s.next_id(), 1);
-        s.next_id.store(i32::MAX as u32 - 1, Ordering::Relaxed);
-        assert_eq!(s.next_id(), i32::MAX);
-        assert_eq!(s.next_id(), 1);
+    fn routes_replies_skips_heartbeats_and_stops_at_close_or_requests() {
+        let mut reply = Vec::new();
+        codec::encode_reply(&mut reply, 7, codec::ReplyStatus::Ok, |o| {
+            codec::write_value(o, &Value::Str("hi".into()))
+        });
+        let mut stream = codec::validate_connection().to_vec();
+        stream.extend_from_slice(&reply);
+        stream.extend_from_slice(&codec::close_connection());
+        stream.extend_from_slice(&reply[..HEADER_LEN + 2]);
+        let (routes, rest) = route_all(&IceFraming, &stream).unwrap();
+        assert_eq!(rest, Some(reply.len()));
+        match &routes[..] {
+            [Inbound::Skip, Inbound::Reply { id: 7, reply: body }, Inbound::Close(why)] => {
+                assert_eq!(&body[..], &reply[HEADER_LEN + 4..]);
+                assert!(why.contains("close-connection"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut request = Vec::new();
+        codec::encode_call(
+            &mut request,
+            1,
+            &Identity::parse("bench"),
+            Method::Hello,
+            &Value::Str("x".into()),
+        )
+        .unwrap();
+        assert!(matches!(
+            route_all(&IceFraming, &request),
+            Err(CallError::Protocol(_))
+        ));
+        let mut bad_magic = codec::validate_connection();
+        bad_magic[0] = b'X';
+        check_split(&IceFraming, &reply, HEADER_LEN, &[&bad_magic]);
     }
 }

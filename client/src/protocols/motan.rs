@@ -30,33 +30,23 @@
 //!
 //! # Connections
 //!
-//! Multiplexed, as Motan's own netty client with a shared channel: one TCP
-//! connection carries many requests at once, matched to their responses by
-//! request id. Each [`MotanConnection`] runs a **writer** (owning the
-//! socket's write half, fed through an unbounded channel of encoded
-//! requests, bounded in practice by the load model's calls in flight; it
-//! coalesces what is queued into one write), a **reader** (owning the read
-//! half: it only frames and hands each response's bytes, a slice of its
-//! buffer, to the waiting caller, which decodes, so decoding runs on the
-//! callers' tasks in parallel) and, with `heartbeat_s`, a heartbeat ticker.
-//!
-//! The in-flight map (request id → oneshot sender) is sharded: 16 shards,
-//! each a `std::sync::Mutex<HashMap>`, picked by the low bits of the id.
-//! Ids are sequential per connection, so consecutive calls land on
-//! different shards and a critical section is a single insert or remove
-//! (never held across an await): callers and the one reader rarely meet
-//! on a lock. A call whose future is dropped removes its own entry.
-//!
-//! When the socket fails or the provider closes it, every waiting call
-//! fails with the reason, and so does every later call on that connection
-//! (no reconnection: a load-model connection is one TCP connection for the
-//! whole cell).
+//! Multiplexed, as Motan's own netty client with a shared channel: see
+//! [`mux`](crate::mux) (one TCP connection, many requests in flight
+//! matched by request id, a coalescing writer, a reader that only frames,
+//! replies decoded on the callers' tasks). What is Motan's, in
+//! [`MotanFraming`]: a frame's length is known once its meta and body
+//! lengths are in; request ids start at 1 (Motan's start anywhere; 1 keeps
+//! 0 out of the way); the provider's heartbeat requests are answered at
+//! once with a heartbeat response, responses to ours are skipped, as are
+//! requests from the provider (not part of the contract); with
+//! `heartbeat_s`, a heartbeat request after that much write silence.
 //!
 //! # Per-call work
 //!
-//! One request buffer (sized up front, never regrown; the meta map of each
-//! method is encoded once per protocol instance and copied), one oneshot
-//! channel and one map entry; the reply's bytes are not copied.
+//! One request buffer, sized up front (never regrown; the meta map of
+//! each method is encoded once per protocol instance and copied); the
+//! reply is decoded straight into the contract value. The rest is the
+//! mux's.
 
 pub mod codec;
 pub mod registry;
@@ -64,19 +54,15 @@ pub mod simple;
 
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{Providers, ZooKeeper};
+use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// The group the rpclab providers export in (`MOTAN_GROUP`).
 pub const DEFAULT_GROUP: &str = "rpclab";
@@ -227,15 +213,11 @@ impl Protocol for Motan {
     }
 }
 
-/// One motan2 connection, shared by many callers (see the module
-/// documentation).
+/// One motan2 connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct MotanConnection {
-    shared: Arc<Shared>,
+    mux: Mux<MotanFraming>,
     template: Arc<RequestTemplate>,
-    requests: mpsc::UnboundedSender<Bytes>,
-    reader: JoinHandle<()>,
-    heartbeat: Option<JoinHandle<()>>,
 }
 
 impl MotanConnection {
@@ -250,41 +232,15 @@ impl MotanConnection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let shared = Arc::new(Shared::new());
-        let (requests, queue) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_loop(read, Arc::clone(&shared), requests.clone()));
-        // Detached: it ends when every request sender is gone.
-        tokio::spawn(write_loop(write, queue, Arc::clone(&shared)));
-        let heartbeat = heartbeat.map(|period| {
-            tokio::spawn(heartbeat_loop(
-                period,
-                Arc::clone(&shared),
-                requests.clone(),
-            ))
-        });
         MotanConnection {
-            shared,
+            mux: Mux::start(read, write, heartbeat, MotanFraming),
             template,
-            requests,
-            reader,
-            heartbeat,
         }
     }
 
     /// Whether the connection has failed or been closed by the provider.
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for MotanConnection {
-    fn drop(&mut self) {
-        // The reader and the heartbeat hold request senders: stop them, and
-        // the writer ends once it has written what is queued.
-        self.reader.abort();
-        if let Some(h) = &self.heartbeat {
-            h.abort();
-        }
+        self.mux.is_closed()
     }
 }
 
@@ -296,25 +252,16 @@ impl Connection for MotanConnection {
             Ok(m) => return Err(refuse(codec::unsupported(m, serialization)).await),
             Err(e) => return Err(refuse(e).await),
         };
-        let id = self.shared.next_id();
-        let mut request = Vec::with_capacity(self.template.capacity(method, &call.argument));
-        self.template
-            .encode(&mut request, id, method, &call.argument)?;
-
-        let (tx, rx) = oneshot::channel();
-        self.shared.register(id, tx)?;
-        let mut pending = PendingGuard {
-            shared: &self.shared,
-            id,
-            armed: true,
-        };
-        if self.requests.send(Bytes::from(request)).is_err() {
-            return Err(self.shared.closed_error());
-        }
-        let reply = rx.await;
-        // Resolved (or the sender dropped): the entry is gone already.
-        pending.armed = false;
-        let frame = reply.map_err(|_| self.shared.closed_error())??;
+        let frame = self
+            .mux
+            .call(|id| {
+                let mut request =
+                    Vec::with_capacity(self.template.capacity(method, &call.argument));
+                self.template
+                    .encode(&mut request, id, method, &call.argument)?;
+                Ok(request)
+            })
+            .await?;
         codec::decode_response(
             &frame.header,
             &frame.bytes[frame.layout.meta.clone()],
@@ -344,277 +291,70 @@ pub struct Frame {
     pub bytes: Bytes,
 }
 
-type Reply = Result<Frame, CallError>;
-
-const SHARDS: usize = 16;
-const SHARD_CAPACITY: usize = 64;
-
-type Shard = HashMap<u64, oneshot::Sender<Reply>, BuildHasherDefault<IdHasher>>;
-
-/// What the callers and the connection's tasks share.
+/// motan2's frames, for the [`mux`](crate::mux) (see the module
+/// documentation).
 #[derive(Debug)]
-struct Shared {
-    next_id: AtomicU64,
-    pending: [Mutex<Shard>; SHARDS],
-    /// Set (after `reason`) when the connection is unusable.
-    closed: AtomicBool,
-    reason: OnceLock<(io::ErrorKind, String)>,
-    /// Whether anything was written since the heartbeat's last tick.
-    wrote: AtomicBool,
-}
+pub struct MotanFraming;
 
-impl Shared {
-    fn new() -> Shared {
-        Shared {
-            // Motan's ids start anywhere; 1 keeps 0 out of the way.
-            next_id: AtomicU64::new(1),
-            pending: std::array::from_fn(|_| {
-                Mutex::new(HashMap::with_capacity_and_hasher(
-                    SHARD_CAPACITY,
-                    Default::default(),
-                ))
-            }),
-            closed: AtomicBool::new(false),
-            reason: OnceLock::new(),
-            wrote: AtomicBool::new(false),
-        }
+impl Framing for MotanFraming {
+    const NAME: &'static str = "motan2";
+    const PEER: &'static str = "provider";
+    // Motan's ids start anywhere; 1 keeps 0 out of the way.
+    const FIRST_ID: u64 = 1;
+    type Head = (Header, Layout);
+    type Reply = Frame;
+
+    fn split(&self, buf: &[u8]) -> Result<Split<(Header, Layout)>, CallError> {
+        // Lengths are checked against the limits.
+        Ok(match codec::frame(buf)? {
+            Some((header, layout)) => Split::Whole {
+                len: layout.total(),
+                head: (header, layout),
+            },
+            None => Split::Partial {
+                len: codec::frame_len_hint(buf)?,
+            },
+        })
     }
 
-    fn next_id(&self) -> u64 {
-        self.next_id.fetch_add(1, Ordering::Relaxed)
-    }
-
-    fn shard(&self, id: u64) -> std::sync::MutexGuard<'_, Shard> {
-        // A panic while holding a shard cannot leave the map inconsistent
-        // (single insert/remove): ignore poisoning.
-        self.pending[(id as usize) % SHARDS]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Registers a caller waiting for response `id`, unless the connection
-    /// is closed. `closed` is read under the shard lock, which `close` takes
-    /// after setting it: an entry is either refused here or drained there.
-    fn register(&self, id: u64, tx: oneshot::Sender<Reply>) -> Result<(), CallError> {
-        let mut shard = self.shard(id);
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(self.closed_error());
-        }
-        shard.insert(id, tx);
-        Ok(())
-    }
-
-    fn take(&self, id: u64) -> Option<oneshot::Sender<Reply>> {
-        self.shard(id).remove(&id)
-    }
-
-    /// Marks the connection unusable and fails every waiting call.
-    fn close(&self, kind: io::ErrorKind, reason: String) {
-        let _ = self.reason.set((kind, reason));
-        self.closed.store(true, Ordering::SeqCst);
-        for shard in &self.pending {
-            let drained: Vec<_> = {
-                let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
-                shard.drain().map(|(_, tx)| tx).collect()
-            };
-            for tx in drained {
-                let _ = tx.send(Err(self.closed_error()));
-            }
-        }
-    }
-
-    fn closed_error(&self) -> CallError {
-        match self.reason.get() {
-            Some((kind, reason)) => CallError::Io(io::Error::new(*kind, reason.clone())),
-            None => CallError::Io(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "motan2 connection closed",
-            )),
-        }
-    }
-}
-
-/// Removes a call's entry if its future is dropped before the reply came.
-struct PendingGuard<'a> {
-    shared: &'a Shared,
-    id: u64,
-    armed: bool,
-}
-
-impl Drop for PendingGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.shared.take(self.id);
-        }
-    }
-}
-
-/// Hashes a request id with one multiplication (Fibonacci hashing): ids
-/// are sequential, which an identity hash would give hashbrown as equal
-/// control bytes.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-/// First size of a connection's read buffer; it grows to the largest frame.
-const READ_BUFFER: usize = 64 * 1024;
-
-async fn read_loop<R: AsyncRead + Unpin>(
-    mut read: R,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
-) {
-    let (kind, reason) = match read_frames(&mut read, &shared, &requests).await {
-        Ok(()) => (
-            io::ErrorKind::UnexpectedEof,
-            "the provider closed the motan2 connection".to_owned(),
-        ),
-        Err(CallError::Io(e)) => (e.kind(), format!("motan2 connection failed: {e}")),
-        Err(e) => (
-            io::ErrorKind::InvalidData,
-            format!("motan2 connection out of step, closed: {e}"),
-        ),
-    };
-    shared.close(kind, reason);
-}
-
-/// Reads frames until the provider closes the connection (`Ok`) or a read
-/// or a header fails.
-async fn read_frames<R: AsyncRead + Unpin>(
-    read: &mut R,
-    shared: &Shared,
-    requests: &mpsc::UnboundedSender<Bytes>,
-) -> Result<(), CallError> {
-    let mut buf = BytesMut::with_capacity(READ_BUFFER);
-    loop {
-        while let Some((header, layout)) = codec::frame(&buf)? {
-            let bytes = buf.split_to(layout.total()).freeze();
-            if header.is_heartbeat() {
-                if !header.is_response() {
-                    let _ =
-                        requests.send(Bytes::copy_from_slice(&codec::heartbeat(header.id, true)));
-                }
+    fn route(
+        &self,
+        (header, layout): (Header, Layout),
+        bytes: Bytes,
+    ) -> Result<Inbound<Frame>, CallError> {
+        if header.is_heartbeat() {
+            return Ok(if header.is_response() {
                 // A response to our heartbeat: nothing to do.
-                continue;
-            }
-            if !header.is_response() {
-                // The provider calling back: not part of this contract.
-                continue;
-            }
-            if let Some(tx) = shared.take(header.id) {
-                let _ = tx.send(Ok(Frame {
-                    header,
-                    layout,
-                    bytes,
-                }));
-            }
-        }
-        // Room for the rest of the frame under way (its lengths are checked
-        // against the limits), or for the next reads.
-        let want = match codec::frame_len_hint(&buf)? {
-            Some(total) => total.saturating_sub(buf.len()).max(4096),
-            None => READ_BUFFER,
-        };
-        buf.reserve(want);
-        if read.read_buf(&mut buf).await? == 0 {
-            return if buf.is_empty() {
-                Ok(())
+                Inbound::Skip
             } else {
-                Err(CallError::Io(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the provider closed the connection inside a frame ({} bytes read)",
-                        buf.len()
-                    ),
-                )))
-            };
+                Inbound::Answer(Bytes::copy_from_slice(&codec::heartbeat(header.id, true)))
+            });
         }
+        if !header.is_response() {
+            // The provider calling back: not part of this contract.
+            return Ok(Inbound::Skip);
+        }
+        Ok(Inbound::Reply {
+            id: header.id,
+            reply: Frame {
+                header,
+                layout,
+                bytes,
+            },
+        })
     }
-}
 
-/// Requests at least this large are written directly, not copied into the
-/// batch.
-const DIRECT_WRITE: usize = 16 * 1024;
-/// Size a batch stops growing at.
-const BATCH: usize = 64 * 1024;
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut write: W,
-    mut queue: mpsc::UnboundedReceiver<Bytes>,
-    shared: Arc<Shared>,
-) {
-    let mut batch: Vec<u8> = Vec::with_capacity(BATCH);
-    while let Some(first) = queue.recv().await {
-        let written = async {
-            let mut next = Some(first);
-            while let Some(message) = next.take() {
-                if message.len() >= DIRECT_WRITE {
-                    if !batch.is_empty() {
-                        write.write_all(&batch).await?;
-                        batch.clear();
-                    }
-                    write.write_all(&message).await?;
-                } else {
-                    batch.extend_from_slice(&message);
-                }
-                if batch.len() < BATCH {
-                    next = queue.try_recv().ok();
-                }
-            }
-            if !batch.is_empty() {
-                write.write_all(&batch).await?;
-                batch.clear();
-            }
-            write.flush().await
-        }
-        .await;
-        if let Err(e) = written {
-            shared.close(e.kind(), format!("motan2 connection failed writing: {e}"));
-            return;
-        }
-        shared.wrote.store(true, Ordering::Relaxed);
-    }
-    let _ = write.shutdown().await;
-}
-
-async fn heartbeat_loop(
-    period: Duration,
-    shared: Arc<Shared>,
-    requests: mpsc::UnboundedSender<Bytes>,
-) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        if shared.closed.load(Ordering::Relaxed) {
-            return;
-        }
-        if !shared.wrote.swap(false, Ordering::Relaxed) {
-            let beat = Bytes::copy_from_slice(&codec::heartbeat(shared.next_id(), false));
-            if requests.send(beat).is_err() {
-                return;
-            }
-        }
+    fn heartbeat(&self, id: impl FnOnce() -> u64) -> Result<Bytes, CallError> {
+        Ok(Bytes::copy_from_slice(&codec::heartbeat(id(), false)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mux::{check_split, route_all};
     use rpclab_model::contract::Operation;
+    use tokio::io::AsyncReadExt;
 
     fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -663,84 +403,67 @@ mod tests {
         }
     }
 
-    /// A reader over `bytes` delivered `chunk` bytes at a time.
-    fn reader(bytes: Vec<u8>, chunk: usize) -> impl AsyncRead + Unpin + Send + 'static {
-        let (mut tx, rx) = tokio::io::duplex(chunk);
-        tokio::spawn(async move {
-            let _ = tx.write_all(&bytes).await;
-        });
-        rx
-    }
-
-    #[tokio::test]
-    async fn malformed_streams_fail_the_waiting_calls() {
-        let good = codec::heartbeat(1, true).to_vec();
+    #[test]
+    fn malformed_headers_are_errors_and_short_frames_partial() {
+        let good = reply(5, "hello aa");
         let mut bad_magic = good.clone();
         bad_magic[0] = 0xca;
         let mut huge = good.clone();
         huge[13..17].copy_from_slice(&u32::MAX.to_be_bytes());
-        let cases = [
-            (good[..10].to_vec(), io::ErrorKind::UnexpectedEof),
-            (good[..19].to_vec(), io::ErrorKind::UnexpectedEof),
-            (bad_magic, io::ErrorKind::InvalidData),
-            (huge, io::ErrorKind::InvalidData),
-        ];
-        for (bytes, kind) in cases {
-            let shared = Arc::new(Shared::new());
-            let (tx, rx) = oneshot::channel();
-            shared.register(1, tx).unwrap();
-            let (requests, _queue) = mpsc::unbounded_channel();
-            read_loop(reader(bytes.clone(), 4), Arc::clone(&shared), requests).await;
-            match rx.await.unwrap() {
-                Err(CallError::Io(e)) => assert_eq!(e.kind(), kind, "{bytes:?}: {e}"),
-                other => panic!("{bytes:?}: {other:?}"),
-            }
-            let (tx, _rx) = oneshot::channel();
-            assert!(matches!(shared.register(2, tx), Err(CallError::Io(_))));
-        }
+        // The length is known once the (empty) meta's and the body's are in.
+        check_split(
+            &MotanFraming,
+            &good,
+            codec::HEADER_LEN + 8,
+            &[&bad_magic, &huge],
+        );
     }
 
-    #[tokio::test]
-    async fn answers_provider_heartbeats_and_routes_responses() {
+    /// A response to request `id` whose body is `s` in hessian2.
+    fn reply(id: u64, s: &str) -> Vec<u8> {
         let mut body = Vec::new();
-        hessian2::Encoder::new(&mut body).write_string("hello aa");
-        let mut stream = codec::heartbeat(77, false).to_vec();
+        hessian2::Encoder::new(&mut body).write_string(s);
         let mut reply = Header {
             flags: codec::FLAG_RESPONSE,
             version: codec::VERSION,
             status: codec::STATUS_NORMAL,
             serialization: 0,
-            id: 5,
+            id,
         }
         .encode()
         .to_vec();
         reply.extend_from_slice(&0u32.to_be_bytes());
         reply.extend_from_slice(&(body.len() as u32).to_be_bytes());
         reply.extend_from_slice(&body);
-        stream.extend_from_slice(&reply);
-        // A reply nobody waits for, and one to our heartbeat.
-        stream.extend_from_slice(&reply);
+        reply
+    }
+
+    #[test]
+    fn answers_provider_heartbeats_and_routes_responses() {
+        let mut stream = codec::heartbeat(77, false).to_vec();
+        stream.extend_from_slice(&reply(5, "hello aa"));
+        // A response to our heartbeat.
         stream.extend_from_slice(&codec::heartbeat(9, true));
-        let shared = Arc::new(Shared::new());
-        let (tx, rx) = oneshot::channel();
-        shared.register(5, tx).unwrap();
-        let (requests, mut queue) = mpsc::unbounded_channel();
-        read_loop(reader(stream, 3), Arc::clone(&shared), requests).await;
-        let frame = rx.await.unwrap().unwrap();
-        let value = codec::decode_response(
-            &frame.header,
-            &frame.bytes[frame.layout.meta.clone()],
-            &frame.bytes[frame.layout.body.clone()],
-            Method::Hello,
-            Serialization::Hessian2,
-        )
-        .unwrap();
-        assert_eq!(value, Operation::Hello.call().expected);
-        assert_eq!(
-            &queue.try_recv().unwrap()[..],
-            &codec::heartbeat(77, true)[..]
-        );
-        assert!(queue.try_recv().is_err());
+        let (routes, rest) = route_all(&MotanFraming, &stream).unwrap();
+        assert_eq!(rest, None);
+        match &routes[..] {
+            [Inbound::Answer(answer), Inbound::Reply {
+                id: 5,
+                reply: frame,
+            }, Inbound::Skip] => {
+                assert_eq!(&answer[..], &codec::heartbeat(77, true)[..]);
+                let value = codec::decode_response(
+                    &frame.header,
+                    &frame.bytes[frame.layout.meta.clone()],
+                    &frame.bytes[frame.layout.body.clone()],
+                    Method::Hello,
+                    Serialization::Hessian2,
+                )
+                .unwrap();
+                assert_eq!(value, Operation::Hello.call().expected);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test]

@@ -1,11 +1,22 @@
 //! What the protocol tests share: checking every operation of the contract
 //! against a server that is already running (a real one, named by an
-//! environment variable), through the public `Protocol` API.
+//! environment variable), through the public `Protocol` API; many calls in
+//! flight on one connection; and the skeleton of the in-process fake
+//! servers (listening, framing what the client sends, writing replies from
+//! any task).
 
-use rpclab_client::protocol::{Connection, Protocol, WireCounter};
-use rpclab_model::contract::Operation;
+use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
+use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// `key=value,key=value` from the environment variable `var` (empty if unset).
 #[allow(dead_code)]
@@ -36,19 +47,7 @@ pub async fn every_operation_verified<P: Protocol>(
     for op in Operation::ALL {
         for _ in 0..connections {
             let conn = Arc::new(protocol.connect(target, counter.clone()).await.unwrap());
-            for _ in 0..callers {
-                let conn = Arc::clone(&conn);
-                tasks.push(tokio::spawn(async move {
-                    let call = op.call();
-                    for _ in 0..rounds {
-                        let reply = conn
-                            .call(&call)
-                            .await
-                            .unwrap_or_else(|e| panic!("{op}: {e}"));
-                        assert!(reply == call.expected, "{op}: wrong reply");
-                    }
-                }));
-            }
+            tasks.extend(spawn_callers(&conn, op, callers, rounds));
         }
     }
     for task in tasks {
@@ -57,4 +56,184 @@ pub async fn every_operation_verified<P: Protocol>(
     let (sent, received) = counter.totals();
     assert!(sent > 0 && received > 0);
     counter
+}
+
+/// `callers` tasks, each calling `op` `rounds` times on `conn` and checking
+/// every reply.
+fn spawn_callers<C: Connection>(
+    conn: &Arc<C>,
+    op: Operation,
+    callers: usize,
+    rounds: usize,
+) -> Vec<JoinHandle<()>> {
+    (0..callers)
+        .map(|_| {
+            let conn = Arc::clone(conn);
+            tokio::spawn(async move {
+                let call = op.call();
+                for _ in 0..rounds {
+                    let reply = conn
+                        .call(&call)
+                        .await
+                        .unwrap_or_else(|e| panic!("{op}: {e}"));
+                    assert!(reply == call.expected, "{op}: wrong reply");
+                }
+            })
+        })
+        .collect()
+}
+
+/// Calls every operation `rounds` times from 8 tasks each on `conn`, after
+/// a `hello("slow")` that the fake servers answer late, so that every other
+/// reply overtakes it; checks every reply.
+#[allow(dead_code)]
+pub async fn many_in_flight_out_of_order<C: Connection>(conn: &Arc<C>, rounds: usize) {
+    let slow = {
+        let conn = Arc::clone(conn);
+        tokio::spawn(async move {
+            let mut call = Operation::Hello.call();
+            call.argument = Value::Str("slow".into());
+            conn.call(&call).await
+        })
+    };
+    let mut tasks = Vec::new();
+    for op in Operation::ALL {
+        tasks.extend(spawn_callers(conn, op, 8, rounds));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(
+        slow.await.unwrap().unwrap(),
+        Value::Str("hello slow".into())
+    );
+}
+
+/// A local port nothing listens on (bound, then released).
+#[allow(dead_code)]
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Listens on a free local port and serves each connection with `serve`,
+/// on its own task.
+#[allow(dead_code)]
+pub async fn fake_server<F, Fut>(serve: F) -> SocketAddr
+where
+    F: Fn(FakeConnection) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve(FakeConnection::new(stream)));
+        }
+    });
+    addr
+}
+
+/// A fake server's side of a connection: the client's frames as they come
+/// (read in chunks, split as the test says), and a channel whose messages
+/// a task writes in order (so replies can be sent from other tasks).
+#[allow(dead_code)]
+pub struct FakeConnection {
+    read: OwnedReadHalf,
+    buf: Vec<u8>,
+    /// Messages to write to the client.
+    pub tx: mpsc::UnboundedSender<Vec<u8>>,
+    writer: JoinHandle<()>,
+}
+
+#[allow(dead_code)]
+impl FakeConnection {
+    fn new(stream: TcpStream) -> FakeConnection {
+        let (read, mut write) = stream.into_split();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let writer = tokio::spawn(async move {
+            while let Some(bytes) = rx.recv().await {
+                if write.write_all(&bytes).await.is_err() {
+                    return;
+                }
+            }
+        });
+        FakeConnection {
+            read,
+            buf: Vec::new(),
+            tx,
+            writer,
+        }
+    }
+
+    /// Queues `bytes` for the client.
+    pub fn send(&self, bytes: Vec<u8>) {
+        let _ = self.tx.send(bytes);
+    }
+
+    /// The next whole frame with what `split` says of it (`split` gives
+    /// that and the frame's length once the buffer starts with a whole
+    /// frame); `None` when the client closes the connection.
+    pub async fn next_frame<H>(
+        &mut self,
+        split: impl Fn(&[u8]) -> Option<(H, usize)>,
+    ) -> Option<(H, Vec<u8>)> {
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            if let Some((head, len)) = split(&self.buf) {
+                return Some((head, self.buf.drain(..len).collect()));
+            }
+            match self.read.read(&mut chunk).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
+    /// Hangs up at once, dropping whatever is still queued.
+    pub fn hang_up(self) {
+        self.writer.abort();
+    }
+}
+
+/// A `hello("slow")` (answered late by the fake servers) cancelled by a
+/// timeout leaves `conn` usable, before and after its late reply arrives.
+#[allow(dead_code)]
+pub async fn a_cancelled_call_leaves_the_connection_usable<C: Connection>(conn: &C) {
+    let mut slow = Operation::Hello.call();
+    slow.argument = Value::Str("slow".into());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), conn.call(&slow))
+            .await
+            .is_err()
+    );
+    let call = Operation::OrdersEcho.call();
+    assert!(conn.call(&call).await.unwrap() == call.expected);
+    // The late reply to the cancelled call arrives and is dropped.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let call = Operation::OrderEcho.call();
+    assert!(conn.call(&call).await.unwrap() == call.expected);
+}
+
+/// On a connection whose server hangs up after one request: the first call
+/// succeeds, the next fails (not hangs) with an I/O error, returned, and so
+/// does every later one, at once.
+#[allow(dead_code)]
+pub async fn calls_fail_once_the_server_hangs_up<C: Connection>(conn: &C) -> std::io::Error {
+    let call = Operation::Hello.call();
+    assert_eq!(conn.call(&call).await.unwrap(), call.expected);
+    let result = tokio::time::timeout(Duration::from_secs(5), conn.call(&call))
+        .await
+        .expect("a call on a closed connection must not hang");
+    let Err(CallError::Io(e)) = result else {
+        panic!("{result:?}");
+    };
+    let result = tokio::time::timeout(Duration::from_secs(1), conn.call(&call))
+        .await
+        .unwrap();
+    assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
+    e
 }
