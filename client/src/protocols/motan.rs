@@ -248,7 +248,7 @@ impl Connection for MotanConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
         let serialization = self.template.serialization();
         let method = match Method::of(call) {
-            Ok(m) if m.fits(serialization) => m,
+            Ok(m) if codec::fits(m, serialization) => m,
             Ok(m) => return Err(refuse(codec::unsupported(m, serialization)).await),
             Err(e) => return Err(refuse(e).await),
         };

@@ -20,9 +20,10 @@
 //! provider's processing time in ms.
 
 use super::simple::{self, SimpleReader};
+use crate::java_contract::hessian as contract_hessian;
 use crate::protocol::CallError;
 use hessian2::{DecodeError, Decoder, Encoder};
-use rpclab_model::contract::{self, Call, Operation, Value};
+use rpclab_model::contract::Value;
 use std::ops::Range;
 
 pub const MAGIC: [u8; 2] = [0xf1, 0xf1];
@@ -45,20 +46,7 @@ pub const MAX_META: usize = 1024 * 1024;
 /// frame, refused before anything is allocated for it.
 pub const MAX_BODY: usize = 64 * 1024 * 1024;
 
-/// The service: the interface's fully qualified name.
-pub const SERVICE: &str = "rpclab.contract.BenchService";
-/// The Java class of the contract's POJO and its fields in declaration order.
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-pub const ORDER_FIELDS: [&str; 8] = [
-    "orderId",
-    "phone",
-    "name",
-    "orderNum",
-    "orderDate",
-    "ticketType",
-    "amount",
-    "orderStatus",
-];
+pub use crate::java_contract::{Method, ORDER_CLASS, ORDER_FIELDS, SERVICE};
 
 // Meta keys (`MotanConstants.M2_*`).
 pub const M_PATH: &str = "M_p";
@@ -280,71 +268,22 @@ pub fn heartbeat(id: u64, response: bool) -> [u8; HEADER_LEN + 8] {
     out
 }
 
-/// The methods of `rpclab.contract.BenchService`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
+/// Motan's parameter description of `method` (`ReflectUtil.getMethodParamDesc`):
+/// the parameters' class names joined by `,`, `void` for none. The
+/// provider finds the method by name and description.
+pub fn method_desc(method: Method) -> &'static str {
+    match method {
+        Method::EchoOrder => "rpclab.contract.Order",
+        Method::EchoOrders => "java.util.List",
+        Method::EchoString | Method::Hello => "java.lang.String",
+        Method::Empty => "void",
+    }
 }
 
-impl Method {
-    pub const ALL: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
-
-    /// The method a call invokes, if its argument fits it.
-    pub fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
-            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
-            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
-            (Operation::Hello, Value::Str(_)) => Method::Hello,
-            (Operation::Empty, Value::Unit) => Method::Empty,
-            (operation, argument) => {
-                return Err(super::super::grpc::mismatched_argument(operation, argument))
-            }
-        })
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The Java method name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
-
-    /// Motan's parameter description (`ReflectUtil.getMethodParamDesc`):
-    /// the parameters' class names joined by `,`, `void` for none. The
-    /// provider finds the method by name and description.
-    pub fn desc(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "rpclab.contract.Order",
-            Method::EchoOrders => "java.util.List",
-            Method::EchoString | Method::Hello => "java.lang.String",
-            Method::Empty => "void",
-        }
-    }
-
-    /// Whether `serialization` can carry this method's argument and result.
-    pub fn fits(self, serialization: Serialization) -> bool {
-        serialization == Serialization::Hessian2
-            || !matches!(self, Method::EchoOrder | Method::EchoOrders)
-    }
+/// Whether `serialization` can carry `method`'s argument and result.
+pub fn fits(method: Method, serialization: Serialization) -> bool {
+    serialization == Serialization::Hessian2
+        || !matches!(method, Method::EchoOrder | Method::EchoOrders)
 }
 
 /// What every request of a protocol instance says besides its method and
@@ -375,7 +314,7 @@ impl RequestTemplate {
             let pairs = [
                 (M_PATH, SERVICE),
                 (M_METHOD, m.name()),
-                (M_METHOD_DESC, m.desc()),
+                (M_METHOD_DESC, method_desc(m)),
                 (M_GROUP, group),
                 (M_VERSION, version),
                 (M_SOURCE, source),
@@ -425,7 +364,7 @@ impl RequestTemplate {
         method: Method,
         argument: &Value,
     ) -> Result<(), CallError> {
-        if !method.fits(self.serialization) {
+        if !fits(method, self.serialization) {
             return Err(unsupported(method, self.serialization));
         }
         out.clear();
@@ -437,18 +376,14 @@ impl RequestTemplate {
         out.extend_from_slice(&[0; 4]);
         match self.serialization {
             Serialization::Hessian2 => {
-                let mut enc = Encoder::new(&mut *out);
-                match argument {
-                    Value::Order(order) => write_order(&mut enc, order),
-                    Value::Orders(orders) => write_orders(&mut enc, orders),
-                    Value::Str(s) => {
-                        enc.write_string(s);
-                        Ok(())
-                    }
-                    // No parameters: no body (Java's proxy passes null arguments).
-                    Value::Unit => Ok(()),
+                // No parameters: no body (Java's proxy passes null
+                // arguments). Motan's Hessian writes `Order`'s fields in
+                // declaration order.
+                if !matches!(argument, Value::Unit) {
+                    let mut enc = Encoder::new(&mut *out);
+                    contract_hessian::write_argument(&mut enc, argument, &ORDER_FIELDS)
+                        .map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))?;
                 }
-                .map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))?;
             }
             Serialization::Simple => match argument {
                 Value::Str(s) => simple::put_string(out, s),
@@ -476,35 +411,6 @@ pub fn unsupported(method: Method, serialization: Serialization) -> CallError {
         serialization.name(),
         method.name()
     ))
-}
-
-/// An `rpclab.contract.Order`, straight from the borrowed contract value.
-pub fn write_order(
-    enc: &mut Encoder<&mut Vec<u8>>,
-    order: &contract::Order,
-) -> Result<(), hessian2::EncodeError> {
-    enc.begin_object(ORDER_CLASS, &ORDER_FIELDS)?;
-    enc.write_long(order.order_id);
-    enc.write_string(&order.phone);
-    enc.write_string(&order.name);
-    enc.write_string(&order.order_num);
-    enc.write_int(order.order_date);
-    enc.write_int(order.ticket_type);
-    enc.write_double(order.amount);
-    enc.write_int(order.order_status);
-    Ok(())
-}
-
-/// A `java.util.List` of orders, as an untyped fixed-length list.
-pub fn write_orders(
-    enc: &mut Encoder<&mut Vec<u8>>,
-    orders: &[contract::Order],
-) -> Result<(), hessian2::EncodeError> {
-    enc.begin_list(orders.len(), None)?;
-    for order in orders {
-        write_order(enc, order)?;
-    }
-    Ok(())
 }
 
 // ---- responses ---------------------------------------------------------------
@@ -622,8 +528,8 @@ fn decode_hessian2(body: &[u8], method: Method) -> Result<Value, CallError> {
                 ))
             }
             Method::EchoString | Method::Hello => Value::Str(dec.read_string().map_err(malformed)?),
-            Method::EchoOrder => Value::Order(read_order(&mut dec)?),
-            Method::EchoOrders => Value::Orders(read_orders(&mut dec)?),
+            Method::EchoOrder => Value::Order(contract_hessian::read_order(&mut dec)?),
+            Method::EchoOrders => Value::Orders(contract_hessian::read_orders(&mut dec)?),
         }
     };
     if !dec.is_empty() {
@@ -633,60 +539,6 @@ fn decode_hessian2(body: &[u8], method: Method) -> Result<Value, CallError> {
         )));
     }
     Ok(value)
-}
-
-/// A list of orders: untyped or typed (`java.util.ArrayList`), fixed or
-/// variable length, as Caucho's Hessian writes a `List`.
-pub fn read_orders(dec: &mut Decoder<'_>) -> Result<Vec<contract::Order>, CallError> {
-    let header = dec.begin_list().map_err(malformed)?;
-    // No more than the input could hold (an order takes more than 8 bytes).
-    let hint = header.len.unwrap_or(0).min(dec.remaining().len() / 8);
-    let mut orders = Vec::with_capacity(hint);
-    while dec.has_next().map_err(malformed)? {
-        orders.push(read_order(dec)?);
-    }
-    dec.end().map_err(malformed)?;
-    Ok(orders)
-}
-
-/// An `rpclab.contract.Order`, fields matched by name (any order; unknown
-/// fields skipped; a missing one keeps Java's default).
-pub fn read_order(dec: &mut Decoder<'_>) -> Result<contract::Order, CallError> {
-    let header = dec.begin_object().map_err(malformed)?;
-    if header.class.name != ORDER_CLASS {
-        return Err(CallError::WrongResponse(format!(
-            "expected an object of class {ORDER_CLASS}, got {}",
-            header.class.name
-        )));
-    }
-    let mut order = contract::Order::default();
-    for field in header.class.fields.iter() {
-        let read = match field.as_str() {
-            "orderId" => dec.read_i64().map(|v| order.order_id = v),
-            "phone" => read_field_string(dec, &mut order.phone),
-            "name" => read_field_string(dec, &mut order.name),
-            "orderNum" => read_field_string(dec, &mut order.order_num),
-            "orderDate" => dec.read_i32().map(|v| order.order_date = v),
-            "ticketType" => dec.read_i32().map(|v| order.ticket_type = v),
-            "amount" => dec.read_f64().map(|v| order.amount = v),
-            "orderStatus" => dec.read_i32().map(|v| order.order_status = v),
-            _ => dec.skip_value(),
-        };
-        read.map_err(malformed)?;
-    }
-    dec.end().map_err(malformed)?;
-    Ok(order)
-}
-
-/// A `String` field; `null` reads as empty (verification then reports the
-/// difference).
-fn read_field_string(dec: &mut Decoder<'_>, out: &mut String) -> Result<(), DecodeError> {
-    if dec.try_read_null()? {
-        out.clear();
-        Ok(())
-    } else {
-        dec.read_string_into(out)
-    }
 }
 
 fn decode_simple(body: &[u8], method: Method) -> Result<Value, CallError> {
@@ -749,7 +601,7 @@ pub fn decode_response_frame(
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rpclab_model::contract::StringSize;
+    use rpclab_model::contract::{Operation, StringSize};
 
     fn template(s: Serialization) -> RequestTemplate {
         RequestTemplate::new(s, "rpclab", "1.0", "rpclab-client").unwrap()
