@@ -179,6 +179,8 @@ async fn run_model<P: Protocol, M: LoadModel>(
         window_unix_s: Some(window),
         verified: true,
         hlog: (!hlog.is_empty()).then(|| HLOG_FILE.to_owned()),
+        warmup: None,
+        min_calls: 0,
     };
     Ok(CellRun { report, hlog })
 }

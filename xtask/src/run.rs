@@ -547,6 +547,9 @@ impl RunContext<'_> {
             server_cost,
             client_cost,
             client_bound,
+            registry_cost: None,
+            limit: None,
+            flags: Vec::new(),
             report,
         })
     }

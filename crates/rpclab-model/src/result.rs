@@ -111,6 +111,36 @@ pub struct ClientReport {
     /// File name (in the cell's directory) of the HdrHistogram log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hlog: Option<String>,
+    /// How the warm-up before the window went (absent in older snapshots
+    /// and when the cell counts connection set-up, which has no warm-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<Warmup>,
+    /// Fewer calls than this completed in the window make the cell
+    /// [`CellFlag::TooFewCalls`]: its figures rest on too little.
+    #[serde(default)]
+    pub min_calls: u64,
+}
+
+/// The warm-up of one cell: the load runs in fixed intervals until every
+/// connection has completed a verified call and the last intervals agree
+/// (steady state), or until the maximum is reached.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    /// How long the warm-up lasted.
+    pub seconds: f64,
+    /// Verified calls completed during the warm-up.
+    pub calls: u64,
+    /// Every connection completed at least one verified call before the
+    /// window opened.
+    pub every_connection_answered: bool,
+    /// The last intervals agreed within the tolerance before the maximum.
+    pub steady: bool,
+    /// What was compared per interval: `throughput` (calls/s, closed loop)
+    /// or `service-time` (mean µs, open loop).
+    pub signal: String,
+    /// The signal of every warm-up interval, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<f64>,
 }
 
 /// One row of `results.json`.
@@ -140,7 +170,122 @@ pub struct Cell {
     /// the number measures rpclab, and the reason says why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_bound: Option<String>,
+    /// The registry container's cost (ZooKeeper), measured apart from the
+    /// server's, when the server uses one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry_cost: Option<Cost>,
+    /// Which side's cores were the limit of this cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
+    /// What a reader must know before trusting this cell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<CellFlag>,
     pub report: ClientReport,
+}
+
+impl Cell {
+    /// A cell whose figure can stand for the server: steady, enough calls,
+    /// and not limited by the client.
+    pub fn trustworthy(&self) -> bool {
+        !self.flags.iter().any(|f| f.untrustworthy())
+    }
+}
+
+/// Why a cell should be read with care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellFlag {
+    /// The warm-up reached its maximum before the intervals agreed.
+    NotSteady,
+    /// Fewer calls than the profile's minimum completed in the window.
+    TooFewCalls,
+    /// The client's cores were the limit: the figure is a lower bound of
+    /// what the server can do.
+    ClientBound,
+    /// The server's cores were the limit (the normal, wanted case for a
+    /// throughput figure; recorded so tables can say so).
+    ServerBound,
+    /// Server and client shared CPUs (`--allow-shared-cpus`).
+    SharedCpus,
+}
+
+impl CellFlag {
+    /// Flags that keep a cell out of headlines and verdicts.
+    pub fn untrustworthy(self) -> bool {
+        matches!(
+            self,
+            CellFlag::NotSteady
+                | CellFlag::TooFewCalls
+                | CellFlag::ClientBound
+                | CellFlag::SharedCpus
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellFlag::NotSteady => "not-steady",
+            CellFlag::TooFewCalls => "too-few-calls",
+            CellFlag::ClientBound => "client-bound",
+            CellFlag::ServerBound => "server-bound",
+            CellFlag::SharedCpus => "shared-cpus",
+        }
+    }
+}
+
+impl std::fmt::Display for CellFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which side of a cell ran out of cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitSide {
+    Server,
+    Client,
+    /// Neither side's cores were nearly all busy (latency-bound, a lock,
+    /// the network path, or a small closed loop).
+    Neither,
+}
+
+/// How busy each side's CPU set was over the window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    pub side: LimitSide,
+    /// Share of the server's CPU set that the server container used (0..1),
+    /// registry excluded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_busy: Option<f64>,
+    /// Share of the client's CPU set that the client used (0..1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_busy: Option<f64>,
+    /// The busy share at or above which a side counts as the limit.
+    pub threshold: f64,
+    /// What the limit means for the figure, in words.
+    pub note: String,
+}
+
+/// A short, fixed measurement of the host taken at the start of a run, on
+/// the server's and on the client's CPU sets, so that snapshots from
+/// different hosts can be told apart (and normalised) by `lab compare`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub server: CalibrationFigures,
+    pub client: CalibrationFigures,
+}
+
+/// The calibration figures of one CPU set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationFigures {
+    /// The CPU set measured.
+    pub cpus: String,
+    /// Rounds per second of a fixed single-threaded CPU-bound kernel
+    /// (integer hashing and a small sort, no memory traffic to speak of).
+    pub cpu_rounds_per_s: f64,
+    /// Round trips per second of a one-byte TCP ping-pong over loopback,
+    /// both ends pinned to this CPU set.
+    pub loopback_round_trips_per_s: f64,
 }
 
 /// The repetitions of one cell (server × variant × scenario × concurrency)
