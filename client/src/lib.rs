@@ -8,15 +8,22 @@
 //!   request id), shared by the protocols that use them;
 //! * [`load`]: the load models (closed loop today) that drive calls;
 //! * [`stats`]: lock-free per-worker recording, merged once at the end;
+//! * [`warmup`]: when the warm-up is over (every connection answered, the
+//!   intervals steady);
+//! * [`window`]: the one rule for what a window counts, and every per-call
+//!   figure derived from it;
 //! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
 //!   its [`rpclab_model::result::ClientReport`];
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`discovery`]: finding providers in a registry (ZooKeeper);
-//! * [`probe`]: one verified call, used as the lab's readiness check.
+//! * [`probe`]: one verified call, used as the lab's readiness check;
+//! * [`calibrate`]: a fixed CPU and loopback measurement of the CPU set the
+//!   process runs on, recorded in every snapshot.
 //!
 //! The binary `rpclab-client` is a thin command line over these.
 
+pub mod calibrate;
 pub mod discovery;
 pub mod http;
 pub mod java_contract;
@@ -29,3 +36,5 @@ pub mod protocols;
 pub mod runner;
 pub mod self_cost;
 pub mod stats;
+pub mod warmup;
+pub mod window;

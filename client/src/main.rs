@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use rpclab_client::{probe, protocols, runner};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::ClientReport;
-use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Stop};
+use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Steady, Stop};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -53,6 +53,16 @@ enum Command {
         #[arg(long, default_value_t = 5.0)]
         timeout_s: f64,
     },
+    /// Measure the CPU set this process runs on (a fixed CPU kernel and a
+    /// loopback ping-pong); print the figures as JSON.
+    Calibrate {
+        /// Seconds each workload runs.
+        #[arg(long, default_value_t = 1.0)]
+        seconds: f64,
+        /// The CPU set being measured, recorded with the figures.
+        #[arg(long, default_value = "")]
+        cpus: String,
+    },
 }
 
 /// Flags for a one-off run against a running server.
@@ -81,8 +91,21 @@ struct Direct {
     /// Measure for this many seconds instead of a call count.
     #[arg(long)]
     duration_s: Option<f64>,
+    /// Minimum warm-up; the window also waits until every connection has
+    /// completed a verified call.
     #[arg(long, default_value_t = 0.0)]
     warmup_s: f64,
+    /// Longest warm-up (default: --warmup-s plus 60 s).
+    #[arg(long)]
+    warmup_max_s: Option<f64>,
+    /// Warm up until this many 1 s intervals agree within --steady-tolerance.
+    #[arg(long)]
+    steady_intervals: Option<u32>,
+    #[arg(long, default_value_t = 0.03, requires = "steady_intervals")]
+    steady_tolerance: f64,
+    /// Fewer calls than this in the window flag the result too-few-calls.
+    #[arg(long, default_value_t = rpclab_model::spec::DEFAULT_MIN_CALLS)]
+    min_calls: u64,
     #[arg(long, default_value_t = 0.0)]
     cooldown_s: f64,
     /// Calls each caller keeps in flight: 1 is the synchronous style, more
@@ -153,6 +176,14 @@ fn main() -> Result<()> {
                 );
                 Ok(())
             }
+            Some(Command::Calibrate { seconds, cpus }) => {
+                let mut figures =
+                    rpclab_client::calibrate::calibrate(Duration::from_secs_f64(seconds))
+                        .context("the loopback calibration failed")?;
+                figures.cpus = cpus;
+                println!("{}", serde_json::to_string(&figures)?);
+                Ok(())
+            }
             None => run_direct(cli.direct).await,
         }
     })
@@ -219,6 +250,13 @@ async fn run_direct(d: Direct) -> Result<()> {
         operation: d.scenario,
         load,
         warmup_s: d.warmup_s,
+        warmup_max_s: d.warmup_max_s,
+        steady: d.steady_intervals.map(|intervals| Steady {
+            intervals,
+            tolerance: d.steady_tolerance,
+            interval_s: 1.0,
+        }),
+        min_calls: d.min_calls,
         cooldown_s: d.cooldown_s,
         timeout_ms: d.timeout_ms,
         include_connect: false,

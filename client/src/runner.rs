@@ -1,5 +1,9 @@
 //! Runs one measurement cell: connect, warm up, measure, cool down, report.
 //!
+//! What a window counts is decided once: the load models keep the calls
+//! that completed in it, and [`crate::window::Figures`] derives every
+//! per-call figure from exactly those calls.
+//!
 //! The runner owns time. It opens the connections, starts the load model,
 //! moves the shared [`Phase`] at the window boundaries and, when the load
 //! model returns, merges the workers' stats into a [`ClientReport`].
@@ -11,7 +15,10 @@
 use crate::load::{Clock, LoadModel, Phase, Run};
 use crate::protocol::{CallError, Protocol, WireCounter};
 use crate::protocols::{dispatch, WithProtocol};
+use crate::self_cost::{peak_rss, process_cpu_time};
 use crate::stats::{latency_summary, WorkerStats};
+use crate::warmup::{warm_up, Signal};
+use crate::window::{Edges, Figures};
 use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{CellSpec, Load};
 use std::sync::Arc;
@@ -74,37 +81,42 @@ async fn run_model<P: Protocol, M: LoadModel>(
     model: &M,
 ) -> Result<CellRun, CallError> {
     let counter = WireCounter::default();
-    let warmup = if spec.include_connect {
-        Duration::ZERO
-    } else {
-        Duration::from_secs_f64(spec.warmup_s)
-    };
     let cooldown = Duration::from_secs_f64(spec.cooldown_s);
+    let open_loop = matches!(spec.load, Load::Open(_));
 
     let connect_start = Instant::now();
     let connections =
         connect_all(protocol, &spec.target, spec.load.connections(), &counter).await?;
     let connect_time = connect_start.elapsed();
 
-    let clock = Clock::new(model.workers(), warmup.is_zero());
+    // A cell that counts connection set-up measures from the first connect,
+    // with no warm-up; every other cell warms up first.
+    let clock = Clock::new(model.workers(), connections.len(), spec.include_connect);
     let run = Run {
         connections,
         call: Arc::new(spec.operation.call()),
         timeout: Duration::from_millis(spec.timeout_ms),
         clock: Arc::clone(&clock),
         keep_load_until_done: !cooldown.is_zero(),
-        warmup,
     };
 
     let controller = async {
-        if !warmup.is_zero() {
+        let warmup = if spec.include_connect {
+            None
+        } else {
             phase_line("warmup");
-            tokio::time::sleep(warmup).await;
+            let signal = if open_loop {
+                Signal::ServiceTime
+            } else {
+                Signal::Throughput
+            };
+            let record = warm_up(&clock, spec, signal).await;
             clock.start_measuring();
-        }
+            Some(record)
+        };
         phase_line("measure");
         let window_start = unix_seconds();
-        let cost_mark = crate::self_cost::Mark::now();
+        let cpu_start = process_cpu_time();
         let bytes_at_start = counter.totals();
         let start = if spec.include_connect {
             connect_start
@@ -112,24 +124,27 @@ async fn run_model<P: Protocol, M: LoadModel>(
             Instant::now()
         };
         match model.timed_window() {
-            Some(window) => {
-                tokio::time::sleep(window).await;
-                clock.set(Phase::Cooldown);
-            }
+            Some(window) => tokio::time::sleep(window).await,
             None => clock.wait_all_finished().await,
         }
-        let elapsed = start.elapsed();
+        clock.set(Phase::Cooldown);
+        let duration = start.elapsed();
         let bytes_at_end = counter.totals();
-        let measured = clock.measured_calls();
-        let cost = cost_mark.cost_until_now(measured);
+        let edges = Edges {
+            duration,
+            cpu: process_cpu_time().saturating_sub(cpu_start),
+            bytes_sent: bytes_at_end.0 - bytes_at_start.0,
+            bytes_received: bytes_at_end.1 - bytes_at_start.1,
+            memory_peak: peak_rss(),
+        };
         let window = [window_start, unix_seconds()];
         phase_line("cooldown");
         tokio::time::sleep(cooldown).await;
         clock.set(Phase::Done);
-        (elapsed, bytes_at_start, bytes_at_end, cost, window)
+        (edges, window, warmup)
     };
     let progress = report_progress(&clock);
-    let (stats, (elapsed, bytes_start, bytes_end, client_cost, window)) = tokio::select! {
+    let (stats, (edges, window, warmup)) = tokio::select! {
         both = async { tokio::join!(model.drive(run), controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
     };
@@ -150,37 +165,32 @@ async fn run_model<P: Protocol, M: LoadModel>(
             .map_err(CallError::Io)?,
         None => Vec::new(),
     };
-    let calls = total.ok + total.failures.total();
-    let open_loop = matches!(spec.load, Load::Open(_));
-    let duration_s = elapsed.as_secs_f64();
+    // Every figure below comes from this one set of calls.
+    let figures = Figures::of(&total, &edges);
     let report = ClientReport {
         protocol: P::NAME.to_owned(),
         connection_model: P::CONNECTION_MODEL.to_owned(),
         operation: spec.operation,
         load: spec.load.clone(),
-        calls_ok: total.ok,
-        calls_failed: total.failures.total(),
-        duration_s,
-        throughput_per_s: if duration_s > 0.0 {
-            total.ok as f64 / duration_s
-        } else {
-            0.0
-        },
+        calls_ok: figures.calls_ok,
+        calls_failed: figures.calls_failed,
+        duration_s: figures.duration_s,
+        throughput_per_s: figures.throughput_per_s,
         latency_us: latency_summary(&total.latency),
         service_time_us: open_loop.then(|| latency_summary(&total.service)),
         send_lag_us: open_loop.then(|| latency_summary(&total.send_lag)),
         connect_ms: spec
             .include_connect
             .then_some(connect_time.as_secs_f64() * 1e3),
-        bytes_sent_per_call: per_call(bytes_end.0 - bytes_start.0, calls),
-        bytes_received_per_call: per_call(bytes_end.1 - bytes_start.1, calls),
+        bytes_sent_per_call: figures.bytes_sent_per_call,
+        bytes_received_per_call: figures.bytes_received_per_call,
         failures: total.failures,
-        client_cost: Some(client_cost),
+        client_cost: Some(figures.client_cost),
         window_unix_s: Some(window),
         verified: true,
         hlog: (!hlog.is_empty()).then(|| HLOG_FILE.to_owned()),
-        warmup: None,
-        min_calls: 0,
+        warmup,
+        min_calls: spec.min_calls,
     };
     Ok(CellRun { report, hlog })
 }
@@ -197,22 +207,14 @@ fn unix_seconds() -> f64 {
 /// Name of the interval log in a cell's directory.
 pub const HLOG_FILE: &str = "latency.hlog";
 
-fn per_call(bytes: u64, calls: u64) -> f64 {
-    if calls == 0 {
-        0.0
-    } else {
-        bytes as f64 / calls as f64
-    }
-}
-
-/// Prints the measured calls and the current rate once a second.
+/// Prints the calls completed so far and the current rate once a second.
 async fn report_progress(clock: &Clock) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.tick().await;
     let mut last = 0;
     loop {
         tick.tick().await;
-        let now = clock.measured_calls();
+        let now = clock.completed_calls();
         eprintln!(
             "rpclab-progress: phase={:?} calls={now} rate={}/s",
             clock.phase(),

@@ -151,6 +151,11 @@ impl IntervalSink {
         }
     }
 
+    /// When the window (and the first interval) started.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
     fn index_of(&self, t: Instant) -> u64 {
         (t.saturating_duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1))
             as u64

@@ -281,7 +281,10 @@ async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
     assert_eq!(order.len(), 40);
     assert!(order[..36].iter().all(|i| i % 10 != 0), "{order:?}");
     // The provider's heartbeat was answered.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    common::eventually("the heartbeat's answer", || {
+        provider.acks_received.load(Ordering::SeqCst) >= 1
+    })
+    .await;
     assert_eq!(provider.acks_received.load(Ordering::SeqCst), 1);
 }
 
@@ -293,8 +296,10 @@ async fn an_idle_connection_sends_heartbeats() {
         .connect(&provider.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert!(provider.heartbeats_received.load(Ordering::SeqCst) >= 1);
+    common::eventually("an idle heartbeat", || {
+        provider.heartbeats_received.load(Ordering::SeqCst) >= 1
+    })
+    .await;
     // Still usable afterwards (the ack matched no call).
     assert_eq!(conn.call(&hello("aa")).await.unwrap(), hello("aa").expected);
 }
@@ -327,8 +332,7 @@ async fn a_server_that_hangs_up_fails_waiting_and_later_calls() {
         .unwrap();
     assert!(matches!(slow, Err(CallError::Io(_))), "{slow:?}");
     assert!(second.is_err() || second.as_ref().ok() == Some(&hello("x").expected));
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(conn.is_closed());
+    common::eventually("the connection's close", || conn.is_closed()).await;
     assert!(matches!(
         conn.call(&hello("later")).await,
         Err(CallError::Io(_))

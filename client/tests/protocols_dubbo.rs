@@ -200,9 +200,15 @@ async fn exceptions_and_server_heartbeats() {
         other => panic!("{other:?}"),
     }
     // The server's heartbeat was answered; idle, the client sends its own.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    common::eventually(
+        "the answer to the server's heartbeat and an idle one",
+        || {
+            server.heartbeats_answered.load(Ordering::Relaxed) >= 1
+                && server.heartbeats_received.load(Ordering::Relaxed) >= 1
+        },
+    )
+    .await;
     assert_eq!(server.heartbeats_answered.load(Ordering::Relaxed), 1);
-    assert!(server.heartbeats_received.load(Ordering::Relaxed) >= 1);
     // Still usable.
     let call = Operation::Empty.call();
     assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);

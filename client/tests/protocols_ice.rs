@@ -469,7 +469,10 @@ async fn many_in_flight_on_one_connection_out_of_order() {
     assert!(sent > 5 * 8 * (1 << 20) && received > 5 * 8 * (1 << 20));
     // Dropping the connection closes it gracefully.
     drop(conn);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    common::eventually("the graceful close", || {
+        server.closes_received.load(Ordering::Relaxed) >= 1
+    })
+    .await;
     assert_eq!(server.closes_received.load(Ordering::Relaxed), 1);
 }
 
@@ -481,8 +484,10 @@ async fn heartbeats_when_idle() {
         .connect(&server.addr.to_string(), WireCounter::default())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert!(server.heartbeats_received.load(Ordering::Relaxed) >= 1);
+    common::eventually("an idle heartbeat", || {
+        server.heartbeats_received.load(Ordering::Relaxed) >= 1
+    })
+    .await;
     assert_eq!(
         conn.call(&Operation::Empty.call()).await.unwrap(),
         Value::Unit

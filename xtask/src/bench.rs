@@ -174,11 +174,16 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     let lab = Lab::load(&args.lab)?;
     let engine = Engine::connect().await?;
     let host = HostInfo::read(&engine.version);
-    let (server_cpus, client_cpus) = host::cpu_split(
-        args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
-        args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
-        host.cores,
-    );
+    let split = crate::cpus::split(
+        &crate::cpus::Request {
+            server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
+            registry: "auto",
+            client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
+            allow_shared: false,
+        },
+        &crate::cpus::online(),
+    )?;
+    let (server_cpus, client_cpus) = (split.server, split.client);
     let stamp = time::OffsetDateTime::now_utc()
         .format(time::macros::format_description!(
             "[year][month][day]T[hour][minute][second]Z"
@@ -370,6 +375,9 @@ impl Bench<'_> {
             operation: self.args.operation,
             load,
             warmup_s: self.args.warmup_s,
+            warmup_max_s: None,
+            steady: None,
+            min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
             cooldown_s: 0.5,
             timeout_ms: 5_000,
             include_connect: false,
@@ -382,6 +390,7 @@ impl Bench<'_> {
             report,
             log,
             server_cost,
+            ..
         } = client_container::run_client(
             self.engine,
             ClientCell {
@@ -391,6 +400,7 @@ impl Bench<'_> {
                 spec: &spec,
                 label: name,
                 server: Some(echo),
+                registry: None,
                 verbose: self.args.verbose,
             },
         )

@@ -25,6 +25,8 @@ pub struct ClientRun {
     /// What the server container cost over the client's measurement window,
     /// when a server was named and both of its readings succeeded.
     pub server_cost: Option<Cost>,
+    /// The same for the registry container, measured apart.
+    pub registry_cost: Option<Cost>,
 }
 
 /// One client cell to run.
@@ -44,6 +46,9 @@ pub struct ClientCell<'a> {
     /// while the client runs; placed on the client's measurement window,
     /// they give [`ClientRun::server_cost`].
     pub server: Option<&'a str>,
+    /// The server's registry container, sampled the same way but apart, so
+    /// that its CPU does not count as the server's.
+    pub registry: Option<&'a str>,
     /// Print every line of the client's output, not only its progress.
     pub verbose: bool,
 }
@@ -62,6 +67,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         spec,
         label,
         server,
+        registry,
         verbose,
     } = cell;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -87,6 +93,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         })
         .await?;
     let sampler = server.map(|server| cost::Sampler::start(engine, server));
+    let registry_sampler = registry.map(|registry| cost::Sampler::start(engine, registry));
     let mut lines = Box::pin(engine.follow_logs(&client));
     let mut log = String::new();
     while let Some(chunk) = lines.next().await {
@@ -103,6 +110,10 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     }
     bar.finish();
     let samples = match sampler {
+        Some(sampler) => sampler.finish().await,
+        None => Vec::new(),
+    };
+    let registry_samples = match registry_sampler {
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
     };
@@ -124,13 +135,18 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     )
     .with_context(|| format!("{} is not a client report", report_path.display()))?;
     let calls = report.calls_ok + report.calls_failed;
-    let server_cost = report
-        .window_unix_s
-        .and_then(|window| cost::over_window(&samples, window, calls));
+    let over_window = |samples: &[cost::Sample]| {
+        report
+            .window_unix_s
+            .and_then(|window| cost::over_window(samples, window, calls))
+    };
+    let server_cost = over_window(&samples);
+    let registry_cost = over_window(&registry_samples);
     Ok(ClientRun {
         report,
         log,
         server_cost,
+        registry_cost,
     })
 }
 

@@ -41,6 +41,8 @@ pub struct LabContainer {
     pub name: String,
     /// The run that created it.
     pub run: String,
+    /// All its labels (the owner's among them, see [`crate::owner`]).
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// What to start.
@@ -194,11 +196,14 @@ impl Engine {
     /// Creates and starts a container on the host network, pinned to
     /// `cpuset`, labelled as the lab's.
     pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
-        let labels = HashMap::from([
+        let mut labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
             (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
             (LABEL_ROLE.to_owned(), spec.role.to_owned()),
         ]);
+        // Which process started it, so that a later run can tell whether
+        // this one is still alive (crate::owner).
+        labels.extend(crate::owner::Owner::me().labels());
         let body = ContainerCreateBody {
             image: Some(spec.image.to_owned()),
             env: Some(spec.env),
@@ -346,14 +351,14 @@ impl Engine {
             .into_iter()
             .filter_map(|c| {
                 let name = c.names.and_then(|n| n.first().cloned()).unwrap_or_default();
-                let run = c
-                    .labels
-                    .and_then(|mut l| l.remove(LABEL_RUN))
-                    .unwrap_or_default();
+                let labels: std::collections::BTreeMap<String, String> =
+                    c.labels.unwrap_or_default().into_iter().collect();
+                let run = labels.get(LABEL_RUN).cloned().unwrap_or_default();
                 c.id.map(|id| LabContainer {
                     id,
                     name: name.trim_start_matches('/').to_owned(),
                     run,
+                    labels,
                 })
             })
             .collect())

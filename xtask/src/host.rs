@@ -1,5 +1,5 @@
 //! Facts about the host the lab runs on, recorded in every snapshot, and the
-//! few host-side actions the lab needs (CPU split, port checks, building the
+//! few host-side actions the lab needs (port checks, building the
 //! static client binary).
 
 use anyhow::{bail, Context, Result};
@@ -60,24 +60,6 @@ pub fn hostname() -> String {
         .unwrap_or_else(|| "host".into())
 }
 
-/// The server and client CPU sets. `auto` gives the server the first half of
-/// the cores and the client the rest; on one core both share it (recorded).
-pub fn cpu_split(server: &str, client: &str, cores: usize) -> (String, String) {
-    let half = (cores / 2).max(1);
-    let auto_server = if half == 1 {
-        "0".to_owned()
-    } else {
-        format!("0-{}", half - 1)
-    };
-    let auto_client = match cores {
-        0 | 1 => "0".to_owned(),
-        n if n - half == 1 => format!("{half}"),
-        n => format!("{half}-{}", n - 1),
-    };
-    let pick = |v: &str, auto: String| if v == "auto" { auto } else { v.to_owned() };
-    (pick(server, auto_server), pick(client, auto_client))
-}
-
 /// Fails with a clear message when something already listens on `port`.
 pub fn check_port_free(port: u16, server: &str) -> Result<()> {
     match TcpListener::bind(("127.0.0.1", port)) {
@@ -90,8 +72,22 @@ pub fn check_port_free(port: u16, server: &str) -> Result<()> {
     }
 }
 
-/// The git revision of the work tree: (short sha, dirty).
-pub fn git_state(root: &Path) -> (String, bool) {
+/// The folders whose contents make the numbers: a change in any of them,
+/// tracked or not, means the snapshot did not run its recorded revision.
+pub const LAB_INPUTS: [&str; 8] = [
+    "client",
+    "compose",
+    "contract",
+    "crates",
+    "images",
+    "servers",
+    "xtask",
+    "Cargo.lock",
+];
+
+/// The git revision of the work tree: (short sha, the lab inputs that
+/// differ from it, untracked files included).
+pub fn git_state(root: &Path) -> (String, Vec<String>) {
     let sha = Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .current_dir(root)
@@ -101,11 +97,18 @@ pub fn git_state(root: &Path) -> (String, bool) {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_else(|| "nogit".into());
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args(["status", "--porcelain", "--untracked-files=all", "--"])
+        .args(LAB_INPUTS)
         .current_dir(root)
         .output()
-        .map(|o| !o.stdout.is_empty())
-        .unwrap_or(false);
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.get(3..))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
     (sha, dirty)
 }
 
@@ -190,11 +193,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn two_cores_split_one_each() {
-        assert_eq!(cpu_split("auto", "auto", 2), ("0".into(), "1".into()));
-        assert_eq!(cpu_split("auto", "auto", 8), ("0-3".into(), "4-7".into()));
-        assert_eq!(cpu_split("auto", "auto", 1), ("0".into(), "0".into()));
-        assert_eq!(cpu_split("2", "auto", 4), ("2".into(), "2-3".into()));
+    fn an_untracked_file_under_the_inputs_makes_the_tree_dirty() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::create_dir_all(dir.path().join("servers/a")).unwrap();
+        std::fs::write(dir.path().join("servers/a/server.toml"), "x").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not an input").unwrap();
+        let (_, dirty) = git_state(dir.path());
+        assert_eq!(dirty, vec!["servers/a/server.toml".to_owned()]);
     }
 
     #[test]

@@ -46,12 +46,18 @@ fn default_profile() -> String {
     "standard".into()
 }
 
-/// CPU sets (`cpuset` syntax, e.g. `0` or `2-3`) or `auto`.
+/// CPU sets (`cpuset` syntax, e.g. `0` or `2-3`) or `auto` (see
+/// [`crate::cpus::auto_split`]: the client gets at least as many cores as
+/// the server, the registry a core of its own where one is left).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cpus {
     #[serde(default = "auto")]
     pub server: String,
+    /// The registry's (ZooKeeper's) set; `auto` with an explicit server set
+    /// shares the server's.
+    #[serde(default = "auto")]
+    pub registry: String,
     #[serde(default = "auto")]
     pub client: String,
 }
@@ -64,6 +70,7 @@ impl Default for Cpus {
     fn default() -> Self {
         Cpus {
             server: auto(),
+            registry: auto(),
             client: auto(),
         }
     }
@@ -108,8 +115,24 @@ impl Default for Build {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
+    /// Minimum warm-up before each window; the window also waits until
+    /// every connection has completed a verified call.
     #[serde(default)]
     pub warmup_s: f64,
+    /// Longest warm-up: the window opens then, and the cell is flagged
+    /// not-steady if the rule was not met. Absent: `warmup_s` + 60 s.
+    #[serde(default)]
+    pub warmup_max_s: Option<f64>,
+    /// Steady-state warm-up: go on in 1 s intervals until this many
+    /// intervals agree within `steady_tolerance`. Absent: a fixed warm-up.
+    #[serde(default)]
+    pub steady_intervals: Option<u32>,
+    /// Relative half-width of the steady band (0.03: ±3 % of the mean).
+    #[serde(default = "default_steady_tolerance")]
+    pub steady_tolerance: f64,
+    /// Fewer calls than this in a window flag the cell too-few-calls.
+    #[serde(default = "default_min_calls")]
+    pub min_calls: u64,
     #[serde(default)]
     pub cooldown_s: f64,
     /// Measure each cell for this long...
@@ -135,6 +158,49 @@ pub struct Profile {
     /// Throughput CV over repetitions above which a cell is flagged noisy.
     #[serde(default = "default_cv_threshold")]
     pub cv_threshold: f64,
+}
+
+fn default_steady_tolerance() -> f64 {
+    0.03
+}
+
+fn default_min_calls() -> u64 {
+    rpclab_model::spec::DEFAULT_MIN_CALLS
+}
+
+impl Profile {
+    /// A cell spec of this profile's timing (warm-up rule, cool-down,
+    /// timeout, minimum calls) around the given workload.
+    pub fn cell_spec(
+        &self,
+        protocol: &str,
+        target: String,
+        operation: Operation,
+        load: Load,
+        include_connect: bool,
+        options: BTreeMap<String, String>,
+    ) -> rpclab_model::spec::CellSpec {
+        rpclab_model::spec::CellSpec {
+            protocol: protocol.to_owned(),
+            target,
+            operation,
+            load,
+            warmup_s: self.warmup_s,
+            warmup_max_s: self.warmup_max_s,
+            steady: self
+                .steady_intervals
+                .map(|intervals| rpclab_model::spec::Steady {
+                    intervals,
+                    tolerance: self.steady_tolerance,
+                    interval_s: 1.0,
+                }),
+            min_calls: self.min_calls,
+            cooldown_s: self.cooldown_s,
+            timeout_ms: self.timeout_ms,
+            include_connect,
+            options,
+        }
+    }
 }
 
 fn default_cv_threshold() -> f64 {
@@ -405,17 +471,14 @@ mod tests {
                         Ok(load) => load,
                         Err(e) => panic!("{} under {name}: {e}", s.name),
                     };
-                    let spec = rpclab_model::spec::CellSpec {
-                        protocol: "grpc".into(),
-                        target: "127.0.0.1:1".into(),
-                        operation: s.operation,
+                    let spec = profile.cell_spec(
+                        "grpc",
+                        "127.0.0.1:1".into(),
+                        s.operation,
                         load,
-                        warmup_s: profile.warmup_s,
-                        cooldown_s: profile.cooldown_s,
-                        timeout_ms: profile.timeout_ms,
-                        include_connect: s.include_connect,
-                        options: BTreeMap::new(),
-                    };
+                        s.include_connect,
+                        BTreeMap::new(),
+                    );
                     spec.validate()
                         .unwrap_or_else(|e| panic!("{} under {name}: {e}", s.name));
                 }
@@ -434,6 +497,10 @@ mod tests {
             .unwrap();
         let profile = Profile {
             warmup_s: 0.0,
+            warmup_max_s: None,
+            steady_intervals: None,
+            steady_tolerance: 0.03,
+            min_calls: 20,
             cooldown_s: 0.0,
             measure_s: Some(10.0),
             seed_counts: false,

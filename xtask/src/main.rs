@@ -16,10 +16,12 @@
 
 mod aggregate;
 mod bench;
+mod calibration;
 mod charts;
 mod client_container;
 mod compare;
 mod cost;
+mod cpus;
 mod docker;
 mod host;
 mod html;
@@ -27,6 +29,7 @@ mod images;
 mod index;
 mod lab;
 mod manifest;
+mod owner;
 mod progress;
 mod readiness;
 mod registry;
@@ -77,12 +80,8 @@ enum LabCommand {
         /// Profile from the lab definition: smoke, standard, seed.
         #[arg(long)]
         profile: Option<String>,
-        /// CPU set for servers (cpuset syntax), overriding the lab definition.
-        #[arg(long)]
-        server_cpus: Option<String>,
-        /// CPU set for the client (cpuset syntax), overriding the lab definition.
-        #[arg(long)]
-        client_cpus: Option<String>,
+        #[command(flatten)]
+        cpus: cpus::CpuArgs,
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
@@ -114,10 +113,8 @@ enum LabCommand {
         /// default: the published call counts).
         #[arg(long)]
         profile: Option<String>,
-        #[arg(long)]
-        server_cpus: Option<String>,
-        #[arg(long)]
-        client_cpus: Option<String>,
+        #[command(flatten)]
+        cpus: cpus::CpuArgs,
         #[arg(long)]
         ca_certs: Option<PathBuf>,
         /// Where snapshots go.
@@ -214,8 +211,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             lab,
             only,
             profile,
-            server_cpus,
-            client_cpus,
+            cpus,
             ca_certs,
             results_dir,
             verbose,
@@ -227,8 +223,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     lab,
                     only,
                     profile,
-                    server_cpus,
-                    client_cpus,
+                    cpus,
                     ca_certificates: ca_certs,
                     results_dir,
                     verbose,
@@ -244,8 +239,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             seeds,
             all,
             profile,
-            server_cpus,
-            client_cpus,
+            cpus,
             ca_certs,
             results_dir,
             verbose,
@@ -257,8 +251,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                 ids,
                 reproduce::ReproduceOptions {
                     profile,
-                    server_cpus,
-                    client_cpus,
+                    cpus,
                     ca_certificates: ca_certs,
                     results_dir,
                     verbose,
@@ -333,7 +326,25 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                 println!("no lab container");
             }
             for c in containers {
-                println!("{}  {}  run {}", &c.id[..12.min(c.id.len())], c.name, c.run);
+                let owner = match owner::Owner::from_labels(&c.labels) {
+                    Some(o) => format!(
+                        "pid {} on {} ({})",
+                        o.pid,
+                        o.host,
+                        match o.liveness() {
+                            owner::Liveness::Alive => "running",
+                            owner::Liveness::Gone => "gone: the next run removes it",
+                            owner::Liveness::Unknown => "another host",
+                        }
+                    ),
+                    None => "no owner label".to_owned(),
+                };
+                println!(
+                    "{}  {}  run {}  {owner}",
+                    &c.id[..12.min(c.id.len())],
+                    c.name,
+                    c.run
+                );
             }
             Ok(())
         }

@@ -1,10 +1,55 @@
-//! The running cell on the terminal: its label, phase, calls and current
-//! rate, from the client's `rpclab-progress:` lines. On a terminal it is one
-//! line redrawn in place; elsewhere (CI logs) it stays silent and only the
-//! cell's result line is printed.
+//! The run on the terminal: a bar of the cells done out of the total, with
+//! the elapsed time and an estimate of what is left, and above it the
+//! running cell (its label, phase, calls and current rate, from the
+//! client's `rpclab-progress:` lines); finished cells print their line
+//! above both. On a terminal the bars are redrawn in place; elsewhere (CI
+//! logs) they stay silent and only the cells' lines are printed.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::OnceLock;
 use std::time::Duration;
+
+/// Every bar of the process, so that lines printed go above all of them.
+fn bars() -> &'static MultiProgress {
+    static BARS: OnceLock<MultiProgress> = OnceLock::new();
+    BARS.get_or_init(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()))
+}
+
+/// Prints a line above the bars (or plainly, where there are none).
+pub fn println(line: &str) {
+    if bars().is_hidden() {
+        eprintln!("{line}");
+    } else {
+        let _ = bars().println(line);
+    }
+}
+
+/// The whole run: cells done out of the total, elapsed time and ETA.
+pub struct RunBar {
+    bar: ProgressBar,
+}
+
+impl RunBar {
+    pub fn new(cells: u64) -> RunBar {
+        let bar = bars().add(ProgressBar::new(cells));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "[{elapsed_precise}] {wide_bar} {pos}/{len} cells · about {eta} left",
+            )
+            .expect("static template"),
+        );
+        RunBar { bar }
+    }
+
+    /// One more cell is done.
+    pub fn cell_done(&self) {
+        self.bar.inc(1);
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
 
 pub struct CellBar {
     bar: ProgressBar,
@@ -13,7 +58,8 @@ pub struct CellBar {
 
 impl CellBar {
     pub fn new(label: &str) -> CellBar {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        // Above the run's bar, so the total stays at the bottom.
+        let bar = bars().insert(0, ProgressBar::no_length());
         bar.set_style(ProgressStyle::with_template("  {spinner} {msg}").expect("static template"));
         bar.set_message(format!("{label} · starting"));
         bar.enable_steady_tick(Duration::from_millis(200));
@@ -43,14 +89,11 @@ impl CellBar {
     }
 
     pub fn println(&self, line: &str) {
-        if self.bar.is_hidden() {
-            eprintln!("{line}");
-        } else {
-            self.bar.println(line);
-        }
+        println(line);
     }
 
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+        bars().remove(&self.bar);
     }
 }

@@ -719,8 +719,7 @@ fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
 /// What `lab reproduce` was asked for.
 pub struct ReproduceOptions {
     pub profile: Option<String>,
-    pub server_cpus: Option<String>,
-    pub client_cpus: Option<String>,
+    pub cpus: crate::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
     pub results_dir: PathBuf,
     pub verbose: bool,
@@ -800,8 +799,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             lab: seed.path.clone(),
             only,
             profile: opts.profile.clone(),
-            server_cpus: opts.server_cpus.clone(),
-            client_cpus: opts.client_cpus.clone(),
+            cpus: opts.cpus.clone(),
             ca_certificates: opts.ca_certificates.clone(),
             results_dir: opts.results_dir.clone(),
             verbose: opts.verbose,

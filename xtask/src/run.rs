@@ -7,7 +7,7 @@
 //! and leaves no container behind.
 
 use crate::client_container::{self, ClientCell, ClientRun};
-use crate::cost;
+use crate::cpus;
 use crate::docker::{ContainerSpec, Engine};
 use crate::host::{self, HostInfo};
 use crate::images::Builder;
@@ -17,22 +17,18 @@ use crate::readiness;
 use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Context, Result};
-use rpclab_model::result::{Cell, ClientReport};
+use rpclab_model::result::{Cell, CellFlag, ClientReport, Cost, Limit, LimitSide};
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Share of its cores above which the client is suspected to be the limit.
-const CLIENT_BOUND_UTILISATION: f64 = 0.9;
 
 /// What the user asked for on the command line.
 pub struct RunOptions {
     pub lab: PathBuf,
     pub only: Vec<String>,
     pub profile: Option<String>,
-    pub server_cpus: Option<String>,
-    pub client_cpus: Option<String>,
+    pub cpus: crate::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
     pub results_dir: PathBuf,
     pub verbose: bool,
@@ -92,16 +88,36 @@ async fn run_inner(
         opts.only.clone()
     };
     let selected = crate::manifest::select(&manifests, &only)?;
+    // CPU sets are checked before anything starts: no snapshot, no build.
+    let split = cpus::split(
+        &cpus::Request {
+            server: opts
+                .cpus
+                .server_cpus
+                .as_deref()
+                .unwrap_or(&lab.def.cpus.server),
+            registry: opts
+                .cpus
+                .registry_cpus
+                .as_deref()
+                .unwrap_or(&lab.def.cpus.registry),
+            client: opts
+                .cpus
+                .client_cpus
+                .as_deref()
+                .unwrap_or(&lab.def.cpus.client),
+            allow_shared: opts.cpus.allow_shared_cpus,
+        },
+        &cpus::online(),
+    )?;
+    lab.def.cpus.server = split.server.clone();
+    lab.def.cpus.registry = split.registry.clone();
+    lab.def.cpus.client = split.client.clone();
 
     let engine = Engine::connect().await?;
+    // Containers of a killed run are removed; a live run is refused.
+    crate::owner::claim_engine(&engine).await?;
     let host = HostInfo::read(&engine.version);
-    let (server_cpus, client_cpus) = host::cpu_split(
-        opts.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
-        opts.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
-        host.cores,
-    );
-    lab.def.cpus.server = server_cpus.clone();
-    lab.def.cpus.client = client_cpus.clone();
     let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
@@ -126,7 +142,8 @@ async fn run_inner(
         run_id: run_id.clone(),
         rpclab_version: env!("CARGO_PKG_VERSION").to_owned(),
         git_revision: sha,
-        git_dirty: dirty,
+        git_dirty: !dirty.is_empty(),
+        git_dirty_files: dirty,
         started_utc: now
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default(),
@@ -134,14 +151,12 @@ async fn run_inner(
         only: only.clone(),
         host,
         cpus: CpuPinning {
-            server: server_cpus.clone(),
-            client: client_cpus.clone(),
-            note: if server_cpus == client_cpus {
-                "server and client share CPUs: this host has too few cores to separate them".into()
-            } else {
-                "server (and its registry) and client on disjoint CPU sets".into()
-            },
+            server: split.server.clone(),
+            registry: split.registry.clone(),
+            client: split.client.clone(),
+            note: split.note.clone(),
         },
+        calibration: None,
         images: BTreeMap::new(),
         servers: Vec::new(),
         lab: lab.def.clone(),
@@ -154,18 +169,22 @@ async fn run_inner(
         lab: &lab,
         profile: &profile,
         run_id: &run_id,
-        server_cpus: &server_cpus,
-        client_cpus: &client_cpus,
+        cpus: &split,
         verbose: opts.verbose,
         variants: &opts.variants,
         port_wait_s: opts.port_wait_s,
+        bar: std::sync::OnceLock::new(),
     };
+    let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
         r = ctx.run_all(&selected, &mut snapshot, &mut manifest) => r,
         _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
     };
     // Whatever happened, no container of this run survives it.
     let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    if let Some(bar) = ctx.bar.get() {
+        bar.finish();
+    }
     if let Err(e) = &outcome {
         snapshot.error(format!("{e:#}"))?;
     }
@@ -182,11 +201,14 @@ async fn run_inner(
         snapshot: snapshot.dir.clone(),
         cells: snapshot.results.cells.len(),
     };
+    let took = run_started.elapsed().as_secs();
     eprintln!(
-        "snapshot written to {} ({} cells{})",
+        "snapshot written to {} ({} cells{}); the run took {} min {} s",
         result.snapshot.display(),
         result.cells,
-        if complete { "" } else { ", partial" }
+        if complete { "" } else { ", partial" },
+        took / 60,
+        took % 60
     );
     match outcome {
         Err(e) => Err(e.context(format!(
@@ -202,20 +224,39 @@ async fn run_inner(
     }
 }
 
+/// The containers of the server variant being measured.
+#[derive(Clone, Copy)]
+struct Running<'a> {
+    server: &'a str,
+    /// Its registry (ZooKeeper), when it uses one.
+    registry: Option<&'a str>,
+}
+
 struct RunContext<'a> {
     root: &'a Path,
     engine: &'a Engine,
     lab: &'a Lab,
     profile: &'a Profile,
     run_id: &'a str,
-    server_cpus: &'a str,
-    client_cpus: &'a str,
+    cpus: &'a cpus::Split,
     verbose: bool,
     variants: &'a [(String, String)],
     port_wait_s: u64,
+    /// Cells done out of the run's total, once the total is known.
+    bar: std::sync::OnceLock<crate::progress::RunBar>,
 }
 
 impl RunContext<'_> {
+    /// How many cells a variant will run under this lab and profile.
+    fn cells_of(&self, v: &Variant) -> usize {
+        self.lab
+            .scenarios
+            .iter()
+            .filter(|sc| v.cannot_carry(sc.operation).is_none())
+            .map(|sc| sc.levels(self.profile).len() * self.profile.repetitions as usize)
+            .sum()
+    }
+
     async fn run_all(
         &self,
         selected: &[&Manifest],
@@ -237,6 +278,25 @@ impl RunContext<'_> {
         }
         let binary = host::build_static_client(self.root)?;
         builder.client(&binary).await?;
+        eprintln!(
+            "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
+            self.cpus.server, self.cpus.client
+        );
+        let calibration = crate::calibration::measure(
+            self.engine,
+            self.run_id,
+            &self.cpus.server,
+            &self.cpus.client,
+        )
+        .await?;
+        eprintln!(
+            "  server CPUs: {:.0} CPU rounds/s, {:.0} loopback round trips/s; client CPUs: {:.0}, {:.0}",
+            calibration.server.cpu_rounds_per_s,
+            calibration.server.loopback_round_trips_per_s,
+            calibration.client.cpu_rounds_per_s,
+            calibration.client.loopback_round_trips_per_s
+        );
+        manifest.calibration = Some(calibration);
         let mut runnable: Vec<(&Manifest, &Variant, String)> = Vec::new();
         for m in selected {
             let mut ran_one = false;
@@ -317,6 +377,8 @@ impl RunContext<'_> {
                 reasons.join("\n- ")
             );
         }
+        let cells: usize = runnable.iter().map(|(_, v, _)| self.cells_of(v)).sum();
+        let _ = self.bar.set(crate::progress::RunBar::new(cells as u64));
         for (m, v, _) in runnable {
             if let Err(e) = self.run_server(m, v, snapshot).await {
                 // One broken server must not cost the others their run.
@@ -334,7 +396,7 @@ impl RunContext<'_> {
             self.engine,
             m.registry,
             self.run_id,
-            self.server_cpus,
+            &self.cpus.registry,
             &m.name,
         )
         .await?;
@@ -388,7 +450,7 @@ impl RunContext<'_> {
         env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
         eprintln!(
             "starting {} {} on 127.0.0.1:{} (cpus {})",
-            m.name, v.name, m.port, self.server_cpus
+            m.name, v.name, m.port, &self.cpus.server
         );
         let server = self
             .engine
@@ -400,11 +462,15 @@ impl RunContext<'_> {
                 env,
                 entrypoint: None,
                 cmd: None,
-                cpuset: self.server_cpus,
+                cpuset: &self.cpus.server,
                 binds: Vec::new(),
             })
             .await?;
-        let result = self.measure_server(m, v, &server, snapshot).await;
+        let running = Running {
+            server: &server,
+            registry: registry.map(|r| r.id.as_str()),
+        };
+        let result = self.measure_server(m, v, &running, snapshot).await;
         self.engine.remove(&server).await?;
         result
     }
@@ -413,9 +479,10 @@ impl RunContext<'_> {
         &self,
         m: &Manifest,
         v: &Variant,
-        server: &str,
+        running: &Running<'_>,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
+        let server = running.server;
         let target = format!("127.0.0.1:{}", m.port);
         let options = m.client_options_of(v);
         let hint = format!(
@@ -451,7 +518,7 @@ impl RunContext<'_> {
                         readiness::wait(self.engine, probe()).await?;
                     }
                     let cell = self
-                        .run_cell(m, v, scenario, concurrency, rep, server, snapshot)
+                        .run_cell(m, v, scenario, concurrency, rep, running, snapshot)
                         .await;
                     if let Some(code) = self.engine.exit_code(server).await? {
                         let log = self.engine.log_tail(server, 30).await;
@@ -463,6 +530,9 @@ impl RunContext<'_> {
                         );
                     }
                     snapshot.push(cell?)?;
+                    if let Some(bar) = self.bar.get() {
+                        bar.cell_done();
+                    }
                 }
             }
         }
@@ -477,21 +547,19 @@ impl RunContext<'_> {
         scenario: &Scenario,
         concurrency: u32,
         rep: u32,
-        server: &str,
+        running: &Running<'_>,
         snapshot: &Snapshot,
     ) -> Result<Cell> {
+        let Running { server, registry } = *running;
         let target = format!("127.0.0.1:{}", m.port);
-        let spec = CellSpec {
-            protocol: m.protocol.clone(),
+        let spec: CellSpec = self.profile.cell_spec(
+            &m.protocol,
             target,
-            operation: scenario.operation,
-            load: scenario.load(concurrency, self.profile)?,
-            warmup_s: self.profile.warmup_s,
-            cooldown_s: self.profile.cooldown_s,
-            timeout_ms: self.profile.timeout_ms,
-            include_connect: scenario.include_connect,
-            options: m.client_options_of(v),
-        };
+            scenario.operation,
+            scenario.load(concurrency, self.profile)?,
+            scenario.include_connect,
+            m.client_options_of(v),
+        );
         let dir = snapshot.cell_dir(
             &m.name,
             &sanitize(&v.name),
@@ -506,29 +574,47 @@ impl RunContext<'_> {
         let ClientRun {
             report,
             server_cost,
+            registry_cost,
             ..
         } = client_container::run_client(
             self.engine,
             ClientCell {
                 run_id: self.run_id,
-                client_cpus: self.client_cpus,
+                client_cpus: &self.cpus.client,
                 dir: &dir,
                 spec: &spec,
                 label: &label,
                 server: Some(server),
+                registry,
                 verbose: self.verbose,
             },
         )
         .await?;
-        eprintln!(
-            "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed",
+        let judged = judge(
+            &report,
+            server_cost,
+            registry_cost.filter(|_| self.cpus.registry == self.cpus.server),
+            self.cpus,
+        );
+        crate::progress::println(&format!(
+            "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed{}",
             report.throughput_per_s,
             report.latency_us.p99 / 1e3,
-            report.calls_failed
-        );
-        // The client measures itself, to the nanosecond of its window.
-        let client_cost = report.client_cost;
-        let client_bound = client_bound(&report, client_cost, cost::cpuset_len(self.client_cpus));
+            report.calls_failed,
+            if judged.flags.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " [{}]",
+                    judged
+                        .flags
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ));
         Ok(Cell {
             server: m.name.clone(),
             variant: v.name.clone(),
@@ -545,47 +631,128 @@ impl RunContext<'_> {
             throughput_per_s: report.throughput_per_s,
             latency_us: report.latency_us,
             server_cost,
-            client_cost,
-            client_bound,
-            registry_cost: None,
-            limit: None,
-            flags: Vec::new(),
+            client_cost: report.client_cost,
+            client_bound: judged.client_bound,
+            registry_cost,
+            limit: Some(judged.limit),
+            flags: judged.flags,
             report,
         })
     }
 }
 
-/// Why the client, not the server, may have limited a cell. A closed loop
-/// is suspect when the client's cores were nearly all busy; an open loop
-/// spends idle time spinning towards due times, so there the sign is that
-/// calls went out late.
-fn client_bound(
+/// Share of a CPU set's cores at or above which that side is the limit.
+pub const BUSY_LIMIT: f64 = 0.9;
+
+/// What the lab concludes about a cell from its figures.
+struct Judged {
+    limit: Limit,
+    flags: Vec<CellFlag>,
+    /// The client-bound flag in words (kept for readers of `client_bound`).
+    client_bound: Option<String>,
+}
+
+/// Which side's cores were the limit, and every flag of the cell.
+///
+/// A closed loop is client-bound when the client kept nearly all its cores
+/// busy: then the figure is a lower bound of what the server can do. It is
+/// server-bound when the server's CPU set (with the registry, when it shares
+/// that set) was nearly all busy. An open loop spends idle time waiting for
+/// due times, so there the client's sign is that calls went out late.
+fn judge(
     report: &ClientReport,
-    client_cost: Option<rpclab_model::result::Cost>,
-    cores: usize,
-) -> Option<String> {
-    match &report.load {
-        Load::Open(_) => {
-            let lag = report.send_lag_us?;
-            (lag.p99 > OPEN_LOOP_LAG_LIMIT_US).then(|| {
-                format!(
-                    "calls went out late (send lag p99 {:.2} ms > {:.1} ms): the client or its in-flight limit shaped this number",
-                    lag.p99 / 1e3,
-                    OPEN_LOOP_LAG_LIMIT_US / 1e3
-                )
-            })
+    server_cost: Option<Cost>,
+    registry_on_server_cpus: Option<Cost>,
+    cpus: &cpus::Split,
+) -> Judged {
+    let server_cores = cpus.server_cores.max(1) as f64;
+    let client_cores = cpus.client_cores.max(1) as f64;
+    let server_busy = server_cost.map(|c| c.cpu_cores_busy / server_cores);
+    let server_set_busy = server_cost.map(|c| {
+        (c.cpu_cores_busy + registry_on_server_cpus.map_or(0.0, |r| r.cpu_cores_busy))
+            / server_cores
+    });
+    let client_busy = report.client_cost.map(|c| c.cpu_cores_busy / client_cores);
+    let late = match (&report.load, report.send_lag_us) {
+        (Load::Open(_), Some(lag)) => (lag.p99 > OPEN_LOOP_LAG_LIMIT_US).then_some(lag.p99),
+        _ => None,
+    };
+    let client_limited = match report.load {
+        Load::Open(_) => late.is_some(),
+        Load::Closed(_) => client_busy.is_some_and(|b| b >= BUSY_LIMIT),
+    };
+    let server_limited = server_set_busy.is_some_and(|b| b >= BUSY_LIMIT);
+    let pct = |b: Option<f64>| b.map_or("?".to_owned(), |b| format!("{:.0} %", b * 100.0));
+    let (side, note) = if client_limited {
+        let why = match late {
+            Some(p99) => format!(
+                "calls went out late (send lag p99 {:.2} ms > {:.1} ms)",
+                p99 / 1e3,
+                OPEN_LOOP_LAG_LIMIT_US / 1e3
+            ),
+            None => format!(
+                "the client kept {} of its {client_cores} core(s) busy",
+                pct(client_busy)
+            ),
+        };
+        (
+            LimitSide::Client,
+            format!(
+                "≥ {:.0} calls/s: the client was the limit ({why}); the server used {} of its {server_cores} core(s)",
+                report.throughput_per_s,
+                pct(server_busy)
+            ),
+        )
+    } else if server_limited {
+        (
+            LimitSide::Server,
+            format!(
+                "the server's CPU set was the limit: {} of its {server_cores} core(s) busy{}",
+                pct(server_set_busy),
+                if registry_on_server_cpus.is_some() {
+                    " (server and registry)"
+                } else {
+                    ""
+                }
+            ),
+        )
+    } else {
+        (
+            LimitSide::Neither,
+            format!(
+                "neither side's cores were the limit (server {}, client {} busy): latency, locks or the load's shape set the rate",
+                pct(server_busy),
+                pct(client_busy)
+            ),
+        )
+    };
+    let mut flags = Vec::new();
+    if let Some(w) = &report.warmup {
+        if !w.steady {
+            flags.push(CellFlag::NotSteady);
         }
-        Load::Closed(_) => {
-            let c = client_cost?;
-            let cores = cores as f64;
-            (c.cpu_cores_busy >= CLIENT_BOUND_UTILISATION * cores).then(|| {
-                format!(
-                    "the client kept {:.2} of its {cores} core(s) busy (>= {:.0}%): the limit may be the client, not the server",
-                    c.cpu_cores_busy,
-                    CLIENT_BOUND_UTILISATION * 100.0
-                )
-            })
-        }
+    }
+    if report.calls_ok + report.calls_failed < report.min_calls {
+        flags.push(CellFlag::TooFewCalls);
+    }
+    match side {
+        LimitSide::Client => flags.push(CellFlag::ClientBound),
+        LimitSide::Server => flags.push(CellFlag::ServerBound),
+        LimitSide::Neither => {}
+    }
+    if cpus.shared {
+        flags.push(CellFlag::SharedCpus);
+    }
+    Judged {
+        client_bound: (side == LimitSide::Client).then(|| note.clone()),
+        limit: Limit {
+            side,
+            server_busy,
+            client_busy,
+            threshold: BUSY_LIMIT,
+            note,
+        },
+        flags,
     }
 }
 

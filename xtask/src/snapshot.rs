@@ -27,11 +27,19 @@ pub struct RunManifest {
     pub rpclab_version: String,
     pub git_revision: String,
     pub git_dirty: bool,
+    /// The lab inputs (tracked or not) that differ from `git_revision`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub git_dirty_files: Vec<String>,
     pub started_utc: String,
     pub profile: String,
     pub only: Vec<String>,
     pub host: HostInfo,
     pub cpus: CpuPinning,
+    /// A fixed CPU and loopback measurement of the server's and the
+    /// client's CPU sets, taken at the start of the run (`lab compare`
+    /// uses it to tell a slower host from slower code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<rpclab_model::result::Calibration>,
     /// Image tag → image id.
     pub images: BTreeMap<String, String>,
     pub servers: Vec<ServerRecord>,
@@ -41,6 +49,7 @@ pub struct RunManifest {
 #[derive(Clone, Serialize)]
 pub struct CpuPinning {
     pub server: String,
+    pub registry: String,
     pub client: String,
     pub note: String,
 }

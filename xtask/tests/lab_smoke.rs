@@ -8,6 +8,21 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// One lab run at a time on the engine: a second one would be refused
+/// (and would share CPUs and ports). Tests that run the lab hold this.
+static ENGINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn engine_lock() -> std::sync::MutexGuard<'static, ()> {
+    ENGINE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn xtask_command(args: &[&str]) -> Command {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.args(args).current_dir(root);
+    cmd
+}
+
 fn xtask(args: &[&str]) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -53,8 +68,107 @@ fn server_names() -> Vec<String> {
     names
 }
 
+/// What every cell must satisfy whatever the machine's speed: every call
+/// verified, the warm-up's promise kept, and every per-call figure resting
+/// on the same calls (docs/methodology.md, "What a window counts").
+fn check_cell_consistency(server: &str, c: &Value) {
+    let f = |v: &Value| {
+        v.as_f64()
+            .unwrap_or_else(|| panic!("{server}: not a number in {c}"))
+    };
+    let ok = c["calls_ok"].as_u64().unwrap();
+    let failed = c["calls_failed"].as_u64().unwrap();
+    let calls = (ok + failed) as f64;
+    assert_eq!(failed, 0, "{server}: failed calls in {c}");
+    assert_eq!(c["report"]["verified"], Value::Bool(true));
+    assert_eq!(c["report"]["calls_ok"], c["calls_ok"]);
+    // Throughput is the window's successful calls over its length.
+    let duration = f(&c["duration_s"]);
+    assert!(duration > 0.0, "{server}: {c}");
+    assert!(
+        (f(&c["throughput_per_s"]) * duration - ok as f64).abs() <= 1e-6 * (ok as f64).max(1.0),
+        "{server}: throughput is not calls_ok / duration in {c}"
+    );
+    // Per-call costs are the window's totals over the same calls.
+    for side in ["client_cost", "server_cost"] {
+        if let Some(cost) = c[side].as_object() {
+            let per_call = f(&cost["cpu_us_per_call"]);
+            let total_us = f(&cost["cpu_ms"]) * 1e3;
+            if calls > 0.0 {
+                assert!(
+                    (per_call * calls - total_us).abs() <= 1e-6 * total_us.max(1.0),
+                    "{server}: {side} per call is not its total over the window's calls in {c}"
+                );
+            } else {
+                assert_eq!(per_call, 0.0, "{server}: {c}");
+            }
+        }
+    }
+    assert!(
+        c["client_cost"].is_object(),
+        "{server}: no client cost in {c}"
+    );
+    // The warm-up did not open the window before every connection had
+    // answered, unless it reached its limit, which flags the cell.
+    let flags: Vec<&str> = c["flags"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+        .unwrap_or_default();
+    if let Some(w) = c["report"]["warmup"].as_object() {
+        let answered = w["every_connection_answered"].as_bool().unwrap();
+        let steady = w["steady"].as_bool().unwrap();
+        assert_eq!(steady, !flags.contains(&"not-steady"), "{server}: {c}");
+        if answered {
+            assert!(w["calls"].as_u64().unwrap() >= 1, "{server}: {c}");
+        } else {
+            assert!(!steady, "{server}: {c}");
+        }
+    } else {
+        assert_eq!(
+            c["report"]["connect_ms"].is_number(),
+            true,
+            "{server}: only a cell that counts connection set-up skips the warm-up: {c}"
+        );
+    }
+    // Too few calls is a flag, never a silent zero.
+    let min_calls = c["report"]["min_calls"].as_u64().unwrap();
+    assert_eq!(
+        (ok + failed) < min_calls,
+        flags.contains(&"too-few-calls"),
+        "{server}: {c}"
+    );
+    if ok > 0 {
+        let p99 = f(&c["latency_us"]["p99"]);
+        assert!(
+            p99 > 0.0 && f(&c["latency_us"]["p999"]) >= p99,
+            "{server}: {c}"
+        );
+        assert!(f(&c["latency_us"]["max"]) >= f(&c["latency_us"]["min"]));
+        assert!(
+            f(&c["report"]["bytes_received_per_call"]) > 0.0,
+            "{server}: {c}"
+        );
+    }
+    // Where the limit was is always said.
+    let limit = c["limit"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{server}: no limit in {c}"));
+    let side = limit["side"].as_str().unwrap();
+    assert_eq!(
+        side == "client",
+        flags.contains(&"client-bound"),
+        "{server}: {c}"
+    );
+    assert_eq!(
+        side == "server",
+        flags.contains(&"server-bound"),
+        "{server}: {c}"
+    );
+}
+
 #[test]
 fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
+    let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
     let out = xtask(&[
         "lab",
@@ -74,6 +188,15 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
     assert_eq!(manifest["profile"].as_str(), Some("smoke"));
     assert_ne!(manifest["cpus"]["server"].as_str(), None);
+    // The host calibration of both CPU sets is recorded.
+    for side in ["server", "client"] {
+        let figures = &manifest["calibration"][side];
+        assert!(
+            figures["cpu_rounds_per_s"].as_float().unwrap() > 0.0,
+            "{manifest}"
+        );
+        assert!(figures["loopback_round_trips_per_s"].as_float().unwrap() > 0.0);
+    }
     assert!(std::fs::read_to_string(snap.join("summary.md"))
         .unwrap()
         .contains("order-echo"));
@@ -104,28 +227,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
             .collect();
         assert!(!mine.is_empty(), "no cell for {server}:\n{log}");
         for c in mine {
-            let ok = c["calls_ok"].as_u64().unwrap();
-            assert!(ok > 0, "{server}: no successful call in {c}");
-            assert_eq!(
-                c["calls_failed"].as_u64(),
-                Some(0),
-                "{server}: failed calls in {c}"
-            );
-            assert_eq!(c["report"]["verified"], Value::Bool(true));
-            assert!(c["latency_us"]["p99"].as_f64().unwrap() > 0.0);
-            assert!(c["report"]["bytes_received_per_call"].as_f64().unwrap() > 0.0);
-            assert!(
-                c["server_cost"]["cpu_us_per_call"].as_f64().unwrap() > 0.0,
-                "{server}: no server cost in {c}"
-            );
-            assert!(
-                c["client_cost"]["cpu_us_per_call"].as_f64().unwrap() > 0.0,
-                "{server}: no client cost in {c}"
-            );
-            assert!(
-                c["latency_us"]["p999"].as_f64().unwrap()
-                    >= c["latency_us"]["p99"].as_f64().unwrap()
-            );
+            check_cell_consistency(server, c);
             // The interval log exists and has the HdrHistogram header and data lines.
             let cell_dir = snap
                 .join("cells")
@@ -146,9 +248,12 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
                 "{server}: no hlog in {}",
                 cell_dir.display()
             );
-            assert!(hlog
-                .lines()
-                .any(|l| !l.starts_with('#') && !l.starts_with('"') && l.split(',').count() == 4));
+            // A window with successful calls has interval lines.
+            if c["calls_ok"].as_u64().unwrap() > 0 {
+                assert!(hlog.lines().any(|l| !l.starts_with('#')
+                    && !l.starts_with('"')
+                    && l.split(',').count() == 4));
+            }
         }
     }
 
@@ -222,4 +327,102 @@ fn a_wrong_flag_is_rejected_with_usage() {
     let out = xtask(&["lab", "run", "--profil", "smoke"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("--profile"), "{}", text(&out));
+}
+
+#[test]
+fn overlapping_cpu_sets_are_refused_before_anything_starts() {
+    let results = tempfile::tempdir().unwrap();
+    let out = xtask(&[
+        "lab",
+        "run",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+        "--server-cpus",
+        "0",
+        "--client-cpus",
+        "0",
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let s = text(&out);
+    assert!(s.contains("server CPUs 0 overlap the client CPUs 0"), "{s}");
+    assert_eq!(
+        std::fs::read_dir(results.path()).unwrap().count(),
+        0,
+        "a snapshot folder was created"
+    );
+    let out = xtask(&[
+        "lab",
+        "run",
+        "--only",
+        "thrift-java",
+        "--server-cpus",
+        "4096",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("no CPU 4096"), "{}", text(&out));
+}
+
+/// `kill -9` of a running orchestrator leaves its containers; the next run
+/// recognises them as a dead run's, removes them, and runs.
+#[test]
+fn a_run_after_a_killed_one_cleans_up_and_succeeds() {
+    let _engine = engine_lock();
+    let first = tempfile::tempdir().unwrap();
+    let mut killed = xtask_command(&[
+        "lab",
+        "run",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+        "--results-dir",
+        first.path().to_str().unwrap(),
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    // Wait (however long the image builds take) until its server runs.
+    let mut seen = false;
+    for _ in 0..3600 {
+        if let Some(status) = killed.try_wait().unwrap() {
+            panic!("the first run ended by itself ({status}) before its server was seen");
+        }
+        if text(&xtask(&["lab", "ps"])).contains("rpclab-thrift-java") {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(seen, "the first run's server never appeared");
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let left = text(&xtask(&["lab", "ps"]));
+    assert!(
+        left.contains("rpclab-thrift-java"),
+        "kill -9 should leave its containers: {left}"
+    );
+
+    let second = tempfile::tempdir().unwrap();
+    let out = xtask(&[
+        "lab",
+        "run",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+        "--results-dir",
+        second.path().to_str().unwrap(),
+    ]);
+    let log = text(&out);
+    assert!(
+        out.status.success(),
+        "the run after the killed one failed:\n{log}"
+    );
+    assert!(log.contains("no longer running"), "{log}");
+    assert!(text(&xtask(&["lab", "ps"])).contains("no lab container"));
 }

@@ -199,6 +199,21 @@ impl FakeConnection {
     }
 }
 
+/// Waits until `condition` holds, however slowly the machine runs: these
+/// tests assert that something happens (a heartbeat, a close), never that
+/// it happens within a time. The bound only keeps a broken test from
+/// hanging CI forever.
+#[allow(dead_code)]
+pub async fn eventually(what: &str, condition: impl Fn() -> bool) {
+    for _ in 0..6000 {
+        if condition() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{what} did not happen within two minutes");
+}
+
 /// A `hello("slow")` (answered late by the fake servers) cancelled by a
 /// timeout leaves `conn` usable, before and after its late reply arrives.
 #[allow(dead_code)]

@@ -20,10 +20,24 @@ pub struct CellSpec {
     pub target: String,
     pub operation: Operation,
     pub load: Load,
-    /// Seconds of load before the measurement window (JIT warm-up); calls
-    /// made then are not counted.
+    /// Seconds of load before the measurement window (JIT warm-up), at
+    /// least; calls completed then are not counted. The window opens only
+    /// once every connection has completed a verified call and, with a
+    /// [`Steady`] rule, once the last intervals agree.
     #[serde(default)]
     pub warmup_s: f64,
+    /// The longest warm-up: the window opens then whatever the rule says,
+    /// and the cell is flagged not steady. Absent: `warmup_s` plus a minute
+    /// for connections that have not answered yet (a cold JVM's first call
+    /// can take seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_max_s: Option<f64>,
+    /// Steady-state rule of the warm-up; absent: a fixed warm-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<Steady>,
+    /// Fewer calls than this in the window flag the cell too-few-calls.
+    #[serde(default = "default_min_calls")]
+    pub min_calls: u64,
     /// Seconds of load after the measurement window, so that the last
     /// measured calls do not see the load drop as other workers finish.
     /// With a call-count stop, workers that reach their count keep calling,
@@ -47,6 +61,57 @@ pub struct CellSpec {
 
 fn default_timeout_ms() -> u64 {
     5_000
+}
+
+/// Calls a window needs at least before its figures are read (a window of
+/// a handful of calls measures its first call, not the server).
+pub const DEFAULT_MIN_CALLS: u64 = 20;
+
+fn default_min_calls() -> u64 {
+    DEFAULT_MIN_CALLS
+}
+
+/// When a warm-up has reached steady state: the signal of the last
+/// `intervals` intervals of `interval_s` each lies within `tolerance` of
+/// their mean. The signal is the throughput for a closed loop, the mean
+/// service time for an open one (whose throughput is set by its schedule).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steady {
+    pub intervals: u32,
+    /// Relative half-width, e.g. 0.03 for ±3 %.
+    pub tolerance: f64,
+    #[serde(default = "default_interval_s")]
+    pub interval_s: f64,
+}
+
+fn default_interval_s() -> f64 {
+    1.0
+}
+
+impl Steady {
+    /// Whether the last `intervals` values agree. An interval of few calls
+    /// carries counting noise of about 1/sqrt(calls), so the band is never
+    /// narrower than twice that: a slow server is not held in warm-up by
+    /// noise no warm-up can remove.
+    pub fn reached(&self, values: &[f64], calls: &[u64]) -> bool {
+        let k = self.intervals.max(1) as usize;
+        if values.len() < k || calls.len() < k {
+            return false;
+        }
+        let last = &values[values.len() - k..];
+        let last_calls = &calls[calls.len() - k..];
+        let mean = last.iter().sum::<f64>() / k as f64;
+        if !(mean > 0.0) {
+            return false;
+        }
+        let fewest = last_calls.iter().copied().min().unwrap_or(0);
+        if fewest == 0 {
+            return false;
+        }
+        let band = self.tolerance.max(2.0 / (fewest as f64).sqrt());
+        last.iter().all(|v| ((v - mean) / mean).abs() <= band)
+    }
 }
 
 /// The load model of a cell.
@@ -315,13 +380,52 @@ impl CellSpec {
         if self.timeout_ms == 0 {
             return Err("timeout_ms must be positive".into());
         }
+        if let Some(max) = self.warmup_max_s {
+            if !(max >= self.warmup_s && max.is_finite()) {
+                return Err("warmup_max_s must be at least warmup_s".into());
+            }
+        }
+        if let Some(s) = self.steady {
+            if s.intervals == 0 || !(s.tolerance > 0.0) || !(s.interval_s > 0.0) {
+                return Err(
+                    "the steady rule needs intervals >= 1, a positive tolerance and a positive interval"
+                        .into(),
+                );
+            }
+        }
         Ok(())
+    }
+}
+
+impl CellSpec {
+    /// The longest the warm-up may last (see [`CellSpec::warmup_max_s`]).
+    pub fn warmup_limit_s(&self) -> f64 {
+        self.warmup_max_s.unwrap_or(self.warmup_s + 60.0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steady_needs_k_agreeing_intervals() {
+        let rule = Steady {
+            intervals: 3,
+            tolerance: 0.03,
+            interval_s: 1.0,
+        };
+        let many = [10_000u64; 8];
+        assert!(!rule.reached(&[1000.0, 2000.0], &many[..2]));
+        assert!(!rule.reached(&[1000.0, 2000.0, 2900.0, 3000.0], &many[..4]));
+        assert!(rule.reached(&[1000.0, 2000.0, 2950.0, 3000.0, 3050.0], &many[..5]));
+        // 10 % apart is not steady with many calls per interval...
+        assert!(!rule.reached(&[900.0, 1000.0, 1100.0], &many[..3]));
+        // ...but is within the counting noise of 100 calls per interval.
+        assert!(rule.reached(&[90.0, 100.0, 110.0], &[90, 100, 110]));
+        // An interval without calls is never steady.
+        assert!(!rule.reached(&[0.0, 0.0, 0.0], &[0, 0, 0]));
+    }
 
     #[test]
     fn steps_hold_each_rate_for_its_duration_then_the_last() {

@@ -1,0 +1,65 @@
+//! The host calibration of a run: `rpclab-client calibrate` in the client
+//! image, once pinned to the server's CPUs and once to the client's, before
+//! any server starts (see `client/src/calibrate.rs` for the workloads).
+//!
+//! The figures go into `manifest.toml`; `lab compare` reads them to warn
+//! when two snapshots come from hosts of different speed and to normalise.
+
+use crate::docker::{ContainerSpec, Engine};
+use crate::images;
+use anyhow::{bail, Context, Result};
+use rpclab_model::result::{Calibration, CalibrationFigures};
+
+/// Seconds each workload runs on each CPU set.
+const SECONDS: f64 = 1.0;
+
+/// Measures the server's and the client's CPU sets, one after the other
+/// (never both at once: each would disturb the other).
+pub async fn measure(
+    engine: &Engine,
+    run_id: &str,
+    server_cpus: &str,
+    client_cpus: &str,
+) -> Result<Calibration> {
+    Ok(Calibration {
+        server: one(engine, run_id, server_cpus).await?,
+        client: one(engine, run_id, client_cpus).await?,
+    })
+}
+
+async fn one(engine: &Engine, run_id: &str, cpus: &str) -> Result<CalibrationFigures> {
+    let id = engine
+        .start(ContainerSpec {
+            name: format!("rpclab-calibrate-{run_id}-{}", cpus.replace(',', "_")),
+            image: images::CLIENT,
+            role: "calibration",
+            run_id,
+            env: Vec::new(),
+            entrypoint: None,
+            cmd: Some(vec![
+                "calibrate".into(),
+                "--seconds".into(),
+                SECONDS.to_string(),
+                "--cpus".into(),
+                cpus.to_owned(),
+            ]),
+            cpuset: cpus,
+            binds: Vec::new(),
+        })
+        .await?;
+    let code = engine.wait(&id).await;
+    let log = engine.log_tail(&id, 20).await;
+    engine.remove(&id).await?;
+    if code? != 0 {
+        bail!("the host calibration on CPUs {cpus} failed:\n{log}");
+    }
+    let line = log
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'))
+        .with_context(|| {
+            format!("the host calibration on CPUs {cpus} printed no figures:\n{log}")
+        })?;
+    serde_json::from_str(line.trim())
+        .with_context(|| format!("the host calibration printed `{line}`, not its figures"))
+}
