@@ -300,7 +300,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             jmeter,
             out,
         } => {
-            let results = snapshot::read_results(&snapshot)?;
+            let results = aggregate::read_snapshot(&snapshot)?;
             let layout = jmeter.then_some(report::Layout::Jmeter);
             print!("{}", report::tables(&results, false, layout));
             if let Some(r) = &results.reproduction {

@@ -304,7 +304,14 @@ pub struct Aggregate {
     /// Coefficient of variation of the throughput over repetitions
     /// (standard deviation / mean; 0 with one repetition).
     pub throughput_cv: f64,
-    /// Median over repetitions of each latency percentile.
+    /// A distribution-free confidence interval of the median throughput
+    /// (order statistics); absent with one repetition, which has no spread,
+    /// and in snapshots written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_ci: Option<MedianInterval>,
+    /// Median over repetitions of each latency percentile, except `min` and
+    /// `max`, which are the extremes over every repetition (the smallest
+    /// minimum and the largest maximum: a maximum is not averaged away).
     pub latency_us: Latency,
     pub calls_ok: u64,
     pub calls_failed: u64,
@@ -314,10 +321,64 @@ pub struct Aggregate {
     pub client_cpu_us_per_call: Option<f64>,
     pub bytes_sent_per_call: f64,
     pub bytes_received_per_call: f64,
-    /// Why this aggregate should be read with care (high CV, client-bound,
-    /// failed calls).
+    /// Every flag of any repetition (a cell's legacy `client_bound` text
+    /// counts as [`CellFlag::ClientBound`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cell_flags: Vec<CellFlag>,
+    /// The throughput CV exceeded the profile's threshold.
+    #[serde(default)]
+    pub noisy: bool,
+    /// Why this aggregate should be read with care, in words (the cell
+    /// flags, `noisy: throughput CV 10.07 % > 10 %`, `N failed calls`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+}
+
+impl Aggregate {
+    /// An aggregate whose figure can stand for the server in a headline or
+    /// a verdict: no repetition carries an untrustworthy cell flag
+    /// ([`CellFlag::untrustworthy`]) and the repetitions agree (not noisy).
+    pub fn trustworthy(&self) -> bool {
+        self.caveats().is_empty()
+    }
+
+    /// What must be said next to the figure when it is not trustworthy:
+    /// `lower bound` (client-bound: the server could do more), `unsteady`
+    /// (not steady after warm-up, or noisy), `too few calls`, `shared CPUs`.
+    pub fn caveats(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let mut add = |c: &'static str| {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        };
+        for f in &self.cell_flags {
+            match f {
+                CellFlag::ClientBound => add("lower bound"),
+                CellFlag::NotSteady => add("unsteady"),
+                CellFlag::TooFewCalls => add("too few calls"),
+                CellFlag::SharedCpus => add("shared CPUs"),
+                CellFlag::ServerBound => {}
+            }
+        }
+        if self.noisy {
+            add("unsteady");
+        }
+        out
+    }
+}
+
+/// A confidence interval of a median from order statistics: the interval
+/// between the `rank`-th smallest and the `rank`-th largest of `n` values
+/// covers the true median with probability `confidence` (binomial, p = ½),
+/// whatever the distribution. With few values the widest interval, the
+/// range, is all there is: 50 % with 2 values, 75 % with 3, 87.5 % with 4.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MedianInterval {
+    pub low: f64,
+    pub high: f64,
+    /// Coverage probability of the interval (0..1).
+    pub confidence: f64,
 }
 
 /// `results.json`: every cell of a lab run.
@@ -503,6 +564,20 @@ pub enum ClaimCheck {
         levels: Vec<u32>,
         systems: Vec<String>,
         among: Vec<String>,
+    },
+    /// "X is about as fast as Y" (差不多, 基本同级别): every system's
+    /// measured ratio to the first is within the equivalence tolerance of 1,
+    /// at each level; every system of `behind` must beat each of them.
+    Equivalent {
+        measure: Measure,
+        scenario: String,
+        levels: Vec<u32>,
+        /// The systems claimed to be level with each other (two or more).
+        systems: Vec<String>,
+        /// Systems the claim puts ahead of the whole group ("both trail
+        /// Hessian"); empty when it says nothing of the sort.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        behind: Vec<String>,
     },
     /// No call of these systems failed in the scenario.
     NoErrors {
