@@ -149,6 +149,9 @@ enum LabCommand {
         /// Exit with an error when a regression is found (for CI).
         #[arg(long)]
         fail_on_regression: bool,
+        /// Divide b's throughput by the hosts' calibration ratio (b / a).
+        #[arg(long)]
+        normalize: bool,
     },
     /// Regenerate the snapshot index, <results-dir>/README.md.
     Index {
@@ -271,9 +274,9 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             a,
             b,
             fail_on_regression,
+            normalize,
         } => {
-            let report =
-                compare::compare(&snapshot::read_results(&a)?, &snapshot::read_results(&b)?);
+            let report = compare::compare_dirs(&a, &b, normalize)?;
             println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
             if fail_on_regression && report.regressions > 0 {
                 anyhow::bail!(
