@@ -273,6 +273,7 @@ mod tests {
             a.scenario = scenario.clone();
             a.noisy = false;
             a.cell_flags.clear();
+            a.flags.clear();
             a.throughput_median = 1000.0 * (i + 1) as f64;
         }
         let n = results.aggregates.len();

@@ -364,6 +364,14 @@ impl Aggregate {
         if self.noisy {
             add("unsteady");
         }
+        // Aggregates written before `cell_flags` and `noisy` said it in words.
+        for f in &self.flags {
+            if f == "client-bound" {
+                add("lower bound");
+            } else if f.starts_with("noisy") {
+                add("unsteady");
+            }
+        }
         out
     }
 }
@@ -595,4 +603,38 @@ pub struct RatioPair {
     pub over: String,
     pub under: String,
     pub published: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An aggregate as snapshots wrote it before intervals and cell flags.
+    const OLD: &str = r#"{"server": "ice-3.7", "variant": "3.7", "scenario": "order-echo",
+        "concurrency": 5, "repetitions": 3, "throughput_median": 102635.0,
+        "throughput_min": 96000.0, "throughput_max": 113658.0, "throughput_cv": 0.06,
+        "latency_us": {"min": 30.0, "mean": 45.0, "p50": 39.0, "p90": 59.0, "p95": 70.0,
+        "p99": 103.0, "p999": 2323.0, "max": 16511.0},
+        "calls_ok": 1500000, "calls_failed": 0, "bytes_sent_per_call": 111.0,
+        "bytes_received_per_call": 92.0, "flags": ["client-bound"]}"#;
+
+    #[test]
+    fn older_aggregates_load_and_new_fields_decide_trust() {
+        let mut a: Aggregate = serde_json::from_str(OLD).unwrap();
+        assert_eq!(a.throughput_ci, None);
+        assert!(a.cell_flags.is_empty() && !a.noisy);
+        // The old text still counts.
+        assert_eq!(a.caveats(), ["lower bound"]);
+        a.flags.clear();
+        assert!(a.trustworthy());
+        a.cell_flags = vec![CellFlag::ServerBound];
+        assert!(a.trustworthy(), "server-bound is the wanted case");
+        a.cell_flags = vec![CellFlag::ClientBound, CellFlag::NotSteady];
+        a.noisy = true;
+        assert_eq!(a.caveats(), ["lower bound", "unsteady"]);
+        assert!(!a.trustworthy());
+        a.cell_flags = vec![CellFlag::TooFewCalls, CellFlag::SharedCpus];
+        a.noisy = false;
+        assert_eq!(a.caveats(), ["too few calls", "shared CPUs"]);
+    }
 }
