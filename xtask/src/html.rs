@@ -237,7 +237,11 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
             esc(&c.detail)
         );
     }
-    html.push_str("</table>");
+    let _ = write!(
+        html,
+        "</table><p class=\"why\">{}</p>",
+        esc(&reproduce::verdict_legend())
+    );
     if !r.notes.is_empty() {
         html.push_str("<h3>Notes</h3><ul>");
         for n in &r.notes {

@@ -1194,7 +1194,7 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
         b.push_record([c.text.clone(), c.label(), c.detail.clone()]);
     }
     out.push_str(&style(b, markdown, &[(0, 44), (2, 80)]));
-    out.push_str("\n\n");
+    let _ = writeln!(out, "\n\n{}\n", verdict_legend());
     if !r.notes.is_empty() {
         let _ = writeln!(out, "{}Notes\n", h(3));
         for n in &r.notes {
@@ -1203,6 +1203,19 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// How to read a verdict, said once under the claims.
+pub fn verdict_legend() -> String {
+    format!(
+        "Direction: holds, reversed, within noise (inside max({:.0} %, {NOISE_SIGMAS} × the combined CV)), \
+         does not hold; only trustworthy figures decide (not client-bound, steady, enough calls, not noisy). \
+         Magnitude: measured ratio [interval from the medians' order-statistic intervals] against the published one; \
+         it matches inside the interval widened by {:.0} %. Equivalence: within ±{:.0} % of 1.",
+        NOISE_FLOOR * 100.0,
+        MAGNITUDE_TOLERANCE * 100.0,
+        EQUIVALENCE_TOLERANCE * 100.0
+    )
 }
 
 /// A table, in markdown or boxed for the terminal, where the given columns
