@@ -1,6 +1,8 @@
 //! `lab compare <a> <b>`: two snapshots cell by cell, with the noise of
 //! each taken into account, so that a regression is flagged only when the
-//! difference is larger than what repeating the same run would give.
+//! difference is larger than what repeating the same run would give; and
+//! with the hosts taken into account, so that a slower host is not read as
+//! slower code.
 //!
 //! The rule, per cell (server × variant × scenario × level) and per metric
 //! (throughput, p99 latency): take the median over repetitions in each
@@ -9,10 +11,21 @@
 //! [`crate::reproduce::NOISE_SIGMAS`] times the combined coefficient of
 //! variation of the two snapshots' repetitions, and, when both have several
 //! repetitions, their ranges do not overlap. Otherwise it is "within noise".
+//!
+//! Hosts: each snapshot's `manifest.toml` says where it ran (`[host]`) and,
+//! since calibration exists, how fast that host's CPU sets were
+//! (`[calibration]`). Different hosts, or calibrations further apart than
+//! [`CALIBRATION_TOLERANCE`], get one warning line each. `--normalize`
+//! divides `b`'s throughput by the calibration ratio b / a of the figure
+//! that limited the cell ([`calibration_figure`]). And whatever the
+//! absolute level did, Kendall's τ-b of the servers' throughput at each
+//! scenario × level says whether the ranking held ([`kendall_tau_b`]).
 
 use crate::aggregate::{coefficient_of_variation, median};
 use crate::reproduce::{fmt_value, NOISE_FLOOR, NOISE_SIGMAS};
-use rpclab_model::result::{Cell, Results};
+use anyhow::Result;
+use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
+use std::path::Path;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -113,14 +126,299 @@ fn samples(results: &Results, k: &Key, f: fn(&Cell) -> f64) -> Sample {
     }
 }
 
-/// The comparison's outcome: its table (with every count) and the regressions.
+/// Calibrations whose figures differ by more than this share are
+/// different hosts as far as the numbers go: the calibration's own
+/// repeatability on one idle host is within a few percent.
+pub const CALIBRATION_TOLERANCE: f64 = 0.05;
+
+/// Where a snapshot ran, from its `manifest.toml` (`[host]`, written by
+/// every run; `[calibration]`, written since calibration exists).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostRecord {
+    pub hostname: Option<String>,
+    pub cpu_model: Option<String>,
+    pub cores: Option<i64>,
+    pub kernel: Option<String>,
+    pub calibration: Option<Calibration>,
+    /// Why the calibration could not be read, when it is present but malformed.
+    pub calibration_error: Option<String>,
+}
+
+impl HostRecord {
+    /// Reads the host record from a manifest's text; a missing or
+    /// unreadable manifest gives an empty record (said so in the warnings).
+    pub fn parse(text: &str) -> HostRecord {
+        let Ok(v) = toml::from_str::<toml::Value>(text) else {
+            return HostRecord::default();
+        };
+        let host = v.get("host");
+        let s = |k: &str| {
+            host.and_then(|h| h.get(k))
+                .and_then(|x| x.as_str())
+                .map(str::to_owned)
+        };
+        let (calibration, calibration_error) = match v.get("calibration") {
+            None => (None, None),
+            Some(c) => match c.clone().try_into::<Calibration>() {
+                Ok(c) => (Some(c), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+        };
+        HostRecord {
+            hostname: s("hostname"),
+            cpu_model: s("cpu_model"),
+            cores: host
+                .and_then(|h| h.get("cores"))
+                .and_then(|x| x.as_integer()),
+            kernel: s("kernel"),
+            calibration,
+            calibration_error,
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}, {} cores, kernel {}",
+            self.cpu_model.as_deref().unwrap_or("?"),
+            self.cores.map_or("?".into(), |c| c.to_string()),
+            self.kernel.as_deref().unwrap_or("?")
+        )
+    }
+}
+
+/// A snapshot to compare: its results and where they were measured.
+pub struct Snapshot {
+    pub results: Results,
+    pub host: HostRecord,
+}
+
+impl Snapshot {
+    /// Reads `results.json` (aggregates recomputed from the cells) and
+    /// `manifest.toml` of a snapshot folder.
+    pub fn read(dir: &Path) -> Result<Snapshot> {
+        let results = crate::aggregate::read_snapshot(dir)?;
+        let host = std::fs::read_to_string(dir.join("manifest.toml"))
+            .map(|t| HostRecord::parse(&t))
+            .unwrap_or_default();
+        Ok(Snapshot { results, host })
+    }
+}
+
+/// One line per difference between the two hosts that matters to the
+/// numbers: different machines (CPU model, cores, kernel), calibrations
+/// further apart than [`CALIBRATION_TOLERANCE`], or no calibration to tell.
+pub fn host_warnings(a: &HostRecord, b: &HostRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.cpu_model != b.cpu_model || a.cores != b.cores || a.kernel != b.kernel {
+        out.push(format!(
+            "warning: different hosts (a: {}; b: {}): absolute changes mix host and code; read the rank agreement below{}",
+            a.describe(),
+            b.describe(),
+            if a.calibration.is_some() && b.calibration.is_some() {
+                ", or compare with --normalize"
+            } else {
+                ""
+            }
+        ));
+    }
+    match (&a.calibration, &b.calibration) {
+        (Some(ca), Some(cb)) => {
+            let diffs: Vec<String> = figures(ca, cb)
+                .into_iter()
+                .filter(|(_, x, y)| (y / x - 1.0).abs() > CALIBRATION_TOLERANCE)
+                .map(|(name, x, y)| format!("{name} {:+.1} %", (y / x - 1.0) * 100.0))
+                .collect();
+            if !diffs.is_empty() {
+                out.push(format!(
+                    "warning: the calibrations differ beyond {:.0} % (b vs a: {}): the host's speed moved",
+                    CALIBRATION_TOLERANCE * 100.0,
+                    diffs.join(", ")
+                ));
+            }
+        }
+        _ => {
+            let missing: Vec<String> = [("a", a), ("b", b)]
+                .iter()
+                .filter(|(_, h)| h.calibration.is_none())
+                .map(|(n, h)| match &h.calibration_error {
+                    Some(e) => {
+                        format!("{n} (unreadable: {})", e.lines().next().unwrap_or_default())
+                    }
+                    None => n.to_string(),
+                })
+                .collect();
+            out.push(format!(
+                "note: no calibration in snapshot {} (written before calibration existed): host speeds cannot be compared or normalised",
+                missing.join(" and ")
+            ));
+        }
+    }
+    out
+}
+
+/// Every calibration figure of `a` and `b`, by name.
+fn figures(a: &Calibration, b: &Calibration) -> Vec<(&'static str, f64, f64)> {
+    vec![
+        (
+            "server cpu_rounds_per_s",
+            a.server.cpu_rounds_per_s,
+            b.server.cpu_rounds_per_s,
+        ),
+        (
+            "server loopback_round_trips_per_s",
+            a.server.loopback_round_trips_per_s,
+            b.server.loopback_round_trips_per_s,
+        ),
+        (
+            "client cpu_rounds_per_s",
+            a.client.cpu_rounds_per_s,
+            b.client.cpu_rounds_per_s,
+        ),
+        (
+            "client loopback_round_trips_per_s",
+            a.client.loopback_round_trips_per_s,
+            b.client.loopback_round_trips_per_s,
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, x, y)| *x > 0.0 && *y > 0.0)
+    .collect()
+}
+
+/// Which calibration figure stands for the speed that limited a cell:
+/// the client CPU set's `cpu_rounds_per_s` when the client was the limit
+/// (client-bound), the server CPU set's `loopback_round_trips_per_s` when
+/// neither side's cores were (a latency-bound closed loop: its rate is set
+/// by round trips), and otherwise, server-bound or not recorded, the server
+/// CPU set's `cpu_rounds_per_s`: the server's code is what is measured.
+pub fn calibration_figure(cells: &[&Cell]) -> (&'static str, fn(&Calibration) -> f64) {
+    let client_bound = cells.iter().any(|c| {
+        c.flags.contains(&CellFlag::ClientBound)
+            || c.client_bound.is_some()
+            || c.limit
+                .as_ref()
+                .is_some_and(|l| l.side == LimitSide::Client)
+    });
+    let neither = !cells.is_empty()
+        && cells.iter().all(|c| {
+            c.limit
+                .as_ref()
+                .is_some_and(|l| l.side == LimitSide::Neither)
+                && !c.flags.contains(&CellFlag::ServerBound)
+        });
+    fn server_cpu(c: &Calibration) -> f64 {
+        c.server.cpu_rounds_per_s
+    }
+    fn client_cpu(c: &Calibration) -> f64 {
+        c.client.cpu_rounds_per_s
+    }
+    fn server_loopback(c: &Calibration) -> f64 {
+        c.server.loopback_round_trips_per_s
+    }
+    if client_bound {
+        ("client cpu_rounds_per_s", client_cpu)
+    } else if neither {
+        ("server loopback_round_trips_per_s", server_loopback)
+    } else {
+        ("server cpu_rounds_per_s", server_cpu)
+    }
+}
+
+/// `b`'s throughput in `a`'s host units: divided by the calibration ratio
+/// b / a of the chosen figure. None when a figure is missing or zero.
+pub fn normalise(throughput_b: f64, figure_a: f64, figure_b: f64) -> Option<f64> {
+    (figure_a > 0.0 && figure_b > 0.0).then(|| throughput_b / (figure_b / figure_a))
+}
+
+/// Kendall's τ-b between two paired rankings (ties allowed in either):
+/// (concordant − discordant) / √((n₀ − ties in x)(n₀ − ties in y)), with n₀
+/// the number of pairs. 1: the same order; −1: reversed; None when fewer
+/// than two items or one side is all ties. Also returns the discordant
+/// pairs and all pairs.
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<(f64, usize, usize)> {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return None;
+    }
+    let (mut concordant, mut discordant, mut ties_x, mut ties_y) = (0usize, 0usize, 0usize, 0usize);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = (x[i] - x[j]).partial_cmp(&0.0)?;
+            let dy = (y[i] - y[j]).partial_cmp(&0.0)?;
+            use std::cmp::Ordering::Equal;
+            match (dx, dy) {
+                (Equal, Equal) => {
+                    ties_x += 1;
+                    ties_y += 1;
+                }
+                (Equal, _) => ties_x += 1,
+                (_, Equal) => ties_y += 1,
+                (a, b) if a == b => concordant += 1,
+                _ => discordant += 1,
+            }
+        }
+    }
+    let pairs = n * (n - 1) / 2;
+    let denom = (((pairs - ties_x) * (pairs - ties_y)) as f64).sqrt();
+    if denom == 0.0 {
+        return None;
+    }
+    Some((
+        (concordant as f64 - discordant as f64) / denom,
+        discordant,
+        pairs,
+    ))
+}
+
+/// The rank agreement at one scenario × level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankAgreement {
+    pub scenario: String,
+    pub level: u32,
+    pub servers: usize,
+    pub tau: Option<f64>,
+    pub discordant: usize,
+    pub pairs: usize,
+}
+
+/// The comparison's outcome: its text (host warnings, table, counts, rank
+/// agreement) and the regressions.
 pub struct Report {
     pub text: String,
     pub regressions: usize,
 }
 
-/// Compares snapshot `a` (before) with `b` (after).
-pub fn compare(a: &Results, b: &Results) -> Report {
+/// Compares snapshot folders `a` (before) and `b` (after).
+pub fn compare_dirs(a: &Path, b: &Path, normalize: bool) -> Result<Report> {
+    Ok(compare(&Snapshot::read(a)?, &Snapshot::read(b)?, normalize))
+}
+
+fn cells_of<'a>(results: &'a Results, k: &Key) -> Vec<&'a Cell> {
+    results
+        .cells
+        .iter()
+        .filter(|c| {
+            c.server == k.0 && c.variant == k.1 && c.scenario == k.2 && c.concurrency == k.3
+        })
+        .collect()
+}
+
+/// Compares snapshot `a` (before) with `b` (after); with `normalize` (and
+/// both calibrations), `b`'s throughput is expressed in `a`'s host units.
+pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Report {
+    let (a, b) = (&sa.results, &sb.results);
+    let warnings = host_warnings(&sa.host, &sb.host);
+    let calibrations = match (&sa.host.calibration, &sb.host.calibration) {
+        (Some(x), Some(y)) if normalize => Some((x, y)),
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    if normalize && calibrations.is_none() {
+        notes.push(
+            "--normalize not applied: both snapshots need a calibration; the figures below are as measured."
+                .to_owned(),
+        );
+    }
     let mut t = Builder::default();
     t.push_record([
         "server",
@@ -128,7 +426,11 @@ pub fn compare(a: &Results, b: &Results) -> Report {
         "scenario",
         "level",
         "calls/s a",
-        "calls/s b",
+        if calibrations.is_some() {
+            "calls/s b (norm.)"
+        } else {
+            "calls/s b"
+        },
         "Δ",
         "p99 ms a",
         "p99 ms b",
@@ -136,6 +438,9 @@ pub fn compare(a: &Results, b: &Results) -> Report {
         "verdict",
     ]);
     let (mut regressions, mut improvements, mut unmatched) = (0, 0, 0);
+    let mut used_figures: Vec<&'static str> = Vec::new();
+    // Median throughput per key in both, for the rank agreement.
+    let mut medians: Vec<(Key, f64, f64)> = Vec::new();
     let kb = keys(b);
     for k in keys(a) {
         if !kb.contains(&k) {
@@ -155,16 +460,29 @@ pub fn compare(a: &Results, b: &Results) -> Report {
             ]);
             continue;
         }
-        let (ta, tb) = (
-            samples(a, &k, |c| c.throughput_per_s),
-            samples(b, &k, |c| c.throughput_per_s),
-        );
+        let ta = samples(a, &k, |c| c.throughput_per_s);
+        let mut tb = samples(b, &k, |c| c.throughput_per_s);
+        if let Some((ca, cb)) = calibrations {
+            let (name, figure) = calibration_figure(&cells_of(b, &k));
+            if let Some(values) = tb
+                .values
+                .iter()
+                .map(|v| normalise(*v, figure(ca), figure(cb)))
+                .collect::<Option<Vec<f64>>>()
+            {
+                tb.values = values;
+                if !used_figures.contains(&name) {
+                    used_figures.push(name);
+                }
+            }
+        }
         let (pa, pb) = (
             samples(a, &k, |c| c.latency_us.p99 / 1e3),
             samples(b, &k, |c| c.latency_us.p99 / 1e3),
         );
         let (dt, ct) = classify(&ta, &tb, true);
         let (dp, cp) = classify(&pa, &pb, false);
+        medians.push((k.clone(), ta.median(), tb.median()));
         let verdict = if ct == Change::Regression || cp == Change::Regression {
             regressions += 1;
             let mut what = Vec::new();
@@ -212,15 +530,85 @@ pub fn compare(a: &Results, b: &Results) -> Report {
             "only in b".into(),
         ]);
     }
+    let agreement = rank_agreement(&medians);
     let mut table = t.build();
     table.with(Style::rounded());
-    let text = format!(
+    let mut text = String::new();
+    for w in warnings.iter().chain(&notes) {
+        text.push_str(w);
+        text.push('\n');
+    }
+    if calibrations.is_some() {
+        text.push_str(&format!(
+            "normalised: b's throughput divided by the calibration ratio b / a of {} (the figure of the side that limited each cell); p99 as measured.\n",
+            if used_figures.is_empty() { "no figure".to_owned() } else { used_figures.join(", ") }
+        ));
+    }
+    text.push_str(&format!(
         "{table}\n{regressions} regression(s), {improvements} improvement(s), {unmatched} cell(s) in one snapshot only.\n\
          A change counts when it exceeds {:.0}% and {NOISE_SIGMAS}× the combined CV of both snapshots' repetitions, \
          and their repetitions' ranges do not overlap.\n",
         NOISE_FLOOR * 100.0
-    );
+    ));
+    if !warnings.is_empty() && regressions > 0 && calibrations.is_none() {
+        text.push_str(
+            "The hosts differ (see above): a regression here may be the host, not the code.\n",
+        );
+    }
+    text.push_str(&render_agreement(&agreement));
     Report { text, regressions }
+}
+
+/// Kendall's τ-b of the servers' median throughput in `a` and `b`, per
+/// scenario × level present in both.
+fn rank_agreement(medians: &[(Key, f64, f64)]) -> Vec<RankAgreement> {
+    let mut groups: Vec<(String, u32)> = Vec::new();
+    for (k, _, _) in medians {
+        if !groups.contains(&(k.2.clone(), k.3)) {
+            groups.push((k.2.clone(), k.3));
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(scenario, level)| {
+            let (x, y): (Vec<f64>, Vec<f64>) = medians
+                .iter()
+                .filter(|(k, _, _)| k.2 == scenario && k.3 == level)
+                .map(|(_, a, b)| (*a, *b))
+                .unzip();
+            let tau = kendall_tau_b(&x, &y);
+            RankAgreement {
+                scenario,
+                level,
+                servers: x.len(),
+                tau: tau.map(|t| t.0),
+                discordant: tau.map_or(0, |t| t.1),
+                pairs: tau.map_or(0, |t| t.2),
+            }
+        })
+        .collect()
+}
+
+fn render_agreement(agreement: &[RankAgreement]) -> String {
+    if agreement.is_empty() {
+        return "Rank agreement: no scenario × level in both snapshots.\n".into();
+    }
+    let mut out = String::from(
+        "Rank agreement (Kendall's τ-b of the servers' median throughput, a vs b; 1 = the same order, whatever the absolute level did):\n",
+    );
+    for r in agreement {
+        match r.tau {
+            Some(tau) => out.push_str(&format!(
+                "  {} level {}: τ = {tau:.2} over {} servers ({} of {} pairs swapped)\n",
+                r.scenario, r.level, r.servers, r.discordant, r.pairs
+            )),
+            None => out.push_str(&format!(
+                "  {} level {}: no τ ({} server(s) in both)\n",
+                r.scenario, r.level, r.servers
+            )),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -275,6 +663,200 @@ mod tests {
             classify(&s(&[1000.0]), &s(&[900.0]), true).1,
             Change::Regression
         );
+    }
+
+    #[test]
+    fn kendall_tau_b_known_values_and_ties() {
+        // The same order, the reverse, and nothing to rank.
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]),
+            Some((1.0, 0, 3))
+        );
+        assert_eq!(
+            kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]),
+            Some((-1.0, 3, 3))
+        );
+        assert_eq!(kendall_tau_b(&[1.0], &[1.0]), None);
+        assert_eq!(kendall_tau_b(&[1.0, 1.0], &[1.0, 2.0]), None);
+        // One swap in four: C = 5, D = 1 of 6 pairs: τ = 4/6.
+        let (tau, d, n) = kendall_tau_b(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]).unwrap();
+        assert!((tau - 4.0 / 6.0).abs() < 1e-12 && d == 1 && n == 6, "{tau}");
+        // Ties: x = (1, 2, 2, 3), y = (1, 2, 3, 4): C = 5, D = 0, one tie in
+        // x: τ-b = 5 / √(5 · 6).
+        let (tau, _, _) = kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert!((tau - 5.0 / 30f64.sqrt()).abs() < 1e-12, "{tau}");
+    }
+
+    #[test]
+    fn normalising_divides_by_the_calibration_ratio() {
+        // b's host is 25 % slower: 750 calls/s there are 1000 on a's host.
+        assert_eq!(normalise(750.0, 2.0e6, 1.5e6), Some(1000.0));
+        assert_eq!(normalise(750.0, 0.0, 1.5e6), None);
+    }
+
+    fn calibration(server: f64, client: f64) -> Calibration {
+        let f = |cpu: f64| rpclab_model::result::CalibrationFigures {
+            cpus: "0".into(),
+            cpu_rounds_per_s: cpu,
+            loopback_round_trips_per_s: 40_000.0,
+        };
+        Calibration {
+            server: f(server),
+            client: f(client),
+        }
+    }
+
+    const MANIFEST: &str = "profile = \"standard\"\n[host]\nhostname = \"vm\"\ncpu_model = \"AMD EPYC\"\ncores = 2\nkernel = \"6.18\"\n";
+
+    #[test]
+    fn host_differences_get_one_line_each_and_old_snapshots_a_note() {
+        let a = HostRecord::parse(MANIFEST);
+        assert_eq!(a.cpu_model.as_deref(), Some("AMD EPYC"));
+        assert_eq!(a.cores, Some(2));
+        assert_eq!(a.calibration, None);
+        // Same host, no calibration: only the note.
+        let w = host_warnings(&a, &a);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("note: no calibration in snapshot a and b"),
+            "{w:?}"
+        );
+        // A calibrated, slower host with another CPU.
+        let cal = "[calibration.server]\ncpus = \"0\"\ncpu_rounds_per_s = 1500000.0\nloopback_round_trips_per_s = 40000.0\n[calibration.client]\ncpus = \"1\"\ncpu_rounds_per_s = 2000000.0\nloopback_round_trips_per_s = 40000.0\n";
+        let mut b = HostRecord::parse(&format!(
+            "{}{cal}",
+            MANIFEST.replace("AMD EPYC", "Intel Xeon")
+        ));
+        assert_eq!(
+            b.calibration,
+            Some({
+                let mut c = calibration(1.5e6, 2.0e6);
+                c.client.cpus = "1".into();
+                c
+            })
+        );
+        let w = host_warnings(&a, &b);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "warning: different hosts (a: AMD EPYC, 2 cores, kernel 6.18; b: Intel Xeon"
+            ),
+            "{w:?}"
+        );
+        assert!(w[1].contains("no calibration in snapshot a "), "{w:?}");
+        // Both calibrated: the figure beyond the tolerance is named.
+        let mut a2 = a.clone();
+        a2.calibration = Some(calibration(2.0e6, 2.02e6));
+        b.cpu_model = a2.cpu_model.clone();
+        let w = host_warnings(&a2, &b);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("server cpu_rounds_per_s -25.0 %"), "{w:?}");
+        assert!(
+            !w[0].contains("client cpu_rounds_per_s"),
+            "1 % is within the tolerance: {w:?}"
+        );
+        // Within the tolerance and on the same host: nothing to say.
+        b.calibration = Some(calibration(1.95e6, 2.0e6));
+        assert!(host_warnings(&a2, &b).is_empty());
+        // A malformed calibration is said, not fatal.
+        let bad = HostRecord::parse(&format!("{MANIFEST}[calibration]\nserver = 3\n"));
+        assert!(bad.calibration_error.is_some());
+        assert!(host_warnings(&a2, &bad)
+            .iter()
+            .any(|l| l.contains("b (unreadable")));
+    }
+
+    #[test]
+    fn a_slower_host_is_not_slower_code_once_normalised() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+        )
+        .unwrap();
+        let results: Results = serde_json::from_str(&text).unwrap();
+        let mut slower = results.clone();
+        for c in &mut slower.cells {
+            c.throughput_per_s *= 0.7;
+        }
+        let a = Snapshot {
+            results,
+            host: HostRecord {
+                calibration: Some(calibration(2.0e6, 2.0e6)),
+                ..HostRecord::parse(MANIFEST)
+            },
+        };
+        let b = Snapshot {
+            results: slower,
+            host: HostRecord {
+                calibration: Some(calibration(1.4e6, 1.4e6)),
+                ..HostRecord::parse(&MANIFEST.replace("AMD EPYC", "Intel Xeon"))
+            },
+        };
+        let raw = compare(&a, &b, false);
+        assert!(raw.regressions > 0, "{}", raw.text);
+        assert!(
+            raw.text.contains("warning: different hosts"),
+            "{}",
+            raw.text
+        );
+        assert!(
+            raw.text.contains("may be the host, not the code"),
+            "{}",
+            raw.text
+        );
+        // The order of the servers did not move.
+        assert!(
+            raw.text
+                .contains("τ = 1.00 over 4 servers (0 of 6 pairs swapped)"),
+            "{}",
+            raw.text
+        );
+        let norm = compare(&a, &b, true);
+        assert!(
+            norm.text
+                .contains("normalised: b's throughput divided by the calibration ratio"),
+            "{}",
+            norm.text
+        );
+        assert!(
+            !norm.text.contains("REGRESSION (throughput"),
+            "{}",
+            norm.text
+        );
+        // Asking to normalise without calibrations says it was not done.
+        let mut old = b;
+        old.host.calibration = None;
+        let text = compare(&a, &old, true).text;
+        assert!(text.contains("--normalize not applied"), "{text}");
+    }
+
+    #[test]
+    fn the_limiting_side_picks_the_calibration_figure() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+        )
+        .unwrap();
+        let results: Results = serde_json::from_str(&text).unwrap();
+        let mut c = results.cells[0].clone();
+        c.client_bound = None;
+        c.flags = vec![CellFlag::ServerBound];
+        c.limit = None;
+        assert_eq!(calibration_figure(&[&c]).0, "server cpu_rounds_per_s");
+        c.flags = vec![CellFlag::ClientBound];
+        assert_eq!(calibration_figure(&[&c]).0, "client cpu_rounds_per_s");
+        c.flags.clear();
+        c.limit = Some(rpclab_model::result::Limit {
+            side: LimitSide::Neither,
+            server_busy: Some(0.3),
+            client_busy: Some(0.2),
+            threshold: 0.9,
+            note: String::new(),
+        });
+        assert_eq!(
+            calibration_figure(&[&c]).0,
+            "server loopback_round_trips_per_s"
+        );
+        let cal = calibration(2.0e6, 1.0e6);
+        assert_eq!((calibration_figure(&[&c]).1)(&cal), 40_000.0);
     }
 
     #[test]

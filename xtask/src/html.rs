@@ -126,17 +126,18 @@ pub fn write_report(dir: &Path, name: &str, results: &Results) -> Result<Vec<Pat
 }
 
 fn aggregates_html(html: &mut String, aggs: &[&Aggregate]) {
-    html.push_str("<table><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th>conc./rate</th><th>reps</th><th>calls/s</th><th>CV</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>srv CPU µs/call</th><th class=\"l\">flags</th></tr>");
+    html.push_str("<table><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th>conc./rate</th><th>reps</th><th>calls/s</th><th>CI of median</th><th>CV</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>srv CPU µs/call</th><th class=\"l\">flags</th></tr>");
     for a in aggs {
         let _ = write!(
             html,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td></tr>",
             esc(&a.server),
             esc(&a.variant),
             a.concurrency,
             a.repetitions,
             a.throughput_median,
-            if a.repetitions > 1 { format!("{:.1}%", a.throughput_cv * 100.0) } else { "-".into() },
+            crate::report::median_ci(a),
+            crate::report::cv(a),
             a.latency_us.p50 / 1e3,
             a.latency_us.p90 / 1e3,
             a.latency_us.p99 / 1e3,
@@ -189,7 +190,15 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
                     Some(c) => {
                         let p = &c.published;
                         let measured = match (c.measured, &c.missing) {
-                            (Some(m), _) => format!("{} {}", fmt_value(m), esc(&p.unit)),
+                            (Some(m), _) if c.caveats.is_empty() => {
+                                format!("{} {}", fmt_value(m), esc(&p.unit))
+                            }
+                            (Some(m), _) => format!(
+                                "{} {} ({})",
+                                fmt_value(m),
+                                esc(&p.unit),
+                                c.caveats.join(", ")
+                            ),
                             (None, Some(why)) => format!("<span class=\"why\">{}</span>", esc(why)),
                             (None, None) => "—".into(),
                         };
@@ -209,9 +218,13 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
     }
     html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
     for c in &cmp.claims {
-        let class = match c.verdict {
+        let class = match if c.checked == 0 {
+            reproduce::Verdict::NotComparable
+        } else {
+            c.verdict
+        } {
             reproduce::Verdict::Holds => "holds",
-            reproduce::Verdict::Reversed => "reversed",
+            reproduce::Verdict::Reversed | reproduce::Verdict::DoesNotHold => "reversed",
             reproduce::Verdict::WithinNoise => "noise",
             reproduce::Verdict::NotComparable => "nc",
         };
@@ -220,11 +233,15 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
             "<tr class=\"{class}\" id=\"claim-{}\"><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
             esc(&c.id),
             esc(&c.text),
-            c.verdict.label(),
+            esc(&c.label()),
             esc(&c.detail)
         );
     }
-    html.push_str("</table>");
+    let _ = write!(
+        html,
+        "</table><p class=\"why\">{}</p>",
+        esc(&reproduce::verdict_legend())
+    );
     if !r.notes.is_empty() {
         html.push_str("<h3>Notes</h3><ul>");
         for n in &r.notes {

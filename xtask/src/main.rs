@@ -146,6 +146,9 @@ enum LabCommand {
         /// Exit with an error when a regression is found (for CI).
         #[arg(long)]
         fail_on_regression: bool,
+        /// Divide b's throughput by the hosts' calibration ratio (b / a).
+        #[arg(long)]
+        normalize: bool,
     },
     /// Regenerate the snapshot index, <results-dir>/README.md.
     Index {
@@ -264,9 +267,9 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             a,
             b,
             fail_on_regression,
+            normalize,
         } => {
-            let report =
-                compare::compare(&snapshot::read_results(&a)?, &snapshot::read_results(&b)?);
+            let report = compare::compare_dirs(&a, &b, normalize)?;
             println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
             if fail_on_regression && report.regressions > 0 {
                 anyhow::bail!(
@@ -293,7 +296,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             jmeter,
             out,
         } => {
-            let results = snapshot::read_results(&snapshot)?;
+            let results = aggregate::read_snapshot(&snapshot)?;
             let layout = jmeter.then_some(report::Layout::Jmeter);
             print!("{}", report::tables(&results, false, layout));
             if let Some(r) = &results.reproduction {

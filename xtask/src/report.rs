@@ -2,7 +2,9 @@
 //! `results.json` alone so that any old snapshot can be re-rendered.
 //!
 //! One table per scenario, one row per aggregate (the repetitions of a cell
-//! summarised). Scenarios of the `users` shape (seed 004) default to
+//! summarised): the median throughput with its order-statistic confidence
+//! interval and CV, latency percentiles (medians over repetitions; the max
+//! is the largest of all repetitions), cost, and flags. Scenarios of the `users` shape (seed 004) default to
 //! JMeter's summary-report columns, so they read like the published table.
 
 use rpclab_model::result::{Aggregate, Results};
@@ -24,6 +26,34 @@ fn ms(us: f64) -> String {
     format!("{:.3}", us / 1000.0)
 }
 
+/// The median throughput's confidence interval and its coverage
+/// (`2948–5488 (75 %)`), or `-` with one repetition: there is no interval.
+pub fn median_ci(a: &Aggregate) -> String {
+    match a.throughput_ci {
+        Some(ci) => format!(
+            "{:.0}–{:.0} ({} %)",
+            ci.low,
+            ci.high,
+            trim(ci.confidence * 100.0)
+        ),
+        None => "-".into(),
+    }
+}
+
+/// The throughput CV with two decimals, or `-` with one repetition.
+pub fn cv(a: &Aggregate) -> String {
+    if a.repetitions > 1 {
+        format!("{:.2} %", a.throughput_cv * 100.0)
+    } else {
+        "-".into()
+    }
+}
+
+fn trim(p: f64) -> String {
+    let s = format!("{p:.1}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |x| format!("{x:.1}"))
 }
@@ -36,6 +66,7 @@ fn standard_rows(aggs: &[&Aggregate]) -> Builder {
         "conc./rate",
         "reps",
         "calls/s",
+        "CI of median",
         "CV",
         "p50 ms",
         "p90 ms",
@@ -55,11 +86,8 @@ fn standard_rows(aggs: &[&Aggregate]) -> Builder {
             a.concurrency.to_string(),
             a.repetitions.to_string(),
             format!("{:.0}", a.throughput_median),
-            if a.repetitions > 1 {
-                format!("{:.1}%", a.throughput_cv * 100.0)
-            } else {
-                "-".into()
-            },
+            median_ci(a),
+            cv(a),
             ms(a.latency_us.p50),
             ms(a.latency_us.p90),
             ms(a.latency_us.p99),

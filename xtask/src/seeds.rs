@@ -445,6 +445,14 @@ impl Seed {
             if !self.published.claim.iter().any(|c| c.id == k.claim) {
                 problems.push(format!("[[check]] names an unknown claim {}", k.claim));
             }
+            if let ClaimCheck::Equivalent { systems, .. } = &k.check {
+                if systems.len() < 2 {
+                    problems.push(format!(
+                        "[[check]] {}: an equivalence needs two or more `systems`",
+                        k.claim
+                    ));
+                }
+            }
         }
         problems.sort();
         problems.dedup();
@@ -867,6 +875,32 @@ mod tests {
         };
         let why = resolve_target(&unavailable, &manifests).unwrap_err();
         assert!(why.contains("thrift-java 0.9.2"), "{why}");
+    }
+
+    #[test]
+    fn about_as_fast_claims_are_equivalences() {
+        let root = root();
+        for (seed, claim, systems) in [
+            ("motan-dubbo-sofa", "dubbo-close", vec!["motan", "dubbo"]),
+            (
+                "java-remoting",
+                "ws-vs-cxf",
+                vec!["java6-webservice", "cxf"],
+            ),
+        ] {
+            let s = Seed::load(&root, seed).unwrap();
+            let check = &s
+                .def
+                .checks
+                .iter()
+                .find(|k| k.claim == claim)
+                .unwrap()
+                .check;
+            match check {
+                ClaimCheck::Equivalent { systems: got, .. } => assert_eq!(got, &systems),
+                other => panic!("{seed} {claim}: {other:?}"),
+            }
+        }
     }
 
     #[test]

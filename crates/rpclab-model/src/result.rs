@@ -304,7 +304,14 @@ pub struct Aggregate {
     /// Coefficient of variation of the throughput over repetitions
     /// (standard deviation / mean; 0 with one repetition).
     pub throughput_cv: f64,
-    /// Median over repetitions of each latency percentile.
+    /// A distribution-free confidence interval of the median throughput
+    /// (order statistics); absent with one repetition, which has no spread,
+    /// and in snapshots written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_ci: Option<MedianInterval>,
+    /// Median over repetitions of each latency percentile, except `min` and
+    /// `max`, which are the extremes over every repetition (the smallest
+    /// minimum and the largest maximum: a maximum is not averaged away).
     pub latency_us: Latency,
     pub calls_ok: u64,
     pub calls_failed: u64,
@@ -314,10 +321,72 @@ pub struct Aggregate {
     pub client_cpu_us_per_call: Option<f64>,
     pub bytes_sent_per_call: f64,
     pub bytes_received_per_call: f64,
-    /// Why this aggregate should be read with care (high CV, client-bound,
-    /// failed calls).
+    /// Every flag of any repetition (a cell's legacy `client_bound` text
+    /// counts as [`CellFlag::ClientBound`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cell_flags: Vec<CellFlag>,
+    /// The throughput CV exceeded the profile's threshold.
+    #[serde(default)]
+    pub noisy: bool,
+    /// Why this aggregate should be read with care, in words (the cell
+    /// flags, `noisy: throughput CV 10.07 % > 10 %`, `N failed calls`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+}
+
+impl Aggregate {
+    /// An aggregate whose figure can stand for the server in a headline or
+    /// a verdict: no repetition carries an untrustworthy cell flag
+    /// ([`CellFlag::untrustworthy`]) and the repetitions agree (not noisy).
+    pub fn trustworthy(&self) -> bool {
+        self.caveats().is_empty()
+    }
+
+    /// What must be said next to the figure when it is not trustworthy:
+    /// `lower bound` (client-bound: the server could do more), `unsteady`
+    /// (not steady after warm-up, or noisy), `too few calls`, `shared CPUs`.
+    pub fn caveats(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let mut add = |c: &'static str| {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        };
+        for f in &self.cell_flags {
+            match f {
+                CellFlag::ClientBound => add("lower bound"),
+                CellFlag::NotSteady => add("unsteady"),
+                CellFlag::TooFewCalls => add("too few calls"),
+                CellFlag::SharedCpus => add("shared CPUs"),
+                CellFlag::ServerBound => {}
+            }
+        }
+        if self.noisy {
+            add("unsteady");
+        }
+        // Aggregates written before `cell_flags` and `noisy` said it in words.
+        for f in &self.flags {
+            if f == "client-bound" {
+                add("lower bound");
+            } else if f.starts_with("noisy") {
+                add("unsteady");
+            }
+        }
+        out
+    }
+}
+
+/// A confidence interval of a median from order statistics: the interval
+/// between the `rank`-th smallest and the `rank`-th largest of `n` values
+/// covers the true median with probability `confidence` (binomial, p = ½),
+/// whatever the distribution. With few values the widest interval, the
+/// range, is all there is: 50 % with 2 values, 75 % with 3, 87.5 % with 4.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MedianInterval {
+    pub low: f64,
+    pub high: f64,
+    /// Coverage probability of the interval (0..1).
+    pub confidence: f64,
 }
 
 /// `results.json`: every cell of a lab run.
@@ -504,6 +573,20 @@ pub enum ClaimCheck {
         systems: Vec<String>,
         among: Vec<String>,
     },
+    /// "X is about as fast as Y" (差不多, 基本同级别): every system's
+    /// measured ratio to the first is within the equivalence tolerance of 1,
+    /// at each level; every system of `behind` must beat each of them.
+    Equivalent {
+        measure: Measure,
+        scenario: String,
+        levels: Vec<u32>,
+        /// The systems claimed to be level with each other (two or more).
+        systems: Vec<String>,
+        /// Systems the claim puts ahead of the whole group ("both trail
+        /// Hessian"); empty when it says nothing of the sort.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        behind: Vec<String>,
+    },
     /// No call of these systems failed in the scenario.
     NoErrors {
         scenario: String,
@@ -520,4 +603,38 @@ pub struct RatioPair {
     pub over: String,
     pub under: String,
     pub published: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An aggregate as snapshots wrote it before intervals and cell flags.
+    const OLD: &str = r#"{"server": "ice-3.7", "variant": "3.7", "scenario": "order-echo",
+        "concurrency": 5, "repetitions": 3, "throughput_median": 102635.0,
+        "throughput_min": 96000.0, "throughput_max": 113658.0, "throughput_cv": 0.06,
+        "latency_us": {"min": 30.0, "mean": 45.0, "p50": 39.0, "p90": 59.0, "p95": 70.0,
+        "p99": 103.0, "p999": 2323.0, "max": 16511.0},
+        "calls_ok": 1500000, "calls_failed": 0, "bytes_sent_per_call": 111.0,
+        "bytes_received_per_call": 92.0, "flags": ["client-bound"]}"#;
+
+    #[test]
+    fn older_aggregates_load_and_new_fields_decide_trust() {
+        let mut a: Aggregate = serde_json::from_str(OLD).unwrap();
+        assert_eq!(a.throughput_ci, None);
+        assert!(a.cell_flags.is_empty() && !a.noisy);
+        // The old text still counts.
+        assert_eq!(a.caveats(), ["lower bound"]);
+        a.flags.clear();
+        assert!(a.trustworthy());
+        a.cell_flags = vec![CellFlag::ServerBound];
+        assert!(a.trustworthy(), "server-bound is the wanted case");
+        a.cell_flags = vec![CellFlag::ClientBound, CellFlag::NotSteady];
+        a.noisy = true;
+        assert_eq!(a.caveats(), ["lower bound", "unsteady"]);
+        assert!(!a.trustworthy());
+        a.cell_flags = vec![CellFlag::TooFewCalls, CellFlag::SharedCpus];
+        a.noisy = false;
+        assert_eq!(a.caveats(), ["too few calls", "shared CPUs"]);
+    }
 }
