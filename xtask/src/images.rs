@@ -16,6 +16,7 @@ use crate::host::StaticBinaries;
 use crate::lab::Build;
 use crate::manifest::{Manifest, Variant};
 use anyhow::{bail, Context, Result};
+use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -142,6 +143,22 @@ impl<'a> Builder<'a> {
         build_args: HashMap<String, String>,
         parents: &[&str],
     ) -> Result<String> {
+        let job = self.plan(tag, dockerfile, context, build_args, parents)?;
+        let id = job.run(self.engine, self.verbose).await?;
+        self.built.insert(tag.to_owned(), id.clone());
+        Ok(id)
+    }
+
+    /// What building `tag` takes, with the hash of all its inputs (the
+    /// parents' ids included, so a changed parent rebuilds its children).
+    fn plan(
+        &self,
+        tag: &str,
+        dockerfile: &str,
+        context: BuildContext,
+        build_args: HashMap<String, String>,
+        parents: &[&str],
+    ) -> Result<BuildJob> {
         let tar = context.finish()?;
         let mut hasher = Sha256::new();
         hasher.update(&tar);
@@ -155,44 +172,13 @@ impl<'a> Builder<'a> {
             let id = self.built.get(*parent).cloned().unwrap_or_default();
             hasher.update(format!("\0parent={id}").as_bytes());
         }
-        let hash = hex::encode(hasher.finalize());
-        if self
-            .engine
-            .image_label(tag, LABEL_INPUT_HASH)
-            .await?
-            .as_deref()
-            == Some(hash.as_str())
-        {
-            let id = self.engine.image_id(tag).await?.unwrap_or_default();
-            self.built.insert(tag.to_owned(), id.clone());
-            return Ok(id);
-        }
-        eprintln!("building image {tag} ...");
-        let started = std::time::Instant::now();
-        let labels = HashMap::from([
-            (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_INPUT_HASH.to_owned(), hash),
-        ]);
-        let verbose = self.verbose;
-        let mut log = |line: &str| {
-            if verbose {
-                eprint!("  | {line}");
-            }
-        };
-        self.engine
-            .build(tag, dockerfile, tar, &build_args, &labels, &mut log)
-            .await?;
-        let id = self
-            .engine
-            .image_id(tag)
-            .await?
-            .context("the engine lost an image it just built")?;
-        eprintln!(
-            "built image {tag} in {:.0} s",
-            started.elapsed().as_secs_f64()
-        );
-        self.built.insert(tag.to_owned(), id.clone());
-        Ok(id)
+        Ok(BuildJob {
+            tag: tag.to_owned(),
+            dockerfile: dockerfile.to_owned(),
+            tar,
+            build_args,
+            hash: hex::encode(hasher.finalize()),
+        })
     }
 
     /// The Debian base: pulled where possible, else made with debootstrap.
@@ -302,23 +288,110 @@ impl<'a> Builder<'a> {
     /// One server variant. The context is the repository's `contract/` and
     /// the server's folder, so the Dockerfile works the same with
     /// `docker build -f servers/<name>/Dockerfile .` from the repository root.
-    pub async fn server(&mut self, m: &Manifest, v: &Variant) -> Result<String> {
-        let mut ctx = BuildContext::new();
-        ctx.add(&self.root.join("contract"), "contract")?;
-        ctx.add(&m.dir, &format!("servers/{}", m.name))?;
-        let mut args = v.build_args.clone();
-        args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
-        args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
-        let tag = m.image(v);
-        self.ensure(
-            &tag,
-            &format!("servers/{}/Dockerfile", m.name),
-            ctx,
-            args,
-            &[JDK, RUNTIME],
-        )
-        .await
-        .with_context(|| format!("cannot build server {} variant {}", m.name, v.name))
+    /// Builds the image of every (server, variant), several at a time, and
+    /// returns their ids in the same order.
+    ///
+    /// Server images depend only on the JDK and runtime images, built
+    /// before, so they are independent of each other; most of a cold build
+    /// is Maven fetching artifacts, which waits on the network more than it
+    /// uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once cuts a
+    /// cold run's wall time without slowing any one build much.
+    pub async fn servers(&mut self, wanted: &[(&Manifest, &Variant)]) -> Result<Vec<String>> {
+        let mut jobs: Vec<(BuildJob, String)> = Vec::new();
+        for (m, v) in wanted {
+            let tag = m.image(v);
+            if jobs.iter().any(|(j, _)| j.tag == tag) {
+                continue;
+            }
+            let mut ctx = BuildContext::new();
+            ctx.add(&self.root.join("contract"), "contract")?;
+            ctx.add(&m.dir, &format!("servers/{}", m.name))?;
+            let mut args = v.build_args.clone();
+            args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
+            args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
+            let job = self.plan(
+                &tag,
+                &format!("servers/{}/Dockerfile", m.name),
+                ctx,
+                args,
+                &[JDK, RUNTIME],
+            )?;
+            jobs.push((
+                job,
+                format!("cannot build server {} variant {}", m.name, v.name),
+            ));
+        }
+        let (engine, verbose) = (self.engine, self.verbose);
+        let results: Vec<(String, Result<String>)> =
+            futures_util::stream::iter(jobs.into_iter().map(|(job, context)| async move {
+                let tag = job.tag.clone();
+                (tag, job.run(engine, verbose).await.context(context))
+            }))
+            .buffer_unordered(PARALLEL_SERVER_BUILDS)
+            .collect()
+            .await;
+        // Every build finishes (or fails) before the first error is
+        // reported: a failure must not leave other builds running.
+        for (tag, result) in results {
+            self.built.insert(tag, result?);
+        }
+        Ok(wanted
+            .iter()
+            .map(|(m, v)| self.built.get(&m.image(v)).cloned().unwrap_or_default())
+            .collect())
+    }
+}
+
+/// Server images built at once (see [`Builder::servers`]).
+pub const PARALLEL_SERVER_BUILDS: usize = 3;
+
+/// One image to build, with the hash of its inputs.
+struct BuildJob {
+    tag: String,
+    dockerfile: String,
+    tar: Vec<u8>,
+    build_args: HashMap<String, String>,
+    hash: String,
+}
+
+impl BuildJob {
+    /// Builds the image unless the engine has it with the same input hash;
+    /// returns its id.
+    async fn run(self, engine: &Engine, verbose: bool) -> Result<String> {
+        let tag = self.tag.as_str();
+        if engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(self.hash.as_str()) {
+            return Ok(engine.image_id(tag).await?.unwrap_or_default());
+        }
+        eprintln!("building image {tag} ...");
+        let started = std::time::Instant::now();
+        let labels = HashMap::from([
+            (LABEL_MANAGED.to_owned(), "true".to_owned()),
+            (LABEL_INPUT_HASH.to_owned(), self.hash.clone()),
+        ]);
+        let mut log = |line: &str| {
+            if verbose {
+                eprint!("  | {tag}: {line}");
+            }
+        };
+        engine
+            .build(
+                tag,
+                &self.dockerfile,
+                self.tar,
+                &self.build_args,
+                &labels,
+                &mut log,
+            )
+            .await?;
+        let id = engine
+            .image_id(tag)
+            .await?
+            .context("the engine lost an image it just built")?;
+        eprintln!(
+            "built image {tag} in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(id)
     }
 }
 

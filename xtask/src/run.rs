@@ -297,7 +297,8 @@ impl RunContext<'_> {
             calibration.client.loopback_round_trips_per_s
         );
         manifest.calibration = Some(calibration);
-        let mut runnable: Vec<(&Manifest, &Variant, String)> = Vec::new();
+        // (server, variant, its record in the manifest)
+        let mut runnable: Vec<(&Manifest, &Variant, usize)> = Vec::new();
         for m in selected {
             let mut ran_one = false;
             for v in &m.variants {
@@ -337,12 +338,16 @@ impl RunContext<'_> {
                 }
                 if record.not_run.is_none() {
                     ran_one = true;
-                    let id = builder.server(m, v).await?;
-                    record.image = format!("{}@{id}", m.image(v));
-                    runnable.push((m, v, id));
+                    runnable.push((m, v, manifest.servers.len()));
                 }
                 manifest.servers.push(record);
             }
+        }
+        let wanted: Vec<(&Manifest, &Variant)> =
+            runnable.iter().map(|(m, v, _)| (*m, *v)).collect();
+        let ids = builder.servers(&wanted).await?;
+        for ((m, v, record), id) in runnable.iter().zip(&ids) {
+            manifest.servers[*record].image = format!("{}@{id}", m.image(v));
         }
         manifest.images = builder.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
@@ -769,4 +774,118 @@ fn sanitize(s: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpclab_model::result::{Latency, Warmup};
+    use rpclab_model::spec::Shape;
+
+    fn report(client_busy: f64, calls: u64, steady: bool) -> ClientReport {
+        ClientReport {
+            protocol: "thrift".into(),
+            connection_model: "one call in flight".into(),
+            operation: rpclab_model::contract::Operation::OrderEcho,
+            load: Load::Closed(Shape::ClientPrograms.closed(
+                5,
+                None,
+                rpclab_model::spec::Stop::Seconds(5.0),
+            )),
+            calls_ok: calls,
+            calls_failed: 0,
+            failures: Default::default(),
+            duration_s: 5.0,
+            throughput_per_s: calls as f64 / 5.0,
+            latency_us: Latency::default(),
+            service_time_us: None,
+            send_lag_us: None,
+            connect_ms: None,
+            bytes_sent_per_call: 0.0,
+            bytes_received_per_call: 0.0,
+            window_unix_s: None,
+            client_cost: Some(Cost {
+                cpu_cores_busy: client_busy,
+                ..Cost::default()
+            }),
+            verified: true,
+            hlog: None,
+            warmup: Some(Warmup {
+                steady,
+                every_connection_answered: true,
+                ..Warmup::default()
+            }),
+            min_calls: 20,
+        }
+    }
+
+    fn split(shared: bool) -> cpus::Split {
+        cpus::Split {
+            server: "0".into(),
+            registry: "0".into(),
+            client: "1".into(),
+            server_cores: 1,
+            client_cores: 1,
+            shared,
+            note: String::new(),
+        }
+    }
+
+    fn busy(cores: f64) -> Option<Cost> {
+        Some(Cost {
+            cpu_cores_busy: cores,
+            ..Cost::default()
+        })
+    }
+
+    #[test]
+    fn the_busier_side_past_the_threshold_is_the_limit_and_the_client_wins_ties() {
+        let j = judge(&report(0.95, 1000, true), busy(0.5), None, &split(false));
+        assert_eq!(j.limit.side, LimitSide::Client);
+        assert_eq!(j.flags, vec![CellFlag::ClientBound]);
+        let note = j.client_bound.unwrap();
+        assert!(
+            note.starts_with("≥ 200 calls/s: the client was the limit"),
+            "{note}"
+        );
+        assert!(note.contains("the server used 50 %"), "{note}");
+
+        let j = judge(&report(0.5, 1000, true), busy(0.97), None, &split(false));
+        assert_eq!(j.limit.side, LimitSide::Server);
+        assert_eq!(j.flags, vec![CellFlag::ServerBound]);
+        assert!(j.client_bound.is_none());
+
+        // Both saturated: the figure is a lower bound, so the client is named.
+        let j = judge(&report(0.99, 1000, true), busy(0.99), None, &split(false));
+        assert_eq!(j.limit.side, LimitSide::Client);
+    }
+
+    #[test]
+    fn a_registry_on_the_servers_cpus_counts_towards_its_limit_but_not_its_share() {
+        let j = judge(
+            &report(0.3, 1000, true),
+            busy(0.6),
+            busy(0.35),
+            &split(false),
+        );
+        assert_eq!(j.limit.side, LimitSide::Server);
+        assert_eq!(j.limit.server_busy, Some(0.6));
+        let j = judge(&report(0.3, 1000, true), busy(0.6), None, &split(false));
+        assert_eq!(j.limit.side, LimitSide::Neither);
+        assert!(j.flags.is_empty());
+    }
+
+    #[test]
+    fn unsteady_short_and_shared_cells_are_flagged() {
+        let j = judge(&report(0.3, 10, false), None, None, &split(true));
+        assert_eq!(
+            j.flags,
+            vec![
+                CellFlag::NotSteady,
+                CellFlag::TooFewCalls,
+                CellFlag::SharedCpus
+            ]
+        );
+        assert_eq!(j.limit.server_busy, None);
+    }
 }
