@@ -111,6 +111,11 @@ pub async fn claim_engine(engine: &Engine) -> Result<()> {
     let me = Owner::me();
     let mut runs: BTreeMap<String, Vec<LabContainer>> = BTreeMap::new();
     for c in engine.lab_containers(None).await? {
+        // The legacy builder's intermediate containers inherit the image's
+        // labels but belong to no run: an image build, never a measurement.
+        if c.run.is_empty() {
+            continue;
+        }
         runs.entry(c.run.clone()).or_default().push(c);
     }
     for (run, containers) in runs {
