@@ -9,7 +9,6 @@
 //! refuses to start, because two runs on one engine would share CPUs and
 //! ports and measure each other.
 
-use crate::docker::{Engine, LabContainer};
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
 
@@ -105,54 +104,72 @@ fn boot_id() -> String {
         .unwrap_or_default()
 }
 
-/// Makes the engine ours for a run: removes what dead runs left, and
-/// refuses to go on while another run is alive (or cannot be judged).
-pub async fn claim_engine(engine: &Engine) -> Result<()> {
+/// A lab container as this module needs to see it.
+pub struct Seen<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub run: &'a str,
+    pub labels: &'a BTreeMap<String, String>,
+}
+
+/// The containers of a run whose orchestrator is gone: to remove.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Stale {
+    pub run: String,
+    pub owner: Owner,
+    pub ids: Vec<String>,
+    pub names: Vec<String>,
+}
+
+impl Stale {
+    /// The one line a run prints before removing them.
+    pub fn message(&self) -> String {
+        format!(
+            "removing {} container(s) left by run {}, whose orchestrator (pid {} on {}) is no longer running: {}",
+            self.ids.len(),
+            self.run,
+            self.owner.pid,
+            self.owner.host,
+            self.names.join(", ")
+        )
+    }
+}
+
+/// Decides, for a new run, what the engine's lab containers mean: the runs
+/// whose orchestrator is gone (to remove), or an error when a run is alive
+/// or cannot be judged, since two runs would share CPUs and ports.
+pub fn stale_runs<'a>(containers: impl IntoIterator<Item = Seen<'a>>) -> Result<Vec<Stale>> {
     let me = Owner::me();
-    let mut runs: BTreeMap<String, Vec<LabContainer>> = BTreeMap::new();
-    for c in engine.lab_containers(None).await? {
+    let mut runs: BTreeMap<&str, Vec<Seen>> = BTreeMap::new();
+    for c in containers {
         // The legacy builder's intermediate containers inherit the image's
         // labels but belong to no run: an image build, never a measurement.
         if c.run.is_empty() {
             continue;
         }
-        runs.entry(c.run.clone()).or_default().push(c);
+        runs.entry(c.run).or_default().push(c);
     }
+    let mut stale = Vec::new();
     for (run, containers) in runs {
-        let names = || {
-            containers
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let Some(owner) = containers
-            .iter()
-            .find_map(|c| Owner::from_labels(&c.labels))
-        else {
+        let names: Vec<String> = containers.iter().map(|c| c.name.to_owned()).collect();
+        let Some(owner) = containers.iter().find_map(|c| Owner::from_labels(c.labels)) else {
             bail!(
                 "the engine has lab containers of run `{run}` ({}) that name no orchestrator (an older rpclab \
                  made them), so this run cannot tell whether that run is still measuring. If it is not, \
                  `cargo xtask lab clean` removes them; then run this command again.",
-                names()
+                names.join(", ")
             );
         };
         if owner == me {
             continue;
         }
         match owner.liveness() {
-            Liveness::Gone => {
-                eprintln!(
-                    "removing {} container(s) left by run {run}, whose orchestrator (pid {} on {}) is no longer running: {}",
-                    containers.len(),
-                    owner.pid,
-                    owner.host,
-                    names()
-                );
-                for c in &containers {
-                    engine.remove(&c.id).await?;
-                }
-            }
+            Liveness::Gone => stale.push(Stale {
+                run: run.to_owned(),
+                owner,
+                ids: containers.iter().map(|c| c.id.to_owned()).collect(),
+                names,
+            }),
             Liveness::Alive => bail!(
                 "another lab run ({run}, pid {}) is using this Docker engine: two runs would share CPUs and \
                  ports and measure each other. Wait until it ends, or stop it (`kill {}`; its containers are \
@@ -164,11 +181,11 @@ pub async fn claim_engine(engine: &Engine) -> Result<()> {
                 "the engine has containers of run {run}, started from host `{}`, which this host cannot check \
                  ({}). If that run is over, `cargo xtask lab clean` removes them.",
                 owner.host,
-                names()
+                names.join(", ")
             ),
         }
     }
-    Ok(())
+    Ok(stale)
 }
 
 #[cfg(test)]
@@ -203,6 +220,59 @@ mod tests {
         let labels: BTreeMap<String, String> = me.labels().into_iter().collect();
         assert_eq!(Owner::from_labels(&labels), Some(me));
         assert_eq!(Owner::from_labels(&BTreeMap::new()), None);
+    }
+
+    fn seen<'a>(run: &'a str, name: &'a str, labels: &'a BTreeMap<String, String>) -> Seen<'a> {
+        Seen {
+            id: name,
+            name,
+            run,
+            labels,
+        }
+    }
+
+    #[test]
+    fn a_dead_runs_containers_are_stale_and_a_live_or_unlabelled_run_is_refused() {
+        let dead = Owner {
+            started: Owner::me().started + 1,
+            ..Owner::me()
+        };
+        let dead_labels: BTreeMap<_, _> = dead.labels().into_iter().collect();
+        let mine: BTreeMap<_, _> = Owner::me().labels().into_iter().collect();
+        let none = BTreeMap::new();
+        let stale = stale_runs([
+            seen("r1", "rpclab-thrift-java-r1", &dead_labels),
+            seen("r1", "rpclab-client-r1-1", &dead_labels),
+            seen("me", "rpclab-grpc-me", &mine),
+            seen("", "sweet_cerf", &none),
+        ])
+        .unwrap();
+        assert_eq!(stale.len(), 1);
+        assert_eq!(
+            stale[0].ids,
+            vec!["rpclab-thrift-java-r1", "rpclab-client-r1-1"]
+        );
+        assert!(stale[0].message().contains("no longer running"));
+
+        let err = stale_runs([seen("old", "rpclab-x-old", &none)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("name no orchestrator") && err.contains("lab clean"),
+            "{err}"
+        );
+
+        // A live run that is not this process (its parent, say) is refused.
+        let parent = Owner {
+            pid: std::os::unix::process::parent_id(),
+            started: process_start(std::os::unix::process::parent_id()).unwrap(),
+            ..Owner::me()
+        };
+        let live: BTreeMap<_, _> = parent.labels().into_iter().collect();
+        let err = stale_runs([seen("live", "rpclab-y-live", &live)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("another lab run (live"), "{err}");
     }
 
     #[test]

@@ -116,7 +116,7 @@ async fn run_inner(
 
     let engine = Engine::connect().await?;
     // Containers of a killed run are removed; a live run is refused.
-    crate::owner::claim_engine(&engine).await?;
+    claim_engine(&engine).await?;
     let host = HostInfo::read(&engine.version);
     let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
@@ -230,6 +230,26 @@ struct Running<'a> {
     server: &'a str,
     /// Its registry (ZooKeeper), when it uses one.
     registry: Option<&'a str>,
+}
+
+/// Makes the engine this run's: removes what runs whose orchestrator is
+/// gone left behind (one line each), and refuses to go on while another run
+/// is alive or cannot be judged (see [`crate::owner`]).
+async fn claim_engine(engine: &Engine) -> Result<()> {
+    let containers = engine.lab_containers(None).await?;
+    let stale = crate::owner::stale_runs(containers.iter().map(|c| crate::owner::Seen {
+        id: &c.id,
+        name: &c.name,
+        run: &c.run,
+        labels: &c.labels,
+    }))?;
+    for run in stale {
+        eprintln!("{}", run.message());
+        for id in &run.ids {
+            engine.remove(id).await?;
+        }
+    }
+    Ok(())
 }
 
 struct RunContext<'a> {
