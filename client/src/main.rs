@@ -68,8 +68,8 @@ enum Command {
 /// Flags for a one-off run against a running server.
 #[derive(Args)]
 struct Direct {
-    /// Protocol module: grpc, thrift, dubbo.
-    #[arg(long)]
+    /// Protocol module (the list comes from `protocols::NAMES`).
+    #[arg(long, help = protocol_help())]
     protocol: Option<String>,
     /// host:port of the server.
     #[arg(long)]
@@ -136,6 +136,11 @@ struct Direct {
     /// Print the report as JSON instead of a summary.
     #[arg(long)]
     json: bool,
+}
+
+/// `--protocol`'s help, from the one list of protocols.
+fn protocol_help() -> String {
+    format!("Protocol module: {}", protocols::NAMES.join(", "))
 }
 
 fn parse_option(s: &str) -> Result<(String, String), String> {
