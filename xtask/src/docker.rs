@@ -331,12 +331,16 @@ impl Engine {
         }
     }
 
-    /// Every container the lab created (of `run_id` only, when given).
+    /// Every container a lab run created (of `run_id` only, when given).
     pub async fn lab_containers(&self, run_id: Option<&str>) -> Result<Vec<LabContainer>> {
+        // Only containers of a run: the legacy builder's intermediate
+        // containers inherit an image's labels, but they belong to an image
+        // build (which removes them), never to a run.
         let mut labels = vec![format!("{LABEL_MANAGED}=true")];
-        if let Some(run) = run_id {
-            labels.push(format!("{LABEL_RUN}={run}"));
-        }
+        labels.push(match run_id {
+            Some(run) => format!("{LABEL_RUN}={run}"),
+            None => LABEL_RUN.to_owned(),
+        });
         let filters = HashMap::from([("label".to_owned(), labels)]);
         let opts = ListContainersOptionsBuilder::default()
             .all(true)

