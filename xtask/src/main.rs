@@ -32,6 +32,7 @@ mod manifest;
 mod owner;
 mod progress;
 mod readiness;
+mod readme;
 mod registry;
 mod report;
 mod reproduce;
@@ -64,6 +65,12 @@ enum Top {
     Bench {
         #[command(subcommand)]
         command: bench::BenchCommand,
+    },
+    /// Regenerate README.md's server list from the manifests (`--check`:
+    /// fail when it is stale instead).
+    Readme {
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -189,6 +196,7 @@ fn main() {
             match cli.command {
                 Top::Lab { command } => lab_command(&root, command).await,
                 Top::Bench { command } => bench::run(&root, command).await,
+                Top::Readme { check } => readme::run(&root, check),
             }
         })
     }));
