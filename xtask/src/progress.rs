@@ -15,6 +15,15 @@ fn bars() -> &'static MultiProgress {
     BARS.get_or_init(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()))
 }
 
+/// `eprintln!` for lines printed while a run's bars may be on screen: the
+/// line goes above the bars instead of through them.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::progress::println(&format!($($arg)*))
+    };
+}
+
 /// Prints a line above the bars (or plainly, where there are none).
 pub fn println(line: &str) {
     if bars().is_hidden() {

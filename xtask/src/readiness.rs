@@ -45,7 +45,7 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
         );
         match probe.await {
             Ok(latency) => {
-                eprintln!(
+                crate::say!(
                     "{} ready after {:.1} s (probe {} verified in {:.2} ms)",
                     p.name,
                     started.elapsed().as_secs_f64(),

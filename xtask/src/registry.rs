@@ -46,7 +46,7 @@ pub async fn start(
         return Ok(None);
     }
     host::check_port_free(ZOOKEEPER_PORT, &format!("{server}'s ZooKeeper registry"))?;
-    eprintln!("starting ZooKeeper for {server} on 127.0.0.1:{ZOOKEEPER_PORT} (cpus {cpus})");
+    crate::say!("starting ZooKeeper for {server} on 127.0.0.1:{ZOOKEEPER_PORT} (cpus {cpus})");
     let id = engine
         .start(ContainerSpec {
             name: format!("rpclab-zookeeper-{server}-{run_id}"),
@@ -88,7 +88,7 @@ async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {
         };
         match tokio::time::timeout(Duration::from_secs(3), attempt).await {
             Ok(Ok(_)) => {
-                eprintln!(
+                crate::say!(
                     "ZooKeeper ready after {:.1} s",
                     started.elapsed().as_secs_f64()
                 );

@@ -407,7 +407,7 @@ impl RunContext<'_> {
         for (m, v, _) in runnable {
             if let Err(e) = self.run_server(m, v, snapshot).await {
                 // One broken server must not cost the others their run.
-                eprintln!("error: {e:#}");
+                crate::say!("error: {e:#}");
                 snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
             }
         }
@@ -450,7 +450,7 @@ impl RunContext<'_> {
                 return;
             }
             if !told {
-                eprintln!(
+                crate::say!(
                     "port {busy} is in use (another run?); waiting up to {} s for it",
                     self.port_wait_s
                 );
@@ -473,9 +473,12 @@ impl RunContext<'_> {
         ];
         env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
         env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
-        eprintln!(
+        crate::say!(
             "starting {} {} on 127.0.0.1:{} (cpus {})",
-            m.name, v.name, m.port, &self.cpus.server
+            m.name,
+            v.name,
+            m.port,
+            &self.cpus.server
         );
         let server = self
             .engine
@@ -528,9 +531,12 @@ impl RunContext<'_> {
         readiness::wait(self.engine, probe()).await?;
         for scenario in &self.lab.scenarios {
             if let Some(why) = v.cannot_carry(scenario.operation) {
-                println!(
+                crate::say!(
                     "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
-                    m.name, v.name, scenario.name, scenario.operation
+                    m.name,
+                    v.name,
+                    scenario.name,
+                    scenario.operation
                 );
                 continue;
             }
