@@ -12,7 +12,8 @@
 //! * [`compare`] and [`index`]: two snapshots side by side, and
 //!   `results/README.md`;
 //! * [`bench`]: `bench client`, the load client's own ceiling, with
-//!   [`client_container`] (one client cell in its container, shared with `run`).
+//!   [`client_container`] (one client cell in its container, shared with `run`);
+//! * [`fuzz`]: `fuzz`, every cargo-fuzz target from golden seed corpora.
 
 mod aggregate;
 mod bench;
@@ -21,6 +22,7 @@ mod client_container;
 mod compare;
 mod cost;
 mod docker;
+mod fuzz;
 mod host;
 mod html;
 mod images;
@@ -62,6 +64,8 @@ enum Top {
         #[command(subcommand)]
         command: bench::BenchCommand,
     },
+    /// Run every fuzz target in turn (nightly, cargo-fuzz) from its golden seeds.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Subcommand)]
@@ -189,6 +193,7 @@ fn main() {
             match cli.command {
                 Top::Lab { command } => lab_command(&root, command).await,
                 Top::Bench { command } => bench::run(&root, command).await,
+                Top::Fuzz(args) => fuzz::run(&root, args),
             }
         })
     }));
