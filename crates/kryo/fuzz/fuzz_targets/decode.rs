@@ -72,9 +72,9 @@ fuzz_target!(|data: &[u8]| {
                 Ok(()) => {
                     let bytes = e.finish();
                     let mut back = Decoder::new(&bytes, d);
-                    let again = back
-                        .read_value(&schemas)
-                        .unwrap_or_else(|e| panic!("{v:?} was written as {bytes:02x?}, which does not read: {e}"));
+                    let again = back.read_value(&schemas).unwrap_or_else(|e| {
+                        panic!("{v:?} was written as {bytes:02x?}, which does not read: {e}")
+                    });
                     assert!(same(&v, &again), "{v:?} was read back as {again:?}");
                     assert!(back.is_at_end(), "{v:?}: bytes left after reading it back");
                 }
