@@ -12,7 +12,8 @@
 //! * [`compare`] and [`index`]: two snapshots side by side, and
 //!   `results/README.md`;
 //! * [`bench`]: `bench client`, the load client's own ceiling, with
-//!   [`client_container`] (one client cell in its container, shared with `run`).
+//!   [`client_container`] (one client cell in its container, shared with `run`);
+//! * [`fuzz`]: `fuzz`, every cargo-fuzz target from golden seed corpora.
 
 mod aggregate;
 mod bench;
@@ -23,6 +24,7 @@ mod compare;
 mod cost;
 mod cpus;
 mod docker;
+mod fuzz;
 mod host;
 mod html;
 mod images;
@@ -72,6 +74,8 @@ enum Top {
         #[arg(long)]
         check: bool,
     },
+    /// Run every fuzz target in turn (nightly, cargo-fuzz) from its golden seeds.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Subcommand)]
@@ -197,6 +201,7 @@ fn main() {
                 Top::Lab { command } => lab_command(&root, command).await,
                 Top::Bench { command } => bench::run(&root, command).await,
                 Top::Readme { check } => readme::run(&root, check),
+                Top::Fuzz(args) => fuzz::run(&root, args),
             }
         })
     }));
