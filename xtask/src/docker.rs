@@ -56,6 +56,8 @@ pub struct ContainerSpec<'a> {
     pub cpuset: &'a str,
     /// `host_path:container_path` bind mounts.
     pub binds: Vec<String>,
+    /// User, capabilities, limits and filesystem: every container has one.
+    pub confinement: &'a crate::confine::Policy,
 }
 
 impl Engine {
@@ -192,14 +194,14 @@ impl Engine {
     }
 
     /// Creates and starts a container on the host network, pinned to
-    /// `cpuset`, labelled as the lab's.
+    /// `cpuset`, labelled as the lab's, confined by `spec.confinement`.
     pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
         let labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
             (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
             (LABEL_ROLE.to_owned(), spec.role.to_owned()),
         ]);
-        let body = ContainerCreateBody {
+        let mut body = ContainerCreateBody {
             image: Some(spec.image.to_owned()),
             env: Some(spec.env),
             entrypoint: spec.entrypoint,
@@ -214,6 +216,7 @@ impl Engine {
             }),
             ..Default::default()
         };
+        spec.confinement.apply(&mut body)?;
         let opts = CreateContainerOptionsBuilder::default()
             .name(&spec.name)
             .build();

@@ -144,6 +144,10 @@ async fn run_inner(
         },
         images: BTreeMap::new(),
         servers: Vec::new(),
+        lab_confinement: BTreeMap::from([
+            ("registry".to_owned(), crate::confine::Policy::registry()),
+            ("client".to_owned(), crate::confine::Policy::client()),
+        ]),
         lab: lab.def.clone(),
     };
     snapshot.write_manifest(&manifest)?;
@@ -268,6 +272,7 @@ impl RunContext<'_> {
                                 .map(|why| format!("{}: {why}", sc.name))
                         })
                         .collect(),
+                    confinement: None,
                 };
                 if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
                     record.not_run = Some(format!(
@@ -279,6 +284,7 @@ impl RunContext<'_> {
                     ran_one = true;
                     let id = builder.server(m, v).await?;
                     record.image = format!("{}@{id}", m.image(v));
+                    record.confinement = Some(crate::confine::Policy::server(m)?);
                     runnable.push((m, v, id));
                 }
                 manifest.servers.push(record);
@@ -402,6 +408,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
+                confinement: &crate::confine::Policy::server(m)?,
             })
             .await?;
         let result = self.measure_server(m, v, &server, snapshot).await;
