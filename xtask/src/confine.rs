@@ -38,7 +38,10 @@ const JVM_NATIVE_HEADROOM: u64 = GIB;
 /// Threads a server may have: thread-per-connection servers at the lab's
 /// highest levels (200 connections) use a few hundred.
 const SERVER_PIDS: u32 = 4096;
-const REGISTRY_MEMORY: u64 = GIB;
+/// ZooKeeper's: 2 GiB, not less, so that its JVM still sees a "server class"
+/// machine (1792 MiB or more) and picks G1 as it did unconfined, instead
+/// of the serial collector.
+const REGISTRY_MEMORY: u64 = 2 * GIB;
 const REGISTRY_PIDS: u32 = 512;
 const CLIENT_MEMORY: u64 = 2 * GIB;
 const CLIENT_PIDS: u32 = 1024;
