@@ -202,7 +202,8 @@ impl Engine {
             (LABEL_ROLE.to_owned(), spec.role.to_owned()),
         ]);
         let mut body = ContainerCreateBody {
-            image: Some(spec.image.to_owned()),
+            // The image this run built or verified, by id (tags are shared).
+            image: Some(crate::images::pinned(spec.image)),
             env: Some(spec.env),
             entrypoint: spec.entrypoint,
             cmd: spec.cmd,
