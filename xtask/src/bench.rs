@@ -351,6 +351,7 @@ impl Bench<'_> {
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
+                confinement: &crate::confine::Policy::echo(),
             })
             .await?;
         eprintln!(

@@ -45,6 +45,8 @@ async fn one(engine: &Engine, run_id: &str, cpus: &str) -> Result<CalibrationFig
             ]),
             cpuset: cpus,
             binds: Vec::new(),
+            // The client image, confined as the client is.
+            confinement: &crate::confine::Policy::client(),
         })
         .await?;
     let code = engine.wait(&id).await;

@@ -5,6 +5,7 @@
 //! Shared by `lab run` and `bench client`, so that both measure with the
 //! client exactly the same way.
 
+use crate::confine;
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
 use crate::images;
@@ -74,6 +75,8 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
+    let confinement = confine::Policy::client();
+    confine::prepare_bind_dir(&dir)?;
     let bar = progress::CellBar::new(label);
     let client = engine
         .start(ContainerSpec {
@@ -90,6 +93,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
             ),
             cpuset: client_cpus,
             binds: vec![format!("{}:/cell", dir.display())],
+            confinement: &confinement,
         })
         .await?;
     let sampler = server.map(|server| cost::Sampler::start(engine, server));

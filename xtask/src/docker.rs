@@ -58,6 +58,8 @@ pub struct ContainerSpec<'a> {
     pub cpuset: &'a str,
     /// `host_path:container_path` bind mounts.
     pub binds: Vec<String>,
+    /// User, capabilities, limits and filesystem: every container has one.
+    pub confinement: &'a crate::confine::Policy,
 }
 
 impl Engine {
@@ -194,7 +196,7 @@ impl Engine {
     }
 
     /// Creates and starts a container on the host network, pinned to
-    /// `cpuset`, labelled as the lab's.
+    /// `cpuset`, labelled as the lab's, confined by `spec.confinement`.
     pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
         let mut labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
@@ -204,8 +206,9 @@ impl Engine {
         // Which process started it, so that a later run can tell whether
         // this one is still alive (crate::owner).
         labels.extend(crate::owner::Owner::me().labels());
-        let body = ContainerCreateBody {
-            image: Some(spec.image.to_owned()),
+        let mut body = ContainerCreateBody {
+            // The image this run built or verified, by id (tags are shared).
+            image: Some(crate::images::pinned(spec.image)),
             env: Some(spec.env),
             entrypoint: spec.entrypoint,
             cmd: spec.cmd,
@@ -219,6 +222,7 @@ impl Engine {
             }),
             ..Default::default()
         };
+        spec.confinement.apply(&mut body)?;
         let opts = CreateContainerOptionsBuilder::default()
             .name(&spec.name)
             .build();

@@ -6,6 +6,12 @@
 //! of its parent images); a warm `lab run` finds the label unchanged and
 //! builds nothing.
 //!
+//! Tags are shared by everything on the engine (another worktree's run may
+//! retag `rpclab/jdk:17` at any moment), so what this process builds or
+//! verifies is pinned by image id: a build's parents are passed as ids, and
+//! [`pinned`] gives `Engine::start` the id to run, never a tag that may have
+//! moved since.
+//!
 //! The base is `debian:bookworm-slim` where a registry can be reached. Where
 //! none can, the lab makes the same Debian release with debootstrap and
 //! imports the root filesystem through the API, so nothing ever needs to be
@@ -27,6 +33,27 @@ pub const RUNTIME: &str = "rpclab/runtime:bookworm";
 pub const JDK: &str = "rpclab/jdk:17";
 pub const CLIENT: &str = "rpclab/client:latest";
 pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
+
+/// Image tag → the id this process built or verified for it.
+static PINNED: std::sync::Mutex<Option<HashMap<String, String>>> = std::sync::Mutex::new(None);
+
+fn pin(tag: &str, id: &str) {
+    let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+    pinned
+        .get_or_insert_with(HashMap::new)
+        .insert(tag.to_owned(), id.to_owned());
+}
+
+/// The id this process built or verified for `image`, or `image` itself
+/// when it did neither.
+pub fn pinned(image: &str) -> String {
+    let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+    pinned
+        .as_ref()
+        .and_then(|p| p.get(image))
+        .cloned()
+        .unwrap_or_else(|| image.to_owned())
+}
 
 /// Modification time of every file in a build context: 2020-01-01T00:00:00Z.
 const FIXED_MTIME: u64 = 1_577_836_800;
@@ -172,6 +199,14 @@ impl<'a> Builder<'a> {
             let id = self.built.get(*parent).cloned().unwrap_or_default();
             hasher.update(format!("\0parent={id}").as_bytes());
         }
+        // FROM the parents this run verified, by id: their tags may have
+        // moved (another checkout on the same engine may build them too).
+        let mut build_args = build_args;
+        for value in build_args.values_mut() {
+            if let Some(id) = self.built.get(value.as_str()).filter(|id| !id.is_empty()) {
+                *value = id.clone();
+            }
+        }
         Ok(BuildJob {
             tag: tag.to_owned(),
             dockerfile: dockerfile.to_owned(),
@@ -184,6 +219,7 @@ impl<'a> Builder<'a> {
     /// The Debian base: pulled where possible, else made with debootstrap.
     pub async fn base(&mut self) -> Result<()> {
         if let Some(id) = self.engine.image_id(BASE).await? {
+            pin(BASE, &id);
             self.built.insert(BASE.to_owned(), id);
             return Ok(());
         }
@@ -213,6 +249,7 @@ impl<'a> Builder<'a> {
             .image_id(BASE)
             .await?
             .context("the base image is missing after import")?;
+        pin(BASE, &id);
         self.built.insert(BASE.to_owned(), id);
         Ok(())
     }
@@ -360,7 +397,9 @@ impl BuildJob {
     async fn run(self, engine: &Engine, verbose: bool) -> Result<String> {
         let tag = self.tag.as_str();
         if engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(self.hash.as_str()) {
-            return Ok(engine.image_id(tag).await?.unwrap_or_default());
+            let id = engine.image_id(tag).await?.unwrap_or_default();
+            pin(tag, &id);
+            return Ok(id);
         }
         eprintln!("building image {tag} ...");
         let started = std::time::Instant::now();
@@ -391,6 +430,7 @@ impl BuildJob {
             "built image {tag} in {:.0} s",
             started.elapsed().as_secs_f64()
         );
+        pin(tag, &id);
         Ok(id)
     }
 }
@@ -500,6 +540,13 @@ mod tests {
         for entry in archive.entries().unwrap() {
             assert!(entry.unwrap().header().mtime().unwrap() > 0);
         }
+    }
+
+    #[test]
+    fn a_pinned_tag_resolves_to_its_id_and_others_to_themselves() {
+        pin("rpclab/test-pinned:1", "sha256:0123");
+        assert_eq!(pinned("rpclab/test-pinned:1"), "sha256:0123");
+        assert_eq!(pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
     }
 
     #[test]

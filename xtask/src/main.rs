@@ -1,6 +1,8 @@
 //! `cargo xtask`: rpclab's orchestrator.
 //!
 //! * [`docker`]: the Docker engine, over its API only;
+//! * [`confine`]: the user, capabilities, limits and read-only root of
+//!   every container;
 //! * [`images`]: the image chain and content-hash rebuilds;
 //! * [`manifest`]: server manifests (`servers/<name>/server.toml`);
 //! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
@@ -21,6 +23,7 @@ mod calibration;
 mod charts;
 mod client_container;
 mod compare;
+mod confine;
 mod cost;
 mod cpus;
 mod docker;

@@ -58,6 +58,7 @@ pub async fn start(
             cmd: None,
             cpuset: cpus,
             binds: Vec::new(),
+            confinement: &crate::confine::Policy::registry(),
         })
         .await?;
     let registry = RunningRegistry { id, kind };

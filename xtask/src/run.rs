@@ -159,6 +159,10 @@ async fn run_inner(
         calibration: None,
         images: BTreeMap::new(),
         servers: Vec::new(),
+        lab_confinement: BTreeMap::from([
+            ("registry".to_owned(), crate::confine::Policy::registry()),
+            ("client".to_owned(), crate::confine::Policy::client()),
+        ]),
         lab: lab.def.clone(),
     };
     snapshot.write_manifest(&manifest)?;
@@ -349,6 +353,7 @@ impl RunContext<'_> {
                                 .map(|why| format!("{}: {why}", sc.name))
                         })
                         .collect(),
+                    confinement: None,
                 };
                 if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
                     record.not_run = Some(format!(
@@ -358,6 +363,7 @@ impl RunContext<'_> {
                 }
                 if record.not_run.is_none() {
                     ran_one = true;
+                    record.confinement = Some(crate::confine::Policy::server(m)?);
                     runnable.push((m, v, manifest.servers.len()));
                 }
                 manifest.servers.push(record);
@@ -492,6 +498,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
+                confinement: &crate::confine::Policy::server(m)?,
             })
             .await?;
         let running = Running {

@@ -5,7 +5,8 @@
 //! (with `complete = false` and the error). It holds:
 //!
 //! * `manifest.toml`: how the numbers were made (lab definition as run,
-//!   host, images, versions, JVM flags, CPU pinning, rpclab's git state);
+//!   host, images, versions, JVM flags, CPU pinning, each container's
+//!   confinement, rpclab's git state);
 //! * `results.json`: one cell per server × scenario × concurrency × repetition;
 //! * `summary.md`: the tables the terminal showed;
 //! * `cells/<server>-<variant>/<scenario>-c<N>-r<R>/`: each cell's spec and
@@ -43,6 +44,8 @@ pub struct RunManifest {
     /// Image tag → image id.
     pub images: BTreeMap<String, String>,
     pub servers: Vec<ServerRecord>,
+    /// How the lab's own containers were confined: `registry`, `client`.
+    pub lab_confinement: BTreeMap<String, crate::confine::Policy>,
     pub lab: LabDef,
 }
 
@@ -72,6 +75,10 @@ pub struct ServerRecord {
     /// operation: `<scenario>: <reason>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_scenarios: Vec<String>,
+    /// How the server's container is confined (user, capabilities, limits,
+    /// read-only root, tmpfs), for the variants that run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<crate::confine::Policy>,
 }
 
 pub struct Snapshot {
