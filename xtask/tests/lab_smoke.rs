@@ -23,6 +23,23 @@ fn xtask_command(args: &[&str]) -> Command {
     cmd
 }
 
+/// `lab run --only thrift-java --profile smoke` into `results`.
+fn thrift_smoke_args(results: &Path) -> Vec<String> {
+    [
+        "lab",
+        "run",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+        "--results-dir",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([results.to_str().unwrap().to_owned()])
+    .collect()
+}
+
 fn xtask(args: &[&str]) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -371,20 +388,12 @@ fn overlapping_cpu_sets_are_refused_before_anything_starts() {
 fn a_run_after_a_killed_one_cleans_up_and_succeeds() {
     let _engine = engine_lock();
     let first = tempfile::tempdir().unwrap();
-    let mut killed = xtask_command(&[
-        "lab",
-        "run",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-        "--results-dir",
-        first.path().to_str().unwrap(),
-    ])
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .unwrap();
+    let args = thrift_smoke_args(first.path());
+    let mut killed = xtask_command(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     // Wait (however long the image builds take) until its server runs.
     let mut seen = false;
     for _ in 0..3600 {
@@ -407,16 +416,8 @@ fn a_run_after_a_killed_one_cleans_up_and_succeeds() {
     );
 
     let second = tempfile::tempdir().unwrap();
-    let out = xtask(&[
-        "lab",
-        "run",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-        "--results-dir",
-        second.path().to_str().unwrap(),
-    ]);
+    let args = thrift_smoke_args(second.path());
+    let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let log = text(&out);
     assert!(
         out.status.success(),
