@@ -124,9 +124,8 @@ fn check_cell_consistency(server: &str, c: &Value) {
             assert!(!steady, "{server}: {c}");
         }
     } else {
-        assert_eq!(
+        assert!(
             c["report"]["connect_ms"].is_number(),
-            true,
             "{server}: only a cell that counts connection set-up skips the warm-up: {c}"
         );
     }

@@ -102,7 +102,8 @@ impl Steady {
         let last = &values[values.len() - k..];
         let last_calls = &calls[calls.len() - k..];
         let mean = last.iter().sum::<f64>() / k as f64;
-        if !(mean > 0.0) {
+        // not positive, or NaN
+        if mean.is_nan() || mean <= 0.0 {
             return false;
         }
         let fewest = last_calls.iter().copied().min().unwrap_or(0);
@@ -386,7 +387,12 @@ impl CellSpec {
             }
         }
         if let Some(s) = self.steady {
-            if s.intervals == 0 || !(s.tolerance > 0.0) || !(s.interval_s > 0.0) {
+            if s.intervals == 0
+                || s.tolerance.is_nan()
+                || s.tolerance <= 0.0
+                || s.interval_s.is_nan()
+                || s.interval_s <= 0.0
+            {
                 return Err(
                     "the steady rule needs intervals >= 1, a positive tolerance and a positive interval"
                         .into(),
