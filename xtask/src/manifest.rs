@@ -78,6 +78,35 @@ pub struct Confinement {
     pub writable_rootfs: Option<String>,
 }
 
+/// The JVM a Java server variant is built and run on: the JDK of the image
+/// its Dockerfile starts from (`RPCLAB_JDK_IMAGE`, `images/jdk`). A typed
+/// key, so that a run's manifest says which JVM produced its numbers and a
+/// JVM the lab cannot provide is an error with the manifest's line, not a
+/// silent substitution. Only `17` exists: Debian bookworm (the lab's base)
+/// and bookworm-backports have no other OpenJDK, and no registry serves a
+/// JDK; see docs/methodology.md, "The JVM".
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum Jvm {
+    /// Debian bookworm's OpenJDK 17 (`rpclab/jdk:17`, `images::JDK`).
+    #[serde(rename = "17")]
+    Jdk17,
+}
+
+impl Jvm {
+    /// The JVM's name as manifests and snapshots write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Jvm::Jdk17 => "17",
+        }
+    }
+}
+
+impl std::fmt::Display for Jvm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One buildable version (or configuration) of a server.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,6 +134,9 @@ pub struct Variant {
     /// are recorded as not run for this variant instead of as failures.
     #[serde(default)]
     pub cannot_carry: Option<CannotCarry>,
+    /// The JVM of this variant, over the server-level `jvm`.
+    #[serde(default)]
+    pub jvm: Option<Jvm>,
 }
 
 /// Operations a variant cannot carry, and why.
@@ -140,6 +172,9 @@ pub struct Manifest {
     pub registry: Registry,
     #[serde(default)]
     pub jvm_flags: Vec<String>,
+    /// The JVM of every variant (17 for a Java server when not given).
+    #[serde(default)]
+    pub jvm: Option<Jvm>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Passed to the client's protocol module (e.g. Thrift's transport).
@@ -178,6 +213,15 @@ impl Manifest {
     /// Why `variant` cannot run, if it cannot.
     pub fn not_runnable(&self, variant: &Variant) -> Option<String> {
         variant.unavailable.clone().or_else(|| self.blocked())
+    }
+
+    /// The JVM `variant` runs on: the variant's, the server's, or 17 for a
+    /// Java server; `None` for a server that runs no JVM.
+    pub fn jvm_of(&self, variant: &Variant) -> Option<Jvm> {
+        variant
+            .jvm
+            .or(self.jvm)
+            .or((self.language == "java").then_some(Jvm::Jdk17))
     }
 
     /// The server's environment for `variant`: the server-level table with
@@ -373,6 +417,38 @@ build_args = { V = "2" }
             m.env_of(&m.variants[1]).get("X").map(String::as_str),
             Some("y")
         );
+    }
+
+    #[test]
+    fn the_jvm_is_typed_and_defaults_to_17_for_java() {
+        let text = r#"
+name = "s"
+framework = "f"
+protocol = "grpc"
+language = "java"
+description = "d"
+port = 1
+[[variant]]
+name = "a"
+version = "1"
+[[variant]]
+name = "b"
+version = "1"
+jvm = "17"
+"#;
+        let m: Manifest = parse_toml(Path::new("server.toml"), text).unwrap();
+        assert_eq!(m.jvm_of(&m.variants[0]), Some(Jvm::Jdk17));
+        assert_eq!(m.jvm_of(&m.variants[1]).map(Jvm::as_str), Some("17"));
+        let other = text.replace("language = \"java\"", "language = \"cpp\"");
+        let m: Manifest = parse_toml(Path::new("server.toml"), &other).unwrap();
+        assert_eq!(m.jvm_of(&m.variants[0]), None);
+        // a JVM the lab cannot provide is an error with its line
+        let jdk21 = text.replace("jvm = \"17\"", "jvm = \"21\"");
+        let err = parse_toml::<Manifest>(Path::new("server.toml"), &jdk21)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("server.toml:14:"), "{err}");
+        assert!(err.contains("21"), "{err}");
     }
 
     #[test]

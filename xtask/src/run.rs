@@ -341,6 +341,7 @@ impl RunContext<'_> {
                     variant: v.name.clone(),
                     version: v.version.clone(),
                     jvm_flags: m.jvm_flags.clone(),
+                    jvm: m.jvm_of(v).map(|j| j.to_string()),
                     image: m.image(v),
                     not_run: m.not_runnable(v),
                     notes: v.notes.clone(),

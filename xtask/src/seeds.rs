@@ -870,11 +870,11 @@ mod tests {
         let unavailable = Target {
             server: Some("thrift-java".into()),
             framework: None,
-            variant: Some("0.9.2".into()),
+            variant: Some("0.25".into()),
             note: None,
         };
         let why = resolve_target(&unavailable, &manifests).unwrap_err();
-        assert!(why.contains("thrift-java 0.9.2"), "{why}");
+        assert!(why.contains("thrift-java 0.25"), "{why}");
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct ServerRecord {
     pub variant: String,
     pub version: String,
     pub jvm_flags: Vec<String>,
+    /// The JVM the variant ran on (`17`), for a Java server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jvm: Option<String>,
     pub image: String,
     /// Why the variant was not run, when it was not.
     #[serde(skip_serializing_if = "Option::is_none")]

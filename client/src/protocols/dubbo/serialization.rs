@@ -19,7 +19,9 @@
 //!   option, with the `kryo` crate;
 //! * [`fastjson2`]: fastjson2 JSONB (`FastJson2ObjectOutput`), the default
 //!   of Dubbo 3.3, with the `fastjson2-jsonb` crate;
-//! * [`fastjson`]: fastjson 1 text JSON (`FastJsonObjectOutput`, Dubbo 2.6).
+//! * [`fastjson`]: fastjson 1 text JSON (`FastJsonObjectOutput`, Dubbo 2.6);
+//! * [`dubbo`]: Dubbo 2.5's own serialization (`GenericObjectOutput`, the
+//!   URL's `serialization=dubbo`), with the `dubbo-serialization` crate.
 //!
 //! Adding a serialization: a module implementing [`Serialization`], a `pub
 //! mod` line and one line in the [`formats!`] invocation below. Each is
@@ -31,6 +33,7 @@
 //! body, so the codecs stay monomorphic and the hot path has no dynamic
 //! dispatch.
 
+pub mod dubbo;
 pub mod fastjson;
 pub mod fastjson2;
 pub mod hessian2;
@@ -206,4 +209,5 @@ formats! {
     Fastjson2 => fastjson2::Fastjson2,
     Fastjson => fastjson::Fastjson,
     Kryo => kryo::Kryo,
+    Dubbo => dubbo::DubboSerialization,
 }

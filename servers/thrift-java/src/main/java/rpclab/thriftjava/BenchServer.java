@@ -16,7 +16,6 @@ import org.apache.thrift.transport.TServerSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.TTransportFactory;
-import org.apache.thrift.transport.layered.TFramedTransport;
 import rpclab.thrift.Bench;
 import sun.misc.Signal;
 
@@ -44,7 +43,7 @@ public final class BenchServer {
         BUFFERED;
 
         TTransportFactory factory() {
-            return this == FRAMED ? new TFramedTransport.Factory(MAX_FRAME_SIZE) : new TTransportFactory();
+            return this == FRAMED ? Framing.factory(MAX_FRAME_SIZE) : new TTransportFactory();
         }
     }
 

@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.thrift.TConfiguration;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.apache.thrift.protocol.TProtocol;
-import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransport;
-import org.apache.thrift.transport.layered.TFramedTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -47,11 +44,8 @@ class BenchServerTest {
         assertTrue(server.awaitServing(10, TimeUnit.SECONDS));
         assertTrue(server.port() > 0);
 
-        TSocket socket = new TSocket(new TConfiguration(), BenchServer.HOST, server.port(), 30_000);
-        clientTransport = transport == BenchServer.Transport.FRAMED
-                ? new TFramedTransport(socket, BenchServer.MAX_FRAME_SIZE)
-                : socket;
-        clientTransport.open();
+        clientTransport = ClientTransport.open(BenchServer.HOST, server.port(),
+                transport == BenchServer.Transport.FRAMED, BenchServer.MAX_FRAME_SIZE);
         TProtocol wire = protocol == BenchServer.Protocol.BINARY
                 ? new TBinaryProtocol(clientTransport)
                 : new TCompactProtocol(clientTransport);

@@ -1,0 +1,60 @@
+package rpclab.golden;
+
+import com.alibaba.dubbo.common.serialize.support.dubbo.GenericObjectInput;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads every Rust-written <dir>/<case>.bin with Dubbo 2.5's
+ * GenericObjectInput, compares each value with the case, and requires every
+ * byte to be consumed. Prints "N passed, M failed"; exits 1 on any failure.
+ */
+public final class Verify {
+    private Verify() {}
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        int passed = 0;
+        int failed = 0;
+        for (Map.Entry<String, List<Cases.Step>> c : Cases.all().entrySet()) {
+            Path file = dir.resolve(c.getKey() + ".bin");
+            if (!Files.exists(file)) {
+                continue;
+            }
+            String why = verify(Files.readAllBytes(file), c.getValue());
+            if (why == null) {
+                passed++;
+            } else {
+                failed++;
+                System.out.println("FAIL " + c.getKey() + ": " + why);
+            }
+        }
+        System.out.println(passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    static String verify(byte[] bytes, List<Cases.Step> steps) {
+        ByteArrayInputStream stream = new ByteArrayInputStream(bytes);
+        GenericObjectInput in = new GenericObjectInput(stream);
+        try {
+            for (int k = 0; k < steps.size(); k++) {
+                String why = Cases.readAndCompare(in, steps.get(k));
+                if (why != null) {
+                    return "step " + k + ": " + why;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "read failed: " + e;
+        }
+        try {
+            byte extra = in.readByte();
+            return "bytes left over after the last step (next reads as " + extra + ")";
+        } catch (IOException expected) {
+            return null;
+        }
+    }
+}
