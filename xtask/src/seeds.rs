@@ -878,6 +878,45 @@ mod tests {
     }
 
     #[test]
+    fn seed_era_variants_play_their_systems_and_the_stand_ins_stay() {
+        let root = root();
+        let manifests = crate::manifest::load_all(&root).unwrap();
+        let played = |seed: &str| -> Vec<(String, String)> {
+            Seed::load(&root, seed)
+                .unwrap()
+                .resolve(&manifests)
+                .into_iter()
+                .map(|s| {
+                    let to = format!(
+                        "{} {}",
+                        s.server.unwrap_or_default(),
+                        s.variant.unwrap_or_default()
+                    );
+                    (s.key, to)
+                })
+                .collect()
+        };
+        let s000 = played("dubbo-protocols");
+        let s001 = played("ice-dubbo-thrift-grpc");
+        for (systems, key, to) in [
+            (&s000, "A", "dubbo-2.5 2.5"),
+            (&s000, "B", "dubbo-2.5 2.5-dubbo-serialization"),
+            (&s000, "C", "dubbo-2.5 2.5-java"),
+            (&s000, "A-2.6", "dubbo-2.6 2.6"),
+            (&s000, "C-2.6", "dubbo-2.6 2.6-java"),
+            (&s001, "thrift", "thrift-java 0.9.2"),
+            (&s001, "thrift-current", "thrift-java 0.20"),
+            (&s001, "grpc", "grpc-java 0.7.1"),
+            (&s001, "grpc-current", "grpc-java 1.85"),
+        ] {
+            assert!(
+                systems.contains(&(key.to_owned(), to.to_owned())),
+                "{key} should be played by {to}: {systems:?}"
+            );
+        }
+    }
+
+    #[test]
     fn about_as_fast_claims_are_equivalences() {
         let root = root();
         for (seed, claim, systems) in [
