@@ -11,17 +11,48 @@
 //! declares). No container may mount the Docker socket.
 //!
 //! A [`Policy`] is computed from a server's manifest (its `jvm_flags` and
-//! its `[confinement]` table, see [`crate::manifest::Confinement`]) or fixed
+//! its `[confinement]` table, see [`Confinement`]) or fixed
 //! for the lab's own containers ([`Policy::registry`], [`Policy::client`],
 //! [`Policy::echo`]); [`Policy::apply`] writes it into the container's
 //! create body, and the run's `manifest.toml` records it as it was applied.
 
-use crate::manifest::Manifest;
 use anyhow::{bail, Context, Result};
 use bollard::models::ContainerCreateBody;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+
+/// What a server needs beyond the lab's confinement (`confine`: a non-root
+/// user, every capability dropped, no-new-privileges, pids and memory
+/// limits, a read-only root filesystem with tmpfs scratch), each departure
+/// with its reason. Absent: the defaults, which every server meets unless it
+/// is shown otherwise.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Confinement {
+    /// Linux capabilities added back after dropping all of them
+    /// (`NET_BIND_SERVICE`, ...); needs `reason`.
+    #[serde(default)]
+    pub cap_add: Vec<String>,
+    /// Why `cap_add` is needed.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Memory limit in JVM size syntax (`3G`, `2560m`); by default it is
+    /// derived from `jvm_flags` (`-Xmx`, `-XX:MaxDirectMemorySize`).
+    #[serde(default)]
+    pub memory: Option<String>,
+    /// Process (thread) limit, over the lab's default for servers.
+    #[serde(default)]
+    pub pids_limit: Option<u32>,
+    /// Folders the server writes besides `/tmp` and its home folder, each
+    /// mounted as a tmpfs (absolute paths).
+    #[serde(default)]
+    pub tmpfs: Vec<String>,
+    /// Why the root filesystem cannot be read-only, when it cannot; the
+    /// server then runs with a writable one.
+    #[serde(default)]
+    pub writable_rootfs: Option<String>,
+}
 
 /// The `rpclab` user's uid and gid, as `images/runtime/Dockerfile` creates it.
 pub const UID: u32 = 10001;
@@ -150,16 +181,16 @@ impl Policy {
         p
     }
 
-    /// A server under test, from its manifest.
-    pub fn server(m: &Manifest) -> Result<Policy> {
-        let c = &m.confinement;
+    /// A server under test, from its manifest's `[confinement]` table and
+    /// JVM flags.
+    pub fn server(c: &Confinement, jvm_flags: &[String]) -> Result<Policy> {
         let (memory_bytes, memory_basis) = match &c.memory {
             Some(text) => {
                 let bytes = parse_size(text)
                     .with_context(|| format!("memory = \"{text}\" is not a size like 3G"))?;
                 (bytes, format!("[confinement] memory = \"{text}\""))
             }
-            None => jvm_memory(&m.jvm_flags)?.with_context(|| {
+            None => jvm_memory(jvm_flags)?.with_context(|| {
                 "no memory limit can be derived: give -Xmx in jvm_flags or \
                  [confinement] memory = \"<size>\""
                     .to_owned()
@@ -418,7 +449,7 @@ fn exposes_docker_socket(bind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::parse_toml;
+    use crate::manifest::{parse_toml, Manifest};
 
     fn manifest(extra: &str, jvm_flags: &str) -> Result<Manifest> {
         let text = format!(
@@ -430,7 +461,8 @@ mod tests {
     }
 
     fn server(extra: &str, jvm_flags: &str) -> Result<Policy> {
-        Policy::server(&manifest(extra, jvm_flags)?)
+        let m = manifest(extra, jvm_flags)?;
+        Policy::server(&m.confinement, &m.jvm_flags)
     }
 
     #[test]
@@ -603,7 +635,7 @@ mod tests {
     fn every_server_folder_in_the_repository_has_a_valid_policy() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         for m in crate::manifest::load_all(root).unwrap() {
-            let p = Policy::server(&m).unwrap();
+            let p = Policy::server(&m.confinement, &m.jvm_flags).unwrap();
             assert!(p.memory_bytes >= GIB, "{}: {}", m.name, p.memory_basis);
         }
     }

@@ -46,37 +46,7 @@ impl Default for Readiness {
     }
 }
 
-/// What a server needs beyond the lab's confinement (`confine`: a non-root
-/// user, every capability dropped, no-new-privileges, pids and memory
-/// limits, a read-only root filesystem with tmpfs scratch), each departure
-/// with its reason. Absent: the defaults, which every server meets unless it
-/// is shown otherwise.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Confinement {
-    /// Linux capabilities added back after dropping all of them
-    /// (`NET_BIND_SERVICE`, ...); needs `reason`.
-    #[serde(default)]
-    pub cap_add: Vec<String>,
-    /// Why `cap_add` is needed.
-    #[serde(default)]
-    pub reason: Option<String>,
-    /// Memory limit in JVM size syntax (`3G`, `2560m`); by default it is
-    /// derived from `jvm_flags` (`-Xmx`, `-XX:MaxDirectMemorySize`).
-    #[serde(default)]
-    pub memory: Option<String>,
-    /// Process (thread) limit, over the lab's default for servers.
-    #[serde(default)]
-    pub pids_limit: Option<u32>,
-    /// Folders the server writes besides `/tmp` and its home folder, each
-    /// mounted as a tmpfs (absolute paths).
-    #[serde(default)]
-    pub tmpfs: Vec<String>,
-    /// Why the root filesystem cannot be read-only, when it cannot; the
-    /// server then runs with a writable one.
-    #[serde(default)]
-    pub writable_rootfs: Option<String>,
-}
+pub use crate::confine::Confinement;
 
 /// The JVM a Java server variant is built and run on: the JDK of the image
 /// its Dockerfile starts from (`RPCLAB_JDK_IMAGE`, `images/jdk`). A typed
@@ -321,7 +291,7 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
                 }
             }
         }
-        crate::confine::Policy::server(&m)
+        crate::confine::Policy::server(&m.confinement, &m.jvm_flags)
             .with_context(|| format!("{}: [confinement]", path.display()))?;
         if !dir.join("Dockerfile").is_file() {
             bail!("{}: the server folder has no Dockerfile", dir.display());

@@ -364,7 +364,10 @@ impl RunContext<'_> {
                 }
                 if record.not_run.is_none() {
                     ran_one = true;
-                    record.confinement = Some(crate::confine::Policy::server(m)?);
+                    record.confinement = Some(crate::confine::Policy::server(
+                        &m.confinement,
+                        &m.jvm_flags,
+                    )?);
                     runnable.push((m, v, manifest.servers.len()));
                 }
                 manifest.servers.push(record);
@@ -499,7 +502,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
-                confinement: &crate::confine::Policy::server(m)?,
+                confinement: &crate::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
             })
             .await?;
         let running = Running {
