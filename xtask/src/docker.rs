@@ -28,6 +28,29 @@ pub const LABEL_ROLE: &str = "io.rpclab.role";
 /// Label on images: hash of every input of the build.
 pub const LABEL_INPUT_HASH: &str = "io.rpclab.input-hash";
 
+/// Image tag → the id this process built or verified for it (the image
+/// builder pins what it builds; [`Engine::start`] runs the pinned id, since
+/// tags are shared by everything on the engine).
+static PINNED: std::sync::Mutex<Option<HashMap<String, String>>> = std::sync::Mutex::new(None);
+
+pub fn pin(tag: &str, id: &str) {
+    let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+    pinned
+        .get_or_insert_with(HashMap::new)
+        .insert(tag.to_owned(), id.to_owned());
+}
+
+/// The id this process built or verified for `image`, or `image` itself
+/// when it did neither.
+pub fn pinned(image: &str) -> String {
+    let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+    pinned
+        .as_ref()
+        .and_then(|p| p.get(image))
+        .cloned()
+        .unwrap_or_else(|| image.to_owned())
+}
+
 /// A connection to the Docker engine.
 #[derive(Clone)]
 pub struct Engine {
@@ -208,7 +231,7 @@ impl Engine {
         labels.extend(crate::owner::Owner::me().labels());
         let mut body = ContainerCreateBody {
             // The image this run built or verified, by id (tags are shared).
-            image: Some(crate::images::pinned(spec.image)),
+            image: Some(pinned(spec.image)),
             env: Some(spec.env),
             entrypoint: spec.entrypoint,
             cmd: spec.cmd,

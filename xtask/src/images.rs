@@ -9,7 +9,7 @@
 //! Tags are shared by everything on the engine (another worktree's run may
 //! retag `rpclab/jdk:17` at any moment), so what this process builds or
 //! verifies is pinned by image id: a build's parents are passed as ids, and
-//! [`pinned`] gives `Engine::start` the id to run, never a tag that may have
+//! [`crate::docker::pinned`] gives `Engine::start` the id to run, never a tag that may have
 //! moved since.
 //!
 //! The base is `debian:bookworm-slim` where a registry can be reached. Where
@@ -17,7 +17,7 @@
 //! imports the root filesystem through the API, so nothing ever needs to be
 //! pulled.
 
-use crate::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
+use crate::docker::{pin, Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
 use crate::host::StaticBinaries;
 use crate::lab::Build;
 use crate::manifest::{Manifest, Variant};
@@ -33,27 +33,6 @@ pub const RUNTIME: &str = "rpclab/runtime:bookworm";
 pub const JDK: &str = "rpclab/jdk:17";
 pub const CLIENT: &str = "rpclab/client:latest";
 pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
-
-/// Image tag → the id this process built or verified for it.
-static PINNED: std::sync::Mutex<Option<HashMap<String, String>>> = std::sync::Mutex::new(None);
-
-fn pin(tag: &str, id: &str) {
-    let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-    pinned
-        .get_or_insert_with(HashMap::new)
-        .insert(tag.to_owned(), id.to_owned());
-}
-
-/// The id this process built or verified for `image`, or `image` itself
-/// when it did neither.
-pub fn pinned(image: &str) -> String {
-    let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-    pinned
-        .as_ref()
-        .and_then(|p| p.get(image))
-        .cloned()
-        .unwrap_or_else(|| image.to_owned())
-}
 
 /// Modification time of every file in a build context: 2020-01-01T00:00:00Z.
 const FIXED_MTIME: u64 = 1_577_836_800;
@@ -544,6 +523,7 @@ mod tests {
 
     #[test]
     fn a_pinned_tag_resolves_to_its_id_and_others_to_themselves() {
+        use crate::docker::pinned;
         pin("rpclab/test-pinned:1", "sha256:0123");
         assert_eq!(pinned("rpclab/test-pinned:1"), "sha256:0123");
         assert_eq!(pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
