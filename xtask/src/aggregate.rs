@@ -9,9 +9,7 @@
 //! quantity to average). Flags: every cell flag of any repetition, `noisy`
 //! when the CV exceeds the profile's threshold, and failed calls.
 
-use anyhow::Result;
-use rpclab_model::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval, Results};
-use std::path::Path;
+use rpclab_model::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
 
 /// Above this coefficient of variation a cell's throughput is flagged noisy.
 pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
@@ -213,22 +211,6 @@ pub fn cv_threshold_of(manifest: &toml::Value) -> f64 {
         .unwrap_or(DEFAULT_CV_THRESHOLD)
 }
 
-/// Reads a snapshot's `results.json` and recomputes its aggregates from
-/// its cells (with the profile's CV threshold from `manifest.toml`), so
-/// that a snapshot written by an older rpclab is rendered with today's
-/// aggregate rules. A results file without cells keeps its aggregates.
-pub fn read_snapshot(dir: &Path) -> Result<Results> {
-    let mut results = crate::snapshot::read_results(dir)?;
-    if !results.cells.is_empty() {
-        let manifest: toml::Value = std::fs::read_to_string(dir.join("manifest.toml"))
-            .ok()
-            .and_then(|t| toml::from_str(&t).ok())
-            .unwrap_or(toml::Value::Table(Default::default()));
-        results.aggregates = aggregate(&results.cells, cv_threshold_of(&manifest));
-    }
-    Ok(results)
-}
-
 /// The median (mean of the two middle values for an even count).
 pub fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
@@ -261,6 +243,8 @@ pub fn coefficient_of_variation(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rpclab_model::result::Results;
+    use std::path::Path;
 
     #[test]
     fn median_of_odd_and_even_counts() {

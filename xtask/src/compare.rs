@@ -196,7 +196,7 @@ impl Snapshot {
     /// Reads `results.json` (aggregates recomputed from the cells) and
     /// `manifest.toml` of a snapshot folder.
     pub fn read(dir: &Path) -> Result<Snapshot> {
-        let results = crate::aggregate::read_snapshot(dir)?;
+        let results = crate::snapshot::read_snapshot(dir)?;
         let host = std::fs::read_to_string(dir.join("manifest.toml"))
             .map(|t| HostRecord::parse(&t))
             .unwrap_or_default();

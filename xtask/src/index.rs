@@ -50,7 +50,7 @@ struct Entry {
 }
 
 fn entry(dir: &Path) -> Result<Entry> {
-    let results = crate::aggregate::read_snapshot(dir)?;
+    let results = crate::snapshot::read_snapshot(dir)?;
     let manifest: toml::Value = std::fs::read_to_string(dir.join("manifest.toml"))
         .ok()
         .and_then(|t| toml::from_str(&t).ok())

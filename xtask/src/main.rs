@@ -312,7 +312,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             jmeter,
             out,
         } => {
-            let results = aggregate::read_snapshot(&snapshot)?;
+            let results = snapshot::read_snapshot(&snapshot)?;
             let layout = jmeter.then_some(report::Layout::Jmeter);
             print!("{}", report::tables(&results, false, layout));
             if let Some(r) = &results.reproduction {

@@ -1330,7 +1330,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     )
     .await;
     if let Some(dir) = &snapshot {
-        let results = crate::aggregate::read_snapshot(dir)?;
+        let results = crate::snapshot::read_snapshot(dir)?;
         if let Some(r) = &results.reproduction {
             println!("{}", render(&compare(&results, r), false));
         }

@@ -199,6 +199,25 @@ impl Snapshot {
     }
 }
 
+/// Reads a snapshot's `results.json` and recomputes its aggregates from
+/// its cells (with the profile's CV threshold from `manifest.toml`), so
+/// that a snapshot written by an older rpclab is rendered with today's
+/// aggregate rules. A results file without cells keeps its aggregates.
+pub fn read_snapshot(dir: &Path) -> Result<Results> {
+    let mut results = read_results(dir)?;
+    if !results.cells.is_empty() {
+        let manifest: toml::Value = std::fs::read_to_string(dir.join("manifest.toml"))
+            .ok()
+            .and_then(|t| toml::from_str(&t).ok())
+            .unwrap_or(toml::Value::Table(Default::default()));
+        results.aggregates = crate::aggregate::aggregate(
+            &results.cells,
+            crate::aggregate::cv_threshold_of(&manifest),
+        );
+    }
+    Ok(results)
+}
+
 /// Reads `results.json` of a snapshot.
 pub fn read_results(dir: &Path) -> Result<Results> {
     let path = dir.join("results.json");
