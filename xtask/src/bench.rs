@@ -242,7 +242,7 @@ impl Bench<'_> {
         let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
         builder.base().await?;
         builder.runtime().await?;
-        let binaries = host::build_static_client(root)?;
+        let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
         builder.client(&binaries).await?;
 
         let echo = self.start_echo().await?;

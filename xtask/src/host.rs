@@ -120,49 +120,128 @@ pub struct StaticBinaries {
     pub echo: PathBuf,
 }
 
-/// Builds the client package's binaries (the load client and the echo
-/// server of `bench client`) statically linked (glibc with `crt-static`),
-/// in one cargo invocation, so they run in any image whatever glibc the
-/// building host has.
-pub fn build_static_client(root: &Path) -> Result<StaticBinaries> {
-    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let target_dir = root.join("target/static");
-    eprintln!("building the static load client ({triple}) ...");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "-p",
-            "rpclab-client",
-            "--bins",
-            "--target",
-            &triple,
-            "--target-dir",
-        ])
-        .arg(&target_dir)
-        .env("RUSTFLAGS", "-C target-feature=+crt-static")
-        .current_dir(root)
-        .status()
-        .context("cannot run cargo to build the client")?;
-    if !status.success() {
-        bail!("building the static client failed ({status}); see cargo's output above");
-    }
-    let release = target_dir.join(&triple).join("release");
-    let binaries = StaticBinaries {
-        client: release.join("rpclab-client"),
-        echo: release.join("rpclab-echo"),
-    };
-    for binary in [&binaries.client, &binaries.echo] {
-        if !is_static_elf(binary)? {
-            bail!(
-                "{} is dynamically linked; it would fail in images with another glibc",
-                binary.display()
-            );
+/// How the load client is compiled for a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClientBuild {
+    /// cargo's `release` profile: what every profile whose numbers are
+    /// read uses.
+    #[default]
+    Release,
+    /// cargo's `quick` profile (no optimisation, no debug info): for checks
+    /// whose numbers are not read (`smoke`). It compiles in a fraction of
+    /// the release build's time, which is most of a cold check's wait; the
+    /// code is the same, and debug assertions and overflow checks are on.
+    Quick,
+}
+
+impl ClientBuild {
+    /// The cargo profile, which is also its folder under the target dir.
+    pub fn cargo_profile(self) -> &'static str {
+        match self {
+            ClientBuild::Release => "release",
+            ClientBuild::Quick => "quick",
         }
     }
-    Ok(binaries)
+}
+
+/// A static build of the client package started in the background, so
+/// that compiling (CPU) overlaps with the image builds (mostly downloads).
+/// Its output goes to a log file, shown if the build fails.
+pub struct StaticBuild {
+    child: std::process::Child,
+    log: PathBuf,
+    release: PathBuf,
+}
+
+impl StaticBuild {
+    /// Starts `cargo build` of the client package's binaries (the load
+    /// client and the echo server of `bench client`), statically linked
+    /// (glibc with `crt-static`), in one cargo invocation, so they run in
+    /// any image whatever glibc the building host has.
+    pub fn start(root: &Path, build: ClientBuild) -> Result<StaticBuild> {
+        let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+        let target_dir = root.join("target/static");
+        std::fs::create_dir_all(&target_dir)
+            .with_context(|| format!("cannot create {}", target_dir.display()))?;
+        let log = target_dir.join(format!("build-{}.log", build.cargo_profile()));
+        let out = std::fs::File::create(&log)
+            .with_context(|| format!("cannot create {}", log.display()))?;
+        eprintln!(
+            "building the static load client ({triple}, cargo profile `{}`) in the background; log: {}",
+            build.cargo_profile(),
+            log.display()
+        );
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let child = Command::new(cargo)
+            .args(["build", "--profile", build.cargo_profile()])
+            .args([
+                "--locked",
+                "-p",
+                "rpclab-client",
+                "--bins",
+                "--target",
+                &triple,
+            ])
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .env("RUSTFLAGS", "-C target-feature=+crt-static")
+            .current_dir(root)
+            .stdin(std::process::Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()
+            .context("cannot run cargo to build the client")?;
+        Ok(StaticBuild {
+            child,
+            log,
+            release: target_dir.join(&triple).join(build.cargo_profile()),
+        })
+    }
+
+    /// Waits for the build; the binaries, checked to be static.
+    pub fn finish(mut self) -> Result<StaticBinaries> {
+        let status = self.child.wait().context("cannot wait for cargo")?;
+        if !status.success() {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            bail!(
+                "building the static client failed ({status}); the end of {}:\n{}",
+                self.log.display(),
+                tail.join("\n")
+            );
+        }
+        let binaries = StaticBinaries {
+            client: self.release.join("rpclab-client"),
+            echo: self.release.join("rpclab-echo"),
+        };
+        for binary in [&binaries.client, &binaries.echo] {
+            if !is_static_elf(binary)? {
+                bail!(
+                    "{} is dynamically linked; it would fail in images with another glibc",
+                    binary.display()
+                );
+            }
+        }
+        Ok(binaries)
+    }
+}
+
+impl Drop for StaticBuild {
+    /// A run that fails before waiting (an image build error, Ctrl-C)
+    /// leaves no cargo behind.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Builds the client's static binaries in the foreground.
+pub fn build_static_client(root: &Path, build: ClientBuild) -> Result<StaticBinaries> {
+    StaticBuild::start(root, build)?.finish()
 }
 
 /// True when an ELF file has no program interpreter (PT_INTERP), i.e. it

@@ -158,6 +158,10 @@ pub struct Profile {
     /// Throughput CV over repetitions above which a cell is flagged noisy.
     #[serde(default = "default_cv_threshold")]
     pub cv_threshold: f64,
+    /// How the load client is compiled: `release` (the default), or
+    /// `quick` for checks whose numbers are not read.
+    #[serde(default)]
+    pub client_build: crate::host::ClientBuild,
 }
 
 fn default_steady_tolerance() -> f64 {
@@ -510,6 +514,7 @@ mod tests {
             restart_between_repetitions: false,
             first_variant_only: false,
             cv_threshold: 0.1,
+            client_build: Default::default(),
         };
         assert_eq!(steps.levels(&profile), vec![4000]);
         match steps.load(4000, &profile).unwrap() {

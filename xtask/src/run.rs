@@ -148,6 +148,7 @@ async fn run_inner(
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default(),
         profile: profile_name,
+        client_build: profile.client_build,
         only: only.clone(),
         host,
         cpus: CpuPinning {
@@ -288,6 +289,8 @@ impl RunContext<'_> {
         manifest: &mut RunManifest,
     ) -> Result<()> {
         // Build everything first: a build error should not come after an hour of measuring.
+        // The client compiles in the background while the images build.
+        let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
         let mut builder = Builder::new(self.engine, self.root, &self.lab.def.build, self.verbose);
         builder.base().await?;
         builder.runtime().await?;
@@ -300,27 +303,6 @@ impl RunContext<'_> {
         {
             builder.zookeeper().await?;
         }
-        let binary = host::build_static_client(self.root)?;
-        builder.client(&binary).await?;
-        eprintln!(
-            "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
-            self.cpus.server, self.cpus.client
-        );
-        let calibration = crate::calibration::measure(
-            self.engine,
-            self.run_id,
-            &self.cpus.server,
-            &self.cpus.client,
-        )
-        .await?;
-        eprintln!(
-            "  server CPUs: {:.0} CPU rounds/s, {:.0} loopback round trips/s; client CPUs: {:.0}, {:.0}",
-            calibration.server.cpu_rounds_per_s,
-            calibration.server.loopback_round_trips_per_s,
-            calibration.client.cpu_rounds_per_s,
-            calibration.client.loopback_round_trips_per_s
-        );
-        manifest.calibration = Some(calibration);
         // (server, variant, its record in the manifest)
         let mut runnable: Vec<(&Manifest, &Variant, usize)> = Vec::new();
         for m in selected {
@@ -379,6 +361,27 @@ impl RunContext<'_> {
         for ((m, v, record), id) in runnable.iter().zip(&ids) {
             manifest.servers[*record].image = format!("{}@{id}", m.image(v));
         }
+        let binary = client_build.finish()?;
+        builder.client(&binary).await?;
+        eprintln!(
+            "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
+            self.cpus.server, self.cpus.client
+        );
+        let calibration = crate::calibration::measure(
+            self.engine,
+            self.run_id,
+            &self.cpus.server,
+            &self.cpus.client,
+        )
+        .await?;
+        eprintln!(
+            "  server CPUs: {:.0} CPU rounds/s, {:.0} loopback round trips/s; client CPUs: {:.0}, {:.0}",
+            calibration.server.cpu_rounds_per_s,
+            calibration.server.loopback_round_trips_per_s,
+            calibration.client.cpu_rounds_per_s,
+            calibration.client.loopback_round_trips_per_s
+        );
+        manifest.calibration = Some(calibration);
         manifest.images = builder.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
         // A seed's stand-in that the profile skipped says so in the report.

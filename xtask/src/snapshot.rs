@@ -33,6 +33,9 @@ pub struct RunManifest {
     pub git_dirty_files: Vec<String>,
     pub started_utc: String,
     pub profile: String,
+    /// The cargo profile the load client was compiled with (`quick` only
+    /// for checks whose numbers are not read).
+    pub client_build: crate::host::ClientBuild,
     pub only: Vec<String>,
     pub host: HostInfo,
     pub cpus: CpuPinning,
