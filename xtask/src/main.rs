@@ -7,12 +7,11 @@
 //! * [`manifest`]: server manifests (`servers/<name>/server.toml`);
 //! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
 //! * [`run`]: `lab run`, server by server, cell by cell;
-//! * [`snapshot`] and [`report`]: what a run leaves in `results/`;
+//! * [`snapshot`]: what a run leaves in `results/`;
+//! * [`report`]: tables, charts, the HTML page, the index, comparisons and
+//!   reproduction verdicts, all from a snapshot's results alone;
 //! * [`seeds`] and [`reproduce`]: the source posts' lab definitions and
-//!   published figures, `lab reproduce`, and the claim verdicts;
-//! * [`charts`] and [`html`]: SVG charts and the snapshot's HTML page;
-//! * [`compare`] and [`index`]: two snapshots side by side, and
-//!   `results/README.md`;
+//!   published figures, and `lab reproduce`;
 //! * [`bench`]: `bench client`, the load client's own ceiling, with
 //!   [`client_container`] (one client cell in its container, shared with `run`);
 //! * [`fuzz`]: `fuzz`, every cargo-fuzz target from golden seed corpora.
@@ -20,18 +19,14 @@
 mod aggregate;
 mod bench;
 mod calibration;
-mod charts;
 mod client_container;
-mod compare;
 mod confine;
 mod cost;
 mod cpus;
 mod docker;
 mod fuzz;
 mod host;
-mod html;
 mod images;
-mod index;
 mod lab;
 mod manifest;
 mod owner;
@@ -285,7 +280,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             fail_on_regression,
             normalize,
         } => {
-            let report = compare::compare_dirs(&a, &b, normalize)?;
+            let report = report::compare::compare_dirs(&a, &b, normalize)?;
             println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
             if fail_on_regression && report.regressions > 0 {
                 anyhow::bail!(
@@ -298,7 +293,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             Ok(())
         }
         LabCommand::Index { results_dir, check } => {
-            let path = index::write(&results_dir, check)?;
+            let path = report::index::write(&results_dir, check)?;
             println!(
                 "{} {}",
                 path.display(),
@@ -313,12 +308,15 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             out,
         } => {
             let results = snapshot::read_snapshot(&snapshot)?;
-            let layout = jmeter.then_some(report::Layout::Jmeter);
-            print!("{}", report::tables(&results, false, layout));
+            let layout = jmeter.then_some(report::tables::Layout::Jmeter);
+            print!("{}", report::tables::render(&results, false, layout));
             if let Some(r) = &results.reproduction {
                 print!(
                     "{}",
-                    reproduce::render(&reproduce::compare(&results, r), false)
+                    report::reproduction::render(
+                        &report::reproduction::compare(&results, r),
+                        false
+                    )
                 );
             }
             let out = out.unwrap_or_else(|| snapshot.clone());
@@ -329,7 +327,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                 .ok()
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| snapshot.display().to_string());
-            let files = html::write_report(&out, &name, &results)?;
+            let files = report::html::write_report(&out, &name, &results)?;
             eprintln!(
                 "wrote {} and {} chart(s) under {}",
                 out.join("report.html").display(),

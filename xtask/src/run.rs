@@ -197,7 +197,7 @@ async fn run_inner(
     let tables = snapshot.finish(complete)?;
     println!("{tables}");
     // The snapshot index is generated, never hand-edited.
-    if let Err(e) = crate::index::write(&opts.results_dir, false) {
+    if let Err(e) = crate::report::index::write(&opts.results_dir, false) {
         eprintln!("warning: the snapshot index was not updated: {e:#}");
     }
     removed.context("cleaning up the run's containers failed")?;

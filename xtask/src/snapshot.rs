@@ -162,7 +162,7 @@ impl Snapshot {
     pub fn finish(&mut self, complete: bool) -> Result<String> {
         self.results.complete = complete;
         self.write_results()?;
-        let tables = crate::report::tables(&self.results, true, None);
+        let tables = crate::report::tables::render(&self.results, true, None);
         let mut md = format!(
             "# rpclab snapshot {}\n\n{}\n",
             self.dir
@@ -182,8 +182,8 @@ impl Snapshot {
         md.push_str(&tables);
         if let Some(r) = &self.results.reproduction {
             md.push('\n');
-            md.push_str(&crate::reproduce::render(
-                &crate::reproduce::compare(&self.results, r),
+            md.push_str(&crate::report::reproduction::render(
+                &crate::report::reproduction::compare(&self.results, r),
                 true,
             ));
         }
@@ -194,8 +194,8 @@ impl Snapshot {
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_owned();
-        crate::html::write_report(&self.dir, &name, &self.results)?;
-        Ok(crate::report::tables(&self.results, false, None))
+        crate::report::html::write_report(&self.dir, &name, &self.results)?;
+        Ok(crate::report::tables::render(&self.results, false, None))
     }
 }
 
