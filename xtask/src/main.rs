@@ -135,14 +135,15 @@ enum LabCommand {
         #[arg(long, default_value_t = 0)]
         wait_for_ports: u64,
     },
-    /// Re-render a snapshot's tables, charts and HTML page from its results.json alone.
+    /// Re-render a snapshot's summary.md, charts and HTML page from its
+    /// results.json alone (what `lab run` writes, through the same code).
     Report {
         /// The snapshot folder (results/<...>).
         snapshot: PathBuf,
         /// Show every scenario as JMeter's summary report.
         #[arg(long)]
         jmeter: bool,
-        /// Write charts/ and report.html here instead of into the snapshot.
+        /// Write summary.md, charts/ and report.html here instead of into the snapshot.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -320,18 +321,12 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                 );
             }
             let out = out.unwrap_or_else(|| snapshot.clone());
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            let name = snapshot
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| snapshot.display().to_string());
-            let files = report::html::write_report(&out, &name, &results)?;
+            let written = report::write_all(&out, &snapshot::name_of(&snapshot), &results)?;
             eprintln!(
-                "wrote {} and {} chart(s) under {}",
-                out.join("report.html").display(),
-                files.len().saturating_sub(1),
+                "wrote {}, {} and {} chart(s) under {}",
+                written.summary.display(),
+                written.page.display(),
+                written.charts.len(),
                 out.join("charts").display()
             );
             Ok(())

@@ -194,8 +194,16 @@ async fn run_inner(
     }
     snapshot.write_manifest(&manifest)?;
     let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
-    let tables = snapshot.finish(complete)?;
-    println!("{tables}");
+    snapshot.finish(complete)?;
+    crate::report::write_all(
+        &snapshot.dir,
+        &crate::snapshot::name_of(&snapshot.dir),
+        &snapshot.results,
+    )?;
+    println!(
+        "{}",
+        crate::report::tables::render(&snapshot.results, false, None)
+    );
     // The snapshot index is generated, never hand-edited.
     if let Err(e) = crate::report::index::write(&opts.results_dir, false) {
         eprintln!("warning: the snapshot index was not updated: {e:#}");
