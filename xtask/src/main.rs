@@ -29,6 +29,7 @@ mod host;
 mod images;
 mod lab;
 mod manifest;
+mod outcome;
 mod owner;
 mod progress;
 mod readiness;
@@ -232,7 +233,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             verbose,
             wait_for_ports,
         } => {
-            run::run(
+            let run = run::run(
                 root,
                 run::RunOptions {
                     lab,
@@ -240,15 +241,15 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     profile,
                     cpus,
                     ca_certificates: ca_certs,
-                    results_dir,
+                    results_dir: results_dir.clone(),
                     verbose,
                     variants: Vec::new(),
-                    reproduction: None,
                     port_wait_s: wait_for_ports,
                 },
             )
             .await?;
-            Ok(())
+            outcome::publish(&results_dir, &run)?;
+            run.into_result()
         }
         LabCommand::Reproduce {
             seeds,

@@ -85,7 +85,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             only.push(server.clone());
         }
     }
-    let (snapshot, outcome) = run::run_lab(
+    let mut run = run::run_lab(
         root,
         seed.lab.clone(),
         RunOptions {
@@ -97,21 +97,30 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             results_dir: opts.results_dir.clone(),
             verbose: opts.verbose,
             variants,
-            reproduction: Some(reproduction),
             port_wait_s: opts.port_wait_s,
         },
     )
-    .await;
-    if let Some(dir) = &snapshot {
-        let results = crate::snapshot::read_snapshot(dir)?;
-        if let Some(r) = &results.reproduction {
-            println!("{}", render(&compare(&results, r), false));
+    .await?;
+    // The published figures travel in results.json; a stand-in the profile
+    // skipped says why in the report.
+    let mut reproduction = reproduction;
+    for s in &mut reproduction.systems {
+        let record = run.servers.iter().find(|rec| {
+            Some(&rec.name) == s.server.as_ref() && Some(&rec.variant) == s.variant.as_ref()
+        });
+        if let Some(why) = record.and_then(|rec| rec.not_run.clone()) {
+            s.not_run = Some(why);
         }
-        eprintln!(
-            "report: {} (charts in {})",
-            dir.join("report.html").display(),
-            dir.join("charts").display()
-        );
     }
-    outcome.map(|_| ())
+    let cmp = compare(&run.results, &reproduction);
+    run.results.reproduction = Some(reproduction);
+    crate::snapshot::write_results(&run.snapshot, &run.results)?;
+    crate::outcome::publish(&opts.results_dir, &run)?;
+    println!("{}", render(&cmp, false));
+    eprintln!(
+        "report: {} (charts in {})",
+        run.snapshot.join("report.html").display(),
+        run.snapshot.join("charts").display()
+    );
+    run.into_result()
 }

@@ -153,11 +153,7 @@ impl Snapshot {
     }
 
     pub fn write_results(&self) -> Result<()> {
-        let path = self.dir.join("results.json");
-        let tmp = self.dir.join(".results.json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&self.results)?)?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        write_results(&self.dir, &self.results)
     }
 
     /// Marks the results complete (or not) and writes them a last time.
@@ -178,6 +174,16 @@ pub fn name_of(dir: &Path) -> String {
         .or_else(|| dir.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Writes a snapshot's `results.json` (through a temporary file, so a
+/// reader never sees half of it).
+pub fn write_results(dir: &Path, results: &Results) -> Result<()> {
+    let path = dir.join("results.json");
+    let tmp = dir.join(".results.json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(results)?)?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 /// Reads a snapshot's `results.json` and recomputes its aggregates from
