@@ -203,8 +203,12 @@ impl Profile {
     }
 }
 
+/// Above this coefficient of variation a cell's throughput is flagged
+/// noisy, unless the profile says otherwise (`cv_threshold`).
+pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
+
 fn default_cv_threshold() -> f64 {
-    crate::aggregate::DEFAULT_CV_THRESHOLD
+    DEFAULT_CV_THRESHOLD
 }
 
 fn one() -> u32 {
