@@ -79,7 +79,8 @@ enum Top {
 
 #[derive(Subcommand)]
 enum LabCommand {
-    /// Build images, run every selected server and scenario, write a snapshot under results/.
+    /// Build images, run every selected server and scenario, write a snapshot
+    /// under results/ (target/rpclab-results for a scratch profile such as smoke).
     Run {
         /// Lab definition (TOML).
         #[arg(long, default_value = "compose/lab.toml")]
@@ -95,9 +96,11 @@ enum LabCommand {
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
-        /// Where snapshots go.
-        #[arg(long, default_value = "results")]
-        results_dir: PathBuf,
+        /// Where snapshots go [default: results, or target/rpclab-results
+        /// for a scratch profile such as smoke, so a check never edits the
+        /// committed results/ and its index].
+        #[arg(long)]
+        results_dir: Option<PathBuf>,
         /// Show build output and the client's whole log.
         #[arg(long, short)]
         verbose: bool,
@@ -127,9 +130,10 @@ enum LabCommand {
         cpus: cpus::CpuArgs,
         #[arg(long)]
         ca_certs: Option<PathBuf>,
-        /// Where snapshots go.
-        #[arg(long, default_value = "results")]
-        results_dir: PathBuf,
+        /// Where snapshots go [default: results, or target/rpclab-results
+        /// for a scratch profile such as smoke].
+        #[arg(long)]
+        results_dir: Option<PathBuf>,
         #[arg(long, short)]
         verbose: bool,
         /// Seconds to wait for a server's ports to be freed by another run.
@@ -241,14 +245,14 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     profile,
                     cpus,
                     ca_certificates: ca_certs,
-                    results_dir: results_dir.clone(),
+                    results_dir,
                     verbose,
                     variants: Vec::new(),
                     port_wait_s: wait_for_ports,
                 },
             )
             .await?;
-            outcome::publish(&results_dir, &run)?;
+            outcome::publish(&run)?;
             run.into_result()
         }
         LabCommand::Reproduce {

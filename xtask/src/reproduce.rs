@@ -14,7 +14,8 @@ pub struct ReproduceOptions {
     pub profile: Option<String>,
     pub cpus: crate::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
-    pub results_dir: PathBuf,
+    /// `None`: the profile's default ([`crate::lab::Profile::default_results_dir`]).
+    pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     pub port_wait_s: u64,
 }
@@ -115,7 +116,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     let cmp = compare(&run.results, &reproduction);
     run.results.reproduction = Some(reproduction);
     crate::snapshot::write_results(&run.snapshot, &run.results)?;
-    crate::outcome::publish(&opts.results_dir, &run)?;
+    crate::outcome::publish(&run)?;
     println!("{}", render(&cmp, false));
     eprintln!(
         "report: {} (charts in {})",

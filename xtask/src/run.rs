@@ -35,7 +35,9 @@ pub struct RunOptions {
     pub profile: Option<String>,
     pub cpus: crate::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
-    pub results_dir: PathBuf,
+    /// Where snapshots go; `None`: the profile's default
+    /// ([`crate::lab::Profile::default_results_dir`]).
+    pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     /// Run only these (server, variant) pairs; empty: every variant of the
     /// selected servers. `lab reproduce` runs only a seed's stand-ins.
@@ -52,6 +54,13 @@ pub struct RunOptions {
 pub struct RunOutcome {
     /// The snapshot folder.
     pub snapshot: PathBuf,
+    /// The folder of snapshots it is in (whose index is `README.md`).
+    pub results_dir: PathBuf,
+    /// `results_dir` is the profile's scratch default, not a folder
+    /// the user chose.
+    pub scratch: bool,
+    /// The profile it ran.
+    pub profile: String,
     pub results: Results,
     /// Every selected server variant as `manifest.toml` records it (with
     /// why it was not run, when it was not).
@@ -150,8 +159,13 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         .expect("static format");
     let run_id = format!("{stamp}-{}", std::process::id());
     crate::docker::set_current_run(&run_id);
+    let scratch = opts.results_dir.is_none() && profile.scratch;
+    let results_dir = opts
+        .results_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(profile.default_results_dir()));
     let mut snapshot = Snapshot::create(
-        &opts.results_dir,
+        &results_dir,
         &stamp,
         &host::hostname(),
         &sha,
@@ -218,6 +232,9 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     snapshot.finish(complete)?;
     Ok(RunOutcome {
         snapshot: snapshot.dir,
+        results_dir,
+        scratch,
+        profile: lab.def.profile.clone(),
         results: snapshot.results,
         servers: manifest.servers,
         took: run_started.elapsed(),
