@@ -1,20 +1,24 @@
-//! `cargo xtask`: rpclab's orchestrator.
+//! `cargo xtask`: rpclab's orchestrator, in layers that import only
+//! downwards (docs/architecture.md, "xtask's layers"; a test fails on an
+//! import cycle or an import against them):
 //!
-//! * [`docker`]: the Docker engine, over its API only;
-//! * [`confine`]: the user, capabilities, limits and read-only root of
-//!   every container;
-//! * [`images`]: the image chain and content-hash rebuilds;
-//! * [`manifest`]: server manifests (`servers/<name>/server.toml`);
-//! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
-//! * [`run`]: `lab run`, server by server, cell by cell;
-//! * [`snapshot`]: what a run leaves in `results/`;
-//! * [`report`]: tables, charts, the HTML page, the index, comparisons and
-//!   reproduction verdicts, all from a snapshot's results alone;
-//! * [`seeds`] and [`reproduce`]: the source posts' lab definitions and
-//!   published figures, and `lab reproduce`;
-//! * [`bench`]: `bench client`, the load client's own ceiling, with
-//!   [`client_container`] (one client cell in its container, shared with `run`);
-//! * [`fuzz`]: `fuzz`, every cargo-fuzz target from golden seed corpora.
+//! * the commands: this file (the CLI), [`reproduce`] (`lab reproduce`),
+//!   [`outcome`] (what `lab run` and `lab reproduce` do once the run
+//!   returns), [`bench`] (`bench client`), [`fuzz`], [`readme`];
+//! * [`report`]: everything rendered from a snapshot's results alone
+//!   (tables, charts, the HTML page, the index, comparisons, reproduction
+//!   verdicts), and `report::write_all`, which every command that renders
+//!   a snapshot calls;
+//! * the engine: [`run`] (server by server, cell by cell; returns the
+//!   results), [`client_container`], [`readiness`], [`registry`], [`cost`],
+//!   [`calibration`], [`docker`] (the Docker engine, over its API only),
+//!   [`images`] (the image chain and content-hash rebuilds);
+//! * the store: [`snapshot`] (what a run leaves in its results folder) and
+//!   [`aggregate`] (repetitions summarised), data only;
+//! * the definitions: [`lab`] (`compose/` lab definitions, scenarios and
+//!   profiles), [`manifest`] (`servers/<name>/server.toml`), [`seeds`];
+//! * the basics: [`host`], [`cpus`], [`confine`] (the user, capabilities,
+//!   limits and read-only root of every container), [`owner`], [`progress`].
 
 mod aggregate;
 mod bench;
