@@ -485,6 +485,17 @@ mod tests {
         }
     }
 
+    #[test]
+    fn smoke_checks_go_to_the_scratch_folder_and_real_runs_to_results() {
+        for file in ["compose/lab.toml", "compose/full.toml"] {
+            let lab = Lab::load(&repo().join(file)).unwrap();
+            let dir = |p: &str| lab.profile(p).unwrap().default_results_dir();
+            assert_eq!(dir("smoke"), SCRATCH_RESULTS_DIR, "{file}");
+            assert_eq!(dir("standard"), RESULTS_DIR, "{file}");
+            assert_eq!(dir("seed"), RESULTS_DIR, "{file}");
+        }
+    }
+
     fn every_scenario_builds_in_every_profile_of(path: &Path) {
         let lab = Lab::load(path).unwrap();
         let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
