@@ -9,10 +9,8 @@
 //! quantity to average). Flags: every cell flag of any repetition, `noisy`
 //! when the CV exceeds the profile's threshold, and failed calls.
 
+use crate::lab::DEFAULT_CV_THRESHOLD;
 use rpclab_model::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
-
-/// Above this coefficient of variation a cell's throughput is flagged noisy.
-pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
 
 /// One aggregate per (server, variant, scenario, concurrency), in the order
 /// the cells were measured.

@@ -449,15 +449,22 @@ fn exposes_docker_socket(bind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::{parse_toml, Manifest};
+
+    /// The two keys of a server manifest that its policy comes from (the
+    /// manifest parser itself is tested in `manifest`, which imports this
+    /// module, not the other way round).
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Manifest {
+        jvm_flags: Vec<String>,
+        #[serde(default)]
+        confinement: Confinement,
+    }
 
     fn manifest(extra: &str, jvm_flags: &str) -> Result<Manifest> {
-        let text = format!(
-            "name = \"s\"\nframework = \"f\"\nprotocol = \"grpc\"\nlanguage = \"java\"\n\
-             description = \"d\"\nport = 1\njvm_flags = {jvm_flags}\n{extra}\n\
-             [[variant]]\nname = \"a\"\nversion = \"1\"\n"
-        );
-        parse_toml(Path::new("server.toml"), &text)
+        Ok(toml::from_str(&format!(
+            "jvm_flags = {jvm_flags}\n{extra}\n"
+        ))?)
     }
 
     fn server(extra: &str, jvm_flags: &str) -> Result<Policy> {
@@ -629,14 +636,5 @@ mod tests {
         assert!(Policy::registry()
             .tmpfs
             .contains_key("/var/lib/zookeeper/data"));
-    }
-
-    #[test]
-    fn every_server_folder_in_the_repository_has_a_valid_policy() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        for m in crate::manifest::load_all(root).unwrap() {
-            let p = Policy::server(&m.confinement, &m.jvm_flags).unwrap();
-            assert!(p.memory_bytes >= GIB, "{}: {}", m.name, p.memory_basis);
-        }
     }
 }

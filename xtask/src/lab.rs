@@ -162,6 +162,28 @@ pub struct Profile {
     /// `quick` for checks whose numbers are not read.
     #[serde(default)]
     pub client_build: crate::host::ClientBuild,
+    /// A check whose snapshots are not meant to be committed: without
+    /// `--results-dir` they go to [`SCRATCH_RESULTS_DIR`], not `results/`.
+    #[serde(default)]
+    pub scratch: bool,
+}
+
+/// Where snapshots go without `--results-dir`: the committed folder.
+pub const RESULTS_DIR: &str = "results";
+/// ...or, for a `scratch` profile (`smoke`), a folder under the build
+/// output that git ignores, so a check never edits the committed index.
+pub const SCRATCH_RESULTS_DIR: &str = "target/rpclab-results";
+
+impl Profile {
+    /// Where this profile's snapshots go unless `--results-dir` says
+    /// otherwise (relative to the repository root).
+    pub fn default_results_dir(&self) -> &'static str {
+        if self.scratch {
+            SCRATCH_RESULTS_DIR
+        } else {
+            RESULTS_DIR
+        }
+    }
 }
 
 fn default_steady_tolerance() -> f64 {
@@ -207,8 +229,12 @@ impl Profile {
     }
 }
 
+/// Above this coefficient of variation a cell's throughput is flagged
+/// noisy, unless the profile says otherwise (`cv_threshold`).
+pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
+
 fn default_cv_threshold() -> f64 {
-    crate::aggregate::DEFAULT_CV_THRESHOLD
+    DEFAULT_CV_THRESHOLD
 }
 
 fn one() -> u32 {
@@ -463,6 +489,17 @@ mod tests {
         }
     }
 
+    #[test]
+    fn smoke_checks_go_to_the_scratch_folder_and_real_runs_to_results() {
+        for file in ["compose/lab.toml", "compose/full.toml"] {
+            let lab = Lab::load(&repo().join(file)).unwrap();
+            let dir = |p: &str| lab.profile(p).unwrap().default_results_dir();
+            assert_eq!(dir("smoke"), SCRATCH_RESULTS_DIR, "{file}");
+            assert_eq!(dir("standard"), RESULTS_DIR, "{file}");
+            assert_eq!(dir("seed"), RESULTS_DIR, "{file}");
+        }
+    }
+
     fn every_scenario_builds_in_every_profile_of(path: &Path) {
         let lab = Lab::load(path).unwrap();
         let text = std::fs::read_to_string(repo().join("compose/scenarios.toml")).unwrap();
@@ -515,6 +552,7 @@ mod tests {
             first_variant_only: false,
             cv_threshold: 0.1,
             client_build: Default::default(),
+            scratch: false,
         };
         assert_eq!(steps.levels(&profile), vec![4000]);
         match steps.load(4000, &profile).unwrap() {
@@ -530,5 +568,54 @@ mod tests {
         let text = "[[scenario]]\nname = \"x\"\ndescription = \"\"\noperation = \"hello\"\n";
         let file: ScenarioFile = parse_toml(Path::new("s.toml"), text).unwrap();
         assert!(file.scenarios[0].validate().is_err());
+    }
+
+    /// The fields a `deny_unknown_fields` struct accepts, read from serde's
+    /// error for an unknown one ("expected one of `a`, `b`, ...").
+    fn accepted_keys<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+        let e = toml::from_str::<T>("no_such_key = 1")
+            .unwrap_err()
+            .to_string();
+        let list = e
+            .split("expected one of")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{e}"));
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn every_profile_and_cpus_key_is_documented_where_the_lab_definitions_say() {
+        // compose/lab.toml: "Every profile key is documented in
+        // docs/methodology.md ("Profiles"), the [cpus] keys under "Isolation"."
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let doc = std::fs::read_to_string(root.join("docs/methodology.md")).unwrap();
+        let section = |title: &str| -> String {
+            let start = doc
+                .find(&format!("\n## {title}\n"))
+                .unwrap_or_else(|| panic!("docs/methodology.md has no section {title}"));
+            let rest = &doc[start + 1..];
+            let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
+            rest[..end].to_owned()
+        };
+        let profiles = section("Profiles");
+        let keys = accepted_keys::<Profile>();
+        assert!(keys.len() > 10, "{keys:?}");
+        for key in keys {
+            assert!(
+                profiles.contains(&format!("| `{key}` |")),
+                "profile key `{key}` has no row in docs/methodology.md, Profiles"
+            );
+        }
+        let isolation = section("Isolation");
+        for key in accepted_keys::<Cpus>() {
+            assert!(
+                isolation.contains(&format!("`{key}`")),
+                "[cpus] key `{key}` is not named in docs/methodology.md, Isolation"
+            );
+        }
     }
 }

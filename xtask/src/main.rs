@@ -1,39 +1,39 @@
-//! `cargo xtask`: rpclab's orchestrator.
+//! `cargo xtask`: rpclab's orchestrator, in layers that import only
+//! downwards (docs/architecture.md, "xtask's layers"; a test fails on an
+//! import cycle or an import against them):
 //!
-//! * [`docker`]: the Docker engine, over its API only;
-//! * [`confine`]: the user, capabilities, limits and read-only root of
-//!   every container;
-//! * [`images`]: the image chain and content-hash rebuilds;
-//! * [`manifest`]: server manifests (`servers/<name>/server.toml`);
-//! * [`lab`]: `compose/` lab definitions, scenarios and profiles;
-//! * [`run`]: `lab run`, server by server, cell by cell;
-//! * [`snapshot`] and [`report`]: what a run leaves in `results/`;
-//! * [`seeds`] and [`reproduce`]: the source posts' lab definitions and
-//!   published figures, `lab reproduce`, and the claim verdicts;
-//! * [`charts`] and [`html`]: SVG charts and the snapshot's HTML page;
-//! * [`compare`] and [`index`]: two snapshots side by side, and
-//!   `results/README.md`;
-//! * [`bench`]: `bench client`, the load client's own ceiling, with
-//!   [`client_container`] (one client cell in its container, shared with `run`);
-//! * [`fuzz`]: `fuzz`, every cargo-fuzz target from golden seed corpora.
+//! * the commands: this file (the CLI), [`reproduce`] (`lab reproduce`),
+//!   [`outcome`] (what `lab run` and `lab reproduce` do once the run
+//!   returns), [`bench`] (`bench client`), [`fuzz`], [`readme`];
+//! * [`report`]: everything rendered from a snapshot's results alone
+//!   (tables, charts, the HTML page, the index, comparisons, reproduction
+//!   verdicts), and `report::write_all`, which every command that renders
+//!   a snapshot calls;
+//! * the engine: [`run`] (server by server, cell by cell; returns the
+//!   results), [`client_container`], [`readiness`], [`registry`], [`cost`],
+//!   [`calibration`], [`docker`] (the Docker engine, over its API only),
+//!   [`images`] (the image chain and content-hash rebuilds);
+//! * the store: [`snapshot`] (what a run leaves in its results folder) and
+//!   [`aggregate`] (repetitions summarised), data only;
+//! * the definitions: [`lab`] (`compose/` lab definitions, scenarios and
+//!   profiles), [`manifest`] (`servers/<name>/server.toml`), [`seeds`];
+//! * the basics: [`host`], [`cpus`], [`confine`] (the user, capabilities,
+//!   limits and read-only root of every container), [`owner`], [`progress`].
 
 mod aggregate;
 mod bench;
 mod calibration;
-mod charts;
 mod client_container;
-mod compare;
 mod confine;
 mod cost;
 mod cpus;
 mod docker;
 mod fuzz;
 mod host;
-mod html;
 mod images;
-mod index;
 mod lab;
 mod manifest;
+mod outcome;
 mod owner;
 mod progress;
 mod readiness;
@@ -83,7 +83,8 @@ enum Top {
 
 #[derive(Subcommand)]
 enum LabCommand {
-    /// Build images, run every selected server and scenario, write a snapshot under results/.
+    /// Build images, run every selected server and scenario, write a snapshot
+    /// under results/ (target/rpclab-results for a scratch profile such as smoke).
     Run {
         /// Lab definition (TOML).
         #[arg(long, default_value = "compose/lab.toml")]
@@ -99,9 +100,11 @@ enum LabCommand {
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
-        /// Where snapshots go.
-        #[arg(long, default_value = "results")]
-        results_dir: PathBuf,
+        /// Where snapshots go [default: results, or target/rpclab-results
+        /// for a scratch profile such as smoke, so a check never edits the
+        /// committed results/ and its index].
+        #[arg(long)]
+        results_dir: Option<PathBuf>,
         /// Show build output and the client's whole log.
         #[arg(long, short)]
         verbose: bool,
@@ -131,23 +134,25 @@ enum LabCommand {
         cpus: cpus::CpuArgs,
         #[arg(long)]
         ca_certs: Option<PathBuf>,
-        /// Where snapshots go.
-        #[arg(long, default_value = "results")]
-        results_dir: PathBuf,
+        /// Where snapshots go [default: results, or target/rpclab-results
+        /// for a scratch profile such as smoke].
+        #[arg(long)]
+        results_dir: Option<PathBuf>,
         #[arg(long, short)]
         verbose: bool,
         /// Seconds to wait for a server's ports to be freed by another run.
         #[arg(long, default_value_t = 0)]
         wait_for_ports: u64,
     },
-    /// Re-render a snapshot's tables, charts and HTML page from its results.json alone.
+    /// Re-render a snapshot's summary.md, charts and HTML page from its
+    /// results.json alone (what `lab run` writes, through the same code).
     Report {
         /// The snapshot folder (results/<...>).
         snapshot: PathBuf,
         /// Show every scenario as JMeter's summary report.
         #[arg(long)]
         jmeter: bool,
-        /// Write charts/ and report.html here instead of into the snapshot.
+        /// Write summary.md, charts/ and report.html here instead of into the snapshot.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -236,7 +241,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             verbose,
             wait_for_ports,
         } => {
-            run::run(
+            let run = run::run(
                 root,
                 run::RunOptions {
                     lab,
@@ -247,12 +252,12 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     results_dir,
                     verbose,
                     variants: Vec::new(),
-                    reproduction: None,
                     port_wait_s: wait_for_ports,
                 },
             )
             .await?;
-            Ok(())
+            outcome::publish(&run)?;
+            run.into_result()
         }
         LabCommand::Reproduce {
             seeds,
@@ -285,7 +290,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             fail_on_regression,
             normalize,
         } => {
-            let report = compare::compare_dirs(&a, &b, normalize)?;
+            let report = report::compare::compare_dirs(&a, &b, normalize)?;
             println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
             if fail_on_regression && report.regressions > 0 {
                 anyhow::bail!(
@@ -298,7 +303,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             Ok(())
         }
         LabCommand::Index { results_dir, check } => {
-            let path = index::write(&results_dir, check)?;
+            let path = report::index::write(&results_dir, check)?;
             println!(
                 "{} {}",
                 path.display(),
@@ -313,27 +318,24 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             out,
         } => {
             let results = snapshot::read_snapshot(&snapshot)?;
-            let layout = jmeter.then_some(report::Layout::Jmeter);
-            print!("{}", report::tables(&results, false, layout));
+            let layout = jmeter.then_some(report::tables::Layout::Jmeter);
+            print!("{}", report::tables::render(&results, false, layout));
             if let Some(r) = &results.reproduction {
                 print!(
                     "{}",
-                    reproduce::render(&reproduce::compare(&results, r), false)
+                    report::reproduction::render(
+                        &report::reproduction::compare(&results, r),
+                        false
+                    )
                 );
             }
             let out = out.unwrap_or_else(|| snapshot.clone());
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            let name = snapshot
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| snapshot.display().to_string());
-            let files = html::write_report(&out, &name, &results)?;
+            let written = report::write_all(&out, &snapshot::name_of(&snapshot), &results)?;
             eprintln!(
-                "wrote {} and {} chart(s) under {}",
-                out.join("report.html").display(),
-                files.len().saturating_sub(1),
+                "wrote {}, {} and {} chart(s) under {}",
+                written.summary.display(),
+                written.page.display(),
+                written.charts.len(),
                 out.join("charts").display()
             );
             Ok(())

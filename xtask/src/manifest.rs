@@ -426,4 +426,13 @@ jvm = "17"
         assert_eq!(line_col("ab\ncd", 0), (1, 1));
         assert_eq!(line_col("ab\ncd", 4), (2, 2));
     }
+
+    #[test]
+    fn every_server_folder_in_the_repository_has_a_valid_policy() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for m in load_all(root).unwrap() {
+            let p = crate::confine::Policy::server(&m.confinement, &m.jvm_flags).unwrap();
+            assert!(p.memory_bytes >= 1 << 30, "{}: {}", m.name, p.memory_basis);
+        }
+    }
 }

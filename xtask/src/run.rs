@@ -5,6 +5,11 @@
 //! The snapshot is written after every cell, and every container carries the
 //! run's label, so an error, a dying server or Ctrl-C loses nothing measured
 //! and leaves no container behind.
+//!
+//! The run returns what it measured ([`RunOutcome`]); rendering it is the
+//! commands' business (they call [`crate::report::write_all`]), and so is
+//! anything a command adds to the results, such as a reproduction's
+//! published figures.
 
 use crate::client_container::{self, ClientCell, ClientRun};
 use crate::cpus;
@@ -16,8 +21,8 @@ use crate::manifest::{Manifest, Registry, Variant};
 use crate::readiness;
 use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
-use anyhow::{anyhow, bail, Context, Result};
-use rpclab_model::result::{Cell, CellFlag, ClientReport, Cost, Limit, LimitSide};
+use anyhow::{anyhow, bail, Result};
+use rpclab_model::result::{Cell, CellFlag, ClientReport, Cost, Limit, LimitSide, Results};
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,48 +35,75 @@ pub struct RunOptions {
     pub profile: Option<String>,
     pub cpus: crate::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
-    pub results_dir: PathBuf,
+    /// Where snapshots go; `None`: the profile's default
+    /// ([`crate::lab::Profile::default_results_dir`]).
+    pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     /// Run only these (server, variant) pairs; empty: every variant of the
     /// selected servers. `lab reproduce` runs only a seed's stand-ins.
     pub variants: Vec<(String, String)>,
-    /// The published figures this run reproduces, carried in `results.json`.
-    pub reproduction: Option<rpclab_model::result::Reproduction>,
     /// Seconds to wait for a server's ports (and ZooKeeper's) to become free
     /// before giving up on it; 0: fail at once. For hosts where other lab
     /// runs share 127.0.0.1.
     pub port_wait_s: u64,
 }
 
-/// Where a finished (or stopped) run left its snapshot.
+/// What a run that got as far as creating its snapshot returns, whether it
+/// finished, stopped early or finished with errors: the results are those
+/// `results.json` holds.
 pub struct RunOutcome {
+    /// The snapshot folder.
     pub snapshot: PathBuf,
-    pub cells: usize,
+    /// The folder of snapshots it is in (whose index is `README.md`).
+    pub results_dir: PathBuf,
+    /// `results_dir` is the profile's scratch default, not a folder
+    /// the user chose.
+    pub scratch: bool,
+    /// The profile it ran.
+    pub profile: String,
+    pub results: Results,
+    /// Every selected server variant as `manifest.toml` records it (with
+    /// why it was not run, when it was not).
+    pub servers: Vec<ServerRecord>,
+    pub took: Duration,
+    /// Why the run stopped before its end (Ctrl-C, a failed build, ...).
+    pub stopped: Option<anyhow::Error>,
+    /// Removing the run's containers failed.
+    pub cleanup: Option<anyhow::Error>,
 }
 
+impl RunOutcome {
+    /// The run as a command's result: an error when the clean-up failed,
+    /// the run stopped, or it finished with errors.
+    pub fn into_result(self) -> Result<()> {
+        if let Some(e) = self.cleanup {
+            return Err(e.context("cleaning up the run's containers failed"));
+        }
+        match self.stopped {
+            Some(e) => Err(e.context(format!(
+                "the run stopped; the cells measured so far are in {}",
+                self.snapshot.display()
+            ))),
+            None if !self.results.complete => bail!(
+                "the run finished with errors:\n- {}\nthe cells measured are in {}",
+                self.results.errors.join("\n- "),
+                self.snapshot.display()
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Loads the lab definition `opts.lab` and runs it.
 pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
     let lab = Lab::load(&opts.lab)?;
-    run_lab(root, lab, opts).await.1
+    run_lab(root, lab, opts).await
 }
 
-/// Runs an already loaded lab definition; returns the snapshot folder (once
-/// one was created, even when the run then failed) and the outcome.
-pub async fn run_lab(
-    root: &Path,
-    lab: Lab,
-    opts: RunOptions,
-) -> (Option<PathBuf>, Result<RunOutcome>) {
-    let mut snapshot_dir = None;
-    let outcome = run_inner(root, lab, opts, &mut snapshot_dir).await;
-    (snapshot_dir, outcome)
-}
-
-async fn run_inner(
-    root: &Path,
-    mut lab: Lab,
-    opts: RunOptions,
-    snapshot_dir: &mut Option<PathBuf>,
-) -> Result<RunOutcome> {
+/// Runs an already loaded lab definition. An error means nothing was
+/// measured and no snapshot (or only its manifest) was written; a run that
+/// stopped later returns its outcome with `stopped` set.
+pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
     if let Some(ca) = &opts.ca_certificates {
         lab.def.build.ca_certificates = ca.clone();
     }
@@ -127,16 +159,19 @@ async fn run_inner(
         .expect("static format");
     let run_id = format!("{stamp}-{}", std::process::id());
     crate::docker::set_current_run(&run_id);
+    let scratch = opts.results_dir.is_none() && profile.scratch;
+    let results_dir = opts
+        .results_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(profile.default_results_dir()));
     let mut snapshot = Snapshot::create(
-        &opts.results_dir,
+        &results_dir,
         &stamp,
         &host::hostname(),
         &sha,
         profile.cv_threshold,
     )?;
     eprintln!("snapshot: {}", snapshot.dir.display());
-    *snapshot_dir = Some(snapshot.dir.clone());
-    snapshot.results.reproduction = opts.reproduction.clone();
 
     let mut manifest = RunManifest {
         run_id: run_id.clone(),
@@ -195,38 +230,18 @@ async fn run_inner(
     }
     snapshot.write_manifest(&manifest)?;
     let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
-    let tables = snapshot.finish(complete)?;
-    println!("{tables}");
-    // The snapshot index is generated, never hand-edited.
-    if let Err(e) = crate::index::write(&opts.results_dir, false) {
-        eprintln!("warning: the snapshot index was not updated: {e:#}");
-    }
-    removed.context("cleaning up the run's containers failed")?;
-    let result = RunOutcome {
-        snapshot: snapshot.dir.clone(),
-        cells: snapshot.results.cells.len(),
-    };
-    let took = run_started.elapsed().as_secs();
-    eprintln!(
-        "snapshot written to {} ({} cells{}); the run took {} min {} s",
-        result.snapshot.display(),
-        result.cells,
-        if complete { "" } else { ", partial" },
-        took / 60,
-        took % 60
-    );
-    match outcome {
-        Err(e) => Err(e.context(format!(
-            "the run stopped; the cells measured so far are in {}",
-            result.snapshot.display()
-        ))),
-        Ok(()) if !complete => bail!(
-            "the run finished with errors:\n- {}\nthe cells measured are in {}",
-            snapshot.results.errors.join("\n- "),
-            result.snapshot.display()
-        ),
-        Ok(()) => Ok(result),
-    }
+    snapshot.finish(complete)?;
+    Ok(RunOutcome {
+        snapshot: snapshot.dir,
+        results_dir,
+        scratch,
+        profile: lab.def.profile.clone(),
+        results: snapshot.results,
+        servers: manifest.servers,
+        took: run_started.elapsed(),
+        stopped: outcome.err(),
+        cleanup: removed.err(),
+    })
 }
 
 /// The containers of the server variant being measured.
@@ -384,18 +399,6 @@ impl RunContext<'_> {
         manifest.calibration = Some(calibration);
         manifest.images = builder.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
-        // A seed's stand-in that the profile skipped says so in the report.
-        if let Some(r) = snapshot.results.reproduction.as_mut() {
-            for s in &mut r.systems {
-                let skipped = manifest.servers.iter().find(|rec| {
-                    Some(&rec.name) == s.server.as_ref() && Some(&rec.variant) == s.variant.as_ref()
-                });
-                if let Some(why) = skipped.and_then(|rec| rec.not_run.clone()) {
-                    s.not_run = Some(why);
-                }
-            }
-            snapshot.write_results()?;
-        }
 
         if runnable.is_empty() {
             let reasons: Vec<String> = manifest

@@ -8,9 +8,11 @@
 //!   host, images, versions, JVM flags, CPU pinning, each container's
 //!   confinement, rpclab's git state);
 //! * `results.json`: one cell per server × scenario × concurrency × repetition;
-//! * `summary.md`: the tables the terminal showed;
 //! * `cells/<server>-<variant>/<scenario>-c<N>-r<R>/`: each cell's spec and
 //!   the client's report.
+//!
+//! The store is data only: `summary.md`, `report.html` and `charts/` are
+//! the report's, written from these results by [`crate::report::write_all`].
 
 use crate::host::HostInfo;
 use crate::lab::LabDef;
@@ -154,52 +156,37 @@ impl Snapshot {
     }
 
     pub fn write_results(&self) -> Result<()> {
-        let path = self.dir.join("results.json");
-        let tmp = self.dir.join(".results.json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&self.results)?)?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        write_results(&self.dir, &self.results)
     }
 
-    /// Writes the final results and `summary.md`; returns the tables.
-    pub fn finish(&mut self, complete: bool) -> Result<String> {
+    /// Marks the results complete (or not) and writes them a last time.
+    /// Rendering them is the report's ([`crate::report::write_all`]).
+    pub fn finish(&mut self, complete: bool) -> Result<()> {
         self.results.complete = complete;
-        self.write_results()?;
-        let tables = crate::report::tables(&self.results, true, None);
-        let mut md = format!(
-            "# rpclab snapshot {}\n\n{}\n",
-            self.dir
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default(),
-            if complete {
-                "Complete run."
-            } else {
-                "**Partial run**: it stopped early; the cells below were measured."
-            }
-        );
-        for e in &self.results.errors {
-            md.push_str(&format!("\n- error: {e}\n"));
-        }
-        md.push('\n');
-        md.push_str(&tables);
-        if let Some(r) = &self.results.reproduction {
-            md.push('\n');
-            md.push_str(&crate::reproduce::render(
-                &crate::reproduce::compare(&self.results, r),
-                true,
-            ));
-        }
-        std::fs::write(self.dir.join("summary.md"), md)?;
-        let name = self
-            .dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        crate::html::write_report(&self.dir, &name, &self.results)?;
-        Ok(crate::report::tables(&self.results, false, None))
+        self.write_results()
     }
+}
+
+/// A snapshot's name, its folder's (`<UTC time>-<host>-<sha>`), also for
+/// a relative path such as `.`.
+pub fn name_of(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .and_then(Path::file_name)
+        .or_else(|| dir.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// Writes a snapshot's `results.json` (through a temporary file, so a
+/// reader never sees half of it).
+pub fn write_results(dir: &Path, results: &Results) -> Result<()> {
+    let path = dir.join("results.json");
+    let tmp = dir.join(".results.json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(results)?)?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 /// Reads a snapshot's `results.json` and recomputes its aggregates from

@@ -151,7 +151,7 @@ fn jmeter_rows(aggs: &[&Aggregate]) -> Builder {
 }
 
 /// All tables of a snapshot. `force` overrides each scenario's default layout.
-pub fn tables(results: &Results, markdown: bool, force: Option<Layout>) -> String {
+pub fn render(results: &Results, markdown: bool, force: Option<Layout>) -> String {
     let mut scenarios: Vec<&str> = Vec::new();
     for a in &results.aggregates {
         if !scenarios.contains(&a.scenario.as_str()) {

@@ -7,8 +7,8 @@
 //! The rule, per cell (server × variant × scenario × level) and per metric
 //! (throughput, p99 latency): take the median over repetitions in each
 //! snapshot and the relative change from `a` to `b`. The change is real
-//! when it exceeds both a floor ([`crate::reproduce::NOISE_FLOOR`]) and
-//! [`crate::reproduce::NOISE_SIGMAS`] times the combined coefficient of
+//! when it exceeds both a floor ([`crate::report::reproduction::NOISE_FLOOR`]) and
+//! [`crate::report::reproduction::NOISE_SIGMAS`] times the combined coefficient of
 //! variation of the two snapshots' repetitions, and, when both have several
 //! repetitions, their ranges do not overlap. Otherwise it is "within noise".
 //!
@@ -22,7 +22,8 @@
 //! scenario × level says whether the ranking held ([`kendall_tau_b`]).
 
 use crate::aggregate::{coefficient_of_variation, median};
-use crate::reproduce::{fmt_value, NOISE_FLOOR, NOISE_SIGMAS};
+use crate::report::format::fmt_value;
+use crate::report::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
 use anyhow::Result;
 use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
 use std::path::Path;

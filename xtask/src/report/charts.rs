@@ -11,7 +11,8 @@
 //!   figures side by side, on a log scale since they come from different
 //!   decades of hardware.
 
-use crate::reproduce::{fmt_value, ComparisonTable};
+use crate::report::format::fmt_value;
+use crate::report::reproduction::ComparisonTable;
 use rpclab_model::result::{Aggregate, Results};
 use std::fmt::Write as _;
 

@@ -3,8 +3,9 @@
 //! CSS, no script, no network), so it opens from the file system years
 //! later. Everything is rendered from `results.json` alone.
 
-use crate::charts::{self, esc};
-use crate::reproduce::{self, fmt_value, Comparison};
+use crate::report::charts::{self, esc};
+use crate::report::format::fmt_value;
+use crate::report::reproduction::{self, Comparison};
 use anyhow::{Context, Result};
 use rpclab_model::result::{Aggregate, Results};
 use std::fmt::Write as _;
@@ -70,7 +71,7 @@ pub fn write_report(dir: &Path, name: &str, results: &Results) -> Result<Vec<Pat
         html.push_str("</ul>");
     }
     if let Some(r) = &results.reproduction {
-        let cmp = reproduce::compare(results, r);
+        let cmp = reproduction::compare(results, r);
         reproduction_html(&mut html, &cmp);
         for (ti, t) in cmp.tables.iter().enumerate() {
             for ci in 0..t.columns.len() {
@@ -136,8 +137,8 @@ fn aggregates_html(html: &mut String, aggs: &[&Aggregate]) {
             a.concurrency,
             a.repetitions,
             a.throughput_median,
-            crate::report::median_ci(a),
-            crate::report::cv(a),
+            crate::report::tables::median_ci(a),
+            crate::report::tables::cv(a),
             a.latency_us.p50 / 1e3,
             a.latency_us.p90 / 1e3,
             a.latency_us.p99 / 1e3,
@@ -165,7 +166,7 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
             (Some(a), Some(b)) => format!("{a} {b}"),
             _ => "—".into(),
         };
-        let status = reproduce::system_status(cmp, s);
+        let status = reproduction::system_status(cmp, s);
         let _ = write!(
             html,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
@@ -219,14 +220,14 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
     html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
     for c in &cmp.claims {
         let class = match if c.checked == 0 {
-            reproduce::Verdict::NotComparable
+            reproduction::Verdict::NotComparable
         } else {
             c.verdict
         } {
-            reproduce::Verdict::Holds => "holds",
-            reproduce::Verdict::Reversed | reproduce::Verdict::DoesNotHold => "reversed",
-            reproduce::Verdict::WithinNoise => "noise",
-            reproduce::Verdict::NotComparable => "nc",
+            reproduction::Verdict::Holds => "holds",
+            reproduction::Verdict::Reversed | reproduction::Verdict::DoesNotHold => "reversed",
+            reproduction::Verdict::WithinNoise => "noise",
+            reproduction::Verdict::NotComparable => "nc",
         };
         let _ = write!(
             html,
@@ -240,7 +241,7 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
     let _ = write!(
         html,
         "</table><p class=\"why\">{}</p>",
-        esc(&reproduce::verdict_legend())
+        esc(&reproduction::verdict_legend())
     );
     if !r.notes.is_empty() {
         html.push_str("<h3>Notes</h3><ul>");

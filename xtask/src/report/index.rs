@@ -6,7 +6,8 @@
 //! reproduction, its claim verdicts). `lab index --check` fails when
 //! the file is stale, for CI.
 
-use crate::reproduce::{compare, fmt_value, Magnitude, Verdict};
+use crate::report::format::fmt_value;
+use crate::report::reproduction::{compare, Magnitude, Verdict};
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::Results;
 use std::fmt::Write as _;
@@ -125,7 +126,7 @@ pub fn headline(results: &Results) -> String {
         }
         parts.push(text);
     }
-    for scenario in crate::charts::scenarios(results) {
+    for scenario in crate::report::charts::scenarios(results) {
         let best = |trusted: bool| {
             results
                 .aggregates

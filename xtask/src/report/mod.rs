@@ -1,0 +1,83 @@
+//! The report layer: everything a snapshot shows, rendered from its
+//! results alone (`results.json`: cells, aggregates, and a reproduction's
+//! published figures), so any old snapshot can be re-rendered.
+//!
+//! * [`tables`]: the result tables, for the terminal and `summary.md`;
+//! * [`charts`] and [`html`]: SVG charts and the self-contained
+//!   `report.html`;
+//! * [`reproduction`]: published vs measured and the claim verdicts;
+//! * [`index`]: `results/README.md`, the index of snapshots;
+//! * [`compare`]: two snapshots side by side, noise-aware;
+//! * [`format`]: number formatting they share;
+//!
+//! and [`write_all`], the one function that writes a snapshot's rendered
+//! files (`summary.md`, `report.html`, `charts/*.svg`): `lab run`,
+//! `lab reproduce` and `lab report` all call it.
+//!
+//! Nothing here runs a container or decides what to measure; the report
+//! reads the store ([`crate::snapshot`], [`crate::aggregate`]) and nothing
+//! below it reads the report.
+
+pub mod charts;
+pub mod compare;
+pub mod format;
+pub mod html;
+pub mod index;
+pub mod reproduction;
+pub mod tables;
+
+use anyhow::{Context, Result};
+use rpclab_model::result::Results;
+use std::path::{Path, PathBuf};
+
+/// What [`write_all`] wrote.
+pub struct Written {
+    pub summary: PathBuf,
+    pub page: PathBuf,
+    pub charts: Vec<PathBuf>,
+}
+
+/// Writes everything a snapshot shows into `dir` from `results` alone:
+/// `summary.md` (the tables in Markdown, and a reproduction's comparison),
+/// `charts/*.svg` and `report.html`. `name` is the snapshot's
+/// ([`crate::snapshot::name_of`]), the title of both documents.
+pub fn write_all(dir: &Path, name: &str, results: &Results) -> Result<Written> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let summary = dir.join("summary.md");
+    std::fs::write(&summary, summary_md(name, results))
+        .with_context(|| format!("cannot write {}", summary.display()))?;
+    let mut charts = html::write_report(dir, name, results)?;
+    let page = dir.join("report.html");
+    charts.retain(|p| p != &page);
+    Ok(Written {
+        summary,
+        page,
+        charts,
+    })
+}
+
+/// `summary.md`: whether the run is complete, its errors, the tables the
+/// terminal showed (in Markdown), and a reproduction's comparison.
+pub fn summary_md(name: &str, results: &Results) -> String {
+    let mut md = format!(
+        "# rpclab snapshot {name}\n\n{}\n",
+        if results.complete {
+            "Complete run."
+        } else {
+            "**Partial run**: it stopped early; the cells below were measured."
+        }
+    );
+    for e in &results.errors {
+        md.push_str(&format!("\n- error: {e}\n"));
+    }
+    md.push('\n');
+    md.push_str(&tables::render(results, true, None));
+    if let Some(r) = &results.reproduction {
+        md.push('\n');
+        md.push_str(&reproduction::render(
+            &reproduction::compare(results, r),
+            true,
+        ));
+    }
+    md
+}
