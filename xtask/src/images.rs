@@ -529,6 +529,45 @@ mod tests {
         assert_eq!(pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
     }
 
+    /// Builds every buildable server image (and the chain below them) on
+    /// the engine `DOCKER_HOST` names, through [`Builder::servers`] as `lab
+    /// run` does, and prints how long each part took. It needs an engine
+    /// and the network, so it runs only when asked for:
+    /// `DOCKER_HOST=unix:///run/other.sock cargo test -p xtask --bin xtask
+    /// every_server_image_builds -- --ignored --nocapture`. On an empty
+    /// engine this is the lab's cold build.
+    #[test]
+    #[ignore = "builds every image: needs a Docker engine and the network"]
+    fn every_server_image_builds() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let lab = crate::lab::Lab::load(&root.join("compose/lab.toml")).unwrap();
+        let manifests = crate::manifest::load_all(root).unwrap();
+        let wanted: Vec<(&Manifest, &Variant)> = manifests
+            .iter()
+            .flat_map(|m| m.variants.iter().map(move |v| (m, v)))
+            .filter(|(_, v)| v.unavailable.is_none())
+            .collect();
+        let verbose = std::env::var_os("RPCLAB_BUILD_VERBOSE").is_some();
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let engine = Engine::connect().await.unwrap();
+            let mut builder = Builder::new(&engine, root, &lab.def.build, verbose);
+            let started = std::time::Instant::now();
+            builder.base().await.unwrap();
+            builder.runtime().await.unwrap();
+            builder.jdk().await.unwrap();
+            let chain = started.elapsed().as_secs_f64();
+            let ids = builder.servers(&wanted).await.unwrap();
+            let servers = started.elapsed().as_secs_f64() - chain;
+            let images: std::collections::BTreeSet<&String> = ids.iter().collect();
+            eprintln!(
+                "base, runtime and jdk: {chain:.0} s; {} server images ({} variants): {servers:.0} s",
+                images.len(),
+                wanted.len()
+            );
+            assert!(ids.iter().all(|id| !id.is_empty()));
+        });
+    }
+
     #[test]
     fn the_same_inputs_give_the_same_context_bytes() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
