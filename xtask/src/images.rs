@@ -353,7 +353,10 @@ impl<'a> Builder<'a> {
             futures_util::stream::iter(jobs.into_iter().map(|job| async move {
                 let tag = job.tag.clone();
                 let result = job.run(engine, verbose).await;
-                (tag.clone(), result.with_context(|| format!("cannot build {tag}")))
+                (
+                    tag.clone(),
+                    result.with_context(|| format!("cannot build {tag}")),
+                )
             }))
             .buffer_unordered(PARALLEL_SERVER_BUILDS)
             .collect()
@@ -464,7 +467,10 @@ fn line_poms(wanted: &[(&Manifest, &Variant)]) -> Result<Vec<(String, Vec<(Strin
             if !seen.insert((m.framework.clone(), bytes)) {
                 continue;
             }
-            let file = pom.file_name().and_then(|n| n.to_str()).unwrap_or("pom.xml");
+            let file = pom
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("pom.xml");
             lines
                 .entry(m.framework.clone())
                 .or_default()

@@ -30,7 +30,11 @@ pub struct ServerArgs {
     /// The new folder's name (`servers/<NAME>`): lower case, digits, `.` and `-`.
     pub name: String,
     /// The existing server folder to copy.
-    #[arg(long, conflicts_with = "protocol", required_unless_present = "protocol")]
+    #[arg(
+        long,
+        conflicts_with = "protocol",
+        required_unless_present = "protocol"
+    )]
     pub like: Option<String>,
     /// The client protocol module the server speaks; copies the first folder
     /// that speaks it, or writes a template when none does.
@@ -103,21 +107,19 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
         Some(r @ ("none" | "zookeeper")) => Some(r.to_owned()),
         Some(other) => bail!("--registry {other}: the lab starts `none` or `zookeeper`"),
     };
-    let source = match (&args.like, &args.protocol) {
-        (Some(like), _) => Some(
-            manifests
-                .iter()
-                .find(|m| &m.name == like)
-                .with_context(|| {
+    let source =
+        match (&args.like, &args.protocol) {
+            (Some(like), _) => Some(manifests.iter().find(|m| &m.name == like).with_context(
+                || {
                     format!(
                         "--like {like}: no such server (there are: {})",
                         names(&manifests)
                     )
-                })?,
-        ),
-        (None, Some(protocol)) => manifests.iter().find(|m| &m.protocol == protocol),
-        (None, None) => bail!("say --like EXISTING or --protocol P"),
-    };
+                },
+            )?),
+            (None, Some(protocol)) => manifests.iter().find(|m| &m.protocol == protocol),
+            (None, None) => bail!("say --like EXISTING or --protocol P"),
+        };
     let used: Vec<u16> = manifests.iter().map(|m| m.port).collect();
     let port = match args.port {
         Some(p) if used.contains(&p) => bail!(
@@ -373,7 +375,9 @@ fn rewrite_manifest(
             }
             "description" => out.push(format!(
                 "description = {}",
-                toml_string(&format!("TODO (copied from a server described as: {description})"))
+                toml_string(&format!(
+                    "TODO (copied from a server described as: {description})"
+                ))
             )),
             _ => out.push(line.to_owned()),
         }
@@ -407,8 +411,8 @@ fn copy_tree(src: &Path, dest: &Path, rewrite: &dyn Fn(&str) -> String) -> Resul
         if entry.is_dir() {
             copy_tree(&entry, &to, rewrite)?;
         } else {
-            let bytes =
-                std::fs::read(&entry).with_context(|| format!("cannot read {}", entry.display()))?;
+            let bytes = std::fs::read(&entry)
+                .with_context(|| format!("cannot read {}", entry.display()))?;
             match String::from_utf8(bytes) {
                 Ok(text) => std::fs::write(&to, rewrite(&text))?,
                 Err(e) => std::fs::write(&to, e.into_bytes())?,
@@ -483,8 +487,11 @@ mod tests {
     #[test]
     fn a_copy_is_listed_as_not_runnable_yet_with_its_checklist() {
         let root = temp_root(&["thrift-java"]);
-        let made = new_server(root.path(), &args("thrift-java-hsha", Some("thrift-java"), None))
-            .unwrap();
+        let made = new_server(
+            root.path(),
+            &args("thrift-java-hsha", Some("thrift-java"), None),
+        )
+        .unwrap();
         assert_eq!(made.from.as_deref(), Some("thrift-java"));
 
         let manifests = manifest::load_all(root.path()).unwrap();
@@ -494,14 +501,20 @@ mod tests {
             .find(|m| m.name == "thrift-java-hsha")
             .expect("the new server's manifest loads");
         assert_eq!(new.protocol, original.protocol);
-        assert_eq!(new.port, original.port + 1, "the first free port above the original's");
+        assert_eq!(
+            new.port,
+            original.port + 1,
+            "the first free port above the original's"
+        );
         assert_eq!(new.variants.len(), original.variants.len());
         assert_eq!(new.todo, made.todo);
         assert!(original.blocked().is_none(), "the original stays runnable");
 
         // What `lab list` prints after "not runnable yet:", and what `lab
         // run` records for every variant it skips.
-        let why = new.blocked().expect("a scaffolded server is not runnable yet");
+        let why = new
+            .blocked()
+            .expect("a scaffolded server is not runnable yet");
         assert!(why.contains("cargo xtask new server"), "{why}");
         assert!(why.contains("still servers/thrift-java's"), "{why}");
         for v in new.variants.iter().filter(|v| v.unavailable.is_none()) {
@@ -538,10 +551,16 @@ mod tests {
         let toml = std::fs::read_to_string(dir.join("server.toml")).unwrap();
         let start = toml.find("todo = [").unwrap();
         let end = start + toml[start..].find("]\n").unwrap() + 2;
-        std::fs::write(dir.join("server.toml"), format!("{}{}", &toml[..start], &toml[end..]))
-            .unwrap();
+        std::fs::write(
+            dir.join("server.toml"),
+            format!("{}{}", &toml[..start], &toml[end..]),
+        )
+        .unwrap();
         let manifests = manifest::load_all(root.path()).unwrap();
-        let new = manifests.iter().find(|m| m.name == "thrift-java-hsha").unwrap();
+        let new = manifests
+            .iter()
+            .find(|m| m.name == "thrift-java-hsha")
+            .unwrap();
         assert!(new.blocked().is_none(), "{:?}", new.blocked());
     }
 
@@ -571,7 +590,10 @@ mod tests {
             assert!(dir.join(f).exists(), "{f} missing");
         }
         let manifests = manifest::load_all(root.path()).unwrap();
-        let new = manifests.iter().find(|m| m.name == "dubbo-webservice-2").unwrap();
+        let new = manifests
+            .iter()
+            .find(|m| m.name == "dubbo-webservice-2")
+            .unwrap();
         assert_eq!(new.port, 18094);
         assert_eq!(new.registry, manifest::Registry::Zookeeper);
         assert!(new.blocked().is_some());
@@ -583,7 +605,9 @@ mod tests {
         let made = new_server(root.path(), &args("capnp-rust", None, Some("capnp"))).unwrap();
         assert!(made.from.is_none());
         assert!(
-            made.todo.iter().any(|t| t.contains("client/src/protocols/capnp")),
+            made.todo
+                .iter()
+                .any(|t| t.contains("client/src/protocols/capnp")),
             "{:#?}",
             made.todo
         );
