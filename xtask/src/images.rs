@@ -438,13 +438,16 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// One pom of a line: its name in the line image's context, and its file.
+type LinePom = (String, PathBuf);
+
 /// The distinct poms (`pom*.xml` of each Java server's folder, by content)
 /// of each framework among `wanted`, as (context name, path), sorted: the
 /// inputs of the line's Maven image. A folder that links another's pom adds
 /// nothing, so the line's image depends on what the poms say, not on how
 /// many folders hold them.
-fn line_poms(wanted: &[(&Manifest, &Variant)]) -> Result<Vec<(String, Vec<(String, PathBuf)>)>> {
-    let mut lines: std::collections::BTreeMap<String, Vec<(String, PathBuf)>> =
+fn line_poms(wanted: &[(&Manifest, &Variant)]) -> Result<Vec<(String, Vec<LinePom>)>> {
+    let mut lines: std::collections::BTreeMap<String, Vec<LinePom>> =
         std::collections::BTreeMap::new();
     let mut seen: std::collections::HashSet<(String, Vec<u8>)> = std::collections::HashSet::new();
     let mut manifests: Vec<&Manifest> = wanted.iter().map(|(m, _)| *m).collect();
@@ -711,7 +714,7 @@ mod tests {
             .iter()
             .flat_map(|m| m.variants.iter().map(move |v| (m, v)))
             .collect();
-        let lines: HashMap<String, Vec<(String, PathBuf)>> =
+        let lines: HashMap<String, Vec<LinePom>> =
             line_poms(&wanted).unwrap().into_iter().collect();
         let dubbo: Vec<&str> = lines["dubbo"].iter().map(|(n, _)| n.as_str()).collect();
         // dubbo-webservice links dubbo-hessian's pom: one entry, not two.
