@@ -72,9 +72,12 @@ public final class ProviderProcess implements AutoCloseable {
 
     /** Sends SIGTERM, as docker stop does, and returns the exit status. */
     public int stop() throws Exception {
-        // kill -TERM: Process.destroy() would also close the pipes, losing
-        // the provider's last lines.
-        new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start().waitFor();
+        // The handle's destroy() is SIGTERM and nothing else (Process.destroy()
+        // would also close the pipes, losing the provider's last lines); no
+        // `kill` program needed, which the build image does not have.
+        if (!process.toHandle().destroy()) {
+            fail("cannot send SIGTERM to the provider");
+        }
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             fail("provider did not stop within 30 s of SIGTERM");
