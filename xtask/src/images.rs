@@ -2,9 +2,10 @@
 //!
 //! The chain is `base` → `runtime` → `jdk` → one image per server variant,
 //! plus `runtime` → `client`. A Java server's build stage starts from
-//! `jdk` → `maven` (the plugins every pom uses) → its line's Maven image
-//! (the dependencies of every pom of its framework, when the framework has
-//! more than one pom), so what servers share is fetched once. Every image is labelled with a hash of all its
+//! `jdk` → `maven` (the plugins and test runner every pom uses), so what all
+//! servers share is fetched once; its dependency layer is keyed by the pom's
+//! content (see docs/adding-a-framework.md), so servers with the same pom
+//! share it. Every image is labelled with a hash of all its
 //! inputs (the files of its build context, its build arguments and the ids
 //! of its parent images); a warm `lab run` finds the label unchanged and
 //! builds nothing.
@@ -35,8 +36,7 @@ pub const BASE: &str = "rpclab/base:bookworm";
 pub const RUNTIME: &str = "rpclab/runtime:bookworm";
 pub const JDK: &str = "rpclab/jdk:17";
 /// The JDK plus the Maven plugins and test runner every Java server uses
-/// (`images/maven`): the build stage of every Java server starts from it, or
-/// from its line's image ([`Builder::maven_lines`]) over it.
+/// (`images/maven`): the build stage of every Java server starts from it.
 pub const MAVEN: &str = "rpclab/maven:17";
 pub const CLIENT: &str = "rpclab/client:latest";
 pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
@@ -319,54 +319,6 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// One Maven image per line (framework) of `wanted` whose folders hold
-    /// more than one distinct pom: `maven` plus the dependencies of all of
-    /// them (`images/maven/line.Dockerfile`), built several at a time.
-    /// Returns framework → image tag for the lines that have one; the
-    /// others build from `maven` itself.
-    async fn maven_lines(
-        &mut self,
-        wanted: &[(&Manifest, &Variant)],
-    ) -> Result<HashMap<String, String>> {
-        let mut jobs = Vec::new();
-        let mut lines = HashMap::new();
-        for (framework, poms) in line_poms(wanted)? {
-            if poms.len() < 2 {
-                continue;
-            }
-            let tag = format!("rpclab/maven-{}:17", sanitize(&framework));
-            let mut ctx = BuildContext::new();
-            ctx.add(
-                &self.root.join("images/maven/line.Dockerfile"),
-                "line.Dockerfile",
-            )?;
-            for (dest, path) in &poms {
-                ctx.add(path, &format!("poms/{dest}"))?;
-            }
-            let args = HashMap::from([("RPCLAB_MAVEN_IMAGE".to_owned(), MAVEN.to_owned())]);
-            jobs.push(self.plan(&tag, "line.Dockerfile", ctx, args, &[MAVEN])?);
-            lines.insert(framework, tag);
-        }
-        let engine = self.engine;
-        let verbose = self.verbose;
-        let results: Vec<(String, Result<String>)> =
-            futures_util::stream::iter(jobs.into_iter().map(|job| async move {
-                let tag = job.tag.clone();
-                let result = job.run(engine, verbose).await;
-                (
-                    tag.clone(),
-                    result.with_context(|| format!("cannot build {tag}")),
-                )
-            }))
-            .buffer_unordered(PARALLEL_SERVER_BUILDS)
-            .collect()
-            .await;
-        for (tag, result) in results {
-            self.built.insert(tag, result?);
-        }
-        Ok(lines)
-    }
-
     /// Builds the image of every (server, variant), several at a time, and
     /// returns their ids in the same order. The context is the repository's
     /// `contract/` and the server's folder, and `SERVER_DIR` names the
@@ -380,11 +332,8 @@ impl<'a> Builder<'a> {
     /// than it uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once
     /// cuts a cold run's wall time without slowing any one build much.
     pub async fn servers(&mut self, wanted: &[(&Manifest, &Variant)]) -> Result<Vec<String>> {
-        let java = wanted.iter().any(|(m, _)| m.language == "java");
-        let mut lines = HashMap::new();
-        if java {
+        if wanted.iter().any(|(m, _)| m.language == "java") {
             self.maven().await?;
-            lines = self.maven_lines(wanted).await?;
         }
         let mut jobs: Vec<(BuildJob, String)> = Vec::new();
         for (m, v) in wanted {
@@ -401,9 +350,8 @@ impl<'a> Builder<'a> {
             args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
             let mut parents = vec![JDK, RUNTIME];
             if m.language == "java" {
-                let maven = lines.get(&m.framework).map_or(MAVEN, String::as_str);
-                args.insert("RPCLAB_MAVEN_IMAGE".into(), maven.to_owned());
-                parents.push(maven);
+                args.insert("RPCLAB_MAVEN_IMAGE".into(), MAVEN.into());
+                parents.push(MAVEN);
             }
             let job = self.plan(
                 &tag,
@@ -436,64 +384,6 @@ impl<'a> Builder<'a> {
             .map(|(m, v)| self.built.get(&m.image(v)).cloned().unwrap_or_default())
             .collect())
     }
-}
-
-/// One pom of a line: its name in the line image's context, and its file.
-type LinePom = (String, PathBuf);
-
-/// The distinct poms (`pom*.xml` of each Java server's folder, by content)
-/// of each framework among `wanted`, as (context name, path), sorted: the
-/// inputs of the line's Maven image. A folder that links another's pom adds
-/// nothing, so the line's image depends on what the poms say, not on how
-/// many folders hold them.
-fn line_poms(wanted: &[(&Manifest, &Variant)]) -> Result<Vec<(String, Vec<LinePom>)>> {
-    let mut lines: std::collections::BTreeMap<String, Vec<LinePom>> =
-        std::collections::BTreeMap::new();
-    let mut seen: std::collections::HashSet<(String, Vec<u8>)> = std::collections::HashSet::new();
-    let mut manifests: Vec<&Manifest> = wanted.iter().map(|(m, _)| *m).collect();
-    manifests.sort_by(|a, b| a.name.cmp(&b.name));
-    manifests.dedup_by(|a, b| a.name == b.name);
-    for m in manifests.into_iter().filter(|m| m.language == "java") {
-        let mut poms: Vec<PathBuf> = std::fs::read_dir(&m.dir)
-            .with_context(|| format!("cannot read {}", m.dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("pom") && n.ends_with(".xml"))
-            })
-            .collect();
-        poms.sort();
-        for pom in poms {
-            let bytes =
-                std::fs::read(&pom).with_context(|| format!("cannot read {}", pom.display()))?;
-            if !seen.insert((m.framework.clone(), bytes)) {
-                continue;
-            }
-            let file = pom
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("pom.xml");
-            lines
-                .entry(m.framework.clone())
-                .or_default()
-                .push((format!("{}/{file}", m.name), pom));
-        }
-    }
-    Ok(lines.into_iter().collect())
-}
-
-/// `s` with anything but `[a-z0-9._-]` replaced, for an image name.
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
 }
 
 /// Server images built at once (see [`Builder::servers`]).
@@ -704,28 +594,6 @@ mod tests {
             );
             assert!(ids.iter().all(|id| !id.is_empty()));
         });
-    }
-
-    #[test]
-    fn a_line_holds_each_distinct_pom_once() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let manifests = crate::manifest::load_all(root).unwrap();
-        let wanted: Vec<(&Manifest, &Variant)> = manifests
-            .iter()
-            .flat_map(|m| m.variants.iter().map(move |v| (m, v)))
-            .collect();
-        let lines: HashMap<String, Vec<LinePom>> =
-            line_poms(&wanted).unwrap().into_iter().collect();
-        let dubbo: Vec<&str> = lines["dubbo"].iter().map(|(n, _)| n.as_str()).collect();
-        // dubbo-webservice links dubbo-hessian's pom: one entry, not two.
-        assert!(dubbo.contains(&"dubbo-hessian/pom.xml"), "{dubbo:?}");
-        assert!(!dubbo.contains(&"dubbo-webservice/pom.xml"), "{dubbo:?}");
-        assert!(dubbo.contains(&"dubbo-2.6/pom.xml"), "{dubbo:?}");
-        // grpc-java's two poms (current line and 0.7) are both inputs.
-        let grpc: Vec<&str> = lines["grpc"].iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(grpc, ["grpc-java/pom-0.7.xml", "grpc-java/pom.xml"]);
-        // A line of one pom (Motan) gets no image of its own.
-        assert_eq!(lines["motan"].len(), 1);
     }
 
     #[test]
