@@ -1,7 +1,11 @@
 //! The images the lab builds, and building them only when their inputs change.
 //!
 //! The chain is `base` → `runtime` → `jdk` → one image per server variant,
-//! plus `runtime` → `client`. Every image is labelled with a hash of all its
+//! plus `runtime` → `client`. A Java server's build stage starts from
+//! `jdk` → `maven` (the plugins and test runner every pom uses), so what all
+//! servers share is fetched once; its dependency layer is keyed by the pom's
+//! content (see docs/adding-a-framework.md), so servers with the same pom
+//! share it. Every image is labelled with a hash of all its
 //! inputs (the files of its build context, its build arguments and the ids
 //! of its parent images); a warm `lab run` finds the label unchanged and
 //! builds nothing.
@@ -31,6 +35,9 @@ use std::process::Command;
 pub const BASE: &str = "rpclab/base:bookworm";
 pub const RUNTIME: &str = "rpclab/runtime:bookworm";
 pub const JDK: &str = "rpclab/jdk:17";
+/// The JDK plus the Maven plugins and test runner every Java server uses
+/// (`images/maven`): the build stage of every Java server starts from it.
+pub const MAVEN: &str = "rpclab/maven:17";
 pub const CLIENT: &str = "rpclab/client:latest";
 pub const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
 
@@ -301,18 +308,33 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// One server variant. The context is the repository's `contract/` and
-    /// the server's folder, so the Dockerfile works the same with
-    /// `docker build -f servers/<name>/Dockerfile .` from the repository root.
+    /// `maven`: the JDK image plus the Maven plugins and JUnit runner of
+    /// every server's pom (`images/maven`).
+    pub async fn maven(&mut self) -> Result<()> {
+        let mut ctx = BuildContext::new();
+        ctx.add(&self.root.join("images/maven"), "maven")?;
+        let args = HashMap::from([("RPCLAB_JDK_IMAGE".to_owned(), JDK.to_owned())]);
+        self.ensure(MAVEN, "maven/Dockerfile", ctx, args, &[JDK])
+            .await?;
+        Ok(())
+    }
+
     /// Builds the image of every (server, variant), several at a time, and
-    /// returns their ids in the same order.
+    /// returns their ids in the same order. The context is the repository's
+    /// `contract/` and the server's folder, and `SERVER_DIR` names the
+    /// folder, so the Dockerfile works the same with `docker build -f
+    /// servers/<name>/Dockerfile --build-arg SERVER_DIR=servers/<name> .`
+    /// from the repository root and no Dockerfile names its own folder.
     ///
-    /// Server images depend only on the JDK and runtime images, built
-    /// before, so they are independent of each other; most of a cold build
-    /// is Maven fetching artifacts, which waits on the network more than it
-    /// uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once cuts a
-    /// cold run's wall time without slowing any one build much.
+    /// Server images depend only on the JDK, Maven and runtime images,
+    /// built before, so they are independent of each other; most of a cold
+    /// build is Maven fetching artifacts, which waits on the network more
+    /// than it uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once
+    /// cuts a cold run's wall time without slowing any one build much.
     pub async fn servers(&mut self, wanted: &[(&Manifest, &Variant)]) -> Result<Vec<String>> {
+        if wanted.iter().any(|(m, _)| m.language == "java") {
+            self.maven().await?;
+        }
         let mut jobs: Vec<(BuildJob, String)> = Vec::new();
         for (m, v) in wanted {
             let tag = m.image(v);
@@ -323,14 +345,20 @@ impl<'a> Builder<'a> {
             ctx.add(&self.root.join("contract"), "contract")?;
             ctx.add(&m.dir, &format!("servers/{}", m.name))?;
             let mut args = v.build_args.clone();
+            args.insert("SERVER_DIR".into(), format!("servers/{}", m.name));
             args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
             args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
+            let mut parents = vec![JDK, RUNTIME];
+            if m.language == "java" {
+                args.insert("RPCLAB_MAVEN_IMAGE".into(), MAVEN.into());
+                parents.push(MAVEN);
+            }
             let job = self.plan(
                 &tag,
                 &format!("servers/{}/Dockerfile", m.name),
                 ctx,
                 args,
-                &[JDK, RUNTIME],
+                &parents,
             )?;
             jobs.push((
                 job,
@@ -527,6 +555,60 @@ mod tests {
         pin("rpclab/test-pinned:1", "sha256:0123");
         assert_eq!(pinned("rpclab/test-pinned:1"), "sha256:0123");
         assert_eq!(pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
+    }
+
+    /// Builds every buildable server image (and the chain below them) on
+    /// the engine `DOCKER_HOST` names, through [`Builder::servers`] as `lab
+    /// run` does, and prints how long each part took. It needs an engine
+    /// and the network, so it runs only when asked for:
+    /// `DOCKER_HOST=unix:///run/other.sock cargo test -p xtask --bin xtask
+    /// every_server_image_builds -- --ignored --nocapture`. On an empty
+    /// engine this is the lab's cold build.
+    #[test]
+    #[ignore = "builds every image: needs a Docker engine and the network"]
+    fn every_server_image_builds() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let lab = crate::lab::Lab::load(&root.join("compose/lab.toml")).unwrap();
+        let manifests = crate::manifest::load_all(root).unwrap();
+        let wanted: Vec<(&Manifest, &Variant)> = manifests
+            .iter()
+            .flat_map(|m| m.variants.iter().map(move |v| (m, v)))
+            .filter(|(_, v)| v.unavailable.is_none())
+            .collect();
+        let verbose = std::env::var_os("RPCLAB_BUILD_VERBOSE").is_some();
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let engine = Engine::connect().await.unwrap();
+            let mut builder = Builder::new(&engine, root, &lab.def.build, verbose);
+            let started = std::time::Instant::now();
+            builder.base().await.unwrap();
+            builder.runtime().await.unwrap();
+            builder.jdk().await.unwrap();
+            let chain = started.elapsed().as_secs_f64();
+            let ids = builder.servers(&wanted).await.unwrap();
+            let servers = started.elapsed().as_secs_f64() - chain;
+            let images: std::collections::BTreeSet<&String> = ids.iter().collect();
+            eprintln!(
+                "base, runtime and jdk: {chain:.0} s; {} server images ({} variants): {servers:.0} s",
+                images.len(),
+                wanted.len()
+            );
+            assert!(ids.iter().all(|id| !id.is_empty()));
+        });
+    }
+
+    #[test]
+    fn no_server_dockerfile_names_its_own_folder() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for m in crate::manifest::load_all(root).unwrap() {
+            let text = std::fs::read_to_string(m.dir.join("Dockerfile")).unwrap();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+                assert!(
+                    !line.contains("servers/"),
+                    "{}: `{line}`: take the folder from SERVER_DIR",
+                    m.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -42,6 +42,7 @@ mod registry;
 mod report;
 mod reproduce;
 mod run;
+mod scaffold;
 mod seeds;
 mod snapshot;
 
@@ -79,6 +80,11 @@ enum Top {
     },
     /// Run every fuzz target in turn (nightly, cargo-fuzz) from its golden seeds.
     Fuzz(fuzz::FuzzArgs),
+    /// Scaffold: `new server NAME (--like EXISTING | --protocol P)`.
+    New {
+        #[command(subcommand)]
+        what: scaffold::NewCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -210,6 +216,7 @@ fn main() {
                 Top::Bench { command } => bench::run(&root, command).await,
                 Top::Readme { check } => readme::run(&root, check),
                 Top::Fuzz(args) => fuzz::run(&root, args),
+                Top::New { what } => scaffold::run(&root, what),
             }
         })
     }));

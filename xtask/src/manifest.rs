@@ -157,6 +157,12 @@ pub struct Manifest {
     pub confinement: Confinement,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
+    /// What is left before the lab runs this server, written by `cargo xtask
+    /// new server` (docs/adding-a-framework.md). While it is not empty the
+    /// server is not runnable yet: `lab list` shows the list and `lab run`
+    /// records every variant as not run with it.
+    #[serde(default)]
+    pub todo: Vec<String>,
     /// The folder the manifest was read from (not in the file).
     #[serde(skip)]
     pub dir: PathBuf,
@@ -168,9 +174,21 @@ fn no_registry() -> Registry {
 
 impl Manifest {
     /// Why no variant of this server can run with this build of the lab:
-    /// its protocol has no client module yet. Listed by `lab list` and
+    /// its scaffold checklist is not done, or its protocol has no client
+    /// module yet. Listed by `lab list` and
     /// recorded in snapshots, never silently skipped.
     pub fn blocked(&self) -> Option<String> {
+        if !self.todo.is_empty() {
+            return Some(format!(
+                "made by `cargo xtask new server` and its checklist (server.toml's `todo`) is not done: {}",
+                self.todo
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("{}. {t}", i + 1))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
         (!rpclab_client::protocols::NAMES.contains(&self.protocol.as_str())).then(|| {
             format!(
                 "the load client has no `{}` protocol module yet (it speaks: {})",

@@ -1,5 +1,6 @@
 package rpclab.cxf;
 
+import rpclab.shared.BenchWs;
 import java.io.File;
 import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;

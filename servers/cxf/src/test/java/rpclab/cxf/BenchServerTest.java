@@ -1,5 +1,6 @@
 package rpclab.cxf;
 
+import rpclab.shared.BenchWs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,6 @@
 package rpclab.jaxws;
 
+import rpclab.shared.BenchWs;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

@@ -1,5 +1,6 @@
 package rpclab.jaxws;
 
+import rpclab.shared.BenchWs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

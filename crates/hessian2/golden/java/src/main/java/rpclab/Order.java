@@ -1,36 +1,19 @@
 package rpclab;
 
-import java.io.Serializable;
-
 /**
- * The lab contract's Order, field for field and in declaration order (see
- * crates/rpclab-model/src/contract.rs). No equals(): the golden code compares
- * objects field by field with reflection.
+ * The lab contract's Order (contract/java/rpclab/contract/Order.java: its
+ * fields, in its declaration order, are what Hessian writes) under the class
+ * name `rpclab.Order` that the golden vectors carry. No fields of its own, so
+ * the objects are field for field the contract's.
  */
-public class Order implements Serializable {
+public class Order extends rpclab.contract.Order {
     private static final long serialVersionUID = 1L;
-
-    private long orderId;
-    private String phone;
-    private String name;
-    private String orderNum;
-    private int orderDate;
-    private int ticketType;
-    private double amount;
-    private int orderStatus;
 
     public Order() {}
 
     public Order(long orderId, String phone, String name, String orderNum,
                  int orderDate, int ticketType, double amount, int orderStatus) {
-        this.orderId = orderId;
-        this.phone = phone;
-        this.name = name;
-        this.orderNum = orderNum;
-        this.orderDate = orderDate;
-        this.ticketType = ticketType;
-        this.amount = amount;
-        this.orderStatus = orderStatus;
+        super(orderId, phone, name, orderNum, orderDate, ticketType, amount, orderStatus);
     }
 
     /** The i-th order of the contract's deterministic sequence (Order::sample in Rust). */

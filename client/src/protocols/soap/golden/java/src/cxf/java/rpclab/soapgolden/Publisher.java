@@ -1,5 +1,6 @@
 package rpclab.soapgolden;
 
+import rpclab.shared.BenchWs;
 import java.io.File;
 import java.nio.file.Files;
 import javax.servlet.ServletConfig;

@@ -1,5 +1,6 @@
 package rpclab.soapgolden;
 
+import rpclab.shared.BenchWs;
 import javax.xml.ws.Endpoint;
 
 /** JAX-WS RI: Endpoint.publish on the JDK's HTTP server, as servers/jaxws-ri. */

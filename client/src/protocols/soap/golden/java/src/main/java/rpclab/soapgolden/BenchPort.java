@@ -1,5 +1,6 @@
 package rpclab.soapgolden;
 
+import rpclab.shared.BenchWs;
 import java.util.List;
 import javax.jws.WebService;
 import rpclab.contract.Order;

@@ -1,5 +1,6 @@
 package rpclab.soapgolden;
 
+import rpclab.shared.BenchWs;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

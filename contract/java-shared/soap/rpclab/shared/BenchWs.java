@@ -1,4 +1,4 @@
-package rpclab.soapgolden;
+package rpclab.shared;
 
 import java.util.List;
 import javax.jws.WebMethod;
