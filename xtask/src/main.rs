@@ -35,6 +35,7 @@ mod lab;
 mod manifest;
 mod outcome;
 mod owner;
+mod prebuild;
 mod progress;
 mod readiness;
 mod readme;
@@ -89,6 +90,26 @@ enum Top {
 
 #[derive(Subcommand)]
 enum LabCommand {
+    /// Build every image a run of the lab definition needs (base chain, JDK,
+    /// registry, each runnable server variant, the profile's load client),
+    /// without running anything; a later run builds nothing.
+    Build {
+        /// Lab definition (TOML).
+        #[arg(long, default_value = "compose/lab.toml")]
+        lab: PathBuf,
+        /// Servers, by folder name or framework (e.g. `grpc-java,thrift`).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Profile from the lab definition (it decides the client's build).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Folder of extra CA certificates (*.crt) to trust in image builds.
+        #[arg(long)]
+        ca_certs: Option<PathBuf>,
+        /// Show build output.
+        #[arg(long, short)]
+        verbose: bool,
+    },
     /// Build images, run every selected server and scenario, write a snapshot
     /// under results/ (target/rpclab-results for a scratch profile such as smoke).
     Run {
@@ -238,6 +259,25 @@ fn main() {
 
 async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
     match command {
+        LabCommand::Build {
+            lab,
+            only,
+            profile,
+            ca_certs,
+            verbose,
+        } => {
+            prebuild::build(
+                root,
+                prebuild::BuildOptions {
+                    lab,
+                    only,
+                    profile,
+                    ca_certificates: ca_certs,
+                    verbose,
+                },
+            )
+            .await
+        }
         LabCommand::Run {
             lab,
             only,
