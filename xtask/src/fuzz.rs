@@ -53,6 +53,10 @@ pub struct FuzzArgs {
     /// Seconds per target.
     #[arg(long)]
     pub seconds: Option<u64>,
+    /// Stop a target after this many executions (libFuzzer's `-runs`), or
+    /// at its time limit, whichever comes first.
+    #[arg(long)]
+    pub runs: Option<u64>,
     /// Targets to run: `<folder>/<bin>` (`javaser/decode`), a folder
     /// (`client`) or a bin name (`decode`: every crate's); comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -380,6 +384,7 @@ pub fn parse_output(text: &str) -> Stats {
 pub struct Outcome {
     pub target: Target,
     pub seeds: usize,
+    /// Wall time the run took (a `--runs` limit may end it early).
     pub seconds: u64,
     pub stats: Stats,
     pub log: PathBuf,
@@ -417,7 +422,13 @@ fn work_dir(root: &Path, kind: &str, t: &Target) -> PathBuf {
     root.join("target").join(kind).join(&t.folder).join(&t.bin)
 }
 
-fn run_target(root: &Path, t: &Target, seconds: u64, max_len: usize) -> Result<Outcome> {
+fn run_target(
+    root: &Path,
+    t: &Target,
+    seconds: u64,
+    runs: Option<u64>,
+    max_len: usize,
+) -> Result<Outcome> {
     let seeds = seeds(t)?;
     let seed_dir = work_dir(root, "fuzz-seeds", t);
     write_seeds(&seed_dir, &seeds)?;
@@ -438,6 +449,7 @@ fn run_target(root: &Path, t: &Target, seconds: u64, max_len: usize) -> Result<O
         seeds.len(),
         log.display()
     );
+    let started = std::time::Instant::now();
     let status = Command::new("cargo")
         .current_dir(t.fuzz_dir.parent().unwrap_or(&t.fuzz_dir))
         .arg("+nightly")
@@ -452,6 +464,7 @@ fn run_target(root: &Path, t: &Target, seconds: u64, max_len: usize) -> Result<O
         .arg(&seed_dir)
         .arg("--")
         .arg(format!("-max_total_time={seconds}"))
+        .args(runs.map(|n| format!("-runs={n}")))
         .arg(format!("-max_len={max_len}"))
         .arg(format!("-timeout={INPUT_TIMEOUT_S}"))
         .arg("-print_final_stats=1")
@@ -461,6 +474,8 @@ fn run_target(root: &Path, t: &Target, seconds: u64, max_len: usize) -> Result<O
         .stderr(err)
         .status()
         .context("cannot run cargo +nightly fuzz")?;
+    // Wall time of the whole `cargo fuzz run`, its build included.
+    let elapsed_s = started.elapsed().as_secs();
     let text =
         fs::read_to_string(&log).with_context(|| format!("cannot read {}", log.display()))?;
     let stats = parse_output(&text);
@@ -474,7 +489,7 @@ fn run_target(root: &Path, t: &Target, seconds: u64, max_len: usize) -> Result<O
     Ok(Outcome {
         target: t.clone(),
         seeds: seeds.len(),
-        seconds,
+        seconds: elapsed_s,
         stats,
         log,
         error,
@@ -557,7 +572,7 @@ pub fn run(root: &Path, args: FuzzArgs) -> Result<()> {
     }
     let mut outcomes = Vec::new();
     for t in &targets {
-        let o = run_target(root, t, seconds, args.max_len)?;
+        let o = run_target(root, t, seconds, args.runs, args.max_len)?;
         println!("{}\n", table(std::slice::from_ref(&o)));
         outcomes.push(o);
     }
