@@ -109,7 +109,7 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
         match golden_call(case) {
             Some(op) => {
                 let call = op.call();
-                let method = Method::of(op);
+                let method = op.method();
                 // Rust writes exactly what Java wrote.
                 let mut mine = Vec::new();
                 codec::encode_call(

@@ -23,7 +23,7 @@
 //! ```
 
 use crate::protocol::CallError;
-use rpclab_model::contract::{Operation, Order, Value};
+use rpclab_model::contract::{Order, Value};
 use std::fmt;
 
 /// `IceP`, the first four bytes of every message.
@@ -194,55 +194,19 @@ impl fmt::Display for Identity {
     }
 }
 
-/// The contract's operations as Slice operations of `rpclab::Bench`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
-}
+/// The contract's operations as Slice operations of `rpclab::Bench` (the
+/// model's table: Slice names are the Java ones).
+pub use rpclab_model::contract::Method;
 
-impl Method {
-    pub fn of(operation: Operation) -> Method {
-        match operation {
-            Operation::OrderEcho => Method::EchoOrder,
-            Operation::OrdersEcho => Method::EchoOrders,
-            Operation::StringEcho(_) => Method::EchoString,
-            Operation::Hello => Method::Hello,
-            Operation::Empty => Method::Empty,
-        }
-    }
-
-    /// The Slice operation name (as sent on the wire).
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
-
-    /// Checks that `value` is this operation's parameter type.
-    pub fn check_argument(self, value: &Value) -> Result<(), CallError> {
-        let ok = matches!(
-            (self, value),
-            (Method::EchoOrder, Value::Order(_))
-                | (Method::EchoOrders, Value::Orders(_))
-                | (Method::EchoString | Method::Hello, Value::Str(_))
-                | (Method::Empty, Value::Unit)
-        );
-        if ok {
-            Ok(())
-        } else {
-            Err(CallError::Config(format!(
-                "Slice operation `{}` cannot take {value:?}",
-                self.name()
-            )))
-        }
+/// Checks that `value` is `method`'s parameter type.
+pub fn check_argument(method: Method, value: &Value) -> Result<(), CallError> {
+    if method.accepts(value) {
+        Ok(())
+    } else {
+        Err(CallError::Config(format!(
+            "Slice operation `{}` cannot take {value:?}",
+            method.name()
+        )))
     }
 }
 
@@ -358,7 +322,7 @@ pub fn encode_call(
     method: Method,
     argument: &Value,
 ) -> Result<(), CallError> {
-    method.check_argument(argument)?;
+    check_argument(method, argument)?;
     encode_request(out, request_id, identity, method.name(), MODE_NORMAL, |o| {
         write_value(o, argument)
     });
