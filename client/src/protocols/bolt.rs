@@ -45,7 +45,7 @@
 //! decoded straight into the contract value. The rest is the mux's.
 
 pub mod codec;
-pub mod hessian;
+pub use hessian2_draft as hessian;
 
 use self::codec::Header;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};

@@ -50,7 +50,7 @@
 
 pub mod codec;
 pub mod registry;
-pub mod simple;
+pub use motan_simple as simple;
 
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
