@@ -12,10 +12,12 @@
 //! Discovery happens before the measurement starts (at the first
 //! `connect`), so it is written for clarity, not speed.
 
-use crate::protocol::CallError;
+use crate::net::{connect_tcp, CountingStream};
+use crate::protocol::{CallError, WireCounter};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::OnceCell;
 
 /// How long one registry operation (connect, then list or read) may take.
@@ -158,6 +160,18 @@ impl Providers {
         }
     }
 
+    /// The providers of the `registry` option (`zookeeper://host:port`),
+    /// if a protocol was given one.
+    pub fn from_options(
+        protocol: &'static str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Option<Providers>, CallError> {
+        options
+            .get("registry")
+            .map(|r| ZooKeeper::parse(protocol, r).map(Providers::new))
+            .transpose()
+    }
+
     pub fn registry(&self) -> &ZooKeeper {
         &self.registry
     }
@@ -187,6 +201,45 @@ impl Providers {
             .await?;
         pick(providers, target).cloned()
     }
+}
+
+/// A connection's socket halves, each counting its bytes (what
+/// [`Mux::start`](crate::mux::Mux::start) takes).
+pub type Halves = (
+    CountingStream<OwnedReadHalf>,
+    CountingStream<OwnedWriteHalf>,
+);
+
+/// Opens one connection for `target`, the sequence every registry-based
+/// protocol shares: with a registry, the provider `providers` resolves for
+/// the target (looked up with `lookup`, see [`Providers::resolve`]), once
+/// `accept` has checked what that provider registered (its
+/// serialization, say); without one, `target` itself. The socket is split
+/// into halves that count their bytes into `counter`.
+pub async fn connect_provider<F, Fut>(
+    providers: Option<&Providers>,
+    target: &str,
+    counter: WireCounter,
+    lookup: F,
+    accept: impl FnOnce(&ServiceUrl) -> Result<(), CallError>,
+) -> Result<Halves, CallError>
+where
+    F: FnOnce(ZooKeeper) -> Fut,
+    Fut: Future<Output = Result<Vec<ServiceUrl>, CallError>>,
+{
+    let address = match providers {
+        Some(providers) => {
+            let provider = providers.resolve(target, lookup).await?;
+            accept(&provider)?;
+            provider.address()
+        }
+        None => target.to_owned(),
+    };
+    let (read, write) = connect_tcp(&address).await?.into_split();
+    Ok((
+        CountingStream::new(read, counter.clone()),
+        CountingStream::new(write, counter),
+    ))
 }
 
 /// A provider URL as registries hold them (`protocol://host:port/path?k=v&...`):

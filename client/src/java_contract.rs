@@ -4,14 +4,12 @@
 //! Dubbo, Hessian over HTTP, SOFA-RPC, Motan and RMI all call
 //! `rpclab.contract.BenchService` (`contract/java/`) by its Java method
 //! name and parameter descriptor, and carry `rpclab.contract.Order` as a
-//! Java object. This module holds those names ([`Method`], [`SERVICE`],
-//! [`ORDER_CLASS`], [`ORDER_FIELDS`]) and the contract's values in the two
+//! Java object. This module holds those names ([`SERVICE`],
+//! [`ORDER_CLASS`], [`ORDER_FIELDS`]; the methods' names and descriptors
+//! are the model's [`Method`]) and the contract's values in the two
 //! Java object formats several protocols share: Hessian 2.0 ([`hessian`])
 //! and Java Object Serialization ([`serialization`]). A protocol's own
 //! framing (headers, envelopes, invocations) stays in its module.
-
-use crate::protocol::CallError;
-use rpclab_model::contract::{Call, Operation, Value};
 
 /// The service interface's fully qualified name (Dubbo's path and
 /// interface, SOFA's and Motan's service name).
@@ -32,83 +30,9 @@ pub const ORDER_FIELDS: [&str; 8] = [
     "orderStatus",
 ];
 
-/// The methods of `rpclab.contract.BenchService`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
-}
-
-impl Method {
-    pub const ALL: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
-
-    /// The method a call invokes, if its argument fits it.
-    pub fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
-            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
-            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
-            (Operation::Hello, Value::Str(_)) => Method::Hello,
-            (Operation::Empty, Value::Unit) => Method::Empty,
-            (operation, argument) => {
-                return Err(crate::protocols::grpc::mismatched_argument(
-                    operation, argument,
-                ))
-            }
-        })
-    }
-
-    /// The method's position in [`Method::ALL`] (for per-method tables).
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The Java method name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
-
-    /// The JVM descriptors of the parameters, concatenated.
-    pub fn descriptor(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "Lrpclab/contract/Order;",
-            Method::EchoOrders => "Ljava/util/List;",
-            Method::EchoString | Method::Hello => "Ljava/lang/String;",
-            Method::Empty => "",
-        }
-    }
-
-    /// A decoded return value checked against the method: only a `void`
-    /// method returns nothing (Java `null` decodes as [`Value::Unit`]).
-    pub fn returned(self, value: Value) -> Result<Value, CallError> {
-        match (value, self) {
-            (Value::Unit, Method::Empty) => Ok(Value::Unit),
-            (Value::Unit, other) => Err(CallError::WrongResponse(format!(
-                "`{}` returned null",
-                other.name()
-            ))),
-            (_, Method::Empty) => Err(CallError::WrongResponse(
-                "`empty` returned a value".to_owned(),
-            )),
-            (value, _) => Ok(value),
-        }
-    }
-}
+/// The methods of `rpclab.contract.BenchService`: the contract's one
+/// table of names and Java signatures (`rpclab_model::contract::Method`).
+pub use rpclab_model::contract::Method;
 
 /// The contract's values in Hessian 2.0, as Java's Hessian libraries write
 /// and read them (Caucho's, and the hessian-lite forks Dubbo ships).

@@ -10,11 +10,12 @@
 //! which is generic over the protocol, pays no allocation per call for
 //! dynamic dispatch.
 
-use rpclab_model::contract::{Call, Value};
+use rpclab_model::contract::{Call, MismatchedArgument, Value, WrongReturn};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A kind of server endpoint the client can talk to (gRPC, Thrift, ...).
 pub trait Protocol: Send + Sync + Sized + 'static {
@@ -68,6 +69,18 @@ pub enum CallError {
     Config(String),
 }
 
+impl From<MismatchedArgument> for CallError {
+    fn from(e: MismatchedArgument) -> CallError {
+        CallError::Config(e.to_string())
+    }
+}
+
+impl From<WrongReturn> for CallError {
+    fn from(e: WrongReturn) -> CallError {
+        CallError::WrongResponse(e.to_string())
+    }
+}
+
 /// Bytes sent and received on the wire, shared by the connections of a cell.
 ///
 /// Relaxed atomic adds: one per socket read or write, not per byte, and
@@ -113,5 +126,67 @@ pub fn check_options(
             }
         ))),
         None => Ok(()),
+    }
+}
+
+/// The longest `heartbeat_s` a protocol accepts: a day.
+pub const MAX_HEARTBEAT_S: u64 = 86_400;
+
+/// The `heartbeat_s` option of a multiplexing protocol ([`mux`](crate::mux)):
+/// seconds of write silence after which a connection sends a heartbeat,
+/// `0` for none. `default_s` applies when the option is absent (`None`:
+/// no heartbeat).
+pub fn heartbeat_option(
+    protocol: &str,
+    options: &BTreeMap<String, String>,
+    default_s: Option<u64>,
+) -> Result<Option<Duration>, CallError> {
+    let seconds = match options.get("heartbeat_s") {
+        None => default_s,
+        Some(s) => match s.parse::<u64>() {
+            Ok(0) => None,
+            Ok(n) if n <= MAX_HEARTBEAT_S => Some(n),
+            _ => {
+                return Err(CallError::Config(format!(
+                    "option `heartbeat_s` of protocol `{protocol}` must be a number of seconds \
+                     from 0 (off) to {MAX_HEARTBEAT_S}, not `{s}`"
+                )))
+            }
+        },
+    };
+    Ok(seconds.map(Duration::from_secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(heartbeat: &str) -> BTreeMap<String, String> {
+        BTreeMap::from([("heartbeat_s".to_owned(), heartbeat.to_owned())])
+    }
+
+    #[test]
+    fn heartbeat_is_seconds_zero_for_off_default_when_absent() {
+        let none = BTreeMap::new();
+        assert_eq!(
+            heartbeat_option("p", &none, Some(15)).unwrap(),
+            Some(Duration::from_secs(15))
+        );
+        assert_eq!(heartbeat_option("p", &none, None).unwrap(), None);
+        assert_eq!(heartbeat_option("p", &opts("0"), Some(15)).unwrap(), None);
+        assert_eq!(
+            heartbeat_option("p", &opts("86400"), None).unwrap(),
+            Some(Duration::from_secs(86_400))
+        );
+        for bad in ["-1", "soon", "86401", ""] {
+            let e = heartbeat_option("p", &opts(bad), None).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "configuration: option `heartbeat_s` of protocol `p` must be a number \
+                     of seconds from 0 (off) to 86400, not `{bad}`"
+                )
+            );
+        }
     }
 }

@@ -202,13 +202,7 @@ mod mutated {
         "heartbeat-response",
         "long-string",
     ];
-    const METHODS: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
+    const METHODS: [Method; Method::COUNT] = Method::ALL;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]

@@ -1,7 +1,7 @@
 //! The Ice protocol: against golden bytes recorded from the real Ice for
-//! Java runtime (`crates/ice-golden/vectors`, Java wrote, Rust reads and
+//! Java runtime (`crates/ice-protocol/golden/vectors`, Java wrote, Rust reads and
 //! writes the same bytes); against the real Ice for Java server and locator
-//! of `crates/ice-golden/java` (Rust writes, Java reads; needs Maven, a JDK
+//! of `crates/ice-protocol/golden/java` (Rust writes, Java reads; needs Maven, a JDK
 //! and slice2java, skipped with RPCLAB_SKIP_JAVA_TESTS=1); against an
 //! in-process server that answers out of order, sends heartbeats and hangs
 //! up; with property tests of the codec; and, when `RPCLAB_ICE_TARGET` is
@@ -36,7 +36,7 @@ fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ice-golden")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ice-protocol/golden")
 }
 
 /// The messages of a recorded byte stream, in order.
@@ -57,7 +57,7 @@ fn golden(name: &str) -> (Vec<u8>, Vec<u8>, Vec<(String, String)>) {
     let dir = golden_dir().join("vectors");
     let read = |f: String| {
         std::fs::read(dir.join(&f)).unwrap_or_else(|e| {
-            panic!("{f}: {e}; run crates/ice-golden/regenerate.sh to make the vectors")
+            panic!("{f}: {e}; run crates/ice-protocol/golden/regenerate.sh to make the vectors")
         })
     };
     let calls = String::from_utf8(read(format!("{name}.calls")))
@@ -109,7 +109,7 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
         match golden_call(case) {
             Some(op) => {
                 let call = op.call();
-                let method = Method::of(op);
+                let method = op.method();
                 // Rust writes exactly what Java wrote.
                 let mut mine = Vec::new();
                 codec::encode_call(
@@ -211,7 +211,7 @@ fn java_locator_golden() {
     // asks more than once), reported with its type id.
     assert!(replies.len() >= 3);
     for reply in &replies[2..] {
-        match codec::decode_find_adapter_reply(&reply[HEADER_LEN + 4..]) {
+        match codec::decode_find_adapter_reply(&reply[HEADER_LEN + 4..]).map_err(CallError::from) {
             Err(CallError::Server(m)) => {
                 assert!(m.contains("::Ice::AdapterNotFoundException"), "{m}");
                 assert!(m.contains("is the IceGrid application deployed?"), "{m}");

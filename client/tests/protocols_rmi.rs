@@ -83,7 +83,7 @@ fn plain_calls_are_the_jdk_clients_bytes() {
             Vec::new(),
             &stub.obj_id,
             message::HASH_OP,
-            method_hash(method.signature),
+            method_hash(method.java_signature()),
         );
         contract::write_argument(&mut enc, &call.argument).unwrap();
         assert!(
@@ -109,8 +109,8 @@ fn spring_invocations_are_springs_bytes() {
         jrmp::invocation::write_remote_invocation(
             &mut enc,
             &jrmp::invocation::remote_invocation_desc(),
-            method.name,
-            method.parameter_types(),
+            method.name(),
+            contract::parameter_types(method),
             |enc| Ok(contract::write_argument(enc, &call.argument)?),
             |enc| {
                 enc.write_null();
@@ -161,7 +161,7 @@ fn recorded_returns_decode_to_the_expected_replies() {
     else {
         panic!()
     };
-    assert!(contract::decode_reply(contract::ECHO_ORDER, ret.value.take(), &ret.decoder).is_err());
+    assert!(contract::decode_reply(Method::EchoOrder, ret.value.take(), &ret.decoder).is_err());
 }
 
 #[test]
@@ -354,14 +354,14 @@ async fn dubbo_rmi_server_end_to_end() {
 #[test]
 fn method_table_is_the_contracts() {
     // Every contract operation maps to a method whose hash is distinct.
-    let hashes: std::collections::BTreeSet<i64> = contract::METHODS
+    let hashes: std::collections::BTreeSet<i64> = Method::ALL
         .iter()
-        .map(|m| method_hash(m.signature))
+        .map(|m| method_hash(m.java_signature()))
         .collect();
-    assert_eq!(hashes.len(), contract::METHODS.len());
+    assert_eq!(hashes.len(), Method::ALL.len());
     for op in Operation::ALL {
         let call = op.call();
         let m = Method::of(&call).unwrap();
-        assert_eq!(m.returns_value, !matches!(call.expected, Value::Unit));
+        assert_eq!(m.returns_value(), !matches!(call.expected, Value::Unit));
     }
 }

@@ -72,7 +72,7 @@ pub struct FuzzArgs {
 /// One cargo-fuzz target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
-    /// The folder holding `fuzz/` (`javaser`, `ice-golden`, `client`).
+    /// The folder holding `fuzz/` (`javaser`, `ice-protocol`, `client`).
     pub folder: String,
     /// The cargo-fuzz workspace (`.../fuzz`).
     pub fuzz_dir: PathBuf,
@@ -626,7 +626,8 @@ mod tests {
             "jsonb/decode",
             "kryo/decode",
             "jrmp/response",
-            "ice-golden/reply",
+            "ice-protocol/decode",
+            "client/ice_reply",
             "client/dubbo_response",
             "client/bolt_response",
         ] {

@@ -8,13 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use rpclab_client::protocols::bolt::{codec, hessian};
 use rpclab_client::protocols::dubbo::codec::Method;
 
-const METHODS: [Method; 5] = [
-    Method::EchoOrder,
-    Method::EchoOrders,
-    Method::EchoString,
-    Method::Hello,
-    Method::Empty,
-];
+const METHODS: [Method; Method::COUNT] = Method::ALL;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(Some((header, total))) = codec::frame(data) {

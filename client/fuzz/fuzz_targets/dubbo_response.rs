@@ -9,13 +9,7 @@ use rpclab_client::protocols::dubbo::codec::{self, Header, Method, HEADER_LEN};
 use rpclab_client::protocols::dubbo::serialization::Format;
 use std::collections::BTreeMap;
 
-const METHODS: [Method; 5] = [
-    Method::EchoOrder,
-    Method::EchoOrders,
-    Method::EchoString,
-    Method::Hello,
-    Method::Empty,
-];
+const METHODS: [Method; Method::COUNT] = Method::ALL;
 
 fuzz_target!(|data: &[u8]| {
     // kryo's two lines are selected by an option; the others ignore it.

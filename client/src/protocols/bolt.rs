@@ -45,13 +45,12 @@
 //! decoded straight into the contract value. The rest is the mux's.
 
 pub mod codec;
-pub mod hessian;
+pub use hessian2_draft as hessian;
 
 use self::codec::Header;
-use crate::discovery::{url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
 use crate::protocols::dubbo::codec::Method;
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
@@ -134,19 +133,7 @@ impl Protocol for Bolt {
             options,
             &["registry", "heartbeat_s", "timeout_ms"],
         )?;
-        let heartbeat = match options.get("heartbeat_s") {
-            None => Some(Duration::from_secs(DEFAULT_HEARTBEAT_S)),
-            Some(s) => match s.parse::<u64>() {
-                Ok(0) => None,
-                Ok(n) if n <= 86_400 => Some(Duration::from_secs(n)),
-                _ => {
-                    return Err(CallError::Config(format!(
-                        "option `heartbeat_s` of protocol `bolt` must be a number of seconds \
-                         from 0 (off) to 86400, not `{s}`"
-                    )))
-                }
-            },
-        };
+        let heartbeat = heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?;
         let timeout_ms = match options.get("timeout_ms") {
             None => DEFAULT_TIMEOUT_MS,
             Some(s) => match s.parse::<i32>() {
@@ -160,10 +147,7 @@ impl Protocol for Bolt {
                 }
             },
         };
-        let providers = options
-            .get("registry")
-            .map(|r| ZooKeeper::parse(Self::NAME, r).map(Providers::new))
-            .transpose()?;
+        let providers = Providers::from_options(Self::NAME, options)?;
         Ok(Bolt {
             heartbeat,
             timeout_ms,
@@ -176,32 +160,20 @@ impl Protocol for Bolt {
         target: &str,
         counter: WireCounter,
     ) -> Result<BoltConnection, CallError> {
-        let address = match &self.providers {
-            Some(providers) => {
-                let provider = providers
-                    .resolve(target, |zk| {
-                        let zk = zk.clone();
-                        async move { lookup(&zk).await }
-                    })
-                    .await?;
-                if let Some(s) = provider.params.get("serialization") {
-                    if s != "hessian2" {
-                        return Err(CallError::Config(format!(
-                            "the provider at {} registered serialization `{s}`; this client \
-                             speaks only hessian2",
-                            provider.address()
-                        )));
-                    }
-                }
+        let lookup = |zk: ZooKeeper| async move { lookup(&zk).await };
+        let accept = |provider: &ServiceUrl| match provider.params.get("serialization") {
+            Some(s) if s != "hessian2" => Err(CallError::Config(format!(
+                "the provider at {} registered serialization `{s}`; this client \
+                 speaks only hessian2",
                 provider.address()
-            }
-            None => target.to_owned(),
+            ))),
+            _ => Ok(()),
         };
-        let stream = connect_tcp(&address).await?;
-        let (read, write) = stream.into_split();
+        let (read, write) =
+            connect_provider(self.providers.as_ref(), target, counter, lookup, accept).await?;
         Ok(BoltConnection::start(
-            CountingStream::new(read, counter.clone()),
-            CountingStream::new(write, counter),
+            read,
+            write,
             self.heartbeat,
             self.timeout_ms,
         ))

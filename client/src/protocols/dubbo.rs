@@ -56,10 +56,9 @@ pub mod serialization;
 
 use self::codec::{Header, Method, HEADER_LEN};
 use self::serialization::Format;
-use crate::discovery::{url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
@@ -152,23 +151,8 @@ impl Protocol for Dubbo {
                 )));
             }
         };
-        let heartbeat = match options.get("heartbeat_s") {
-            None => Some(Duration::from_secs(DEFAULT_HEARTBEAT_S)),
-            Some(s) => match s.parse::<u64>() {
-                Ok(0) => None,
-                Ok(n) if n <= 86_400 => Some(Duration::from_secs(n)),
-                _ => {
-                    return Err(CallError::Config(format!(
-                        "option `heartbeat_s` of protocol `dubbo` must be a number of seconds \
-                         from 0 (off) to 86400, not `{s}`"
-                    )))
-                }
-            },
-        };
-        let registry = options
-            .get("registry")
-            .map(|r| ZooKeeper::parse(Self::NAME, r).map(Providers::new))
-            .transpose()?;
+        let heartbeat = heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?;
+        let registry = Providers::from_options(Self::NAME, options)?;
         Ok(Dubbo {
             serialization,
             format: Arc::new(format),
@@ -182,33 +166,29 @@ impl Protocol for Dubbo {
         target: &str,
         counter: WireCounter,
     ) -> Result<DubboConnection, CallError> {
-        let address = match &self.registry {
-            Some(registry) => {
-                let provider = registry.resolve(target, discover).await?;
-                // A provider without the parameter uses Dubbo's default
-                // (hessian2 up to 3.2).
-                let theirs = provider
-                    .params
-                    .get("serialization")
-                    .map_or("hessian2", String::as_str);
-                if theirs != self.serialization {
-                    return Err(CallError::Config(format!(
-                        "the provider at {} registered serialization `{theirs}`; this client \
-                         was configured to send `{}`, which the provider would refuse \
-                         (set the `serialization` option to `{theirs}`)",
-                        provider.address(),
-                        self.serialization
-                    )));
-                }
-                provider.address()
+        let accept = |provider: &ServiceUrl| {
+            // A provider without the parameter uses Dubbo's default
+            // (hessian2 up to 3.2).
+            let theirs = provider
+                .params
+                .get("serialization")
+                .map_or("hessian2", String::as_str);
+            if theirs == self.serialization {
+                return Ok(());
             }
-            None => target.to_owned(),
+            Err(CallError::Config(format!(
+                "the provider at {} registered serialization `{theirs}`; this client \
+                 was configured to send `{}`, which the provider would refuse \
+                 (set the `serialization` option to `{theirs}`)",
+                provider.address(),
+                self.serialization
+            )))
         };
-        let stream = connect_tcp(&address).await?;
-        let (read, write) = stream.into_split();
+        let (read, write) =
+            connect_provider(self.registry.as_ref(), target, counter, discover, accept).await?;
         Ok(DubboConnection::start(
-            CountingStream::new(read, counter.clone()),
-            CountingStream::new(write, counter),
+            read,
+            write,
             self.heartbeat,
             Arc::clone(&self.format),
         ))

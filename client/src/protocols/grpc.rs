@@ -26,7 +26,7 @@
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use hyper_util::rt::TokioIo;
-use rpclab_model::contract::{self, Call, Operation, Value};
+use rpclab_model::contract::{self, Call, MismatchedArgument, Operation, Value};
 use std::collections::BTreeMap;
 use std::error::Error as _;
 use std::sync::Arc;
@@ -158,21 +158,9 @@ impl Connection for GrpcConnection {
                 client.empty(pb::Nothing {}).await.map_err(status_error)?;
                 Ok(Value::Unit)
             }
-            (operation, argument) => Err(mismatched_argument(operation, argument)),
+            (operation, argument) => Err(MismatchedArgument::new(operation, argument).into()),
         }
     }
-}
-
-pub(crate) fn mismatched_argument(operation: Operation, argument: &Value) -> CallError {
-    let kind = match argument {
-        Value::Order(_) => "an order",
-        Value::Orders(_) => "a list of orders",
-        Value::Str(_) => "a string",
-        Value::Unit => "no value",
-    };
-    CallError::Config(format!(
-        "operation `{operation}` cannot send {kind} as its argument"
-    ))
 }
 
 fn to_pb(order: &contract::Order) -> pb::Order {

@@ -47,11 +47,11 @@
 pub mod codec;
 pub mod locator;
 
-use self::codec::{Header, Identity, Method, TcpEndpoint, HEADER_LEN};
+use self::codec::{Header, Identity, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
 use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
@@ -138,19 +138,7 @@ impl Protocol for Ice {
                 "option `identity` of protocol `ice` must name an object".into(),
             ));
         }
-        let heartbeat = match options.get("heartbeat_s") {
-            None => Some(Duration::from_secs(DEFAULT_HEARTBEAT_S)),
-            Some(s) => match s.parse::<u64>() {
-                Ok(0) => None,
-                Ok(n) if n <= 86_400 => Some(Duration::from_secs(n)),
-                _ => {
-                    return Err(CallError::Config(format!(
-                        "option `heartbeat_s` of protocol `ice` must be a number of seconds \
-                         from 0 (off) to 86400, not `{s}`"
-                    )))
-                }
-            },
-        };
+        let heartbeat = heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?;
         let location = match (options.get("adapter"), options.get("locator")) {
             (Some(adapter), Some(locator)) => Some(Location {
                 adapter: adapter.clone(),
@@ -254,7 +242,7 @@ impl IceConnection {
 
 impl Connection for IceConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let method = Method::of(call.operation);
+        let method = call.operation.method();
         let body = self
             .mux
             .call(|id| {
@@ -436,7 +424,7 @@ mod tests {
             &mut request,
             1,
             &Identity::parse("bench"),
-            Method::Hello,
+            codec::Method::Hello,
             &Value::Str("x".into()),
         )
         .unwrap();

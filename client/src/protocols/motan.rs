@@ -50,13 +50,12 @@
 
 pub mod codec;
 pub mod registry;
-pub mod simple;
+pub use motan_simple as simple;
 
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
-use crate::discovery::{Providers, ZooKeeper};
+use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
@@ -133,19 +132,7 @@ impl Protocol for Motan {
                 known.join(", ")
             ))
         })?;
-        let heartbeat = match options.get("heartbeat_s") {
-            None => None,
-            Some(s) => match s.parse::<u64>() {
-                Ok(0) => None,
-                Ok(n) if n <= 86_400 => Some(Duration::from_secs(n)),
-                _ => {
-                    return Err(CallError::Config(format!(
-                        "option `heartbeat_s` of protocol `motan2` must be a number of seconds \
-                         from 0 (off) to 86400, not `{s}`"
-                    )))
-                }
-            },
-        };
+        let heartbeat = heartbeat_option(Self::NAME, options, None)?;
         let group = options
             .get("group")
             .cloned()
@@ -159,10 +146,7 @@ impl Protocol for Motan {
             )));
         }
         let template = RequestTemplate::new(serialization, &group, version, SOURCE)?;
-        let providers = options
-            .get("registry")
-            .map(|r| ZooKeeper::parse(Self::NAME, r).map(Providers::new))
-            .transpose()?;
+        let providers = Providers::from_options(Self::NAME, options)?;
         Ok(Motan {
             template: Arc::new(template),
             group,
@@ -176,37 +160,29 @@ impl Protocol for Motan {
         target: &str,
         counter: WireCounter,
     ) -> Result<MotanConnection, CallError> {
-        let address = match &self.providers {
-            Some(providers) => {
-                let group = self.group.clone();
-                let provider = providers
-                    .resolve(
-                        target,
-                        |zk| async move { registry::lookup(&zk, &group).await },
-                    )
-                    .await?;
-                let wanted = self.serialization().name();
-                let registered = provider
-                    .params
-                    .get("serialization")
-                    .map_or("hessian2", String::as_str);
-                if registered != wanted {
-                    return Err(CallError::Config(format!(
-                        "the provider at {} registered serialization `{registered}`; this client \
-                         is set to `{wanted}` (option `serialization`), which Motan would \
-                         answer in `{registered}` or refuse",
-                        provider.address()
-                    )));
-                }
-                provider.address()
+        let group = self.group.clone();
+        let lookup = |zk: ZooKeeper| async move { registry::lookup(&zk, &group).await };
+        let accept = |provider: &ServiceUrl| {
+            let wanted = self.serialization().name();
+            let registered = provider
+                .params
+                .get("serialization")
+                .map_or("hessian2", String::as_str);
+            if registered == wanted {
+                return Ok(());
             }
-            None => target.to_owned(),
+            Err(CallError::Config(format!(
+                "the provider at {} registered serialization `{registered}`; this client \
+                 is set to `{wanted}` (option `serialization`), which Motan would \
+                 answer in `{registered}` or refuse",
+                provider.address()
+            )))
         };
-        let stream = connect_tcp(&address).await?;
-        let (read, write) = stream.into_split();
+        let (read, write) =
+            connect_provider(self.providers.as_ref(), target, counter, lookup, accept).await?;
         Ok(MotanConnection::start(
-            CountingStream::new(read, counter.clone()),
-            CountingStream::new(write, counter),
+            read,
+            write,
             Arc::clone(&self.template),
             self.heartbeat,
         ))
@@ -250,7 +226,7 @@ impl Connection for MotanConnection {
         let method = match Method::of(call) {
             Ok(m) if codec::fits(m, serialization) => m,
             Ok(m) => return Err(refuse(codec::unsupported(m, serialization)).await),
-            Err(e) => return Err(refuse(e).await),
+            Err(e) => return Err(refuse(e.into()).await),
         };
         let frame = self
             .mux

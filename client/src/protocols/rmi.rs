@@ -286,7 +286,7 @@ impl Protocol for Rmi {
             counter,
             pool,
             ping: self.ping,
-            hashes: contract::METHODS.map(|m| method_hash(m.signature)),
+            hashes: Method::ALL.map(|m| method_hash(m.java_signature())),
             invoke_hash: hash,
             invocation_desc: desc,
         })
@@ -351,7 +351,7 @@ pub struct RmiConnection {
     counter: WireCounter,
     pool: Pool,
     ping: bool,
-    /// Method hashes of [`contract::METHODS`], computed once.
+    /// Method hashes of [`Method::ALL`], in its order, computed once.
     hashes: [i64; 5],
     /// `RmiInvocationHandler.invoke`'s hash (spring and dubbo styles).
     invoke_hash: Option<i64>,
@@ -375,16 +375,12 @@ impl RmiConnection {
     }
 
     fn hash_of(&self, method: Method) -> i64 {
-        let i = contract::METHODS
-            .iter()
-            .position(|m| *m == method)
-            .unwrap_or(0);
-        self.hashes[i]
+        self.hashes[method.index()]
     }
 
     fn encode(&self, method: Method, call: &Call, buf: Vec<u8>) -> Result<Vec<u8>, CallError> {
         let enc_err = |e: &dyn std::fmt::Display| {
-            CallError::Protocol(format!("encoding {}: {e}", method.name))
+            CallError::Protocol(format!("encoding {}: {e}", method.name()))
         };
         let mut buf = buf;
         buf.reserve(contract::argument_capacity(&call.argument));
@@ -401,8 +397,8 @@ impl RmiConnection {
                 invocation::write_remote_invocation(
                     &mut enc,
                     desc,
-                    method.name,
-                    method.parameter_types(),
+                    method.name(),
+                    contract::parameter_types(method),
                     |enc| Ok(contract::write_argument(enc, &call.argument)?),
                     |enc| {
                         if dubbo {
@@ -437,13 +433,13 @@ impl Connection for RmiConnection {
         }
         let request = self.encode(method, call, std::mem::take(&mut sock.wbuf))?;
         // Spring's invoke returns an Object even for void methods (null).
-        let has_value = method.returns_value || self.style != Style::Plain;
+        let has_value = method.returns_value() || self.style != Style::Plain;
         let reply = sock
             .call(request, has_value, |mut ret| match ret.status {
                 ReturnStatus::Normal => {
                     contract::decode_reply(method, ret.value.take(), &ret.decoder)
                 }
-                ReturnStatus::Exceptional => Err(remote_error(&ret, method.name)),
+                ReturnStatus::Exceptional => Err(remote_error(&ret, method.name())),
             })
             .await;
         match reply {

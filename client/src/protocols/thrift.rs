@@ -62,7 +62,7 @@ pub use self::scan::Wire;
 use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use rpclab_model::contract::{self, Call, Operation, Value};
+use rpclab_model::contract::{self, Call, Method, Value};
 use std::collections::BTreeMap;
 use std::io;
 use thrift::protocol::{
@@ -301,52 +301,6 @@ fn encode_message(
         out[..4].copy_from_slice(&len.to_be_bytes());
     }
     Ok(())
-}
-
-/// The methods of service `Bench`, in `idents` order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
-    EchoOrder,
-    EchoOrders,
-    EchoString,
-    Hello,
-    Empty,
-}
-
-impl Method {
-    const COUNT: usize = 5;
-    const ALL: [Method; Method::COUNT] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
-
-    /// The method a call invokes, if its argument fits it.
-    fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => Method::EchoOrder,
-            (Operation::OrdersEcho, Value::Orders(_)) => Method::EchoOrders,
-            (Operation::StringEcho(_), Value::Str(_)) => Method::EchoString,
-            (Operation::Hello, Value::Str(_)) => Method::Hello,
-            (Operation::Empty, Value::Unit) => Method::Empty,
-            (operation, argument) => {
-                return Err(super::grpc::mismatched_argument(operation, argument))
-            }
-        })
-    }
-
-    /// The name in `bench.thrift`, which is what goes on the wire.
-    fn name(self) -> &'static str {
-        match self {
-            Method::EchoOrder => "echoOrder",
-            Method::EchoOrders => "echoOrders",
-            Method::EchoString => "echoString",
-            Method::Hello => "hello",
-            Method::Empty => "empty",
-        }
-    }
 }
 
 // ---- encoding -----------------------------------------------------------
@@ -709,7 +663,7 @@ impl InBuf {
 mod tests {
     use super::*;
     use generated::{BenchSyncHandler, BenchSyncProcessor};
-    use rpclab_model::contract::HELLO_PREFIX;
+    use rpclab_model::contract::{Operation, HELLO_PREFIX};
     use thrift::server::TProcessor;
 
     /// The compiler's server side, echoing as the contract says.

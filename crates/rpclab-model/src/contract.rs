@@ -119,15 +119,15 @@ impl Operation {
         }
     }
 
-    /// The method name of the contract this operation calls (Java spelling;
-    /// each IDL maps it to its own convention).
-    pub fn method(self) -> &'static str {
+    /// The method of the service this operation calls (the three string
+    /// sizes call the same one).
+    pub fn method(self) -> Method {
         match self {
-            Operation::OrderEcho => "echoOrder",
-            Operation::OrdersEcho => "echoOrders",
-            Operation::StringEcho(_) => "echoString",
-            Operation::Hello => "hello",
-            Operation::Empty => "empty",
+            Operation::OrderEcho => Method::EchoOrder,
+            Operation::OrdersEcho => Method::EchoOrders,
+            Operation::StringEcho(_) => Method::EchoString,
+            Operation::Hello => Method::Hello,
+            Operation::Empty => Method::Empty,
         }
     }
 
@@ -224,9 +224,262 @@ pub struct Call {
     pub expected: Value,
 }
 
+/// A method of the service, the same five in every IDL of `contract/`.
+///
+/// This is the one place that maps the contract to what goes on the wire:
+/// the method's name in each IDL and, for the frameworks that carry Java
+/// objects, its Java signature. Every protocol reads its names here
+/// ([`Operation::method`] for an operation, [`Method::of`] for a call with
+/// its argument checked).
+///
+/// | method | Java, Thrift, Slice | protobuf | Java signature |
+/// | --- | --- | --- | --- |
+/// | [`EchoOrder`](Method::EchoOrder) | `echoOrder` | `EchoOrder` | `echoOrder(Lrpclab/contract/Order;)Lrpclab/contract/Order;` |
+/// | [`EchoOrders`](Method::EchoOrders) | `echoOrders` | `EchoOrders` | `echoOrders(Ljava/util/List;)Ljava/util/List;` |
+/// | [`EchoString`](Method::EchoString) | `echoString` | `EchoString` | `echoString(Ljava/lang/String;)Ljava/lang/String;` |
+/// | [`Hello`](Method::Hello) | `hello` | `Hello` | `hello(Ljava/lang/String;)Ljava/lang/String;` |
+/// | [`Empty`](Method::Empty) | `empty` | `Empty` | `empty()V` |
+///
+/// A test checks every name against the IDL files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    EchoOrder,
+    EchoOrders,
+    EchoString,
+    Hello,
+    Empty,
+}
+
+/// One row of [`Method`]'s table.
+struct MethodNames {
+    /// `BenchService.java`, `bench.thrift` and `bench.ice` spell it alike.
+    name: &'static str,
+    /// `bench.proto`'s `service Bench`.
+    proto: &'static str,
+    /// The JVM descriptors of the parameters, concatenated.
+    java_parameters: &'static str,
+    /// Name and full JVM method descriptor (what RMI's method hash hashes).
+    java_signature: &'static str,
+}
+
+/// [`Method`]'s table, in [`Method::ALL`] order.
+const METHOD_NAMES: [MethodNames; Method::COUNT] = [
+    MethodNames {
+        name: "echoOrder",
+        proto: "EchoOrder",
+        java_parameters: "Lrpclab/contract/Order;",
+        java_signature: "echoOrder(Lrpclab/contract/Order;)Lrpclab/contract/Order;",
+    },
+    MethodNames {
+        name: "echoOrders",
+        proto: "EchoOrders",
+        java_parameters: "Ljava/util/List;",
+        java_signature: "echoOrders(Ljava/util/List;)Ljava/util/List;",
+    },
+    MethodNames {
+        name: "echoString",
+        proto: "EchoString",
+        java_parameters: "Ljava/lang/String;",
+        java_signature: "echoString(Ljava/lang/String;)Ljava/lang/String;",
+    },
+    MethodNames {
+        name: "hello",
+        proto: "Hello",
+        java_parameters: "Ljava/lang/String;",
+        java_signature: "hello(Ljava/lang/String;)Ljava/lang/String;",
+    },
+    MethodNames {
+        name: "empty",
+        proto: "Empty",
+        java_parameters: "",
+        java_signature: "empty()V",
+    },
+];
+
+impl Method {
+    pub const COUNT: usize = 5;
+    pub const ALL: [Method; Method::COUNT] = [
+        Method::EchoOrder,
+        Method::EchoOrders,
+        Method::EchoString,
+        Method::Hello,
+        Method::Empty,
+    ];
+
+    /// The method a call invokes, if its argument fits it.
+    pub fn of(call: &Call) -> Result<Method, MismatchedArgument> {
+        Method::checked(call.operation, &call.argument)
+    }
+
+    /// `operation`'s method, if `argument` is of its parameter type.
+    pub fn checked(operation: Operation, argument: &Value) -> Result<Method, MismatchedArgument> {
+        let method = operation.method();
+        if method.accepts(argument) {
+            Ok(method)
+        } else {
+            Err(MismatchedArgument::new(operation, argument))
+        }
+    }
+
+    /// Whether `argument` is of the method's parameter type ([`Value::Unit`]
+    /// for `empty`, which has none).
+    pub fn accepts(self, argument: &Value) -> bool {
+        matches!(
+            (self, argument),
+            (Method::EchoOrder, Value::Order(_))
+                | (Method::EchoOrders, Value::Orders(_))
+                | (Method::EchoString | Method::Hello, Value::Str(_))
+                | (Method::Empty, Value::Unit)
+        )
+    }
+
+    /// The method's position in [`Method::ALL`] (for per-method tables).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The name in Java, Thrift and Slice (what those protocols put on the
+    /// wire).
+    pub fn name(self) -> &'static str {
+        METHOD_NAMES[self.index()].name
+    }
+
+    /// The rpc's name in `bench.proto` (gRPC's path is
+    /// `/rpclab.Bench/<name>`).
+    pub fn proto_name(self) -> &'static str {
+        METHOD_NAMES[self.index()].proto
+    }
+
+    /// The JVM descriptors of the Java parameters, concatenated (Dubbo's
+    /// parameter-types string).
+    pub fn java_parameters(self) -> &'static str {
+        METHOD_NAMES[self.index()].java_parameters
+    }
+
+    /// The Java name and method descriptor, `name(params)return`.
+    pub fn java_signature(self) -> &'static str {
+        METHOD_NAMES[self.index()].java_signature
+    }
+
+    /// Whether the method returns a value (all but `void empty()`).
+    pub fn returns_value(self) -> bool {
+        self != Method::Empty
+    }
+
+    /// A decoded return value checked against the method: only a `void`
+    /// method returns nothing (Java `null` decodes as [`Value::Unit`]).
+    pub fn returned(self, value: Value) -> Result<Value, WrongReturn> {
+        match (value, self.returns_value()) {
+            (Value::Unit, false) => Ok(Value::Unit),
+            (Value::Unit, true) => Err(WrongReturn::Null(self)),
+            (_, false) => Err(WrongReturn::Value(self)),
+            (value, true) => Ok(value),
+        }
+    }
+}
+
+/// A return value that does not fit the method's return type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WrongReturn {
+    /// A method with a return type returned `null` (or nothing).
+    #[error("`{0}` returned null")]
+    Null(Method),
+    /// A `void` method returned a value.
+    #[error("`{0}` returned a value")]
+    Value(Method),
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A call whose argument is not of its operation's parameter type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("operation `{operation}` cannot send {argument} as its argument")]
+pub struct MismatchedArgument {
+    pub operation: Operation,
+    /// What the argument was ("an order", "a string", ...).
+    pub argument: &'static str,
+}
+
+impl MismatchedArgument {
+    pub fn new(operation: Operation, argument: &Value) -> MismatchedArgument {
+        let argument = match argument {
+            Value::Order(_) => "an order",
+            Value::Orders(_) => "a list of orders",
+            Value::Str(_) => "a string",
+            Value::Unit => "no value",
+        };
+        MismatchedArgument {
+            operation,
+            argument,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An IDL file of `contract/`.
+    fn idl(name: &str) -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../contract/");
+        std::fs::read_to_string(format!("{path}{name}"))
+            .unwrap_or_else(|e| panic!("{path}{name}: {e}"))
+    }
+
+    #[test]
+    fn method_names_are_those_of_every_idl() {
+        let (thrift, slice, proto) = (idl("bench.thrift"), idl("bench.ice"), idl("bench.proto"));
+        let java = idl("java/rpclab/contract/BenchService.java");
+        for m in Method::ALL {
+            let name = m.name();
+            assert!(
+                thrift.contains(&format!(" {name}(")),
+                "bench.thrift: {name}"
+            );
+            assert!(slice.contains(&format!(" {name}(")), "bench.ice: {name}");
+            assert!(
+                java.contains(&format!(" {name}(")),
+                "BenchService.java: {name}"
+            );
+            let rpc = format!("rpc {}(", m.proto_name());
+            assert!(proto.contains(&rpc), "bench.proto: {rpc}");
+            let sig = m.java_signature();
+            assert!(sig.starts_with(&format!("{name}({})", m.java_parameters())));
+            assert_eq!(sig.ends_with(")V"), !m.returns_value(), "{sig}");
+        }
+    }
+
+    #[test]
+    fn every_operation_calls_a_method_that_takes_its_argument() {
+        for op in Operation::ALL {
+            let call = op.call();
+            assert_eq!(Method::of(&call), Ok(op.method()));
+            assert_eq!(op.method().returns_value(), call.expected != Value::Unit);
+        }
+        let wrong = Method::checked(Operation::Hello, &Value::Unit).unwrap_err();
+        assert_eq!(
+            wrong.to_string(),
+            "operation `hello` cannot send no value as its argument"
+        );
+        assert_eq!(
+            Method::Hello.returned(Value::Unit).unwrap_err().to_string(),
+            "`hello` returned null"
+        );
+        assert_eq!(
+            Method::Empty
+                .returned(Value::Str(String::new()))
+                .unwrap_err()
+                .to_string(),
+            "`empty` returned a value"
+        );
+        for (i, m) in Method::ALL.into_iter().enumerate() {
+            assert_eq!(m.index(), i);
+        }
+    }
 
     #[test]
     fn operation_names_round_trip() {

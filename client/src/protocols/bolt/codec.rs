@@ -714,13 +714,7 @@ mod tests {
         ),
     ];
 
-    const METHODS: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
+    const METHODS: [Method; Method::COUNT] = Method::ALL;
 
     fn whole(bytes: &[u8]) -> Header {
         let (h, total) = frame(bytes).unwrap().expect("a whole frame");

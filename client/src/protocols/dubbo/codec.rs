@@ -220,7 +220,7 @@ pub fn encode_request<S: Serialization>(
     output.write_utf(SERVICE)?;
     output.write_utf(SERVICE_VERSION)?;
     output.write_utf(method.name())?;
-    output.write_utf(method.descriptor())?;
+    output.write_utf(method.java_parameters())?;
     if !matches!(argument, Value::Unit) {
         output.write_argument(argument)?;
     }
@@ -324,13 +324,7 @@ mod tests {
     use rpclab_model::contract::StringSize;
     use rpclab_model::contract::{self, Call, Operation};
 
-    const METHODS: [Method; 5] = [
-        Method::EchoOrder,
-        Method::EchoOrders,
-        Method::EchoString,
-        Method::Hello,
-        Method::Empty,
-    ];
+    const METHODS: [Method; Method::COUNT] = Method::ALL;
 
     /// Every serialization the client speaks, in each dialect its options
     /// select (kryo's Kryo 4 and Kryo 5 lines).
@@ -530,7 +524,7 @@ mod tests {
             assert_eq!(inv.service_version, "0.0.0");
             let method = Method::of(&call).unwrap();
             assert_eq!(inv.method, method.name());
-            assert_eq!(inv.desc, method.descriptor());
+            assert_eq!(inv.desc, method.java_parameters());
             let HValue::Map(att) = &inv.attachments else {
                 panic!("{op}: attachments {:?}", inv.attachments)
             };

@@ -9,7 +9,7 @@
 use crate::protocol::CallError;
 use javaser::{ClassDesc, Decoder, Encoder, Value as JValue, SC_SERIALIZABLE};
 use jrmp::invocation;
-use rpclab_model::contract::{Call, Operation, Order, Value};
+use rpclab_model::contract::{Order, Value};
 use std::sync::OnceLock;
 
 pub use crate::java_contract::serialization::{order_desc, ORDER_SUID};
@@ -35,73 +35,20 @@ fn list_class_desc() -> &'static ClassDesc {
     D.get_or_init(|| invocation::plain_class_desc("java.util.List"))
 }
 
-/// One contract method: its name, JVM descriptor and whether it returns a
-/// value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Method {
-    pub name: &'static str,
-    /// Name and descriptor, what the method hash is computed from.
-    pub signature: &'static str,
-    pub returns_value: bool,
-}
+/// The contract's methods: their names and Java signatures (what the
+/// method hash is computed from) are the model's table.
+pub use rpclab_model::contract::Method;
 
-pub const ECHO_ORDER: Method = Method {
-    name: "echoOrder",
-    signature: "echoOrder(Lrpclab/contract/Order;)Lrpclab/contract/Order;",
-    returns_value: true,
-};
-pub const ECHO_ORDERS: Method = Method {
-    name: "echoOrders",
-    signature: "echoOrders(Ljava/util/List;)Ljava/util/List;",
-    returns_value: true,
-};
-pub const ECHO_STRING: Method = Method {
-    name: "echoString",
-    signature: "echoString(Ljava/lang/String;)Ljava/lang/String;",
-    returns_value: true,
-};
-pub const HELLO: Method = Method {
-    name: "hello",
-    signature: "hello(Ljava/lang/String;)Ljava/lang/String;",
-    returns_value: true,
-};
-pub const EMPTY: Method = Method {
-    name: "empty",
-    signature: "empty()V",
-    returns_value: false,
-};
-
-/// The contract's methods, in [`Operation`] order of first use.
-pub const METHODS: [Method; 5] = [ECHO_ORDER, ECHO_ORDERS, ECHO_STRING, HELLO, EMPTY];
-
-impl Method {
-    /// The method a call invokes, checking its argument's type.
-    pub fn of(call: &Call) -> Result<Method, CallError> {
-        Ok(match (call.operation, &call.argument) {
-            (Operation::OrderEcho, Value::Order(_)) => ECHO_ORDER,
-            (Operation::OrdersEcho, Value::Orders(_)) => ECHO_ORDERS,
-            (Operation::StringEcho(_), Value::Str(_)) => ECHO_STRING,
-            (Operation::Hello, Value::Str(_)) => HELLO,
-            (Operation::Empty, Value::Unit) => EMPTY,
-            (op, _) => {
-                return Err(CallError::Config(format!(
-                    "operation `{op}` with an argument of the wrong type"
-                )))
-            }
-        })
-    }
-
-    /// Spring's `parameterTypes` for this method.
-    pub fn parameter_types(self) -> &'static [&'static ClassDesc] {
-        static ORDER: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
-        static LIST: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
-        static STRING: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
-        match self.name {
-            "echoOrder" => ORDER.get_or_init(|| [order_desc()]),
-            "echoOrders" => LIST.get_or_init(|| [list_class_desc()]),
-            "echoString" | "hello" => STRING.get_or_init(|| [string_class_desc()]),
-            _ => &[],
-        }
+/// Spring's `parameterTypes` for `method`.
+pub fn parameter_types(method: Method) -> &'static [&'static ClassDesc] {
+    static ORDER: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
+    static LIST: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
+    static STRING: OnceLock<[&'static ClassDesc; 1]> = OnceLock::new();
+    match method {
+        Method::EchoOrder => ORDER.get_or_init(|| [order_desc()]),
+        Method::EchoOrders => LIST.get_or_init(|| [list_class_desc()]),
+        Method::EchoString | Method::Hello => STRING.get_or_init(|| [string_class_desc()]),
+        Method::Empty => &[],
     }
 }
 
@@ -213,15 +160,15 @@ pub fn decode_reply(
     value: Option<JValue>,
     dec: &Decoder<'_>,
 ) -> Result<Value, CallError> {
-    match (method.name, value) {
-        ("empty", None | Some(JValue::Null)) => Ok(Value::Unit),
-        ("echoString" | "hello", Some(JValue::String(s))) => Ok(Value::Str(s)),
-        ("echoString" | "hello", Some(JValue::Reference(h))) => dec
+    match (method, value) {
+        (Method::Empty, None | Some(JValue::Null)) => Ok(Value::Unit),
+        (Method::EchoString | Method::Hello, Some(JValue::String(s))) => Ok(Value::Str(s)),
+        (Method::EchoString | Method::Hello, Some(JValue::Reference(h))) => dec
             .handle_string(h)
             .map(|s| Value::Str(s.to_owned()))
             .ok_or_else(|| protocol("string reply refers to a non-string handle".into())),
-        ("echoOrder", Some(v)) => order_of(&v, dec).map(Value::Order),
-        ("echoOrders", Some(v)) => {
+        (Method::EchoOrder, Some(v)) => order_of(&v, dec).map(Value::Order),
+        (Method::EchoOrders, Some(v)) => {
             let elements = javaser::java::array_list_elements(&v).ok_or_else(|| {
                 protocol(format!(
                     "expected a java.util.ArrayList, got {}",

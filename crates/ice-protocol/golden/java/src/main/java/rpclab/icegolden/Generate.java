@@ -329,7 +329,7 @@ public final class Generate {
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(dir.resolve(name + ".calls"),
                     StandardCharsets.UTF_8))) {
                 w.println("# " + name + ": the calls the Java client made, in order (operation, case); "
-                        + "made by crates/ice-golden/regenerate.sh with com.zeroc:ice " + Util.stringVersion());
+                        + "made by crates/ice-protocol/golden/regenerate.sh with com.zeroc:ice " + Util.stringVersion());
                 calls.forEach(w::println);
             }
         }
