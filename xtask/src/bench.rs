@@ -26,6 +26,8 @@
 //! shows the host's 1-minute load average when the cell ended, so a noisy
 //! cell can be told from a slow client.
 
+mod peers;
+
 use crate::client_container::{self, ClientCell, ClientRun};
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
@@ -66,6 +68,10 @@ const KEPT_UP: f64 = 0.95;
 pub enum BenchCommand {
     /// Measure the load client's ceiling against a tonic echo server pinned on its own CPUs.
     Client(ClientArgs),
+    /// Run the load client beside the raw-socket floor, ghz, h2load and wrk
+    /// on gRPC, Hessian and Thrift servers, and write the table into
+    /// docs/client-ceiling.md.
+    Peers(peers::PeersArgs),
 }
 
 #[derive(Args)]
@@ -109,6 +115,7 @@ pub struct ClientArgs {
 pub async fn run(root: &Path, command: BenchCommand) -> Result<()> {
     match command {
         BenchCommand::Client(args) => client(root, args).await,
+        BenchCommand::Peers(args) => peers::run(root, args).await,
     }
 }
 
