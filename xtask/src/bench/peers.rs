@@ -331,27 +331,18 @@ async fn start_server(
     run_id: &str,
     cpus: &str,
 ) -> Result<(String, Peer)> {
-    let (image, env, port, options, path, jvm, confinement, name): (
-        String,
-        Vec<String>,
-        u16,
-        BTreeMap<String, String>,
-        String,
-        bool,
-        crate::confine::Policy,
-        String,
-    ) = match kind {
+    let (image, env, port, options, path, jvm, confinement, name) = match kind {
         Kind::Grpc => {
             let port = 50052;
             (
                 images::CLIENT.to_owned(),
                 vec![format!("RPCLAB_PORT={port}")],
                 port,
-                BTreeMap::new(),
-                "/rpclab.Bench/Hello".into(),
+                BTreeMap::<String, String>::new(),
+                String::from("/rpclab.Bench/Hello"),
                 false,
                 crate::confine::Policy::echo(),
-                "rpclab-echo".into(),
+                String::from("rpclab-echo"),
             )
         }
         Kind::Hessian | Kind::Thrift => {
