@@ -542,6 +542,69 @@ async fn run_peer(
     Ok(())
 }
 
+/// `bench client`'s floor rows: `rpclab-floor` on the host, pinned to the
+/// client CPUs, over raw HTTP/2 against the echo server with the load
+/// client's own recorded `hello` request, at 1, 16 and 64 connections (one
+/// call in flight each). One line per row, ready to print.
+pub(super) async fn floor_rows(
+    engine: &Engine,
+    echo: &str,
+    client: &Path,
+    port: u16,
+    client_cpus: &str,
+    warmup_s: f64,
+    duration_s: f64,
+) -> Result<Vec<String>> {
+    let dir = std::env::temp_dir().join(format!("rpclab-floor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let kit = Kit {
+        dir: dir.clone(),
+        client: client.to_owned(),
+        floor: client.with_file_name("rpclab-floor"),
+        tools: BTreeMap::new(),
+        proto: PathBuf::new(),
+        client_cpus: cpu_list(client_cpus)?,
+    };
+    let peer = Peer {
+        kind: Kind::Grpc,
+        port,
+        options: BTreeMap::new(),
+        path: "/rpclab.Bench/Hello".into(),
+        jvm: false,
+    };
+    let result = async {
+        let reference = record(&peer, &kit, Tool::Rpclab).await?;
+        std::fs::write(dir.join("grpc.replay"), &reference.replay)?;
+        let mut lines = Vec::new();
+        for n in [1, 16, 64] {
+            let m = measure(
+                engine,
+                echo,
+                &peer,
+                &kit,
+                Tool::Floor,
+                (n, n),
+                warmup_s,
+                duration_s,
+            )
+            .await?;
+            lines.push(format!(
+                "{:<28} {:>9.0} {:>9.1} {:>11.0} {:>7.2} {:>7}",
+                format!("floor {n} conn × 1 call"),
+                m.calls_per_s,
+                m.cpu_us_per_call,
+                m.calls_per_s / m.cores_busy.max(1e-9),
+                m.cores_busy,
+                m.server_cores.map_or("-".into(), |c| format!("{c:.2}")),
+            ));
+        }
+        anyhow::Ok(lines)
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 /// A tool's command line against `port`, `seconds` long in all.
 fn command(
     peer: &Peer,
