@@ -1,7 +1,6 @@
 //! A keep-alive HTTP/1.1 client pool for the protocols that ride on HTTP
-//! (Hessian over HTTP, SOAP): hyper 1's low-level `client::conn::http1`
-//! connections, each over a [`CountingStream`], handed out one request at a
-//! time.
+//! (Hessian over HTTP, SOAP): plain HTTP/1.1 written and parsed here, each
+//! connection over a [`CountingStream`], handed out one request at a time.
 //!
 //! HTTP/1.1 carries one request at a time per TCP connection (pipelining is
 //! not used by any Java HTTP client these servers are measured against), so
@@ -18,28 +17,45 @@
 //! timeout, an error) is dropped and the pool may open another in its place.
 //! A request that fails on a *reused* connection before any response byte
 //! arrived (the server closed it while it sat idle: the classic keep-alive
-//! race) is retried once on a fresh connection.
+//! race) is retried once on a fresh connection. A call given up half-way
+//! (its timeout) drops its connection and gives the slot back.
+//!
+//! # Per-call work
+//!
+//! A protocol builds each request once ([`HttpPool::build`]: request line,
+//! `Host`, its headers, `Content-Length` and body in one buffer) and sends
+//! the same bytes on every call ([`HttpPool::send`]): one `write` per call,
+//! no header map, no URI parsing. The reply is read into the connection's
+//! own buffer, reused from call to call; its head is scanned once for the
+//! status, `Content-Length`, `Transfer-Encoding: chunked`, `Connection` and
+//! `Content-Type`, and the body handed out without a copy (a chunked body
+//! is joined into one buffer).
 
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, HOST};
-use hyper::{Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use bytes::{Bytes, BytesMut};
+use hyper::header::HeaderValue;
+use hyper::StatusCode;
+use rpclab_model::contract::{Call, Operation, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// Largest response body accepted (the contract's largest reply is a 1 MiB
 /// string in some envelope); anything larger is a protocol error, refused
 /// before it is buffered.
 pub const MAX_RESPONSE: usize = 64 * 1024 * 1024;
 
+/// Largest response head accepted.
+const MAX_HEAD: usize = 64 * 1024;
+
 /// Default number of TCP connections per pool: enough for every worker of
 /// the seeds' largest shared-client shape (100 threads) to have its own.
 pub const DEFAULT_POOL: usize = 128;
 
-type Sender = SendRequest<Full<Bytes>>;
+/// What a connection's read buffer starts with (it grows for larger
+/// replies and keeps its size).
+const READ_BUFFER: usize = 16 * 1024;
 
 /// One HTTP reply: its status, content type and whole body.
 #[derive(Debug)]
@@ -47,6 +63,13 @@ pub struct Reply {
     pub status: StatusCode,
     pub content_type: Option<HeaderValue>,
     pub body: Bytes,
+}
+
+/// One open keep-alive connection and its read buffer.
+#[derive(Debug)]
+struct Conn {
+    stream: CountingStream<TcpStream>,
+    buf: BytesMut,
 }
 
 /// Up to `size` keep-alive HTTP/1.1 connections to one server.
@@ -59,22 +82,45 @@ pub struct Reply {
 #[derive(Debug)]
 pub struct HttpPool {
     target: String,
-    host: HeaderValue,
     counter: WireCounter,
     size: usize,
     /// Slots created so far (at most `size`).
     slots: AtomicUsize,
     /// Connections open now (idle or in use), for tests and reports.
     open: AtomicUsize,
-    idle_tx: async_channel::Sender<Option<Sender>>,
-    idle_rx: async_channel::Receiver<Option<Sender>>,
+    idle_tx: async_channel::Sender<Option<Conn>>,
+    idle_rx: async_channel::Receiver<Option<Conn>>,
 }
 
-/// A slot taken from the pool: its connection, if it has one, and whether
-/// that connection carried requests before.
-struct Slot {
-    sender: Option<Sender>,
+/// A slot taken from the pool. Dropped without [`SlotGuard::keep`] (an
+/// error, or the caller's future dropped by its timeout), it closes its
+/// connection and returns the empty slot, so the pool never loses one.
+struct SlotGuard<'a> {
+    pool: &'a HttpPool,
+    conn: Option<Conn>,
+    /// The connection carried requests before (the keep-alive race).
     reused: bool,
+    done: bool,
+}
+
+impl SlotGuard<'_> {
+    /// Returns the slot with its connection, kept open for the next call.
+    fn keep(mut self) {
+        self.done = true;
+        let conn = self.conn.take();
+        self.pool.give_back(conn);
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            if self.conn.take().is_some() {
+                self.pool.open.fetch_sub(1, Ordering::AcqRel);
+            }
+            self.pool.give_back(None);
+        }
+    }
 }
 
 impl HttpPool {
@@ -88,12 +134,17 @@ impl HttpPool {
         size: usize,
     ) -> Result<HttpPool, CallError> {
         let size = size.max(1);
-        let host = HeaderValue::from_str(target)
-            .map_err(|_| CallError::Config(format!("`{target}` is not a valid HTTP host")))?;
+        if target
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        {
+            return Err(CallError::Config(format!(
+                "`{target}` is not a valid HTTP host"
+            )));
+        }
         let (idle_tx, idle_rx) = async_channel::bounded(size);
         let pool = HttpPool {
             target: target.to_owned(),
-            host,
             counter,
             size,
             slots: AtomicUsize::new(1),
@@ -101,8 +152,8 @@ impl HttpPool {
             idle_tx,
             idle_rx,
         };
-        let sender = pool.open_connection().await?;
-        let _ = pool.idle_tx.try_send(Some(sender));
+        let conn = pool.open_connection().await?;
+        let _ = pool.idle_tx.try_send(Some(conn));
         Ok(pool)
     }
 
@@ -116,24 +167,63 @@ impl HttpPool {
         self.open.load(Ordering::Acquire)
     }
 
-    async fn open_connection(&self) -> Result<Sender, CallError> {
+    /// One whole request, built once and sent with [`HttpPool::send`] as
+    /// often as needed: `method path HTTP/1.1`, `Host`, `headers` (name,
+    /// value), `Content-Length` (for a body, or any method but `GET`) and
+    /// `body`. Names and values must be valid header text; they are checked
+    /// here, once.
+    pub fn build(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<Bytes, CallError> {
+        let bad = |what: &str, s: &str| {
+            CallError::Config(format!("HTTP request to `{path}`: invalid {what} {s:?}"))
+        };
+        if !path.starts_with('/') || path.bytes().any(|b| b <= b' ' || b == 0x7f) {
+            return Err(bad("path", path));
+        }
+        let token = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic() && b != b':');
+        if !token(method) {
+            return Err(bad("method", method));
+        }
+        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.target);
+        for (name, value) in headers {
+            if !token(name) {
+                return Err(bad("header name", name));
+            }
+            if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+                return Err(bad("header value", value));
+            }
+            head.push_str(name);
+            head.push_str(": ");
+            head.push_str(value);
+            head.push_str("\r\n");
+        }
+        if !body.is_empty() || method != "GET" {
+            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        head.push_str("\r\n");
+        let mut request = Vec::with_capacity(head.len() + body.len());
+        request.extend_from_slice(head.as_bytes());
+        request.extend_from_slice(body);
+        Ok(Bytes::from(request))
+    }
+
+    async fn open_connection(&self) -> Result<Conn, CallError> {
         let tcp = connect_tcp(&self.target).await?;
-        let io = TokioIo::new(CountingStream::new(tcp, self.counter.clone()));
-        let (sender, connection) = http1::handshake(io)
-            .await
-            .map_err(|e| CallError::Connect(format!("{}: HTTP/1.1 handshake: {e}", self.target)))?;
         self.open.fetch_add(1, Ordering::AcqRel);
-        // Drives the connection until it closes; the sender then reports
-        // `is_closed` and is dropped when its slot is next taken or returned.
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        Ok(sender)
+        Ok(Conn {
+            stream: CountingStream::new(tcp, self.counter.clone()),
+            buf: BytesMut::with_capacity(READ_BUFFER),
+        })
     }
 
     /// An idle slot, a new one while fewer than `size` exist, or the next
     /// one returned.
-    async fn checkout(&self) -> Result<Slot, CallError> {
+    async fn checkout(&self) -> Result<SlotGuard<'_>, CallError> {
         let idle = loop {
             if let Ok(idle) = self.idle_rx.try_recv() {
                 break idle;
@@ -155,165 +245,377 @@ impl HttpPool {
                 .await
                 .map_err(|_| CallError::Io(std::io::Error::other("HTTP pool closed")))?;
         };
-        Ok(match idle {
-            Some(sender) if !sender.is_closed() => Slot {
-                sender: Some(sender),
-                reused: true,
-            },
-            Some(_closed) => {
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                Slot {
-                    sender: None,
-                    reused: false,
-                }
-            }
-            None => Slot {
-                sender: None,
-                reused: false,
-            },
+        Ok(SlotGuard {
+            pool: self,
+            reused: idle.is_some(),
+            conn: idle,
+            done: false,
         })
     }
 
-    /// Returns a slot: with its connection if it can carry another request.
-    fn give_back(&self, sender: Option<Sender>) {
-        let sender = match sender {
-            Some(s) if s.is_closed() => {
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                None
-            }
-            other => other,
-        };
+    /// Returns a slot, with its connection if it can carry another request.
+    fn give_back(&self, conn: Option<Conn>) {
         // Never full: there are at most `size` slots.
-        let _ = self.idle_tx.try_send(sender);
-    }
-
-    /// Drops a slot's broken connection and returns the empty slot.
-    fn discard(&self, sender: Sender) {
-        drop(sender);
-        self.open.fetch_sub(1, Ordering::AcqRel);
-        self.give_back(None);
+        let _ = self.idle_tx.try_send(conn);
     }
 
     /// Sends one request (`method` on `path`, with `headers` and `body`) and
-    /// reads the whole reply body (at most [`MAX_RESPONSE`] bytes).
+    /// reads the whole reply; [`HttpPool::build`] and [`HttpPool::send`] in
+    /// one, for requests made once (a WSDL).
     pub async fn request(
         &self,
-        method: Method,
+        method: &str,
         path: &str,
-        headers: &[(HeaderName, HeaderValue)],
-        body: Bytes,
+        headers: &[(&str, &str)],
+        body: &[u8],
     ) -> Result<Reply, CallError> {
-        let slot = self.checkout().await?;
-        let mut reused = slot.reused;
-        let mut sender = match slot.sender {
-            Some(s) => s,
-            None => match self.open_connection().await {
-                Ok(s) => s,
-                Err(e) => {
-                    self.give_back(None);
-                    return Err(e);
-                }
-            },
-        };
+        let request = self.build(method, path, headers, body)?;
+        self.send(&request).await
+    }
+
+    /// Sends a request made by [`HttpPool::build`] on a pooled connection
+    /// and reads the whole reply body (at most [`MAX_RESPONSE`] bytes).
+    pub async fn send(&self, request: &[u8]) -> Result<Reply, CallError> {
+        let mut slot = self.checkout().await?;
         loop {
-            let mut builder = Request::builder()
-                .method(method.clone())
-                .uri(path)
-                .header(HOST, self.host.clone());
-            for (name, value) in headers {
-                builder = builder.header(name, value);
-            }
-            let request = match builder.body(Full::new(body.clone())) {
-                Ok(r) => r,
-                Err(e) => {
-                    self.give_back(Some(sender));
-                    return Err(CallError::Config(format!("HTTP request to `{path}`: {e}")));
-                }
+            let conn = match &mut slot.conn {
+                Some(c) => c,
+                None => slot.conn.insert(self.open_connection().await?),
             };
-            // A reused connection the server closed while it was idle (the
-            // keep-alive race) fails before any reply byte: once, open a
-            // fresh connection in its slot and send again.
-            let retry = |e: &hyper::Error| {
-                reused && (e.is_canceled() || e.is_incomplete_message() || e.is_closed())
-            };
-            if let Err(e) = sender.ready().await {
-                let again = retry(&e);
-                drop(sender);
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                if again {
-                    reused = false;
-                    sender = match self.open_connection().await {
-                        Ok(s) => s,
-                        Err(e) => {
-                            self.give_back(None);
-                            return Err(e);
-                        }
-                    };
-                    continue;
-                }
-                self.give_back(None);
-                return Err(io_error(&self.target, e));
-            }
-            let response = match sender.send_request(request).await {
-                Ok(r) => r,
-                Err(e) => {
-                    let again = retry(&e);
-                    drop(sender);
-                    self.open.fetch_sub(1, Ordering::AcqRel);
-                    if again {
-                        reused = false;
-                        sender = match self.open_connection().await {
-                            Ok(s) => s,
-                            Err(e) => {
-                                self.give_back(None);
-                                return Err(e);
-                            }
-                        };
-                        continue;
+            match exchange(conn, request).await {
+                Ok((reply, keep_alive)) => {
+                    if keep_alive {
+                        slot.keep();
                     }
-                    self.give_back(None);
-                    return Err(io_error(&self.target, e));
+                    // Otherwise the guard closes the connection and returns
+                    // the empty slot.
+                    return Ok(reply);
                 }
-            };
-            let (parts, incoming) = response.into_parts();
-            if let Some(len) = parts.headers.get(CONTENT_LENGTH) {
-                let ok = len
-                    .to_str()
-                    .ok()
-                    .and_then(|l| l.parse::<u64>().ok())
-                    .is_some_and(|l| l <= MAX_RESPONSE as u64);
-                if !ok {
-                    self.discard(sender);
-                    return Err(CallError::Protocol(format!(
-                        "HTTP reply with Content-Length {len:?}: not a length of at most {MAX_RESPONSE} bytes"
-                    )));
+                // The keep-alive race: the server closed the idle connection
+                // before reading the request. Once, on a fresh connection.
+                Err(Failure::ClosedBeforeReply(_)) if slot.reused => {
+                    slot.conn = None;
+                    self.open.fetch_sub(1, Ordering::AcqRel);
+                    slot.reused = false;
+                }
+                Err(Failure::ClosedBeforeReply(e) | Failure::Io(e)) => {
+                    return Err(CallError::Io(std::io::Error::new(
+                        e.kind(),
+                        format!("{}: HTTP/1.1: {e}", self.target),
+                    )))
+                }
+                Err(Failure::Protocol(e)) => {
+                    return Err(CallError::Protocol(format!("{}: {e}", self.target)))
                 }
             }
-            let body = match Limited::new(incoming, MAX_RESPONSE).collect().await {
-                Ok(c) => c.to_bytes(),
-                Err(e) => {
-                    self.discard(sender);
-                    return Err(CallError::Io(std::io::Error::other(format!(
-                        "{}: reading the HTTP reply body: {e}",
-                        self.target
-                    ))));
-                }
-            };
-            self.give_back(Some(sender));
-            return Ok(Reply {
-                status: parts.status,
-                content_type: parts.headers.get(CONTENT_TYPE).cloned(),
-                body,
-            });
         }
     }
 }
 
-fn io_error(target: &str, e: hyper::Error) -> CallError {
-    if e.is_parse() || e.is_parse_status() {
-        CallError::Protocol(format!("{target}: malformed HTTP reply: {e}"))
+/// A call's whole request, built on its first call and sent again on the
+/// next ones while they are the same call (a cell makes one call over and
+/// over): the per-call cost of building a request is one comparison of the
+/// call's argument with the cached one.
+#[derive(Debug, Default)]
+pub struct RequestCache {
+    last: std::sync::OnceLock<(Operation, Value, Bytes)>,
+}
+
+impl RequestCache {
+    /// The request of `call`: the cached one, or `build`'s (cached when
+    /// nothing is yet).
+    pub fn get_or_build(
+        &self,
+        call: &Call,
+        build: impl FnOnce() -> Result<Bytes, CallError>,
+    ) -> Result<Bytes, CallError> {
+        if let Some((op, arg, bytes)) = self.last.get() {
+            if *op == call.operation && *arg == call.argument {
+                return Ok(bytes.clone());
+            }
+            return build();
+        }
+        let bytes = build()?;
+        let _ = self
+            .last
+            .set((call.operation, call.argument.clone(), bytes.clone()));
+        Ok(bytes)
+    }
+}
+
+/// Why an exchange failed.
+enum Failure {
+    /// Not one reply byte arrived: the request may not have been read.
+    ClosedBeforeReply(std::io::Error),
+    Io(std::io::Error),
+    Protocol(String),
+}
+
+/// Writes `request` and reads its reply; also says whether the connection
+/// may carry another request.
+async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<(Reply, bool), Failure> {
+    conn.buf.clear();
+    if let Err(e) = conn.stream.write_all(request).await {
+        return Err(Failure::ClosedBeforeReply(e));
+    }
+    // The head.
+    let mut scanned = 0;
+    let head_end = loop {
+        if let Some(i) = find_head_end(&conn.buf, scanned) {
+            break i;
+        }
+        if conn.buf.len() > MAX_HEAD {
+            return Err(Failure::Protocol(format!(
+                "HTTP reply head longer than {MAX_HEAD} bytes"
+            )));
+        }
+        scanned = conn.buf.len().saturating_sub(3);
+        match read_more(conn).await {
+            Ok(0) if conn.buf.is_empty() => {
+                return Err(Failure::ClosedBeforeReply(
+                    std::io::ErrorKind::UnexpectedEof.into(),
+                ))
+            }
+            Ok(0) => {
+                return Err(Failure::Io(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "connection closed in the reply head",
+                )))
+            }
+            Ok(_) => {}
+            Err(e) if conn.buf.is_empty() => return Err(Failure::ClosedBeforeReply(e)),
+            Err(e) => return Err(Failure::Io(e)),
+        }
+    };
+    let head = parse_head(&conn.buf[..head_end]).map_err(Failure::Protocol)?;
+    let mut keep_alive = head.keep_alive;
+    let head_bytes = conn.buf.split_to(head_end).freeze();
+    let content_type = head
+        .content_type
+        .and_then(|(a, b)| HeaderValue::from_maybe_shared(head_bytes.slice(a..b)).ok());
+    let body = match head.body {
+        BodyLength::Length(len) => {
+            if len > MAX_RESPONSE {
+                return Err(Failure::Protocol(format!(
+                    "HTTP reply with Content-Length {len}: more than {MAX_RESPONSE} bytes"
+                )));
+            }
+            conn.buf.reserve(len.saturating_sub(conn.buf.len()));
+            while conn.buf.len() < len {
+                if read_more(conn).await.map_err(Failure::Io)? == 0 {
+                    return Err(Failure::Io(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "connection closed in the reply body",
+                    )));
+                }
+            }
+            if conn.buf.len() > len {
+                // Bytes past the reply: the server is not speaking
+                // request/response HTTP/1.1.
+                keep_alive = false;
+            }
+            conn.buf.split_to(len).freeze()
+        }
+        BodyLength::Chunked => read_chunked(conn).await?,
+        BodyLength::UntilClose => {
+            keep_alive = false;
+            loop {
+                if conn.buf.len() > MAX_RESPONSE {
+                    return Err(Failure::Protocol(format!(
+                        "HTTP reply body longer than {MAX_RESPONSE} bytes"
+                    )));
+                }
+                if read_more(conn).await.map_err(Failure::Io)? == 0 {
+                    break;
+                }
+            }
+            conn.buf.split().freeze()
+        }
+    };
+    Ok((
+        Reply {
+            status: head.status,
+            content_type,
+            body,
+        },
+        keep_alive,
+    ))
+}
+
+async fn read_more(conn: &mut Conn) -> std::io::Result<usize> {
+    if conn.buf.capacity() - conn.buf.len() < 4096 {
+        conn.buf.reserve(READ_BUFFER.max(conn.buf.len()));
+    }
+    conn.stream.read_buf(&mut conn.buf).await
+}
+
+/// Where the head ends (after its blank line), searching from `from`.
+fn find_head_end(buf: &[u8], from: usize) -> Option<usize> {
+    buf.get(from..)?
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| from + i + 4)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum BodyLength {
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+#[derive(Debug)]
+struct Head {
+    status: StatusCode,
+    body: BodyLength,
+    keep_alive: bool,
+    /// Where the Content-Type value is in the head.
+    content_type: Option<(usize, usize)>,
+}
+
+/// The status line and the headers the client needs.
+fn parse_head(head: &[u8]) -> Result<Head, String> {
+    let bad = |what: &str| {
+        let shown = String::from_utf8_lossy(&head[..head.len().min(80)]).into_owned();
+        format!("malformed HTTP reply ({what}): {shown:?}")
+    };
+    let line_end = head
+        .windows(2)
+        .position(|w| w == b"\r\n")
+        .ok_or_else(|| bad("no status line"))?;
+    let line = &head[..line_end];
+    let (version, rest) = match line {
+        [b'H', b'T', b'T', b'P', b'/', b'1', b'.', v, b' ', rest @ ..] => (*v, rest),
+        _ => return Err(bad("not HTTP/1.x")),
+    };
+    let code = rest
+        .get(..3)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|c| c.parse::<u16>().ok())
+        .and_then(|c| StatusCode::from_u16(c).ok())
+        .ok_or_else(|| bad("status code"))?;
+    let mut keep_alive = version == b'1';
+    let (mut length, mut chunked, mut content_type) = (None, false, None);
+    let mut at = line_end + 2;
+    for line in head[at..].split(|b| *b == b'\n') {
+        let start = at;
+        at += line.len() + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(colon) = line.iter().position(|b| *b == b':') else {
+            continue;
+        };
+        let name = &line[..colon];
+        let raw = &line[colon + 1..];
+        let value = raw.trim_ascii();
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let l = std::str::from_utf8(value)
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .ok_or_else(|| bad("Content-Length"))?;
+            if length.is_some_and(|p| p != l) {
+                return Err(bad("two Content-Lengths"));
+            }
+            length = Some(l);
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            chunked = value
+                .rsplit(|b| *b == b',')
+                .next()
+                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+            if !chunked {
+                return Err(bad("a transfer coding other than chunked"));
+            }
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            for token in value.split(|b| *b == b',').map(<[u8]>::trim_ascii) {
+                if token.eq_ignore_ascii_case(b"close") {
+                    keep_alive = false;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                    keep_alive = true;
+                }
+            }
+        } else if name.eq_ignore_ascii_case(b"content-type") {
+            let lead = raw.len() - raw.trim_ascii_start().len();
+            let from = start + colon + 1 + lead;
+            content_type = Some((from, from + value.len()));
+        }
+    }
+    // No body: 1xx, 204 and 304 (HEAD is never sent).
+    let bodiless = code.is_informational()
+        || code == StatusCode::NO_CONTENT
+        || code == StatusCode::NOT_MODIFIED;
+    let body = if bodiless {
+        BodyLength::Length(0)
+    } else if chunked {
+        BodyLength::Chunked
+    } else if let Some(l) = length {
+        BodyLength::Length(l)
     } else {
-        CallError::Io(std::io::Error::other(format!("{target}: HTTP/1.1: {e}")))
+        BodyLength::UntilClose
+    };
+    Ok(Head {
+        status: code,
+        body,
+        keep_alive,
+        content_type,
+    })
+}
+
+/// A chunked body (its chunks joined; trailers skipped).
+async fn read_chunked(conn: &mut Conn) -> Result<Bytes, Failure> {
+    let mut body = BytesMut::new();
+    loop {
+        // The chunk-size line.
+        let line_end = loop {
+            if let Some(i) = conn.buf.windows(2).position(|w| w == b"\r\n") {
+                break i;
+            }
+            if conn.buf.len() > 4096 {
+                return Err(Failure::Protocol("chunk size line too long".into()));
+            }
+            if read_more(conn).await.map_err(Failure::Io)? == 0 {
+                return Err(Failure::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+        };
+        let size_text = &conn.buf[..line_end];
+        let size_text = size_text
+            .split(|b| *b == b';')
+            .next()
+            .unwrap_or_default()
+            .trim_ascii();
+        let size = std::str::from_utf8(size_text)
+            .ok()
+            .and_then(|s| usize::from_str_radix(s, 16).ok())
+            .ok_or_else(|| Failure::Protocol("bad chunk size".into()))?;
+        let _ = conn.buf.split_to(line_end + 2);
+        if size == 0 {
+            // Trailers, up to the blank line.
+            loop {
+                if let Some(i) = conn.buf.windows(2).position(|w| w == b"\r\n") {
+                    let _ = conn.buf.split_to(i + 2);
+                    if i == 0 {
+                        return Ok(body.freeze());
+                    }
+                    continue;
+                }
+                if read_more(conn).await.map_err(Failure::Io)? == 0 {
+                    return Err(Failure::Io(std::io::ErrorKind::UnexpectedEof.into()));
+                }
+            }
+        }
+        if body.len() + size > MAX_RESPONSE {
+            return Err(Failure::Protocol(format!(
+                "chunked HTTP reply body longer than {MAX_RESPONSE} bytes"
+            )));
+        }
+        while conn.buf.len() < size + 2 {
+            if read_more(conn).await.map_err(Failure::Io)? == 0 {
+                return Err(Failure::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+        }
+        if &conn.buf[size..size + 2] != b"\r\n" {
+            return Err(Failure::Protocol("chunk not followed by CRLF".into()));
+        }
+        body.extend_from_slice(&conn.buf[..size]);
+        let _ = conn.buf.split_to(size + 2);
     }
 }
 
@@ -326,6 +628,24 @@ mod tests {
     /// A tiny HTTP/1.1 server: answers every request with its own body,
     /// closing the connection after `per_connection` requests.
     async fn echo_server(per_connection: usize) -> (String, std::sync::Arc<AtomicUsize>) {
+        echo_server_with(per_connection, Style::Length).await
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Style {
+        /// Content-Length, `Connection: close` on the last reply.
+        Length,
+        /// Chunked in 3-byte chunks with a trailer.
+        Chunked,
+        /// Content-Length; after the last reply the connection is closed
+        /// without a word, as an idle timeout does.
+        SilentClose,
+    }
+
+    async fn echo_server_with(
+        per_connection: usize,
+        style: Style,
+    ) -> (String, std::sync::Arc<AtomicUsize>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let accepted = std::sync::Arc::new(AtomicUsize::new(0));
@@ -358,18 +678,32 @@ mod tests {
                             }
                         }
                         let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
-                        let close = if served == per_connection {
+                        let close = if served == per_connection && style == Style::Length {
                             "Connection: close\r\n"
                         } else {
                             ""
                         };
-                        let head = format!(
-                            "HTTP/1.1 200 OK\r\nContent-Type: x-test\r\n{close}Content-Length: {}\r\n\r\n",
-                            body.len()
-                        );
-                        if s.write_all(head.as_bytes()).await.is_err()
-                            || s.write_all(&body).await.is_err()
-                        {
+                        let reply = if style == Style::Chunked {
+                            let mut r = b"HTTP/1.1 200 OK\r\nContent-Type: x-test\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+                            for c in body.chunks(3) {
+                                r.extend_from_slice(format!("{:x};ext=1\r\n", c.len()).as_bytes());
+                                r.extend_from_slice(c);
+                                r.extend_from_slice(b"\r\n");
+                            }
+                            r.extend_from_slice(b"0\r\nX-Trailer: t\r\n\r\n");
+                            r
+                        } else {
+                            let mut r = format!(
+                                "HTTP/1.1 200 OK\r\nContent-Type: x-test\r\n{close}Content-Length: {}\r\n\r\n",
+                                body.len()
+                            )
+                            .into_bytes();
+                            r.extend_from_slice(&body);
+                            r
+                        };
+                        // In two writes, so the client sees partial replies.
+                        let (a, b) = reply.split_at(reply.len() / 2);
+                        if s.write_all(a).await.is_err() || s.write_all(b).await.is_err() {
                             return;
                         }
                     }
@@ -386,10 +720,7 @@ mod tests {
         let pool = HttpPool::connect(&addr, counter.clone(), 4).await.unwrap();
         for i in 0..10u32 {
             let body = Bytes::from(i.to_string());
-            let reply = pool
-                .request(Method::POST, "/x", &[], body.clone())
-                .await
-                .unwrap();
+            let reply = pool.request("POST", "/x", &[], &body).await.unwrap();
             assert_eq!(reply.status, StatusCode::OK);
             assert_eq!(reply.body, body);
             assert_eq!(reply.content_type.unwrap(), "x-test");
@@ -414,10 +745,7 @@ mod tests {
             tasks.push(tokio::spawn(async move {
                 for i in 0..20 {
                     let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool
-                        .request(Method::POST, "/", &[], body.clone())
-                        .await
-                        .unwrap();
+                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
                     assert_eq!(reply.body, body);
                 }
             }));
@@ -445,10 +773,7 @@ mod tests {
             tasks.push(tokio::spawn(async move {
                 for i in 0..10 {
                     let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool
-                        .request(Method::POST, "/", &[], body.clone())
-                        .await
-                        .unwrap();
+                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
                     assert_eq!(reply.body, body);
                 }
             }));
@@ -463,6 +788,182 @@ mod tests {
         // One connection per request, never two at once.
         assert_eq!(accepted.load(Ordering::Relaxed), 40);
         assert!(pool.open_connections() <= 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn chunked_replies_are_joined() {
+        let (addr, accepted) = echo_server_with(usize::MAX, Style::Chunked).await;
+        let pool = HttpPool::connect(&addr, WireCounter::default(), 2)
+            .await
+            .unwrap();
+        for body in [&b""[..], b"a", b"abcdefghij", &[7u8; 10_000][..]] {
+            let reply = pool.request("POST", "/", &[], body).await.unwrap();
+            assert_eq!(&reply.body[..], body);
+        }
+        assert_eq!(accepted.load(Ordering::Relaxed), 1);
+    }
+
+    /// A server that closes idle keep-alive connections without a word: the
+    /// next request on such a connection fails before any reply byte and is
+    /// sent again, once, on a fresh connection.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_silently_closed_idle_connection_is_retried_once() {
+        let (addr, accepted) = echo_server_with(2, Style::SilentClose).await;
+        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+            .await
+            .unwrap();
+        for i in 0..7u32 {
+            let body = i.to_string();
+            let reply = pool
+                .request("POST", "/", &[], body.as_bytes())
+                .await
+                .unwrap();
+            assert_eq!(reply.body, body.as_bytes());
+            // Let the server's close arrive before the next request.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(accepted.load(Ordering::Relaxed), 4);
+    }
+
+    /// A call dropped half-way (its timeout) gives its slot back: the next
+    /// call on a pool of one gets a connection.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancelled_call_gives_its_slot_back() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            // The first connection never answers; the second echoes.
+            let (silent, _) = listener.accept().await.unwrap();
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).await.unwrap();
+            assert!(n > 0);
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .await
+                .unwrap();
+            drop(silent);
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        });
+        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+            .await
+            .unwrap();
+        let first = tokio::time::timeout(
+            std::time::Duration::from_millis(100),
+            pool.request("POST", "/", &[], b"x"),
+        )
+        .await;
+        assert!(first.is_err(), "the silent server cannot have answered");
+        assert_eq!(pool.open_connections(), 0);
+        let reply = tokio::time::timeout(
+            std::time::Duration::from_secs(20),
+            pool.request("POST", "/", &[], b"x"),
+        )
+        .await
+        .expect("the slot came back")
+        .unwrap();
+        assert_eq!(&reply.body[..], b"ok");
+    }
+
+    #[test]
+    fn heads_are_parsed_for_what_the_client_needs() {
+        let h = parse_head(b"HTTP/1.1 500 Internal\r\ncontent-type:  text/xml \r\nConnection: Close\r\nContent-Length: 12\r\n\r\n").unwrap();
+        assert_eq!(h.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(h.body, BodyLength::Length(12));
+        assert!(!h.keep_alive);
+        let head = b"HTTP/1.1 500 Internal\r\ncontent-type:  text/xml \r\n";
+        let h2 = parse_head(head).unwrap();
+        let (a, b) = h2.content_type.unwrap();
+        assert_eq!(&head[a..b], b"text/xml");
+        assert_eq!(h2.body, BodyLength::UntilClose);
+        let h = parse_head(b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n").unwrap();
+        assert_eq!((h.body, h.keep_alive), (BodyLength::Chunked, false));
+        assert_eq!(
+            parse_head(b"HTTP/1.1 204 No Content\r\n\r\n").unwrap().body,
+            BodyLength::Length(0)
+        );
+        for bad in [
+            &b"HTTP/2 200\r\n\r\n"[..],
+            b"HTTP/1.1 2x0 OK\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: a\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+        ] {
+            assert!(
+                parse_head(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_are_built_once_with_their_length() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+            .await
+            .unwrap();
+        let r = pool
+            .build(
+                "POST",
+                "/p?q",
+                &[("Content-Type", "x-application/hessian")],
+                b"body",
+            )
+            .unwrap();
+        assert_eq!(
+            &r[..],
+            format!("POST /p?q HTTP/1.1\r\nHost: {addr}\r\nContent-Type: x-application/hessian\r\nContent-Length: 4\r\n\r\nbody").as_bytes()
+        );
+        let get = pool.build("GET", "/w?wsdl", &[], b"").unwrap();
+        assert!(get.ends_with(b"\r\n\r\n") && !get.windows(7).any(|w| w == b"Content"));
+        for (m, p, h) in [
+            ("POST", "no-slash", ("a", "b")),
+            ("POST", "/a b", ("a", "b")),
+            ("PO ST", "/", ("a", "b")),
+            ("POST", "/", ("a:b", "c")),
+            ("POST", "/", ("a", "b\r\nX: y")),
+        ] {
+            assert!(pool.build(m, p, &[h], b"").is_err(), "{m} {p} {h:?}");
+        }
+    }
+
+    #[test]
+    fn the_request_cache_builds_once_per_call_and_never_serves_another() {
+        let cache = RequestCache::default();
+        let builds = std::cell::Cell::new(0);
+        let build = |b: &'static [u8]| {
+            builds.set(builds.get() + 1);
+            Ok(Bytes::from_static(b))
+        };
+        let hello = Operation::Hello.call();
+        for _ in 0..3 {
+            assert_eq!(
+                &cache.get_or_build(&hello, || build(b"h")).unwrap()[..],
+                b"h"
+            );
+        }
+        assert_eq!(builds.get(), 1);
+        // Another call (or the same operation with another argument) is
+        // built afresh, every time.
+        let mut other = Operation::Hello.call();
+        other.argument = Value::Str("bb".into());
+        for _ in 0..2 {
+            assert_eq!(
+                &cache.get_or_build(&other, || build(b"o")).unwrap()[..],
+                b"o"
+            );
+        }
+        let empty = Operation::Empty.call();
+        assert_eq!(
+            &cache.get_or_build(&empty, || build(b"e")).unwrap()[..],
+            b"e"
+        );
+        assert_eq!(builds.get(), 4);
+        assert_eq!(
+            &cache.get_or_build(&hello, || build(b"x")).unwrap()[..],
+            b"h"
+        );
     }
 
     #[tokio::test]

@@ -18,6 +18,7 @@
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`discovery`]: finding providers in a registry (ZooKeeper);
 //! * [`probe`]: one verified call, used as the lab's readiness check;
+//! * [`floor`]: the raw-socket floor under any client (`rpclab-floor`);
 //! * [`calibrate`]: a fixed CPU and loopback measurement of the CPU set the
 //!   process runs on, recorded in every snapshot.
 //!
@@ -25,6 +26,7 @@
 
 pub mod calibrate;
 pub mod discovery;
+pub mod floor;
 pub mod http;
 pub mod java_contract;
 pub mod load;

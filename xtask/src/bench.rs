@@ -26,6 +26,8 @@
 //! shows the host's 1-minute load average when the cell ended, so a noisy
 //! cell can be told from a slow client.
 
+mod peers;
+
 use crate::client_container::{self, ClientCell, ClientRun};
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
@@ -66,6 +68,10 @@ const KEPT_UP: f64 = 0.95;
 pub enum BenchCommand {
     /// Measure the load client's ceiling against a tonic echo server pinned on its own CPUs.
     Client(ClientArgs),
+    /// Run the load client beside the raw-socket floor, ghz, h2load and wrk
+    /// on gRPC, Hessian and Thrift servers, and write the table into
+    /// docs/client-ceiling.md.
+    Peers(peers::PeersArgs),
 }
 
 #[derive(Args)]
@@ -109,6 +115,7 @@ pub struct ClientArgs {
 pub async fn run(root: &Path, command: BenchCommand) -> Result<()> {
     match command {
         BenchCommand::Client(args) => client(root, args).await,
+        BenchCommand::Peers(args) => peers::run(root, args).await,
     }
 }
 
@@ -165,6 +172,8 @@ struct Bench<'a> {
     out: &'a Path,
     args: &'a ClientArgs,
     rows: Vec<Row>,
+    /// `rpclab-floor`'s rows, printed beside the client's.
+    floor: Vec<String>,
 }
 
 async fn client(root: &Path, args: ClientArgs) -> Result<()> {
@@ -216,6 +225,7 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
         out: &out,
         args: &args,
         rows: Vec::new(),
+        floor: Vec::new(),
     };
     let outcome = tokio::select! {
         r = bench.run_all(root, &lab) => r,
@@ -291,6 +301,7 @@ impl Bench<'_> {
             self.cell(name, None, Load::Closed(model), &target, &echo)
                 .await?;
         }
+        self.floor(&binaries.client, &echo).await;
 
         let best = self
             .rows
@@ -326,6 +337,35 @@ impl Bench<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The raw-socket floor beside the client: `rpclab-floor` over raw
+    /// HTTP/2 (see [`peers::floor_rows`]). Only for `hello`, the request it
+    /// records; a failure is reported, not fatal (the floor is a yardstick).
+    async fn floor(&mut self, client: &Path, echo: &str) {
+        if self.args.operation != Operation::Hello {
+            eprintln!("floor: only measured for `hello`");
+            return;
+        }
+        match peers::floor_rows(
+            self.engine,
+            echo,
+            client,
+            self.args.port,
+            self.client_cpus,
+            self.args.warmup_s,
+            self.args.duration_s,
+        )
+        .await
+        {
+            Ok(lines) => {
+                for l in &lines {
+                    println!("{l}");
+                }
+                self.floor = lines;
+            }
+            Err(e) => eprintln!("floor: not measured ({e:#})"),
+        }
     }
 
     /// Starts `rpclab-echo` from the client image, pinned to the server
@@ -455,6 +495,15 @@ impl Bench<'_> {
         for row in &self.rows {
             out.push_str(&format_row(row, server_cores, client_cores));
             out.push('\n');
+        }
+        if !self.floor.is_empty() {
+            out.push_str(
+                "rpclab-floor (host process pinned to the client CPUs, raw HTTP/2, one call per connection, no decoding):\n",
+            );
+            for l in &self.floor {
+                out.push_str(l);
+                out.push('\n');
+            }
         }
         let closed = self
             .rows

@@ -25,18 +25,17 @@
 //!
 //! # Per-call work
 //!
-//! One request buffer sized up front (handed to hyper without a copy), the
-//! HTTP request and response heads, and the reply body (one buffer, or one
-//! copy when it arrived in several chunks), decoded straight into the
-//! contract value.
+//! The whole request (head and Hessian call) is built on the first call and
+//! sent again as long as the calls are the same ([`RequestCache`]); per
+//! call, one write, the reply read into the connection's reused buffer, its
+//! head scanned once, and the body decoded straight into the contract
+//! value (see [`crate::http`]).
 
 pub mod codec;
 
 use self::codec::Method;
-use crate::http::HttpPool;
+use crate::http::{HttpPool, RequestCache};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use bytes::Bytes;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -117,7 +116,7 @@ impl Protocol for Hessian {
         Ok(HessianConnection {
             pool: HttpPool::connect(target, counter, self.pool).await?,
             path: Arc::clone(&self.path),
-            headers: [(CONTENT_TYPE, HeaderValue::from_static(codec::CONTENT_TYPE))],
+            request: RequestCache::default(),
         })
     }
 }
@@ -127,7 +126,7 @@ impl Protocol for Hessian {
 pub struct HessianConnection {
     pool: HttpPool,
     path: Arc<str>,
-    headers: [(HeaderName, HeaderValue); 1],
+    request: RequestCache,
 }
 
 impl HessianConnection {
@@ -140,17 +139,17 @@ impl HessianConnection {
 impl Connection for HessianConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
         let method = Method::of(call)?;
-        let mut body = Vec::with_capacity(codec::call_capacity(&call.argument));
-        codec::encode_call(&mut body, method, &call.argument)?;
-        let reply = self
-            .pool
-            .request(
-                hyper::Method::POST,
+        let request = self.request.get_or_build(call, || {
+            let mut body = Vec::with_capacity(codec::call_capacity(&call.argument));
+            codec::encode_call(&mut body, method, &call.argument)?;
+            self.pool.build(
+                "POST",
                 &self.path,
-                &self.headers,
-                Bytes::from(body),
+                &[("Content-Type", codec::CONTENT_TYPE)],
+                &body,
             )
-            .await?;
+        })?;
+        let reply = self.pool.send(&request).await?;
         if reply.status != hyper::StatusCode::OK {
             return Err(http_status_error(&self.path, reply.status, &reply.body));
         }

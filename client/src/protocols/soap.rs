@@ -33,20 +33,21 @@
 //!
 //! # Per-call work
 //!
-//! One request buffer sized up front (handed to hyper without a copy), the
-//! HTTP heads, the reply body, and one pass of the pull parser over it
-//! (strings without entities are copied once, into the result).
+//! The whole request (head and envelope) is built on the first call and
+//! sent again as long as the calls are the same ([`RequestCache`]); per
+//! call, one write, the reply read into the connection's reused buffer
+//! (see [`crate::http`]), and one pass of the pull parser over it (strings
+//! without entities are copied once, into the result).
 
 pub mod envelope;
 pub mod wsdl;
 
 use self::envelope::Operation;
-use crate::http::HttpPool;
+use crate::http::{HttpPool, RequestCache};
 use crate::java_contract::Method;
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
 use bytes::Bytes;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -58,31 +59,23 @@ pub const DEFAULT_PATH: &str = "/bench";
 /// Most schema documents followed from one WSDL (imports of imports).
 const MAX_DOCUMENTS: usize = 8;
 
-/// One operation, ready to send: its names and its HTTP headers.
+/// One operation, ready to send: its names and its `SOAPAction` header.
 #[derive(Debug)]
 pub struct Prepared {
     pub op: Operation,
-    headers: [(HeaderName, HeaderValue); 2],
+    action: String,
 }
 
 impl Prepared {
     fn new(op: Operation) -> Result<Prepared, CallError> {
-        let action = HeaderValue::from_str(&format!("\"{}\"", op.soap_action)).map_err(|_| {
-            CallError::Config(format!(
+        let action = format!("\"{}\"", op.soap_action);
+        if action.bytes().any(|b| b.is_ascii_control()) {
+            return Err(CallError::Config(format!(
                 "the SOAPAction {:?} of `{}` is not a valid HTTP header value",
                 op.soap_action, op.wrapper
-            ))
-        })?;
-        Ok(Prepared {
-            op,
-            headers: [
-                (
-                    CONTENT_TYPE,
-                    HeaderValue::from_static(envelope::CONTENT_TYPE),
-                ),
-                (HeaderName::from_static("soapaction"), action),
-            ],
-        })
+            )));
+        }
+        Ok(Prepared { op, action })
     }
 }
 
@@ -173,9 +166,7 @@ fn local_path(location: &str, endpoint: &str) -> String {
 }
 
 async fn get(pool: &HttpPool, target: &str, path: &str) -> Result<Bytes, CallError> {
-    let reply = pool
-        .request(hyper::Method::GET, path, &[], Bytes::new())
-        .await?;
+    let reply = pool.request("GET", path, &[], &[]).await?;
     if reply.status != hyper::StatusCode::OK {
         return Err(CallError::Config(format!(
             "GET http://{target}{path} answered HTTP {}: cannot read the service's WSDL; \
@@ -248,6 +239,7 @@ impl Protocol for Soap {
             pool,
             path: Arc::clone(&self.path),
             ops,
+            request: RequestCache::default(),
         })
     }
 }
@@ -258,23 +250,27 @@ pub struct SoapConnection {
     pool: HttpPool,
     path: Arc<str>,
     ops: Arc<[Prepared]>,
+    request: RequestCache,
 }
 
 impl Connection for SoapConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
         let method = Method::of(call)?;
         let prepared = &self.ops[method.index()];
-        let mut body = Vec::with_capacity(envelope::request_capacity(&call.argument));
-        envelope::encode_request(&mut body, &prepared.op, &call.argument);
-        let reply = self
-            .pool
-            .request(
-                hyper::Method::POST,
+        let request = self.request.get_or_build(call, || {
+            let mut body = Vec::with_capacity(envelope::request_capacity(&call.argument));
+            envelope::encode_request(&mut body, &prepared.op, &call.argument);
+            self.pool.build(
+                "POST",
                 &self.path,
-                &prepared.headers,
-                Bytes::from(body),
+                &[
+                    ("Content-Type", envelope::CONTENT_TYPE),
+                    ("SOAPAction", &prepared.action),
+                ],
+                &body,
             )
-            .await?;
+        })?;
+        let reply = self.pool.send(&request).await?;
         match reply.status.as_u16() {
             200 => envelope::decode_response(&reply.body, &prepared.op),
             // A fault comes with 500; anything else that is not an
