@@ -49,9 +49,6 @@ use std::time::Duration;
 /// client could not keep the schedule (the same limit `lab run` flags).
 pub const SEND_LAG_LIMIT_US: f64 = 1_000.0;
 
-/// Where `rpclab-echo` is in the client image.
-const ECHO_BINARY: &str = "/usr/local/bin/rpclab-echo";
-
 /// How long the echo server may take to answer a verified call.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -387,7 +384,7 @@ impl Bench<'_> {
                 role: "server",
                 run_id: self.run_id,
                 env: vec![format!("RPCLAB_PORT={port}")],
-                entrypoint: Some(vec![ECHO_BINARY.to_owned()]),
+                entrypoint: Some(vec![host::ECHO_BINARY.to_owned()]),
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
@@ -464,7 +461,7 @@ impl Bench<'_> {
             target_rate,
             report,
             server_cost,
-            host_load: load_average(),
+            host_load: host::load_average(),
         };
         println!(
             "{}",
@@ -588,16 +585,6 @@ fn format_row(row: &Row, server_cores: usize, client_cores: usize) -> String {
         opt(row.host_load, 1),
         row.limit(server_cores, client_cores)
     )
-}
-
-/// The host's 1-minute load average (Linux), a sign of other work on it.
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// A rate rounded to two significant digits, so that the table reads well.

@@ -112,6 +112,20 @@ pub fn git_state(root: &Path) -> (String, Vec<String>) {
     (sha, dirty)
 }
 
+/// Where `rpclab-echo` is in the client image (the gRPC echo server the
+/// benchmarks measure the client against).
+pub const ECHO_BINARY: &str = "/usr/local/bin/rpclab-echo";
+
+/// The host's 1-minute load average (Linux), a sign of other work on it.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The statically linked binaries of the client package.
 pub struct StaticBinaries {
     /// The load client, `rpclab-client`.

@@ -25,7 +25,16 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "commands",
-        &["main", "reproduce", "outcome", "bench", "fuzz", "readme"],
+        &[
+            "main",
+            "reproduce",
+            "outcome",
+            "bench",
+            "bench::peers",
+            "scaffold",
+            "fuzz",
+            "readme",
+        ],
     ),
     (
         "report",
@@ -44,6 +53,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "engine",
         &[
             "run",
+            "prebuild",
             "client_container",
             "readiness",
             "registry",

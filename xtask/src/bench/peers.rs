@@ -235,7 +235,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let mut builder = Builder::new(&engine, root, &lab.def.build, args.verbose);
     builder.base().await?;
     builder.runtime().await?;
-    let binaries = host::build_static_client(root)?;
+    let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
     builder.client(&binaries).await?;
     let floor = binaries
         .client
@@ -385,7 +385,7 @@ async fn start_server(
         }
     };
     host::check_port_free(port, &name)?;
-    let entrypoint = (kind == Kind::Grpc).then(|| vec![super::ECHO_BINARY.to_owned()]);
+    let entrypoint = (kind == Kind::Grpc).then(|| vec![crate::host::ECHO_BINARY.to_owned()]);
     let id = engine
         .start(ContainerSpec {
             name: format!("rpclab-peers-{}-{run_id}", kind.name()),
@@ -1067,7 +1067,7 @@ fn cpu_list(text: &str) -> Result<Vec<usize>> {
 }
 
 fn load_average() -> Option<f64> {
-    super::load_average()
+    crate::host::load_average()
 }
 
 struct Conditions {
