@@ -22,7 +22,7 @@
 //!   order) and a constant, so that message size = constant + the sum of
 //!   the fields;
 //! * [`Framing::Http1`]: HTTP/1.1 keep-alive, a reply ending after its head
-//!   and `Content-Length` bytes (chunked bodies are refused);
+//!   and `Content-Length` bytes, or after its last chunk (Tomcat chunks);
 //! * [`Framing::H2`]: gRPC over HTTP/2: the floor writes the connection
 //!   preface once, then per call one `HEADERS` (HPACK literals without
 //!   indexing, so the same block is valid every time; only the stream id is
@@ -154,7 +154,7 @@ fn http1_reply_len(buf: &[u8]) -> Result<Option<usize>, String> {
         return Ok(None);
     };
     let head = &buf[..head_end];
-    let mut length = None;
+    let (mut length, mut chunked) = (None, false);
     for line in head.split(|b| *b == b'\n').skip(1) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Some(colon) = line.iter().position(|b| *b == b':') else {
@@ -166,14 +166,58 @@ fn http1_reply_len(buf: &[u8]) -> Result<Option<usize>, String> {
                 .ok()
                 .and_then(|v| v.parse::<usize>().ok());
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            return Err("chunked HTTP replies are not supported by the floor".into());
+            chunked = true;
         }
+    }
+    if chunked {
+        return chunked_end(buf, head_end + 4);
     }
     let Some(length) = length.filter(|l| *l <= MAX_REPLY) else {
         return Err("HTTP reply without a usable Content-Length".into());
     };
     let total = head_end + 4 + length;
     Ok((buf.len() >= total).then_some(total))
+}
+
+/// Where a chunked body starting at `at` ends (its last chunk and
+/// trailers), once all of it has arrived. Chunks are skipped, not joined.
+fn chunked_end(buf: &[u8], mut at: usize) -> Result<Option<usize>, String> {
+    let line = |from: usize| {
+        buf.get(from..)?
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .map(|i| from + i)
+    };
+    loop {
+        let Some(end) = line(at) else { return Ok(None) };
+        let text = &buf[at..end];
+        let size = text
+            .split(|b| *b == b';')
+            .next()
+            .unwrap_or_default()
+            .trim_ascii();
+        let size = std::str::from_utf8(size)
+            .ok()
+            .and_then(|s| usize::from_str_radix(s, 16).ok())
+            .filter(|s| *s <= MAX_REPLY)
+            .ok_or_else(|| "bad chunk size in an HTTP reply".to_string())?;
+        at = end + 2;
+        if size == 0 {
+            // Trailers, up to the blank line.
+            loop {
+                let Some(end) = line(at) else { return Ok(None) };
+                let blank = end == at;
+                at = end + 2;
+                if blank {
+                    return Ok(Some(at));
+                }
+            }
+        }
+        at += size + 2;
+        if buf.len() < at {
+            return Ok(None);
+        }
+    }
 }
 
 /// HTTP/2 frame types and flags the floor uses.
@@ -643,8 +687,18 @@ mod tests {
         assert_eq!(Framing::Http1.reply_len(&reply[..20]).unwrap(), None);
         assert_eq!(Framing::Http1.reply_len(&reply[..57]).unwrap(), None);
         assert_eq!(Framing::Http1.reply_len(reply).unwrap(), Some(58));
-        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc";
-        assert!(Framing::Http1.reply_len(chunked).is_err());
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\nHTTP";
+        let end = chunked.len() - 4;
+        for cut in [48, 55, 60, 66, end - 1] {
+            assert_eq!(
+                Framing::Http1.reply_len(&chunked[..cut]).unwrap(),
+                None,
+                "{cut}"
+            );
+        }
+        assert_eq!(Framing::Http1.reply_len(chunked).unwrap(), Some(end));
+        let bad = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+        assert!(Framing::Http1.reply_len(bad).is_err());
         assert!(Framing::Http1
             .reply_len(b"HTTP/1.1 200 OK\r\n\r\n")
             .is_err());

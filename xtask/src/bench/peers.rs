@@ -912,23 +912,30 @@ async fn record(peer: &Peer, kit: &Kit, tool: Tool) -> Result<Recorded> {
         .spawn()
         .with_context(|| format!("cannot start {}", tool.name()))?;
     let got = tokio::time::timeout(Duration::from_secs(10), async {
-        let (mut s, _) = listener.accept().await?;
-        if peer.kind == Kind::Grpc {
-            // An empty SETTINGS frame: the server's preface, which gRPC
-            // clients wait for before sending.
-            s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await?;
-        }
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 4096];
+        // A connection closed before any byte is a tool checking that the
+        // address answers (wrk does): the request comes on the next one.
         loop {
-            if let Some(r) = extract(peer.kind, &buf)? {
-                return anyhow::Ok(r);
+            let (mut s, _) = listener.accept().await?;
+            if peer.kind == Kind::Grpc {
+                // An empty SETTINGS frame: the server's preface, which gRPC
+                // clients wait for before sending.
+                s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await?;
             }
-            let n = s.read(&mut chunk).await?;
-            if n == 0 {
-                bail!("closed after {} bytes", buf.len());
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            loop {
+                if let Some(r) = extract(peer.kind, &buf)? {
+                    return anyhow::Ok(r);
+                }
+                let n = s.read(&mut chunk).await.unwrap_or(0);
+                if n == 0 && buf.is_empty() {
+                    break;
+                }
+                if n == 0 {
+                    bail!("closed after {} bytes", buf.len());
+                }
+                buf.extend_from_slice(&chunk[..n]);
             }
-            buf.extend_from_slice(&chunk[..n]);
         }
     })
     .await
