@@ -54,6 +54,7 @@
 //! assert!(r.is_at_end());
 //! assert_eq!(descriptor(16), Some("Ljava/lang/String;"));
 //! ```
+#![forbid(unsafe_code)]
 
 mod error;
 mod read;

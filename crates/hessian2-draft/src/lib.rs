@@ -27,6 +27,7 @@
 //! draft's `Hessian2Input.readObject` reads, with bounded recursion and no
 //! allocation larger than the input, so a malformed body is an error, never
 //! a panic.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::rc::Rc;

@@ -24,6 +24,7 @@
 //! size     < 255: one byte; else 255 then i32
 //! string   size | UTF-8 bytes
 //! ```
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

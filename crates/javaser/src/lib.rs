@@ -42,7 +42,7 @@
 //! assert_eq!(point.get("label").and_then(Value::as_str), Some("p"));
 //! assert!(dec.is_at_end());
 //! ```
-
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod decode;

@@ -20,6 +20,7 @@
 //!   interfaces) and the summary of a remote exception.
 //! * [`invocation`]: Spring's `RemoteInvocation` (the "RMI invoker" style
 //!   of `RmiServiceExporter`, and Dubbo's `RmiRemoteInvocation` subclass).
+#![forbid(unsafe_code)]
 
 pub mod hash;
 pub mod invocation;

@@ -39,7 +39,7 @@
 //! assert_eq!(v.get("x"), Some(&Value::Int(7)));
 //! assert_eq!(v.get("label").and_then(Value::as_str), Some("p"));
 //! ```
-
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod bc;

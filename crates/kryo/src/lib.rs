@@ -57,6 +57,7 @@
 //!     assert_eq!(back, point);
 //! }
 //! ```
+#![forbid(unsafe_code)]
 
 mod decode;
 mod dialect;

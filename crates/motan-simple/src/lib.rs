@@ -18,6 +18,7 @@
 //! the type has no POJOs, so `echoOrder`/`echoOrders` cannot be carried. The
 //! decoder reads every type (as [`SimpleValue`]), so that a reply of another
 //! type is reported as what it is, and the tests' provider can read requests.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

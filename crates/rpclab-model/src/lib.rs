@@ -10,6 +10,7 @@
 //! * [`spec`]: what one measurement cell asks the client to do;
 //! * [`result`]: what the client reports back for that cell, which becomes a
 //!   row of `results.json`.
+#![forbid(unsafe_code)]
 
 pub mod contract;
 pub mod result;
