@@ -119,6 +119,10 @@ pub struct ClaimOutcome {
     pub magnitude: Option<Magnitude>,
     /// Parts checked (measured and trustworthy on every side), of `parts`.
     pub checked: usize,
+    /// Parts measured, but on a figure that is not trustworthy (unsteady,
+    /// client-bound, noisy, too few calls): their ratio is shown as
+    /// indicative and decides nothing.
+    pub indicative: usize,
     pub parts: usize,
     /// What a part is: `pairs`, `levels`, `systems`.
     pub unit: &'static str,
@@ -135,6 +139,12 @@ impl ClaimOutcome {
     /// and the magnitude, e.g. `partly checked (2 of 3 pairs): holds;
     /// magnitude differs`.
     pub fn label(&self) -> String {
+        if self.checked == 0 && self.indicative > 0 {
+            return format!(
+                "undecided: {} of {} {} measured on untrustworthy figures (ratios below are indicative)",
+                self.indicative, self.parts, self.unit
+            );
+        }
         if self.checked == 0 {
             return Verdict::NotComparable.label().to_owned();
         }
@@ -447,6 +457,8 @@ pub fn combine(parts: &[Verdict]) -> Verdict {
 struct Part {
     verdict: Verdict,
     magnitude: Option<Magnitude>,
+    /// Measured on an untrustworthy figure: shown, not decided.
+    indicative: bool,
     text: String,
 }
 
@@ -455,7 +467,15 @@ impl Part {
         Part {
             verdict: Verdict::NotComparable,
             magnitude: None,
+            indicative: false,
             text,
+        }
+    }
+
+    fn indicative(text: String) -> Part {
+        Part {
+            indicative: true,
+            ..Part::unchecked(text)
         }
     }
 }
@@ -465,6 +485,7 @@ struct Checked {
     verdict: Verdict,
     magnitude: Option<Magnitude>,
     checked: usize,
+    indicative: usize,
     parts: usize,
     unit: &'static str,
     detail: String,
@@ -479,6 +500,7 @@ impl Checked {
             .iter()
             .filter(|v| **v != Verdict::NotComparable)
             .count();
+        let indicative = parts.iter().filter(|p| p.indicative).count();
         let mags: Vec<Magnitude> = parts
             .iter()
             .filter(|p| p.verdict != Verdict::NotComparable)
@@ -497,7 +519,8 @@ impl Checked {
             verdict: combine(&verdicts),
             magnitude,
             checked,
-            parts: total.max(checked),
+            indicative,
+            parts: total.max(checked + indicative),
             unit,
             detail: detail.join("; "),
         }
@@ -656,7 +679,25 @@ fn directed(
         .map(|(k, x)| x.shown(k, m))
         .collect();
     if !untrusted.is_empty() {
-        return Part::unchecked(format!("{name}: not checked, {}", untrusted.join(", ")));
+        // Shown, so a smoke or a short run still says which way and how far
+        // its figures point; never counted as a verdict.
+        let (ratio, interval) = speed_ratio(a, b, m);
+        let mut text = format!(
+            "{name}: not checked, {}; indicative {}",
+            untrusted.join(", "),
+            ratio_text(ratio, interval)
+        );
+        if let Some(p) = published {
+            text.push_str(&format!(
+                " against published {} (magnitude would {})",
+                published_text(p),
+                match magnitude(p, ratio, interval) {
+                    Magnitude::Matches => "match",
+                    Magnitude::Differs => "differ",
+                }
+            ));
+        }
+        return Part::indicative(text);
     }
     let (ratio, verdict) = judge(a.value, b.value, a.noise, b.noise, m);
     if verdict == Verdict::NotComparable {
@@ -678,6 +719,7 @@ fn directed(
         g
     });
     Part {
+        indicative: false,
         verdict,
         magnitude,
         text,
@@ -788,6 +830,7 @@ pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
                 verdict: k.verdict,
                 magnitude: k.magnitude,
                 checked: k.checked,
+                indicative: k.indicative,
                 parts: k.parts,
                 unit: k.unit,
                 detail: k.detail,
@@ -823,6 +866,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
             verdict: Verdict::NotComparable,
             magnitude: None,
             checked: 0,
+            indicative: 0,
             parts: 0,
             unit: "parts",
             detail: reason.clone(),
@@ -938,6 +982,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                         g
                     });
                     parts.push(Part {
+                        indicative: false,
                         verdict,
                         magnitude,
                         text,
@@ -990,6 +1035,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                 let failed: u64 = aggs.iter().map(|a| a.calls_failed).sum();
                 let calls: u64 = aggs.iter().map(|a| a.calls_ok + a.calls_failed).sum();
                 parts.push(Part {
+                    indicative: false,
                     verdict: if failed == 0 {
                         Verdict::Holds
                     } else {
@@ -1737,10 +1783,24 @@ mod verdict_tests {
             ),
         );
         let c = &cmp.claims[0];
-        assert_eq!(c.label(), "not comparable");
+        assert_eq!((c.checked, c.indicative, c.parts), (0, 1, 1));
+        assert_eq!(c.verdict, Verdict::NotComparable);
+        assert!(
+            c.label().starts_with("undecided: 1 of 1 pairs"),
+            "{}",
+            c.label()
+        );
         assert!(
             c.detail
                 .contains("not checked, ice 100000 calls/s (lower bound)"),
+            "{}",
+            c.detail
+        );
+        // 100000 / 20000: the direction and size it points to, undecided.
+        assert!(
+            c.detail.contains("indicative 5.00×")
+                && c.detail
+                    .contains("against published 4.7× (magnitude would match)"),
             "{}",
             c.detail
         );
