@@ -73,8 +73,10 @@ enum Top {
         #[command(subcommand)]
         command: bench::BenchCommand,
     },
-    /// Regenerate README.md's server list from the manifests (`--check`:
-    /// fail when it is stale instead).
+    /// Regenerate the READMEs' generated blocks: README.md's server list
+    /// (from the manifests) and claims table (from the reproduction
+    /// snapshots under results/), compose/seeds/README.md's time budget
+    /// (from the seed definitions). `--check`: fail when one is stale.
     Readme {
         #[arg(long)]
         check: bool,
