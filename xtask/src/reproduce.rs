@@ -80,11 +80,11 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     for s in &systems {
         match (&s.server, &s.not_run) {
             (Some(server), _) => eprintln!(
-                "  {:<18} → {server} {}",
+                "  {:<24} → {server} {}",
                 s.key,
                 s.variant.as_deref().unwrap_or("")
             ),
-            (None, Some(why)) => eprintln!("  {:<18} not run: {why}", s.key),
+            (None, Some(why)) => eprintln!("  {:<24} not run: {why}", s.key),
             _ => {}
         }
     }
