@@ -155,8 +155,10 @@ enum LabCommand {
         /// Every seed, one after the other.
         #[arg(long)]
         all: bool,
-        /// Profile from the base lab definition: smoke, standard, seed (the
-        /// default: the published call counts).
+        /// Profile: the seed file's own (`reproduce`: each post's load
+        /// shape within the 90-minute budget; seed 000's `seed`) or the
+        /// base lab's (smoke, standard, seed: the default, the published
+        /// call counts).
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]
