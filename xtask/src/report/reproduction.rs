@@ -1283,7 +1283,18 @@ pub fn unmeasured(cmp: &Comparison) -> Vec<(String, usize)> {
                 if c.measured.is_some() {
                     continue;
                 }
-                let why = c.missing.clone().unwrap_or_else(|| "no lab cell".into());
+                let mut why = c.missing.clone().unwrap_or_else(|| "no lab cell".into());
+                // A system not run says why once, in the systems table; here
+                // its reason goes with its figures.
+                if let Some(not_run) = cmp
+                    .reproduction
+                    .systems
+                    .iter()
+                    .find(|s| s.key == c.published.system)
+                    .and_then(|s| s.not_run.as_ref())
+                {
+                    why = format!("not run ({}): {not_run}", c.published.system);
+                }
                 match out.iter_mut().find(|(w, _)| *w == why) {
                     Some((_, n)) => *n += 1,
                     None => out.push((why, 1)),
@@ -1689,6 +1700,31 @@ mod tests {
         let text = render(&cmp, false);
         assert!(text.contains("not run: no server folder yet"), "{text}");
         assert!(text.contains("×2.00"), "{text}");
+        // Figures with no measured twin are counted under their system's reason.
+        assert_eq!(
+            unmeasured(&cmp),
+            vec![("not run (ice): no server folder yet".to_owned(), 1)]
+        );
+        assert!(
+            text.contains("Published figures without a measured twin")
+                && text.contains("- 1 figure: not run (ice): no server folder yet"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_deviations_from_the_post_are_shown() {
+        let mut r = repro(Vec::new(), vec![system("a", Some("a"))], Vec::new());
+        r.deviations = vec!["windows of 5 s, not 300000 calls".into()];
+        let cmp = compare(&results(Vec::new()), &r);
+        for markdown in [false, true] {
+            let text = render(&cmp, markdown);
+            assert!(
+                text.contains("Deviations from the post")
+                    && text.contains("- windows of 5 s, not 300000 calls"),
+                "{text}"
+            );
+        }
     }
 }
 
