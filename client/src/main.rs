@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use rpclab_client::{probe, protocols, runner};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::ClientReport;
-use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Steady, Stop};
+use rpclab_model::spec::{CellSpec, Load, OpenLoop, Pool, Schedule, Shape, Steady, Stop};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -112,7 +112,8 @@ struct Direct {
     /// the asynchronous (callback) style.
     #[arg(long, default_value_t = 1)]
     outstanding: u32,
-    /// Connection pool size for --shape users.
+    /// Connection pool size for --shape users (a fixed pool; a scenario's
+    /// `pool = { min, max }` comes in through a cell spec).
     #[arg(long)]
     pool: Option<u32>,
     /// Open loop: send this many calls per second whatever the replies do,
@@ -235,7 +236,7 @@ async fn run_direct(d: Direct) -> Result<()> {
     let load = match d.rate {
         None => Load::Closed(
             shape
-                .closed(d.concurrency, d.pool, stop)
+                .closed(d.concurrency, d.pool.map(Pool::fixed), stop)
                 .with_outstanding(d.outstanding),
         ),
         Some(rate) => Load::Open(OpenLoop {

@@ -91,7 +91,10 @@ async fn run_model<P: Protocol, M: LoadModel>(
 
     // A cell that counts connection set-up measures from the first connect,
     // with no warm-up; every other cell warms up first.
-    let clock = Clock::new(model.workers(), connections.len(), spec.include_connect);
+    // The warm-up waits for the connections that carry calls: a pool
+    // larger than its callers keeps the rest open and idle.
+    let used = (spec.load.used_connections() as usize).clamp(1, connections.len().max(1));
+    let clock = Clock::new(model.workers(), used, spec.include_connect);
     let run = Run {
         connections,
         call: Arc::new(spec.operation.call()),

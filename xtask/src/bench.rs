@@ -39,7 +39,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::{ClientReport, Cost};
-use rpclab_model::spec::{CellSpec, Load, OpenLoop, Schedule, Shape, Stop};
+use rpclab_model::spec::{CellSpec, Load, OpenLoop, Pool, Schedule, Shape, Stop};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -291,7 +291,7 @@ impl Bench<'_> {
             ),
             (
                 "closed 64 workers, 4 conns",
-                Shape::Users.closed(64, Some(4), window),
+                Shape::Users.closed(64, Some(Pool::fixed(4)), window),
             ),
         ];
         for (name, model) in closed {

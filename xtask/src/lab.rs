@@ -10,7 +10,7 @@
 use crate::manifest::parse_toml;
 use anyhow::{bail, Context, Result};
 use rpclab_model::contract::Operation;
-use rpclab_model::spec::{Load, OpenLoop, Schedule, Shape, Step, Stop};
+use rpclab_model::spec::{Load, OpenLoop, Pool, Schedule, Shape, Step, Stop};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -273,9 +273,10 @@ pub struct Scenario {
     /// Seed call count shared by all callers (thread-pool shape).
     #[serde(default)]
     pub total_calls: Option<u64>,
-    /// Connection pool size for the `users` shape.
+    /// The connection pool the `users` shape shares: `{ min, max }`
+    /// connections (absent: one per user).
     #[serde(default)]
-    pub pool: Option<u32>,
+    pub pool: Option<Pool>,
     /// Calls each worker keeps in flight (closed loop): 1, the default, is
     /// the synchronous style; more is the asynchronous callback style.
     #[serde(default)]
@@ -321,6 +322,9 @@ impl Scenario {
     /// Checks that the scenario is either a closed loop (shape and
     /// concurrency) or an open one (open and rates), not both or neither.
     pub fn validate(&self) -> std::result::Result<(), String> {
+        if let Some(p) = self.pool {
+            p.validate()?;
+        }
         match (&self.shape, &self.open) {
             (Some(_), None) if !self.concurrency.is_empty() && !self.concurrency.contains(&0) && self.rates.is_empty() => Ok(()),
             (None, Some(o)) if self.concurrency.is_empty() => match o.arrival.as_str() {

@@ -73,8 +73,10 @@ enum Top {
         #[command(subcommand)]
         command: bench::BenchCommand,
     },
-    /// Regenerate README.md's server list from the manifests (`--check`:
-    /// fail when it is stale instead).
+    /// Regenerate the READMEs' generated blocks: README.md's server list
+    /// (from the manifests) and claims table (from the reproduction
+    /// snapshots under results/), compose/seeds/README.md's time budget
+    /// (from the seed definitions). `--check`: fail when one is stale.
     Readme {
         #[arg(long)]
         check: bool,
@@ -153,8 +155,10 @@ enum LabCommand {
         /// Every seed, one after the other.
         #[arg(long)]
         all: bool,
-        /// Profile from the base lab definition: smoke, standard, seed (the
-        /// default: the published call counts).
+        /// Profile: the seed file's own (`reproduce`: each post's load
+        /// shape within the 90-minute budget; seed 000's `seed`) or the
+        /// base lab's (smoke, standard, seed: the default, the published
+        /// call counts).
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]

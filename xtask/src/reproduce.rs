@@ -46,23 +46,45 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     let manifests = crate::manifest::load_all(root)?;
     let systems = seed.resolve(&manifests);
     let reproduction = seed.reproduction(systems.clone());
-    let mut variants: Vec<(String, String)> = Vec::new();
-    for s in &systems {
-        if let (Some(server), Some(variant)) = (&s.server, &s.variant) {
-            if !variants.contains(&(server.clone(), variant.clone())) {
-                variants.push((server.clone(), variant.clone()));
+    let variants = Seed::variants_run(&systems);
+    eprintln!("seed {id}: {}", seed.def.title);
+    let profile = opts.profile.as_deref().unwrap_or(&seed.def.profile);
+    if let Ok(b) = seed.budget(profile, &manifests) {
+        eprintln!(
+            "  profile {profile}: {} variants, {} cells, at most {:.0} min (compose/seeds/README.md, \"Time budget\")",
+            b.variants,
+            b.cells,
+            b.seconds / 60.0
+        );
+    }
+    if let Ok(accounted) = seed.accounting(profile, &manifests) {
+        let twins = accounted.iter().filter(|(_, v)| v.is_ok()).count();
+        eprintln!(
+            "  {} published figures: {twins} with a measured twin under {profile}",
+            accounted.len()
+        );
+        let mut reasons: Vec<(String, usize)> = Vec::new();
+        for why in accounted.iter().filter_map(|(_, v)| v.as_ref().err()) {
+            match reasons.iter_mut().find(|(w, _)| w == why) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((why.clone(), 1)),
             }
         }
+        for (why, n) in reasons {
+            eprintln!("    {n} {why}");
+        }
     }
-    eprintln!("seed {id}: {}", seed.def.title);
+    for d in &seed.def.deviations {
+        eprintln!("  deviation: {d}");
+    }
     for s in &systems {
         match (&s.server, &s.not_run) {
             (Some(server), _) => eprintln!(
-                "  {:<18} → {server} {}",
+                "  {:<24} → {server} {}",
                 s.key,
                 s.variant.as_deref().unwrap_or("")
             ),
-            (None, Some(why)) => eprintln!("  {:<18} not run: {why}", s.key),
+            (None, Some(why)) => eprintln!("  {:<24} not run: {why}", s.key),
             _ => {}
         }
     }

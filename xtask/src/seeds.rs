@@ -16,7 +16,8 @@
 //! settings); [`build_reproduction`] turns both into the
 //! [`Reproduction`] that a snapshot carries.
 
-use crate::lab::{Lab, LabDef};
+use crate::lab::Scenario;
+use crate::lab::{Lab, LabDef, Profile};
 use crate::manifest::{parse_toml, Manifest};
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{
@@ -47,6 +48,15 @@ pub struct SeedDef {
     /// What a reader must know next to the tables (metric quirks, stand-ins).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Every way the lab's reproduction still differs from what the post
+    /// did (load shape, settings, versions, warm-up), one sentence each;
+    /// the report shows them under "Deviations from the post".
+    #[serde(default)]
+    pub deviations: Vec<String>,
+    /// Profiles of this seed, over the base lab's of the same name
+    /// (`reproduce`: each post's load shape within the time budget).
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
     #[serde(rename = "scenario")]
     pub scenarios: Vec<ScenarioLink>,
     #[serde(rename = "system")]
@@ -343,6 +353,9 @@ impl Seed {
             .iter()
             .map(|f| relative_to(&dir.join(f), base_dir))
             .collect();
+        for (name, profile) in &def.profiles {
+            base.profiles.insert(name.clone(), profile.clone());
+        }
         base.name = format!("seed {}", def.id);
         base.description = def.title.clone();
         base.servers = Vec::new();
@@ -528,6 +541,198 @@ impl Seed {
     /// The comparison record a snapshot carries, for the resolved systems.
     pub fn reproduction(&self, systems: Vec<SeedSystem>) -> Reproduction {
         build_reproduction(self, systems)
+    }
+}
+
+/// What the time budget of a profile assumes beyond its warm-up, window
+/// and cool-down: each run's own start (host calibration, the registry,
+/// the load client built beforehand)...
+pub const RUN_START_S: f64 = 30.0;
+/// ...each server variant's start (container up, JVM ready, registered;
+/// its image built beforehand by `cargo xtask lab build`)...
+pub const SERVER_START_S: f64 = 20.0;
+/// ...and each cell's own overhead (the client container, the results).
+pub const CELL_OVERHEAD_S: f64 = 1.5;
+/// `cargo xtask lab reproduce --all --profile reproduce` must fit in this.
+pub const REPRODUCE_BUDGET_S: f64 = 90.0 * 60.0;
+
+/// How long a seed takes under a profile, at most, computed from its
+/// definition: every stand-in variant's start, and for every cell (variant
+/// × scenario × level × repetition) the longest warm-up, the window and
+/// the cool-down. A window that ends by calls is counted at the post's own
+/// run time for those calls (from its published figures).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    pub seed: String,
+    pub profile: String,
+    /// Server variants started.
+    pub variants: usize,
+    /// Cells run, repetitions included.
+    pub cells: usize,
+    pub seconds: f64,
+}
+
+impl Seed {
+    /// The (server, variant) pairs a reproduction runs, in order.
+    pub fn variants_run(systems: &[SeedSystem]) -> Vec<(String, String)> {
+        let mut variants: Vec<(String, String)> = Vec::new();
+        for s in systems {
+            if let (Some(server), Some(variant)) = (&s.server, &s.variant) {
+                if !variants.contains(&(server.clone(), variant.clone())) {
+                    variants.push((server.clone(), variant.clone()));
+                }
+            }
+        }
+        variants
+    }
+
+    /// The time budget of this seed under `profile` (see [`Budget`]).
+    pub fn budget(&self, profile_name: &str, manifests: &[Manifest]) -> Result<Budget> {
+        let profile = self.lab.profile(profile_name)?;
+        let systems = self.resolve(manifests);
+        let variants = Self::variants_run(&systems);
+        let mut seconds = RUN_START_S;
+        let mut cells = 0;
+        for (server, variant) in &variants {
+            let m = manifests
+                .iter()
+                .find(|m| &m.name == server)
+                .with_context(|| format!("no manifest for {server}"))?;
+            let v = m
+                .variants
+                .iter()
+                .find(|v| &v.name == variant)
+                .with_context(|| format!("{server} has no variant {variant}"))?;
+            seconds += SERVER_START_S;
+            for sc in &self.lab.scenarios {
+                if v.cannot_carry(sc.operation).is_some() {
+                    continue;
+                }
+                for level in sc.levels(profile) {
+                    let cell = self.cell_seconds(sc, level, profile)?;
+                    cells += profile.repetitions as usize;
+                    seconds += cell * profile.repetitions as f64;
+                }
+            }
+        }
+        Ok(Budget {
+            seed: self.def.id.clone(),
+            profile: profile_name.to_owned(),
+            variants: variants.len(),
+            cells,
+            seconds,
+        })
+    }
+
+    /// One cell's longest time: warm-up (none when connection set-up is
+    /// measured), window, cool-down and overhead.
+    fn cell_seconds(&self, sc: &Scenario, level: u32, profile: &Profile) -> Result<f64> {
+        let warmup = if sc.include_connect {
+            0.0
+        } else {
+            profile.warmup_max_s.unwrap_or(profile.warmup_s + 60.0)
+        };
+        let window = match sc.stop(profile)? {
+            rpclab_model::spec::Stop::Seconds(s) => s,
+            _ => self.published_seconds(&sc.name, level).with_context(|| {
+                format!(
+                    "{}: scenario {} at level {level} ends by calls, and no published figure gives the post's run time for them; give the profile `measure_s`",
+                    self.def.id, sc.name
+                )
+            })?,
+        };
+        Ok(warmup + window + profile.cooldown_s + CELL_OVERHEAD_S)
+    }
+
+    /// The longest run time the post published for the figures linked to
+    /// lab scenario `scenario` at `level`: total seconds or milliseconds as
+    /// printed, calls / throughput, or calls per caller × mean latency.
+    fn published_seconds(&self, scenario: &str, level: u32) -> Option<f64> {
+        self.published
+            .cell
+            .iter()
+            .filter(|f| {
+                f.concurrency == Some(level)
+                    && self
+                        .scenario_link(f)
+                        .and_then(|l| l.lab.as_deref())
+                        .is_some_and(|l| l == scenario)
+            })
+            .filter_map(|f| {
+                let v = f.value.filter(|v| *v > 0.0)?;
+                let calls = f.calls()? as f64;
+                match self.measure_of(&f.metric)? {
+                    Measure::TotalSeconds => Some(v),
+                    Measure::TotalMs => Some(v / 1000.0),
+                    Measure::Throughput => Some(calls / v),
+                    Measure::MsPerCall => Some(calls * v / 1000.0),
+                    Measure::LatencyMeanMs => Some(calls / level.max(1) as f64 * v / 1000.0),
+                    _ => None,
+                }
+            })
+            .reduce(f64::max)
+    }
+
+    /// Every published figure under `profile`: `Ok` when the profile runs
+    /// its measured twin (its system's stand-in, at its scenario and
+    /// level), else why not ("not run: ..."), as the report shows it.
+    pub fn accounting(
+        &self,
+        profile_name: &str,
+        manifests: &[Manifest],
+    ) -> Result<Vec<(PublishedCell, std::result::Result<(), String>)>> {
+        let profile = self.lab.profile(profile_name)?;
+        let systems = self.resolve(manifests);
+        let r = self.reproduction(systems.clone());
+        Ok(r.cells
+            .into_iter()
+            .map(|c| {
+                let verdict = (|| {
+                    if let Some(why) = &c.unlinked {
+                        return Err(format!("no lab cell: {why}"));
+                    }
+                    let s = systems
+                        .iter()
+                        .find(|s| s.key == c.system)
+                        .ok_or_else(|| format!("system {} is not defined", c.system))?;
+                    if let Some(why) = &s.not_run {
+                        return Err(format!("not run: {why}"));
+                    }
+                    let (Some(scenario), Some(level)) = (&c.scenario, c.concurrency) else {
+                        return Err("no lab cell".into());
+                    };
+                    let sc = self
+                        .lab
+                        .scenarios
+                        .iter()
+                        .find(|x| &x.name == scenario)
+                        .ok_or_else(|| format!("scenario {scenario} is not in the seed's lab"))?;
+                    if !sc.levels(profile).contains(&level) {
+                        return Err(format!(
+                            "not run: profile {profile_name} runs scenario {scenario} at {:?} only",
+                            sc.levels(profile)
+                        ));
+                    }
+                    let (server, variant) = (
+                        s.server.clone().unwrap_or_default(),
+                        s.variant.clone().unwrap_or_default(),
+                    );
+                    let carries = manifests
+                        .iter()
+                        .find(|m| m.name == server)
+                        .and_then(|m| m.variants.iter().find(|v| v.name == variant))
+                        .map(|v| v.cannot_carry(sc.operation).map(str::to_owned));
+                    match carries {
+                        Some(None) => Ok(()),
+                        Some(Some(why)) => Err(format!(
+                            "not run: {server} {variant} cannot carry it: {why}"
+                        )),
+                        None => Err(format!("not run: no variant {server} {variant}")),
+                    }
+                })();
+                (c, verdict)
+            })
+            .collect())
     }
 }
 
@@ -748,6 +953,7 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
             p.seed_file
         ),
         notes,
+        deviations: seed.def.deviations.clone(),
         systems,
         cells,
         claims,
@@ -914,6 +1120,176 @@ mod tests {
                 "{key} should be played by {to}: {systems:?}"
             );
         }
+    }
+
+    #[test]
+    fn every_published_figure_has_a_measured_twin_under_reproduce_or_says_why_not() {
+        let root = root();
+        let manifests = crate::manifest::load_all(&root).unwrap();
+        let mut total = 0;
+        let mut mapped = 0;
+        let mut reasons: Vec<String> = Vec::new();
+        for id in list(&root).unwrap() {
+            let seed = Seed::load(&root, &id).unwrap();
+            let published = seed.published.cell.len();
+            let accounted = seed.accounting("reproduce", &manifests).unwrap();
+            assert_eq!(accounted.len(), published, "{id}");
+            for (cell, verdict) in &accounted {
+                total += 1;
+                match verdict {
+                    Ok(()) => mapped += 1,
+                    Err(why) => {
+                        assert!(
+                            why.starts_with("not run: ") || why.starts_with("no lab cell: "),
+                            "{id} {} {}: {why}",
+                            cell.row,
+                            cell.column
+                        );
+                        reasons.push(format!("{id}: {why}"));
+                    }
+                }
+            }
+        }
+        // Counted from the *.published.toml files: 45 + 24 + 16 + 9 + 108.
+        assert_eq!(total, 202, "published figures");
+        assert_eq!(mapped + reasons.len(), total);
+        // Only S-HSF's six figures (seed 003) cannot have a twin.
+        assert_eq!(reasons.len(), 6, "{reasons:#?}");
+        assert!(
+            reasons
+                .iter()
+                .all(|r| r.starts_with("dubbo-vs-hsf: not run: S-HSF")),
+            "{reasons:#?}"
+        );
+    }
+
+    #[test]
+    fn every_seed_has_a_reproduce_profile_of_three_repetitions_and_states_its_deviations() {
+        let root = root();
+        for id in list(&root).unwrap() {
+            let seed = Seed::load(&root, &id).unwrap();
+            let p = seed.lab.profile("reproduce").unwrap();
+            assert!(p.repetitions >= 3, "{id}");
+            assert!(
+                !p.scratch,
+                "{id}: reproduce snapshots are meant to be committed"
+            );
+            // Windows open once the warm-up's rule holds, or a fixed warm-up is
+            // at least bounded (seed 000's include_connect cells have none).
+            assert!(
+                p.warmup_max_s.is_some() && p.steady_intervals.is_some(),
+                "{id}"
+            );
+            assert!(seed.lab.profile("seed").unwrap().seed_counts, "{id}");
+            assert!(
+                !seed.def.deviations.is_empty(),
+                "{id}: no deviations stated"
+            );
+            let r = seed.reproduction(Vec::new());
+            assert_eq!(r.deviations, seed.def.deviations, "{id}");
+        }
+    }
+
+    #[test]
+    fn seed_001s_seconds_are_truncated_calls_over_tps_lies_in_s_to_s_plus_one() {
+        let seed = Seed::load(&root(), "ice-dubbo-thrift-grpc").unwrap();
+        let cells = &seed.published.cell;
+        let mut checked = 0;
+        for t in cells.iter().filter(|f| f.metric == "total_s") {
+            let tps = cells
+                .iter()
+                .find(|f| {
+                    f.metric == "tps" && f.system == t.system && f.concurrency == t.concurrency
+                })
+                .unwrap_or_else(|| panic!("{} at {:?}: no tps", t.system, t.concurrency));
+            let exact = t.calls().unwrap() as f64 / tps.value.unwrap();
+            let s = t.value.unwrap();
+            assert!(
+                exact >= s && exact < s + 1.0,
+                "{} at {:?}: calls / tps = {exact:.2} s, printed {s} s",
+                t.system,
+                t.concurrency
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 12);
+        let text = std::fs::read_to_string(
+            seeds_dir(&root()).join("ice-dubbo-thrift-grpc.published.toml"),
+        )
+        .unwrap()
+            + &std::fs::read_to_string(seeds_dir(&root()).join("ice-dubbo-thrift-grpc.toml"))
+                .unwrap();
+        assert!(
+            !text.contains("synchronous"),
+            "the post does not say synchronous"
+        );
+        assert!(!text.contains("rounded to"), "its seconds are truncated");
+    }
+
+    #[test]
+    fn the_posts_own_settings_are_modelled() {
+        let root = root();
+        let manifests = crate::manifest::load_all(&root).unwrap();
+        let played = |seed: &str| -> Vec<(String, String)> {
+            Seed::load(&root, seed)
+                .unwrap()
+                .resolve(&manifests)
+                .into_iter()
+                .filter_map(|s| Some((s.key, format!("{} {}", s.server?, s.variant?))))
+                .collect()
+        };
+        let s002 = played("java-remoting");
+        let s003 = played("dubbo-vs-hsf");
+        for (systems, key, to) in [
+            // Endpoint.publish with no executor, as the post; the tuned one beside.
+            (&s002, "java6-webservice", "jaxws-ri 2.3.7-default-executor"),
+            (&s002, "java6-webservice-tuned", "jaxws-ri 2.3.7"),
+            // Hessian and CXF on Tomcat's defaults (keep-alive limit 100) beside.
+            (
+                &s002,
+                "hessian-tomcat-defaults",
+                "hessian-servlet 4.0.66-tomcat9-keepalive100",
+            ),
+            (
+                &s002,
+                "cxf-tomcat-defaults",
+                "cxf 3.6.10-tomcat9-keepalive100",
+            ),
+            // The dubbox demo provider's kryo, and hessian2 beside.
+            (&s003, "dubbo", "dubbo-2.6 2.6-kryo"),
+            (&s003, "dubbo-hessian2", "dubbo-2.6 2.6"),
+        ] {
+            assert!(
+                systems.contains(&(key.to_owned(), to.to_owned())),
+                "{key} should be played by {to}: {systems:?}"
+            );
+        }
+        // Seed 004: users share a pool of at least 100 and at most 200
+        // connections; the servers keep their default thread pools.
+        let s004 = Seed::load(&root, "motan-dubbo-sofa").unwrap();
+        let users = &s004.lab.scenarios[0];
+        assert_eq!(users.name, "empty-users");
+        let profile = s004.lab.profile("reproduce").unwrap();
+        let connections: Vec<u32> = users
+            .levels(profile)
+            .into_iter()
+            .map(|level| users.load(level, profile).unwrap().connections())
+            .collect();
+        assert_eq!(connections, vec![100, 100, 200]);
+        let sofa = manifests.iter().find(|m| m.name == "sofa-rpc").unwrap();
+        assert!(
+            sofa.env.keys().all(|k| !k.contains("THREADS")),
+            "SOFA keeps its default business pool: {:?}",
+            sofa.env
+        );
+        // Seed 000: the provider's 5000 ms timeout, and no warm-up beyond
+        // the first connection in the seed profile.
+        let s000 = Seed::load(&root, "dubbo-protocols").unwrap();
+        let seed = s000.lab.profile("seed").unwrap();
+        assert_eq!(seed.timeout_ms, 5000);
+        assert_eq!(seed.warmup_s, 0.0);
+        assert!(seed.steady_intervals.is_none());
+        assert_eq!(s000.lab.profile("reproduce").unwrap().timeout_ms, 5000);
     }
 
     #[test]

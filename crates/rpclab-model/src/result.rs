@@ -423,6 +423,10 @@ pub struct Reproduction {
     /// Caveats and metric meanings a reader needs next to the tables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How the lab's reproduction still differs from what the post did
+    /// (load shape, settings, versions, warm-up), one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
     /// Every system the seed measured, and what stands in for it here.
     pub systems: Vec<SeedSystem>,
     /// Every published figure, placed in the seed's own table layout.
@@ -589,6 +593,13 @@ pub enum ClaimCheck {
     },
     /// No call of these systems failed in the scenario.
     NoErrors {
+        scenario: String,
+        systems: Vec<String>,
+    },
+    /// Calls of these systems failed in the scenario (seed 002's Hessian
+    /// "threw exceptions after 300 to 400 calls" at 100 threads): holds
+    /// when some did.
+    Fails {
         scenario: String,
         systems: Vec<String>,
     },

@@ -141,6 +141,16 @@ impl Load {
         }
     }
 
+    /// Connections that carry calls: a pool larger than its callers (seed
+    /// 004's minimum of 100 connections for 50 users) keeps the rest open
+    /// and idle, and the warm-up waits only for the ones in use.
+    pub fn used_connections(&self) -> u32 {
+        match self {
+            Load::Closed(c) => c.connections.min(c.workers.max(1)),
+            Load::Open(o) => o.connections.min(o.max_in_flight.max(1)),
+        }
+    }
+
     /// The load's level as the tables show it: callers for a closed loop,
     /// the target rate (calls/s) for an open one.
     pub fn level(&self) -> u32 {
@@ -317,18 +327,53 @@ pub enum Shape {
     ClientPrograms,
     /// N pool workers draining queued calls over one shared proxy (seed 003).
     ThreadPool,
-    /// N users over a pool of connections (seed 004).
+    /// N users sharing a pool of connections (seed 004).
     Users,
+}
+
+/// The connection pool the users of the `users` shape share: at least
+/// `min` connections are open whatever the users, and it grows with them
+/// up to `max` (seed 004: "最大连接数：200；最小连接数：100", a maximum of
+/// 200 and a minimum of 100 connections).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pool {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Pool {
+    /// A pool of exactly `n` connections.
+    pub fn fixed(n: u32) -> Pool {
+        Pool { min: n, max: n }
+    }
+
+    /// Open connections for `users` users: the users' number, kept within
+    /// [`min`, `max`]. Fewer users than `min` leave connections idle.
+    pub fn connections(self, users: u32) -> u32 {
+        users.min(self.max).max(self.min).max(1)
+    }
+
+    pub fn validate(self) -> Result<(), String> {
+        if self.min == 0 || self.max < self.min {
+            return Err(format!(
+                "a pool needs 1 <= min <= max, got min {} and max {}",
+                self.min, self.max
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Shape {
     /// Workers and connections for `concurrency` callers. `pool` is the
-    /// connection pool size of the `users` shape.
-    pub fn closed(self, concurrency: u32, pool: Option<u32>, stop: Stop) -> ClosedLoop {
+    /// connection pool of the `users` shape (absent: one connection per
+    /// user).
+    pub fn closed(self, concurrency: u32, pool: Option<Pool>, stop: Stop) -> ClosedLoop {
         let connections = match self {
             Shape::SharedClient | Shape::ThreadPool => 1,
             Shape::ClientPrograms => concurrency,
-            Shape::Users => pool.unwrap_or(concurrency).min(concurrency).max(1),
+            Shape::Users => pool.map_or(concurrency, |p| p.connections(concurrency)),
         };
         ClosedLoop {
             shape: self,
@@ -439,6 +484,32 @@ mod tests {
         assert!(!rule.reached(&[2900.0, 3000.0, 3100.0], &many[..3]));
         // An interval without calls is never steady.
         assert!(!rule.reached(&[0.0, 0.0, 0.0], &[0, 0, 0]));
+    }
+
+    #[test]
+    fn users_share_a_pool_kept_within_its_minimum_and_maximum() {
+        let pool = Pool { min: 100, max: 200 };
+        let stop = Stop::Seconds(1.0);
+        let open = |users| Shape::Users.closed(users, Some(pool), stop);
+        // 50 users: the pool's minimum is open, half of it idle.
+        assert_eq!(open(50).connections, 100);
+        assert_eq!(Load::Closed(open(50)).used_connections(), 50);
+        assert_eq!(open(100).connections, 100);
+        assert_eq!(open(150).connections, 150);
+        assert_eq!(open(200).connections, 200);
+        // More users than the maximum share its connections.
+        assert_eq!(open(300).connections, 200);
+        assert_eq!(Load::Closed(open(300)).used_connections(), 200);
+        assert_eq!(Shape::Users.closed(8, None, stop).connections, 8);
+        assert_eq!(
+            Shape::Users
+                .closed(64, Some(Pool::fixed(4)), stop)
+                .connections,
+            4
+        );
+        assert!(Pool { min: 3, max: 2 }.validate().is_err());
+        assert!(Pool { min: 0, max: 2 }.validate().is_err());
+        assert!(pool.validate().is_ok());
     }
 
     #[test]

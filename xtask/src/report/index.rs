@@ -166,7 +166,7 @@ pub fn headline(results: &Results) -> String {
 
 /// Snapshot folders under `results_dir`, oldest first (names start with
 /// the UTC time).
-fn snapshots(results_dir: &Path) -> Result<Vec<PathBuf>> {
+pub fn snapshots(results_dir: &Path) -> Result<Vec<PathBuf>> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(results_dir)
         .with_context(|| format!("cannot read {}", results_dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

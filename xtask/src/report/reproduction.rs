@@ -127,6 +127,8 @@ pub struct ClaimOutcome {
     /// What a part is: `pairs`, `levels`, `systems`.
     pub unit: &'static str,
     pub detail: String,
+    /// The ratios of the checked parts, measured and published.
+    pub ratios: Vec<RatioFigure>,
 }
 
 impl ClaimOutcome {
@@ -460,15 +462,52 @@ struct Part {
     /// Measured on an untrustworthy figure: shown, not decided.
     indicative: bool,
     text: String,
+    ratio: Option<RatioFigure>,
+}
+
+/// A ratio a claim part measured, beside the published one when the post
+/// gave it (for the README's claims table).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatioFigure {
+    /// `a over b` (a speed ratio: above 1 when `a` is faster).
+    pub pair: String,
+    pub level: Option<u32>,
+    pub measured: f64,
+    pub interval: Option<(f64, f64)>,
+    pub published: Option<f64>,
+}
+
+impl RatioFigure {
+    /// `1.42× [1.30, 1.55]`.
+    pub fn measured_text(&self) -> String {
+        match self.interval {
+            Some((lo, hi)) => format!("{:.2}× [{lo:.2}, {hi:.2}]", self.measured),
+            None => format!("{:.2}× (one repetition)", self.measured),
+        }
+    }
+
+    /// `1.4×`, or `—` when the post gave no ratio.
+    pub fn published_text(&self) -> String {
+        self.published.map_or_else(|| "—".into(), published_text)
+    }
 }
 
 impl Part {
+    /// Says which level the part was measured at.
+    fn at_level(&mut self, level: u32) {
+        self.text = format!("level {level}: {}", self.text);
+        if let Some(r) = &mut self.ratio {
+            r.level = Some(level);
+        }
+    }
+
     fn unchecked(text: String) -> Part {
         Part {
             verdict: Verdict::NotComparable,
             magnitude: None,
             indicative: false,
             text,
+            ratio: None,
         }
     }
 
@@ -489,6 +528,7 @@ struct Checked {
     parts: usize,
     unit: &'static str,
     detail: String,
+    ratios: Vec<RatioFigure>,
 }
 
 impl Checked {
@@ -513,6 +553,11 @@ impl Checked {
         } else {
             Some(Magnitude::Matches)
         };
+        let ratios = parts
+            .iter()
+            .filter(|p| p.verdict != Verdict::NotComparable)
+            .filter_map(|p| p.ratio.clone())
+            .collect();
         let mut detail = notes;
         detail.extend(parts.into_iter().map(|p| p.text));
         Checked {
@@ -523,6 +568,7 @@ impl Checked {
             parts: total.max(checked + indicative),
             unit,
             detail: detail.join("; "),
+            ratios,
         }
     }
 }
@@ -723,6 +769,13 @@ fn directed(
         verdict,
         magnitude,
         text,
+        ratio: Some(RatioFigure {
+            pair: name,
+            level: None,
+            measured: ratio,
+            interval,
+            published,
+        }),
     }
 }
 
@@ -834,6 +887,7 @@ pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
                 parts: k.parts,
                 unit: k.unit,
                 detail: k.detail,
+                ratios: k.ratios,
             }
         })
         .collect();
@@ -870,6 +924,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
             parts: 0,
             unit: "parts",
             detail: reason.clone(),
+            ratios: Vec::new(),
         },
         ClaimCheck::Ratio {
             measure,
@@ -889,12 +944,18 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                 let a = lookup.value(ahead, scenario, *concurrency, *measure);
                 let b = lookup.value(behind, scenario, *concurrency, *measure);
                 parts.push(match (a, b) {
-                    (Ok(a), Ok(b)) => directed(
-                        *measure,
-                        (ahead, &a),
-                        (behind, &b),
-                        (published > 0.0).then_some(published),
-                    ),
+                    (Ok(a), Ok(b)) => {
+                        let mut part = directed(
+                            *measure,
+                            (ahead, &a),
+                            (behind, &b),
+                            (published > 0.0).then_some(published),
+                        );
+                        if let Some(r) = &mut part.ratio {
+                            r.level = Some(*concurrency);
+                        }
+                        part
+                    }
                     (Err(why), _) | (_, Err(why)) => {
                         Part::unchecked(format!("{ahead} over {behind}: {why}"))
                     }
@@ -918,7 +979,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                     let ((ka, a), (kb, b)) = (&w[0], &w[1]);
                     let published = lookup.published_ratio(ka, kb, scenario, *level, *measure);
                     let mut part = directed(*measure, (ka, a), (kb, b), published);
-                    part.text = format!("level {level}: {}", part.text);
+                    part.at_level(*level);
                     parts.push(part);
                 }
             }
@@ -986,6 +1047,13 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                         verdict,
                         magnitude,
                         text,
+                        ratio: Some(RatioFigure {
+                            pair: format!("{other} over {reference}"),
+                            level: Some(*level),
+                            measured: ratio,
+                            interval,
+                            published,
+                        }),
                     });
                 }
                 for leader in behind {
@@ -996,7 +1064,7 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                         let published =
                             lookup.published_ratio(leader, member, scenario, *level, *measure);
                         let mut part = directed(*measure, (leader, l), (member, x), published);
-                        part.text = format!("level {level}: {}", part.text);
+                        part.at_level(*level);
                         parts.push(part);
                     }
                 }
@@ -1004,7 +1072,9 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
             let per_level = systems.len().saturating_sub(1) + behind.len() * systems.len();
             Checked::of(parts, per_level * levels.len(), "pairs", notes)
         }
-        ClaimCheck::NoErrors { scenario, systems } => {
+        ClaimCheck::NoErrors { scenario, systems } | ClaimCheck::Fails { scenario, systems } => {
+            // no-errors holds when no call failed, fails when some did.
+            let expect_failures = matches!(check, ClaimCheck::Fails { .. });
             let mut parts = Vec::new();
             for key in systems {
                 let aggs: Vec<&Aggregate> = match lookup.system(key) {
@@ -1036,13 +1106,14 @@ fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
                 let calls: u64 = aggs.iter().map(|a| a.calls_ok + a.calls_failed).sum();
                 parts.push(Part {
                     indicative: false,
-                    verdict: if failed == 0 {
+                    verdict: if (failed > 0) == expect_failures {
                         Verdict::Holds
                     } else {
                         Verdict::DoesNotHold
                     },
                     magnitude: None,
                     text: format!("{key}: {failed} of {calls} calls failed"),
+                    ratio: None,
                 });
             }
             Checked::of(parts, systems.len(), "systems", Vec::new())
@@ -1114,7 +1185,7 @@ fn extremes(
         };
         let published = lookup.published_ratio(a.0, b.0, scenario, *level, measure);
         let mut part = directed(measure, (a.0, &a.1), (b.0, &b.1), published);
-        part.text = format!("level {level}: {}", part.text);
+        part.at_level(*level);
         parts.push(part);
     }
     Checked::of(parts, levels.len(), "levels", notes)
@@ -1215,6 +1286,14 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
         out.push_str(&style(b, markdown, &[]));
         out.push_str("\n\n");
     }
+    let missing = unmeasured(cmp);
+    if !missing.is_empty() {
+        let _ = writeln!(out, "{}Published figures without a measured twin\n", h(3));
+        for (why, n) in &missing {
+            let _ = writeln!(out, "- {n} figure{}: {why}", if *n == 1 { "" } else { "s" });
+        }
+        out.push('\n');
+    }
     let _ = writeln!(out, "{}Claims\n", h(3));
     let mut b = Builder::default();
     b.push_record(["claim", "verdict", "measured"]);
@@ -1223,12 +1302,51 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
     }
     out.push_str(&style(b, markdown, &[(0, 44), (2, 80)]));
     let _ = writeln!(out, "\n\n{}\n", verdict_legend());
+    if !r.deviations.is_empty() {
+        let _ = writeln!(out, "{}Deviations from the post\n", h(3));
+        for d in &r.deviations {
+            let _ = writeln!(out, "- {d}");
+        }
+        out.push('\n');
+    }
     if !r.notes.is_empty() {
         let _ = writeln!(out, "{}Notes\n", h(3));
         for n in &r.notes {
             let _ = writeln!(out, "- {n}");
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The published figures with no measured value, counted by the reason
+/// (not run: why, no lab cell: why, run failed), in the tables' order.
+pub fn unmeasured(cmp: &Comparison) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for t in &cmp.tables {
+        for (_, cells) in &t.rows {
+            for c in cells.iter().flatten() {
+                if c.measured.is_some() {
+                    continue;
+                }
+                let mut why = c.missing.clone().unwrap_or_else(|| "no lab cell".into());
+                // A system not run says why once, in the systems table; here
+                // its reason goes with its figures.
+                if let Some(not_run) = cmp
+                    .reproduction
+                    .systems
+                    .iter()
+                    .find(|s| s.key == c.published.system)
+                    .and_then(|s| s.not_run.as_ref())
+                {
+                    why = format!("not run ({}): {not_run}", c.published.system);
+                }
+                match out.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, n)) => *n += 1,
+                    None => out.push((why, 1)),
+                }
+            }
+        }
     }
     out
 }
@@ -1347,6 +1465,7 @@ mod tests_support {
             title: "t".into(),
             source: "s".into(),
             notes: Vec::new(),
+            deviations: Vec::new(),
             systems,
             cells,
             claims,
@@ -1627,6 +1746,31 @@ mod tests {
         let text = render(&cmp, false);
         assert!(text.contains("not run: no server folder yet"), "{text}");
         assert!(text.contains("×2.00"), "{text}");
+        // Figures with no measured twin are counted under their system's reason.
+        assert_eq!(
+            unmeasured(&cmp),
+            vec![("not run (ice): no server folder yet".to_owned(), 1)]
+        );
+        assert!(
+            text.contains("Published figures without a measured twin")
+                && text.contains("- 1 figure: not run (ice): no server folder yet"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_deviations_from_the_post_are_shown() {
+        let mut r = repro(Vec::new(), vec![system("a", Some("a"))], Vec::new());
+        r.deviations = vec!["windows of 5 s, not 300000 calls".into()];
+        let cmp = compare(&results(Vec::new()), &r);
+        for markdown in [false, true] {
+            let text = render(&cmp, markdown);
+            assert!(
+                text.contains("Deviations from the post")
+                    && text.contains("- windows of 5 s, not 300000 calls"),
+                "{text}"
+            );
+        }
     }
 }
 

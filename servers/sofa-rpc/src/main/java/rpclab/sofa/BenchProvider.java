@@ -18,7 +18,9 @@ import sun.misc.Signal;
  * /sofa-rpc/rpclab.contract.BenchService/providers.
  *
  * <p>Environment: SOFA_CORE_THREADS / SOFA_MAX_THREADS, the bolt server's
- * business pool (defaults 100 / 200: the seed's min 100 / max 200). Configured
+ * business pool; unset (or 0), SOFA-RPC keeps its own default (ServerConfig's
+ * core 20 / max 200). Seed 004's "min 100 / max 200" are client connections,
+ * not threads, so the lab's definition leaves them unset. Configured
  * with SOFA-RPC's own API (ProviderConfig, ServerConfig, RegistryConfig), the
  * same objects its Spring XML / SOFABoot configuration builds.
  *
@@ -29,8 +31,9 @@ public final class BenchProvider {
     static final String HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 12200;
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
-    static final int DEFAULT_CORE_THREADS = 100;
-    static final int DEFAULT_MAX_THREADS = 200;
+    /** 0: keep SOFA-RPC's default pool size. */
+    static final int DEFAULT_CORE_THREADS = 0;
+    static final int DEFAULT_MAX_THREADS = 0;
 
     private BenchProvider() {}
 
@@ -89,10 +92,14 @@ public final class BenchProvider {
                 // builds the registered URL, unless a virtual host is set.
                 .setVirtualHost(HOST)
                 .setSerialization("hessian2")
-                .setCoreThreads(coreThreads)
-                .setMaxThreads(maxThreads)
                 .setDaemon(false)
                 .setAdaptivePort(false);
+        if (coreThreads > 0) {
+            server.setCoreThreads(coreThreads);
+        }
+        if (maxThreads > 0) {
+            server.setMaxThreads(maxThreads);
+        }
 
         ProviderConfig<BenchService> provider = new ProviderConfig<BenchService>()
                 .setApplication(new ApplicationConfig().setAppName("rpclab-sofa-provider"))
@@ -114,8 +121,11 @@ public final class BenchProvider {
             port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
             zk = env("ZK_ADDRESS", DEFAULT_REGISTRY);
             zkAddress(zk);
-            core = intEnv("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 1, 100_000);
-            max = intEnv("SOFA_MAX_THREADS", DEFAULT_MAX_THREADS, core, 100_000);
+            core = intEnv("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 0, 100_000);
+            max = intEnv("SOFA_MAX_THREADS", DEFAULT_MAX_THREADS, 0, 100_000);
+            if (core > 0 && max > 0 && max < core) {
+                throw new IllegalArgumentException("SOFA_MAX_THREADS must be at least SOFA_CORE_THREADS");
+            }
         } catch (RuntimeException e) {
             System.err.println("rpclab: " + e.getMessage());
             System.exit(2);
