@@ -42,6 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report",
             "report::tables",
             "report::charts",
+            "report::svg",
             "report::html",
             "report::index",
             "report::compare",

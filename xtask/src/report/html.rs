@@ -3,7 +3,8 @@
 //! CSS, no script, no network), so it opens from the file system years
 //! later. Everything is rendered from `results.json` alone.
 
-use crate::report::charts::{self, esc};
+use crate::report::charts;
+use crate::report::svg::esc;
 use crate::report::format::fmt_value;
 use crate::report::reproduction::{self, Comparison};
 use anyhow::{Context, Result};

@@ -24,6 +24,7 @@ pub mod format;
 pub mod html;
 pub mod index;
 pub mod reproduction;
+pub mod svg;
 pub mod tables;
 
 use anyhow::{Context, Result};
