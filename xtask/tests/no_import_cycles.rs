@@ -43,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report::tables",
             "report::charts",
             "report::svg",
+            "report::setup",
             "report::html",
             "report::index",
             "report::compare",

@@ -24,6 +24,7 @@ pub mod format;
 pub mod html;
 pub mod index;
 pub mod reproduction;
+pub mod setup;
 pub mod svg;
 pub mod tables;
 
