@@ -8,14 +8,196 @@ use std::fmt::Write as _;
 pub const W: f64 = 760.0;
 pub const H: f64 = 400.0;
 pub const LEFT: f64 = 72.0;
-pub const RIGHT: f64 = 210.0;
+pub const RIGHT: f64 = 232.0;
 pub const TOP: f64 = 44.0;
 pub const BOTTOM: f64 = 52.0;
 
-/// Colour-blind-safe palette (Okabe–Ito), cycled.
-pub const PALETTE: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+/// How many series a chart tells apart: twelve colours and twelve
+/// markers, so no two series of one chart share either. A chart with more
+/// series is split into parts of at most this many (the charts' business).
+pub const STYLES: usize = 12;
+
+/// The series colours: Okabe–Ito's eight colour-blind-safe colours, then
+/// four of Tableau's (brown, purple, olive, grey), yellow last since it is
+/// the faintest on white.
+pub const PALETTE: [&str; STYLES] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#8C564B",
+    "#9467BD", "#BCBD22", "#7F7F7F", "#F0E442",
 ];
+
+/// The series markers, one per colour, told apart by shape alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Plus,
+    Cross,
+    Star,
+    Pentagon,
+    Hexagon,
+    TriangleLeft,
+    TriangleRight,
+}
+
+pub const MARKERS: [Marker; STYLES] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::TriangleUp,
+    Marker::Diamond,
+    Marker::TriangleDown,
+    Marker::Plus,
+    Marker::Cross,
+    Marker::Star,
+    Marker::Pentagon,
+    Marker::Hexagon,
+    Marker::TriangleLeft,
+    Marker::TriangleRight,
+];
+
+/// The colour and marker of series number `i` (cycled past [`STYLES`]).
+pub fn style(i: usize) -> (&'static str, Marker) {
+    (PALETTE[i % STYLES], MARKERS[i % STYLES])
+}
+
+/// The points of a polygon of `n` corners around (cx, cy), the first at
+/// `start` degrees (0 is up, clockwise), corner k at `r * radii[k % len]`
+/// (one radius: a regular polygon; two alternating: a star).
+fn polygon(cx: f64, cy: f64, r: f64, n: usize, start: f64, radii: &[f64]) -> String {
+    let points: Vec<String> = (0..n)
+        .map(|k| {
+            let a = (start + 360.0 * k as f64 / n as f64).to_radians();
+            let rk = r * radii[k % radii.len()];
+            format!("{:.1},{:.1}", cx + rk * a.sin(), cy - rk * a.cos())
+        })
+        .collect();
+    points.join(" ")
+}
+
+/// A marker of radius `r` at (cx, cy): `fill` inside (white for a hollow
+/// marker), `colour` around; `title` becomes its tooltip.
+pub fn marker(
+    m: Marker,
+    cx: f64,
+    cy: f64,
+    r: f64,
+    colour: &str,
+    fill: &str,
+    title: &str,
+) -> String {
+    let paint = format!(r#"fill="{fill}" stroke="{colour}" stroke-width="1.5""#);
+    let tip = if title.is_empty() {
+        String::new()
+    } else {
+        format!("<title>{}</title>", esc(title))
+    };
+    let poly = |pts: String| format!(r#"<polygon points="{pts}" {paint}>{tip}</polygon>"#);
+    match m {
+        Marker::Circle => {
+            format!(r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{r:.1}" {paint}>{tip}</circle>"#)
+        }
+        Marker::Square => {
+            let a = r * 0.9;
+            format!(
+                r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" {paint}>{tip}</rect>"#,
+                cx - a,
+                cy - a,
+                2.0 * a,
+                2.0 * a
+            )
+        }
+        Marker::TriangleUp => poly(polygon(cx, cy, r * 1.2, 3, 0.0, &[1.0])),
+        Marker::TriangleDown => poly(polygon(cx, cy, r * 1.2, 3, 180.0, &[1.0])),
+        Marker::TriangleLeft => poly(polygon(cx, cy, r * 1.2, 3, 270.0, &[1.0])),
+        Marker::TriangleRight => poly(polygon(cx, cy, r * 1.2, 3, 90.0, &[1.0])),
+        Marker::Diamond => poly(polygon(cx, cy, r * 1.25, 4, 0.0, &[1.0])),
+        Marker::Pentagon => poly(polygon(cx, cy, r * 1.1, 5, 0.0, &[1.0])),
+        Marker::Hexagon => poly(polygon(cx, cy, r * 1.1, 6, 0.0, &[1.0])),
+        Marker::Star => poly(polygon(cx, cy, r * 1.4, 10, 0.0, &[1.0, 0.45])),
+        Marker::Plus | Marker::Cross => {
+            let a = r * 1.2;
+            let turn = if m == Marker::Cross { 45 } else { 0 };
+            format!(
+                r#"<g transform="rotate({turn} {cx:.1} {cy:.1})"><path d="{d}" stroke="white" stroke-width="5.5"/><path d="{d}" stroke="{colour}" stroke-width="2.5"/>{tip}</g>"#,
+                d = format_args!(
+                    "M{:.1} {cy:.1}H{:.1}M{cx:.1} {:.1}V{:.1}",
+                    cx - a,
+                    cx + a,
+                    cy - a,
+                    cy + a
+                )
+            )
+        }
+    }
+}
+
+/// The hatchings laid over a bar (or a hollow marker on a line) whose
+/// figure carries a caveat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hatch {
+    /// Diagonal lines: client-bound, the figure is a lower bound of the server.
+    LowerBound,
+    /// Crossed lines: unsteady after warm-up, noisy repetitions, too few
+    /// calls, or shared CPUs.
+    Unsteady,
+}
+
+impl Hatch {
+    fn pattern(self, id: &str) -> String {
+        match self {
+            Hatch::LowerBound => format!("{id}-hatch-lb"),
+            Hatch::Unsteady => format!("{id}-hatch-us"),
+        }
+    }
+
+    /// What the hatching means, for legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Hatch::LowerBound => "client-bound: lower bound",
+            Hatch::Unsteady => "unsteady / noisy / few calls",
+        }
+    }
+
+    /// The hatchings a figure with these caveats
+    /// ([`rpclab_model::result::Aggregate::caveats`]) gets.
+    pub fn of(caveats: &[&str]) -> Vec<Hatch> {
+        let mut out = Vec::new();
+        if caveats.contains(&"lower bound") {
+            out.push(Hatch::LowerBound);
+        }
+        if caveats.iter().any(|c| *c != "lower bound") {
+            out.push(Hatch::Unsteady);
+        }
+        out
+    }
+
+    /// `fill="url(#…)"` of this hatching in the chart `id`.
+    pub fn fill(self, id: &str) -> String {
+        format!("url(#{})", self.pattern(id))
+    }
+}
+
+/// The `<defs>` of a chart's hatchings: dark translucent lines that show
+/// on every palette colour, ids prefixed with the chart's `id` so that many
+/// charts inlined in one page do not clash.
+pub fn hatch_defs(svg: &mut String, id: &str) {
+    let _ = write!(
+        svg,
+        r##"<defs><pattern id="{}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="white" fill-opacity="0.35"/><line x1="0" y1="0" x2="0" y2="6" stroke="#222" stroke-width="2.2" stroke-opacity="0.7"/></pattern><pattern id="{}" width="7" height="7" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="7" height="7" fill="white" fill-opacity="0.45"/><path d="M0 0V7M0 0H7" stroke="#222" stroke-width="1.6" stroke-opacity="0.7"/></pattern></defs>"##,
+        Hatch::LowerBound.pattern(id),
+        Hatch::Unsteady.pattern(id)
+    );
+}
+
+/// What a legend entry shows before its name.
+pub enum Key {
+    /// A series: its colour as a swatch with its marker on top.
+    Series(usize),
+    /// A grey swatch under a hatching.
+    Hatched(Hatch),
+}
 
 /// Escapes text for SVG/HTML.
 pub fn esc(s: &str) -> String {
@@ -215,18 +397,34 @@ pub fn frame(
     );
 }
 
-pub fn legend(svg: &mut String, entries: &[(String, &str)]) {
-    for (i, (name, colour)) in entries.iter().enumerate().take(22) {
+/// The legend, right of the plot; `id` is the chart's (for hatchings).
+pub fn legend(svg: &mut String, id: &str, entries: &[(String, Key)]) {
+    for (i, (name, key)) in entries.iter().enumerate().take(20) {
         let y = TOP + 8.0 + i as f64 * 16.0;
         let x = W - RIGHT + 14.0;
+        let swatch = |fill: &str| {
+            format!(
+                r#"<rect x="{x}" y="{:.1}" width="14" height="12" fill="{fill}"/>"#,
+                y - 10.0
+            )
+        };
+        let shown = match key {
+            Key::Series(k) => {
+                let (colour, m) = style(*k);
+                format!(
+                    "{}{}",
+                    swatch(colour),
+                    marker(m, x + 7.0, y - 4.0, 3.5, colour, "white", "")
+                )
+            }
+            Key::Hatched(h) => format!("{}{}", swatch("#bbbbbb"), swatch(&h.fill(id))),
+        };
         let _ = write!(
             svg,
-            r#"<rect x="{x}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}">{}</text>"#,
-            y - 10.0,
-            colour,
-            x + 18.0,
+            r#"{shown}<text x="{}" y="{:.1}">{}</text>"#,
+            x + 20.0,
             y,
-            esc(&shorten(name, 30))
+            esc(&shorten(name, 33))
         );
     }
 }
@@ -266,6 +464,38 @@ mod tests {
         assert_eq!(tick_label(0.01), "0.01");
         assert_eq!(tick_label(20000.0), "20k");
         assert_eq!(tick_label(2_500_000.0), "2.5M");
+    }
+
+    #[test]
+    fn twelve_distinct_colours_and_markers() {
+        for i in 0..STYLES {
+            for j in 0..i {
+                assert_ne!(PALETTE[i], PALETTE[j]);
+                assert_ne!(MARKERS[i], MARKERS[j]);
+            }
+        }
+    }
+
+    #[test]
+    fn every_marker_is_one_closed_element() {
+        for m in MARKERS {
+            let svg = marker(m, 10.0, 10.0, 4.0, "#000", "white", "tip");
+            assert!(svg.contains("<title>tip</title>"), "{m:?}");
+            assert!(!svg.contains("NaN"), "{m:?}");
+            let open = svg.matches('<').count() - svg.matches("</").count() * 2;
+            assert_eq!(open, svg.matches("/>").count(), "{m:?}: {svg}");
+        }
+    }
+
+    #[test]
+    fn caveats_map_to_hatchings() {
+        assert!(Hatch::of(&[]).is_empty());
+        assert_eq!(Hatch::of(&["lower bound"]), [Hatch::LowerBound]);
+        assert_eq!(Hatch::of(&["unsteady"]), [Hatch::Unsteady]);
+        assert_eq!(
+            Hatch::of(&["lower bound", "too few calls"]),
+            [Hatch::LowerBound, Hatch::Unsteady]
+        );
     }
 
     #[test]
