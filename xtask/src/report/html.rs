@@ -10,6 +10,7 @@ use crate::report::format::{fmt_value, slug};
 use crate::report::reproduction::{self, Comparison};
 use crate::report::setup::Setup;
 use crate::report::svg::{esc, hatch_defs, Hatch};
+use crate::report::tables;
 use anyhow::{Context, Result};
 use rpclab_model::result::{Aggregate, CellFlag, Results};
 use std::fmt::Write as _;
@@ -230,7 +231,7 @@ pub fn write_report(
             esc(scenario),
             esc(&load)
         );
-        aggregates_html(&mut html, &aggs, charts::level_label(results, scenario));
+        aggregates_html(&mut html, &aggs);
         let mut all = charts::throughput(results, scenario);
         all.extend(charts::efficiency(results, scenario));
         all.extend(charts::latency_spectra(results, scenario));
@@ -437,54 +438,44 @@ fn flags_html(html: &mut String, results: &Results) {
     html.push_str("</tbody></table>");
 }
 
-/// A numeric cell that sorts by `v`.
-fn num(v: Option<f64>, shown: String) -> String {
-    match v {
-        Some(v) if v.is_finite() => format!("<td data-v=\"{v}\">{shown}</td>"),
-        _ => "<td data-v=\"\">-</td>".to_owned(),
-    }
-}
-
-fn aggregates_html(html: &mut String, aggs: &[&Aggregate], level: &str) {
-    let _ = write!(
-        html,
-        "<table class=\"sortable\"><thead><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th>{}</th><th>reps</th><th>calls/s</th><th>CI of median</th><th>CV</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>srv CPU µs/call</th><th>cli CPU µs/call</th><th>calls/srv core-s</th><th>B/call out</th><th>B/call in</th><th class=\"l\">flags</th></tr></thead><tbody>",
-        esc(level)
-    );
-    let ms = |us: f64| num(Some(us / 1e3), format!("{:.3}", us / 1e3));
-    let opt = |v: Option<f64>| num(v, v.map_or(String::new(), |v| format!("{v:.1}")));
-    for a in aggs {
-        let efficiency = a
-            .server_cpu_us_per_call
-            .filter(|v| *v > 0.0)
-            .map(|v| 1e6 / v);
+/// The standard table ([`tables::STANDARD`]), sortable: numbers carry
+/// their value in `data-v`, flags are badges, a row with a caveat is grey.
+fn aggregates_html(html: &mut String, aggs: &[&Aggregate]) {
+    html.push_str("<table class=\"sortable\"><thead><tr>");
+    for c in tables::STANDARD {
         let _ = write!(
             html,
-            "<tr{}><td class=\"l\">{}</td><td class=\"l\">{}</td>{}{}{}<td data-v=\"{}\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td class=\"l flags\">{}</td></tr>",
-            if a.trustworthy() { "" } else { " class=\"caveat\"" },
-            esc(&a.server),
-            esc(&a.variant),
-            num(Some(a.concurrency.into()), a.concurrency.to_string()),
-            num(Some(a.repetitions.into()), a.repetitions.to_string()),
-            num(Some(a.throughput_median), format!("{:.0}", a.throughput_median)),
-            a.throughput_ci.map_or(String::new(), |c| c.low.to_string()),
-            crate::report::tables::median_ci(a),
-            num(
-                (a.repetitions > 1).then_some(a.throughput_cv),
-                crate::report::tables::cv(a)
-            ),
-            ms(a.latency_us.p50),
-            ms(a.latency_us.p90),
-            ms(a.latency_us.p99),
-            ms(a.latency_us.p999),
-            ms(a.latency_us.max),
-            opt(a.server_cpu_us_per_call),
-            opt(a.client_cpu_us_per_call),
-            num(efficiency, efficiency.map_or(String::new(), fmt_value)),
-            num(Some(a.bytes_sent_per_call), format!("{:.0}", a.bytes_sent_per_call)),
-            num(Some(a.bytes_received_per_call), format!("{:.0}", a.bytes_received_per_call)),
-            flag_badges(a)
+            "<th{}>{}</th>",
+            if c.text { " class=\"l\"" } else { "" },
+            esc(c.header)
         );
+    }
+    html.push_str("</tr></thead><tbody>");
+    for a in aggs {
+        let _ = write!(
+            html,
+            "<tr{}>",
+            if a.trustworthy() {
+                ""
+            } else {
+                " class=\"caveat\""
+            }
+        );
+        for c in tables::STANDARD {
+            let f = (c.cell)(a);
+            if c.header == "flags" {
+                let _ = write!(html, "<td class=\"l flags\">{}</td>", flag_badges(a));
+            } else if c.text {
+                let _ = write!(html, "<td class=\"l\">{}</td>", esc(&f.text));
+            } else {
+                let v = f
+                    .value
+                    .filter(|v| v.is_finite())
+                    .map_or(String::new(), |v| v.to_string());
+                let _ = write!(html, "<td data-v=\"{v}\">{}</td>", esc(&f.text));
+            }
+        }
+        html.push_str("</tr>");
     }
     html.push_str("</tbody></table>");
 }
