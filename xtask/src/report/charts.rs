@@ -424,9 +424,9 @@ pub fn lines(
     svg
 }
 
-/// A linear axis from 0 over the points' whiskers, with room above the
-/// highest for the value labels.
-fn value_axis(series: &[Series], log: bool) -> Option<Axis> {
+/// A linear axis from 0 (or a logarithmic one) over the points' whiskers;
+/// `labels` leaves room above the highest for bars' value labels.
+fn value_axis(series: &[Series], log: bool, labels: bool) -> Option<Axis> {
     let values = series
         .iter()
         .flat_map(|s| s.points.iter().flat_map(|p| [p.value, p.high]));
@@ -434,7 +434,7 @@ fn value_axis(series: &[Series], log: bool) -> Option<Axis> {
         let lows = series.iter().flat_map(|s| s.points.iter().map(|p| p.low));
         Axis::new(values.chain(lows), true, H - BOTTOM, TOP)
     } else {
-        let headroom = values.fold(0f64, f64::max) * 1.2;
+        let headroom = values.fold(0f64, f64::max) * if labels { 1.2 } else { 1.0 };
         Axis::new([0.0, headroom].into_iter(), false, H - BOTTOM, TOP)
     }
 }
@@ -474,7 +474,7 @@ fn level_charts(t: &Titles, series: &[Series], unit: &str) -> Vec<Chart> {
     let parts = parts(series);
     let as_lines = levels.len() >= 3;
     let log_y = as_lines && wide(series, 30.0);
-    let Some(y) = value_axis(series, log_y) else {
+    let Some(y) = value_axis(series, log_y, !as_lines) else {
         return Vec::new();
     };
     let n = parts.len();
@@ -486,8 +486,15 @@ fn level_charts(t: &Titles, series: &[Series], unit: &str) -> Vec<Chart> {
             let svg = if as_lines {
                 let (lo, hi) = (levels[0], levels[levels.len() - 1]);
                 let x_log = lo > 0.0 && hi / lo >= 10.0;
-                let x = Axis::new(levels.iter().copied(), x_log, LEFT + 20.0, W - RIGHT - 20.0)
-                    .expect("levels are finite");
+                // The levels' own range, not whole decades: the first and
+                // the last level sit at the ends.
+                let x = Axis {
+                    lo,
+                    hi,
+                    log: x_log,
+                    from: LEFT + 20.0,
+                    to: W - RIGHT - 20.0,
+                };
                 let ticks: Vec<(f64, String)> =
                     levels.iter().map(|v| (*v, tick_label(*v))).collect();
                 lines(&t, &x, &y, &ticks, part, unit)
@@ -622,7 +629,7 @@ pub fn latency_spectra(results: &Results, scenario: &str) -> Vec<Chart> {
     for level in levels {
         let series = spectrum_series(results, scenario, level);
         let log_y = wide(&series, 30.0);
-        let Some(y) = value_axis(&series, log_y) else {
+        let Some(y) = value_axis(&series, log_y, false) else {
             continue;
         };
         let t = Titles {
@@ -689,7 +696,7 @@ pub fn published_vs_measured(table: &ComparisonTable, column: usize, id: &str) -
         return None;
     }
     let both = [published, measured];
-    let y = value_axis(&both, true)?;
+    let y = value_axis(&both, true, true)?;
     let t = Titles {
         id: id.to_owned(),
         title: format!("{}: published vs measured", table.columns[column]),
