@@ -215,6 +215,52 @@ fn every_report_renders_in_chromium_without_console_errors() {
     }
 }
 
+/// Clicking a column's header sorts the rows by it, ascending and then
+/// descending: a script appended to the page clicks `calls/s` and writes
+/// the column's values, in row order, into the DOM.
+#[test]
+fn clicking_a_header_sorts_the_rows() {
+    let Some(chromium) = skip_without_chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("default-lab");
+    committed_snapshot(&snap);
+    render(&snap);
+    let page = std::fs::read_to_string(snap.join("report.html")).unwrap();
+    let probe = "<script>(function(){\
+        var th=Array.prototype.filter.call(document.querySelectorAll('table.sortable th'),\
+          function(h){return h.textContent==='calls/s';})[0];\
+        var t=th.closest('table'),i=Array.prototype.indexOf.call(th.parentNode.children,th);\
+        function col(){return Array.prototype.map.call(t.tBodies[0].rows,\
+          function(r){return r.cells[i].getAttribute('data-v');}).join(' ');}\
+        var before=col();th.click();var up=col();th.click();var down=col();\
+        document.body.setAttribute('data-probe',before+'|'+up+'|'+down);})();</script>";
+    let probed = snap.join("probed.html");
+    std::fs::write(&probed, page.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let opened = open(&chromium, &probed);
+    assert!(opened.console().is_empty(), "{:#?}", opened.console());
+    let at = opened.dom.find("data-probe=\"").expect("the probe ran") + 12;
+    let end = at + opened.dom[at..].find('"').unwrap();
+    let columns: Vec<Vec<f64>> = opened.dom[at..end]
+        .split('|')
+        .map(|c| c.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let [before, up, down] = columns.as_slice() else {
+        panic!("probe: {}", &opened.dom[at..end]);
+    };
+    assert!(before.len() > 2, "{before:?}");
+    let mut sorted = before.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_ne!(
+        before, &sorted,
+        "the rows were sorted already; the test proves nothing"
+    );
+    assert_eq!(up, &sorted);
+    sorted.reverse();
+    assert_eq!(down, &sorted);
+}
+
 #[test]
 fn a_broken_script_is_caught() {
     let Some(chromium) = skip_without_chromium() else {
