@@ -35,7 +35,7 @@ tr.caveat td{background:#fafafa;color:#555}\
 .holds{background:#e3f5e3}.reversed{background:#fbe3e3}.noise{background:#fff6d6}.nc{background:#eee}\
 nav{font-size:13px;margin:0.5em 0}nav a{margin-right:1em}\
 .charts{display:flex;flex-wrap:wrap;gap:10px}\
-figure{margin:0.4em 0;flex:1 1 620px;max-width:760px}svg{max-width:100%;height:auto}";
+figure{margin:0.4em 0;flex:0 1 660px;max-width:760px}svg{max-width:100%;height:auto}";
 
 /// Sorts a table of class `sortable` by the column whose header is
 /// clicked, numerically where the cells carry `data-v`; a second click
