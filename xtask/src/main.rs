@@ -176,7 +176,8 @@ enum LabCommand {
         wait_for_ports: u64,
     },
     /// Re-render a snapshot's summary.md, charts and HTML page from its
-    /// results.json alone (what `lab run` writes, through the same code).
+    /// results.json and manifest.toml alone (what `lab run` writes, through
+    /// the same code).
     Report {
         /// The snapshot folder (results/<...>).
         snapshot: PathBuf,
@@ -381,7 +382,12 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                 );
             }
             let out = out.unwrap_or_else(|| snapshot.clone());
-            let written = report::write_all(&out, &snapshot::name_of(&snapshot), &results)?;
+            let written = report::write_all(
+                &out,
+                &snapshot::name_of(&snapshot),
+                &results,
+                &report::setup::Setup::read(&snapshot),
+            )?;
             eprintln!(
                 "wrote {}, {} and {} chart(s) under {}",
                 written.summary.display(),

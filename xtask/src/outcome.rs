@@ -11,7 +11,12 @@ use anyhow::Result;
 /// own errors are [`RunOutcome::into_result`]'s.
 pub fn publish(run: &RunOutcome) -> Result<()> {
     let name = crate::snapshot::name_of(&run.snapshot);
-    report::write_all(&run.snapshot, &name, &run.results)?;
+    report::write_all(
+        &run.snapshot,
+        &name,
+        &run.results,
+        &report::setup::Setup::read(&run.snapshot),
+    )?;
     println!("{}", report::tables::render(&run.results, false, None));
     // The snapshot index is generated, never hand-edited.
     if let Err(e) = report::index::write(&run.results_dir, false) {

@@ -42,6 +42,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report",
             "report::tables",
             "report::charts",
+            "report::svg",
+            "report::setup",
             "report::html",
             "report::index",
             "report::compare",

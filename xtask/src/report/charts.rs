@@ -1,340 +1,75 @@
 //! Charts as small, self-contained SVG documents, written by hand rather
-//! than with a plotting crate: the lab needs three kinds of chart, and plain
-//! SVG text keeps them dependency-free, diffable and inline-able in the HTML
-//! report (which must open from the file system with no network).
+//! than with a plotting crate (docs/architecture.md says why): plain SVG
+//! text keeps them dependency-free, diffable and inline-able in the HTML
+//! report, which must open from the file system with no network.
 //!
-//! * [`throughput`]: throughput against concurrency (or offered rate), one
-//!   line per server variant, with the repetitions' min–max as whiskers;
-//! * [`latency_spectrum`]: the latency percentile spectrum of every cell of
-//!   a scenario, on HdrHistogram's usual axis (1 / (1 − q), log scale);
+//! The data a chart shows ([`Series`] of [`Point`]s, taken from the
+//! results by [`level_series`]) is kept apart from how it is drawn
+//! ([`grouped_bars`], [`lines`]). The kinds of chart:
+//!
+//! * [`throughput`]: calls/s of every server variant at each level
+//!   (concurrency or offered rate): grouped bars, or lines where a scenario
+//!   has three levels or more, with the repetitions' min–max as whiskers;
+//! * [`efficiency`]: calls per server-core-second (1 / the server's CPU
+//!   time per call), drawn the same way;
+//! * [`latency_spectra`]: the latency percentile spectrum at each level,
+//!   on HdrHistogram's usual axis (1 / (1 − q), log scale);
 //! * [`published_vs_measured`]: a seed table's published and measured
-//!   figures side by side, on a log scale since they come from different
-//!   decades of hardware.
+//!   figures side by side with their ratio, on a log scale since they come
+//!   from different decades of hardware.
+//!
+//! Every series keeps one colour and marker across the page (its place
+//! among all the snapshot's series); a chart with more than
+//! [`STYLES`] series is split into parts sharing one y axis, so no chart
+//! repeats a colour or a marker. Bars (and markers) whose figure carries a
+//! caveat are hatched ([`Hatch`]).
 
-use crate::report::format::fmt_value;
+use crate::report::format::{fmt_value, slug};
 use crate::report::reproduction::ComparisonTable;
+use crate::report::svg::{
+    esc, frame, hatch_defs, legend, marker, open, shorten, style, tick_label, Axis, Hatch, Key,
+    BOTTOM, H, LEFT, RIGHT, STYLES, TOP, W,
+};
 use rpclab_model::result::{Aggregate, Results};
+use rpclab_model::spec::Load;
 use std::fmt::Write as _;
 
-const W: f64 = 760.0;
-const H: f64 = 400.0;
-const LEFT: f64 = 72.0;
-const RIGHT: f64 = 210.0;
-const TOP: f64 = 44.0;
-const BOTTOM: f64 = 52.0;
-
-/// Colour-blind-safe palette (Okabe–Ito), cycled.
-const PALETTE: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-];
-
-/// Escapes text for SVG/HTML.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// One rendered chart: its SVG document and the file stem it is saved as
+/// (`charts/<name>.svg`), also the prefix of its element ids.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub name: String,
+    pub svg: String,
 }
 
-/// A linear or base-10 logarithmic axis mapping data to pixels.
-#[derive(Clone, Copy, Debug)]
-struct Axis {
-    lo: f64,
-    hi: f64,
-    log: bool,
-    from: f64,
-    to: f64,
+/// One figure of a series: where it sits on the x axis, its value (a
+/// median over repetitions), the whisker's ends (the repetitions' min and
+/// max; equal to the value when there is no spread), and the caveats the
+/// figure carries ([`Aggregate::caveats`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+    pub caveats: Vec<&'static str>,
 }
 
-impl Axis {
-    fn new(values: impl Iterator<Item = f64>, log: bool, from: f64, to: f64) -> Option<Axis> {
-        let vals: Vec<f64> = values
-            .filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .collect();
-        if vals.is_empty() {
-            return None;
-        }
-        let (mut lo, mut hi) = vals
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(*v), b.max(*v))
-            });
-        if log {
-            lo = 10f64.powf(lo.log10().floor());
-            hi = 10f64.powf(hi.log10().ceil());
-            if hi <= lo {
-                hi = lo * 10.0;
-            }
-        } else {
-            lo = lo.min(0.0);
-            if hi <= lo {
-                hi = lo + 1.0;
-            }
-            hi = nice_ceiling(hi);
-        }
-        Some(Axis {
-            lo,
-            hi,
-            log,
-            from,
-            to,
-        })
-    }
-
-    fn px(&self, v: f64) -> f64 {
-        let t = if self.log {
-            (v.max(self.lo).log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
-        } else {
-            (v - self.lo) / (self.hi - self.lo)
-        };
-        self.from + t * (self.to - self.from)
-    }
-
-    fn ticks(&self) -> Vec<f64> {
-        if self.log {
-            let mut t = Vec::new();
-            let mut v = self.lo;
-            let decades = (self.hi / self.lo).log10().round() as i32;
-            while v <= self.hi * 1.0001 {
-                t.push(v);
-                if decades <= 2 {
-                    for m in [2.0, 5.0] {
-                        if v * m < self.hi {
-                            t.push(v * m);
-                        }
-                    }
-                }
-                v *= 10.0;
-            }
-            t.sort_by(f64::total_cmp);
-            t
-        } else {
-            let step = nice_step((self.hi - self.lo) / 5.0);
-            let mut t = Vec::new();
-            let mut v = (self.lo / step).ceil() * step;
-            while v <= self.hi + step * 1e-9 {
-                t.push(v);
-                v += step;
-            }
-            t
-        }
-    }
+/// A named series; `style` is its colour and marker ([`style`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub style: usize,
+    pub points: Vec<Point>,
 }
 
-fn nice_step(raw: f64) -> f64 {
-    if raw <= 0.0 || !raw.is_finite() {
-        return 1.0;
-    }
-    let p = 10f64.powf(raw.log10().floor());
-    let m = raw / p;
-    p * if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    }
-}
-
-fn nice_ceiling(v: f64) -> f64 {
-    let step = nice_step(v / 5.0);
-    (v / step).ceil() * step
-}
-
-/// An axis label: thousands and millions abbreviated, no trailing zeros.
-fn tick_label(v: f64) -> String {
-    let plain = |x: f64| {
-        let s = format!("{x:.3}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        if s == "-0" {
-            "0".to_owned()
-        } else {
-            s.to_owned()
-        }
-    };
-    if v >= 1e6 {
-        format!("{}M", plain(v / 1e6))
-    } else if v >= 1e4 {
-        format!("{}k", plain(v / 1e3))
-    } else {
-        plain(v)
-    }
-}
-
-fn open(svg: &mut String, title: &str) {
-    let _ = write!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = write!(svg, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = write!(
-        svg,
-        r#"<text x="{}" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        LEFT,
-        esc(title)
-    );
-}
-
-fn frame(
-    svg: &mut String,
-    x: &Axis,
-    y: &Axis,
-    x_label: &str,
-    y_label: &str,
-    x_ticks: &[(f64, String)],
-) {
-    let (x0, x1, y0, y1) = (LEFT, W - RIGHT, H - BOTTOM, TOP);
-    for t in y.ticks() {
-        let py = y.px(t);
-        let _ = write!(
-            svg,
-            r##"<line x1="{x0}" x2="{x1}" y1="{py:.1}" y2="{py:.1}" stroke="#e0e0e0"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
-            x0 - 6.0,
-            py + 4.0,
-            tick_label(t)
-        );
-    }
-    for (t, label) in x_ticks {
-        let px = x.px(*t);
-        let _ = write!(
-            svg,
-            r##"<line x1="{px:.1}" x2="{px:.1}" y1="{y0}" y2="{y1}" stroke="#f0f0f0"/><text x="{px:.1}" y="{}" text-anchor="middle">{}</text>"##,
-            y0 + 16.0,
-            esc(label)
-        );
-    }
-    let _ = write!(
-        svg,
-        r##"<rect x="{x0}" y="{y1}" width="{}" height="{}" fill="none" stroke="#888"/>"##,
-        x1 - x0,
-        y0 - y1
-    );
-    let _ = write!(
-        svg,
-        r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
-        (x0 + x1) / 2.0,
-        H - 12.0,
-        esc(x_label)
-    );
-    let _ = write!(
-        svg,
-        r#"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        (y0 + y1) / 2.0,
-        esc(y_label)
-    );
-}
-
-fn legend(svg: &mut String, entries: &[(String, &str)]) {
-    for (i, (name, colour)) in entries.iter().enumerate().take(22) {
-        let y = TOP + 8.0 + i as f64 * 16.0;
-        let x = W - RIGHT + 14.0;
-        let _ = write!(
-            svg,
-            r#"<rect x="{x}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}">{}</text>"#,
-            y - 10.0,
-            colour,
-            x + 18.0,
-            y,
-            esc(&shorten(name, 30))
-        );
-    }
-}
-
-fn shorten(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        format!("{}…", s.chars().take(n - 1).collect::<String>())
-    }
-}
-
-/// One line of a line chart: (x, y, whisker low, whisker high).
-struct Line {
-    name: String,
-    points: Vec<(f64, f64, f64, f64)>,
-}
-
-fn line_chart(
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    x_log: bool,
-    x_ticks: Option<Vec<(f64, String)>>,
-    lines: &[Line],
-) -> Option<String> {
-    let xs = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
-    let x = Axis::new(xs, x_log, LEFT + 20.0, W - RIGHT - 20.0)?;
-    let ys = lines
-        .iter()
-        .flat_map(|l| l.points.iter().flat_map(|p| [p.1, p.2, p.3]));
-    let ys: Vec<f64> = ys.collect();
-    let y_log = {
-        let pos: Vec<f64> = ys.iter().copied().filter(|v| *v > 0.0).collect();
-        let (lo, hi) = pos
-            .iter()
-            .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(*v), b.max(*v)));
-        !pos.is_empty() && hi / lo > 30.0
-    };
-    let y = Axis::new(ys.into_iter(), y_log, H - BOTTOM, TOP)?;
-    let ticks = x_ticks.unwrap_or_else(|| {
-        let mut levels: Vec<f64> = lines
-            .iter()
-            .flat_map(|l| l.points.iter().map(|p| p.0))
-            .collect();
-        levels.sort_by(f64::total_cmp);
-        levels.dedup();
-        levels.into_iter().map(|v| (v, tick_label(v))).collect()
-    });
-    let mut svg = String::new();
-    open(&mut svg, title);
-    frame(
-        &mut svg,
-        &x,
-        &y,
-        x_label,
-        &format!("{y_label}{}", if y_log { " (log)" } else { "" }),
-        &ticks,
-    );
-    for (i, l) in lines.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
-        let path: Vec<String> = l
-            .points
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", x.px(p.0), y.px(p.1)))
-            .collect();
-        let _ = write!(
-            svg,
-            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
-            path.join(" ")
-        );
-        for p in &l.points {
-            let (px, py) = (x.px(p.0), y.px(p.1));
-            if p.3 > p.2 {
-                let _ = write!(
-                    svg,
-                    r#"<line x1="{px:.1}" x2="{px:.1}" y1="{:.1}" y2="{:.1}" stroke="{colour}"/>"#,
-                    y.px(p.2),
-                    y.px(p.3)
-                );
-            }
-            let _ = write!(
-                svg,
-                r#"<circle cx="{px:.1}" cy="{py:.1}" r="3.5" fill="{colour}"><title>{}: {}</title></circle>"#,
-                esc(&l.name),
-                fmt_value(p.1)
-            );
-        }
-    }
-    let entries: Vec<(String, &str)> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.name.clone(), PALETTE[i % PALETTE.len()]))
-        .collect();
-    legend(&mut svg, &entries);
-    svg.push_str("</svg>\n");
-    Some(svg)
+/// What a chart of levels shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Calls per second, median of the repetitions.
+    Throughput,
+    /// Calls per server-core-second: 10⁶ / the server's CPU µs per call.
+    Efficiency,
 }
 
 /// Scenarios of a snapshot, in the order they were measured.
@@ -348,138 +83,211 @@ pub fn scenarios(results: &Results) -> Vec<String> {
     out
 }
 
+fn series_name(a: &Aggregate) -> String {
+    format!("{} {}", a.server, a.variant)
+}
+
+/// Every series (server variant) of a snapshot, in the order measured: a
+/// series' place here is its style on every chart of the page.
+pub fn series_names(results: &Results) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in &results.aggregates {
+        let name = series_name(a);
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 fn open_loop(results: &Results, scenario: &str) -> bool {
     results
         .cells
         .iter()
         .find(|c| c.scenario == scenario)
-        .is_some_and(|c| matches!(c.report.load, rpclab_model::spec::Load::Open(_)))
+        .is_some_and(|c| matches!(c.report.load, Load::Open(_)))
 }
 
-/// Throughput against concurrency (or offered rate) for one scenario.
-pub fn throughput(results: &Results, scenario: &str) -> Option<String> {
-    let aggs: Vec<&Aggregate> = results
-        .aggregates
+/// The x axis' name of a scenario's levels.
+pub fn level_label(results: &Results, scenario: &str) -> &'static str {
+    if open_loop(results, scenario) {
+        "offered rate (calls/s)"
+    } else {
+        "concurrency"
+    }
+}
+
+/// The calls per server-core-second of each repetition of `a`.
+fn efficiency_of_repetitions(results: &Results, a: &Aggregate) -> Vec<f64> {
+    results
+        .cells
         .iter()
-        .filter(|a| a.scenario == scenario)
-        .collect();
-    let mut lines: Vec<Line> = Vec::new();
-    for a in &aggs {
-        let name = format!("{} {}", a.server, a.variant);
-        let point = (
-            a.concurrency as f64,
-            a.throughput_median,
-            a.throughput_min,
-            a.throughput_max,
-        );
-        match lines.iter_mut().find(|l| l.name == name) {
-            Some(l) => l.points.push(point),
-            None => lines.push(Line {
+        .filter(|c| {
+            c.server == a.server
+                && c.variant == a.variant
+                && c.scenario == a.scenario
+                && c.concurrency == a.concurrency
+        })
+        .filter_map(|c| c.server_cost.map(|x| x.cpu_us_per_call))
+        .filter(|us| *us > 0.0)
+        .map(|us| 1e6 / us)
+        .collect()
+}
+
+/// One series per server variant of `scenario`, one point per level.
+/// A level without the figure (no server CPU measured) has no point.
+pub fn level_series(results: &Results, scenario: &str, metric: Metric) -> Vec<Series> {
+    let names = series_names(results);
+    let mut out: Vec<Series> = Vec::new();
+    for a in results.aggregates.iter().filter(|a| a.scenario == scenario) {
+        let point = match metric {
+            Metric::Throughput => Some((a.throughput_median, a.throughput_min, a.throughput_max)),
+            Metric::Efficiency => a.server_cpu_us_per_call.filter(|us| *us > 0.0).map(|us| {
+                let value = 1e6 / us;
+                let reps = efficiency_of_repetitions(results, a);
+                let low = reps.iter().copied().fold(value, f64::min);
+                let high = reps.iter().copied().fold(value, f64::max);
+                (value, low, high)
+            }),
+        };
+        let Some((value, low, high)) = point else {
+            continue;
+        };
+        let name = series_name(a);
+        let point = Point {
+            x: a.concurrency as f64,
+            value,
+            low,
+            high,
+            caveats: a.caveats(),
+        };
+        match out.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(point),
+            None => out.push(Series {
+                style: names.iter().position(|n| *n == name).unwrap_or(0),
                 name,
                 points: vec![point],
             }),
         }
     }
-    for l in &mut lines {
-        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for s in &mut out {
+        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
     }
-    let levels: Vec<f64> = lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.0))
-        .collect();
-    let (lo, hi) = levels
-        .iter()
-        .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(*v), b.max(*v)));
-    let x_label = if open_loop(results, scenario) {
-        "offered rate (calls/s)"
-    } else {
-        "concurrency"
-    };
-    line_chart(
-        &format!("{scenario}: throughput (median, min–max of repetitions)"),
-        x_label,
-        "calls/s",
-        hi / lo >= 10.0,
-        None,
-        &lines,
-    )
+    out
 }
 
-/// Where a percentile sits on the spectrum's x axis: log10(1 / (1 − q)).
-fn spectrum_x(q: f64) -> f64 {
-    (1.0 / (1.0 - q)).log10()
-}
-
-/// The latency percentile spectrum of every cell of one scenario.
-pub fn latency_spectrum(results: &Results, scenario: &str) -> Option<String> {
-    let qs = [0.5, 0.9, 0.95, 0.99, 0.999];
-    let max_x = spectrum_x(0.9999);
-    let lines: Vec<Line> = results
-        .aggregates
-        .iter()
-        .filter(|a| a.scenario == scenario)
-        .map(|a| {
-            let l = &a.latency_us;
-            let vals = [l.p50, l.p90, l.p95, l.p99, l.p999];
-            let mut points: Vec<(f64, f64, f64, f64)> = qs
-                .iter()
-                .zip(vals)
-                .map(|(q, v)| (spectrum_x(*q), v / 1000.0, 0.0, 0.0))
-                .collect();
-            points.push((max_x, l.max / 1000.0, 0.0, 0.0));
-            Line {
-                name: format!("{} {} @{}", a.server, a.variant, a.concurrency),
-                points,
-            }
-        })
-        .collect();
-    // 95% is plotted but not labelled: it would overlap 90%.
-    let mut ticks: Vec<(f64, String)> =
-        [("50%", 0.5), ("90%", 0.9), ("99%", 0.99), ("99.9%", 0.999)]
-            .iter()
-            .map(|(label, q)| (spectrum_x(*q), label.to_string()))
-            .collect();
-    ticks.push((max_x, "max".into()));
-    line_chart(
-        &format!("{scenario}: latency percentile spectrum (median of repetitions)"),
-        "percentile",
-        "latency ms",
-        false,
-        Some(ticks),
-        &lines,
-    )
-}
-
-/// Published and measured figures of one column of a seed table, side by
-/// side per row, on a log scale. None when nothing of it was measured.
-pub fn published_vs_measured(table: &ComparisonTable, column: usize) -> Option<String> {
-    let rows: Vec<(&str, Option<f64>, Option<f64>)> = table
-        .rows
-        .iter()
-        .filter_map(|(row, cells)| {
-            let c = cells.get(column)?.as_ref()?;
-            Some((row.as_str(), c.published.value, c.measured))
-        })
-        .collect();
-    if !rows.iter().any(|r| r.2.is_some()) {
-        return None;
+/// Splits series into parts of at most [`STYLES`], by their style, so that
+/// no part repeats a colour or a marker.
+pub fn parts(series: &[Series]) -> Vec<Vec<&Series>> {
+    let mut out: Vec<(usize, Vec<&Series>)> = Vec::new();
+    for s in series {
+        let part = s.style / STYLES;
+        match out.iter_mut().find(|(p, _)| *p == part) {
+            Some((_, v)) => v.push(s),
+            None => out.push((part, vec![s])),
+        }
     }
-    let unit = table
-        .rows
+    out.sort_by_key(|(p, _)| *p);
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The words above a chart.
+#[derive(Clone, Debug)]
+pub struct Titles {
+    /// The chart's id: its file stem, and the prefix of its element ids.
+    pub id: String,
+    pub title: String,
+    pub subtitle: String,
+    pub x_label: String,
+    pub y_label: String,
+}
+
+impl Titles {
+    /// The same titles for part `k` (from 0) of `n`.
+    fn part(&self, k: usize, n: usize) -> Titles {
+        if n <= 1 {
+            return self.clone();
+        }
+        Titles {
+            id: format!("{}-{}", self.id, k + 1),
+            title: format!("{} (part {} of {n})", self.title, k + 1),
+            ..self.clone()
+        }
+    }
+}
+
+fn head(svg: &mut String, t: &Titles) {
+    open(svg, &shorten(&t.title, 80));
+    hatch_defs(svg, &t.id);
+    if !t.subtitle.is_empty() {
+        let _ = write!(
+            svg,
+            r##"<text x="{LEFT}" y="38" fill="#555">{}</text>"##,
+            esc(&shorten(&t.subtitle, 110))
+        );
+    }
+}
+
+/// The legend: the series, then the hatchings the chart uses.
+fn legend_of(svg: &mut String, id: &str, series: &[&Series]) {
+    let mut entries: Vec<(String, Key)> = series
         .iter()
-        .find_map(|(_, c)| c.get(column)?.as_ref().map(|c| c.published.unit.clone()))
-        .unwrap_or_default();
-    let values = rows.iter().flat_map(|r| [r.1, r.2]).flatten();
-    let y = Axis::new(values, true, H - BOTTOM, TOP)?;
-    let mut svg = String::new();
-    let title = format!("{}: published vs measured", table.columns[column]);
-    open(&mut svg, &shorten(&title, 76));
-    let _ = write!(
-        svg,
-        r##"<text x="{LEFT}" y="38" fill="#555">{}</text>"##,
-        esc(&shorten(&table.title, 100))
+        .map(|s| (s.name.clone(), Key::Series(s.style)))
+        .collect();
+    let mut used: Vec<Hatch> = series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|p| Hatch::of(&p.caveats)))
+        .collect();
+    used.sort();
+    used.dedup();
+    entries.extend(
+        used.into_iter()
+            .map(|h| (h.meaning().to_owned(), Key::Hatched(h))),
     );
-    let n = rows.len() as f64;
+    legend(svg, id, &entries);
+}
+
+/// A tooltip: the series, the value, the spread, the caveats.
+fn tip(series: &str, p: &Point, unit: &str) -> String {
+    let mut t = format!("{series}: {} {unit}", fmt_value(p.value));
+    if p.high > p.low {
+        let _ = write!(t, " (min–max {}–{})", fmt_value(p.low), fmt_value(p.high));
+    }
+    if !p.caveats.is_empty() {
+        let _ = write!(t, " [{}]", p.caveats.join(", "));
+    }
+    t
+}
+
+fn whisker(svg: &mut String, x: f64, y: &Axis, p: &Point) {
+    if p.high > p.low {
+        let (a, b) = (y.px(p.low), y.px(p.high));
+        let _ = write!(
+            svg,
+            r##"<path d="M{x:.1} {a:.1}V{b:.1}M{:.1} {a:.1}H{:.1}M{:.1} {b:.1}H{:.1}" stroke="#333" stroke-width="1.2" fill="none"/>"##,
+            x - 3.0,
+            x + 3.0,
+            x - 3.0,
+            x + 3.0
+        );
+    }
+}
+
+/// Grouped bars: one group per x value of `groups` (position, label), one
+/// bar per series with a point there, on the y axis `y`; `notes` are
+/// written above their group (a ratio). Values are written above the bars
+/// when there is room.
+pub fn grouped_bars(
+    t: &Titles,
+    groups: &[(f64, String)],
+    notes: &[String],
+    series: &[&Series],
+    y: &Axis,
+    unit: &str,
+) -> String {
+    let mut svg = String::new();
+    head(&mut svg, t);
+    let n = groups.len().max(1) as f64;
     let band = (W - RIGHT - LEFT) / n;
     let x = Axis {
         lo: 0.0,
@@ -488,77 +296,440 @@ pub fn published_vs_measured(table: &ComparisonTable, column: usize) -> Option<S
         from: LEFT,
         to: W - RIGHT,
     };
-    let ticks: Vec<(f64, String)> = rows
+    let ticks: Vec<(f64, String)> = groups
         .iter()
         .enumerate()
-        .map(|(i, r)| (i as f64 + 0.5, shorten(r.0, (band / 7.0).max(4.0) as usize)))
+        .map(|(i, (_, label))| {
+            (
+                i as f64 + 0.5,
+                shorten(label, (band / 7.0).max(4.0) as usize),
+            )
+        })
         .collect();
-    frame(&mut svg, &x, &y, "", &format!("{unit} (log)"), &ticks);
-    let bar = (band * 0.35).min(40.0);
-    for (i, (row, published, measured)) in rows.iter().enumerate() {
-        let cx = LEFT + band * (i as f64 + 0.5);
-        for (k, (v, colour, what)) in [
-            (published, PALETTE[1], "published"),
-            (measured, PALETTE[0], "measured"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let left = cx - bar + k as f64 * bar;
-            match v {
-                Some(v) if *v > 0.0 => {
-                    let top = y.px(*v);
-                    let _ = write!(
-                        svg,
-                        r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{} {what}: {} {}</title></rect>"#,
-                        bar - 2.0,
-                        (H - BOTTOM - top).max(0.0),
-                        esc(row),
-                        fmt_value(*v),
-                        esc(&unit)
-                    );
-                }
-                _ => {
-                    let _ = write!(
-                        svg,
-                        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="10">none</text>"##,
-                        left + bar / 2.0,
-                        H - BOTTOM - 4.0
-                    );
-                }
+    let y_label = format!("{}{}", t.y_label, if y.log { " (log)" } else { "" });
+    frame(&mut svg, &x, y, &t.x_label, &y_label, &ticks);
+    let per_group = series.len().max(1) as f64;
+    let bar = (band * 0.84 / per_group).min(44.0);
+    let base = H - BOTTOM;
+    for (g, (gx, _)) in groups.iter().enumerate() {
+        let left0 = LEFT + band * (g as f64 + 0.5) - bar * per_group / 2.0;
+        let mut top_of_group = base;
+        for (k, s) in series.iter().enumerate() {
+            let (colour, m) = style(s.style);
+            let left = left0 + k as f64 * bar;
+            let cx = left + bar / 2.0;
+            let Some(p) = s.points.iter().find(|p| p.x == *gx) else {
+                let _ = write!(
+                    svg,
+                    r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#999" font-size="10">–</text>"##,
+                    base - 4.0
+                );
+                continue;
+            };
+            let top = y.px(p.value).min(base);
+            let width = (bar - 2.0).max(1.0);
+            let rect = |fill: &str| {
+                format!(
+                    r#"<rect x="{left:.1}" y="{top:.1}" width="{width:.1}" height="{:.1}" fill="{fill}"/>"#,
+                    base - top
+                )
+            };
+            let _ = write!(
+                svg,
+                "<g><title>{}</title>{}",
+                esc(&tip(&s.name, p, unit)),
+                rect(colour)
+            );
+            for h in Hatch::of(&p.caveats) {
+                svg.push_str(&rect(&h.fill(&t.id)));
+            }
+            svg.push_str("</g>");
+            whisker(&mut svg, cx, y, p);
+            if bar >= 9.0 {
+                svg.push_str(&marker(
+                    m,
+                    cx,
+                    top,
+                    (bar / 5.0).clamp(2.5, 4.5),
+                    colour,
+                    "white",
+                    "",
+                ));
+            }
+            let label_at = y.px(p.high).min(top) - 7.0;
+            top_of_group = top_of_group.min(label_at);
+            if bar >= 13.0 {
+                let _ = write!(
+                    svg,
+                    r##"<text transform="translate({:.1} {label_at:.1}) rotate(-90)" font-size="10" fill="#333">{}</text>"##,
+                    cx + 3.5,
+                    fmt_value(p.value)
+                );
+            }
+        }
+        if let Some(note) = notes.get(g).filter(|n| !n.is_empty()) {
+            let _ = write!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}</text>"#,
+                LEFT + band * (g as f64 + 0.5),
+                (top_of_group - if bar >= 13.0 { 36.0 } else { 4.0 }).max(TOP + 12.0),
+                esc(note)
+            );
+        }
+    }
+    legend_of(&mut svg, &t.id, series);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// Lines with markers and whiskers on the axes `x` and `y`; `ticks` label
+/// the x axis. A point with caveats gets a hatched marker.
+pub fn lines(
+    t: &Titles,
+    x: &Axis,
+    y: &Axis,
+    ticks: &[(f64, String)],
+    series: &[&Series],
+    unit: &str,
+) -> String {
+    let mut svg = String::new();
+    head(&mut svg, t);
+    let y_label = format!("{}{}", t.y_label, if y.log { " (log)" } else { "" });
+    frame(&mut svg, x, y, &t.x_label, &y_label, ticks);
+    for s in series {
+        let (colour, m) = style(s.style);
+        let path: Vec<String> = s
+            .points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x.px(p.x), y.px(p.value)))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-opacity="0.85"/>"#,
+            path.join(" ")
+        );
+        for p in &s.points {
+            let (px, py) = (x.px(p.x), y.px(p.value));
+            whisker(&mut svg, px, y, p);
+            let hatches = Hatch::of(&p.caveats);
+            let tip = tip(&s.name, p, unit);
+            svg.push_str(&marker(m, px, py, 4.5, colour, colour, &tip));
+            for h in hatches {
+                svg.push_str(&marker(m, px, py, 4.5, colour, &h.fill(&t.id), &tip));
             }
         }
     }
-    legend(
-        &mut svg,
-        &[
-            ("published".into(), PALETTE[1]),
-            ("measured".into(), PALETTE[0]),
-        ],
-    );
+    legend_of(&mut svg, &t.id, series);
     svg.push_str("</svg>\n");
-    Some(svg)
+    svg
+}
+
+/// A linear axis from 0 (or a logarithmic one) over the points' whiskers;
+/// `labels` leaves room above the highest for bars' value labels.
+fn value_axis(series: &[Series], log: bool, labels: bool) -> Option<Axis> {
+    let values = series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|p| [p.value, p.high]));
+    if log {
+        let lows = series.iter().flat_map(|s| s.points.iter().map(|p| p.low));
+        Axis::new(values.chain(lows), true, H - BOTTOM, TOP)
+    } else {
+        let headroom = values.fold(0f64, f64::max) * if labels { 1.2 } else { 1.0 };
+        Axis::new([0.0, headroom].into_iter(), false, H - BOTTOM, TOP)
+    }
+}
+
+/// True when the values span more than `ratio` (log axis wanted).
+fn wide(series: &[Series], ratio: f64) -> bool {
+    let pos: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.value))
+        .filter(|v| *v > 0.0)
+        .collect();
+    let (lo, hi) = pos
+        .iter()
+        .fold((f64::INFINITY, 0f64), |(a, b), v| (a.min(*v), b.max(*v)));
+    !pos.is_empty() && hi / lo > ratio
+}
+
+/// Levels (distinct x) of some series, in order.
+fn levels(series: &[Series]) -> Vec<f64> {
+    let mut v: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// Charts of a metric over levels: grouped bars with fewer than three
+/// levels, lines from three; split into parts of at most [`STYLES`]
+/// series sharing one y axis.
+fn level_charts(t: &Titles, series: &[Series], unit: &str) -> Vec<Chart> {
+    let levels = levels(series);
+    if levels.is_empty() {
+        return Vec::new();
+    }
+    let parts = parts(series);
+    let as_lines = levels.len() >= 3;
+    let log_y = as_lines && wide(series, 30.0);
+    let Some(y) = value_axis(series, log_y, !as_lines) else {
+        return Vec::new();
+    };
+    let n = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let t = t.part(k, n);
+            let svg = if as_lines {
+                let (lo, hi) = (levels[0], levels[levels.len() - 1]);
+                let x_log = lo > 0.0 && hi / lo >= 10.0;
+                // The levels' own range, not whole decades: the first and
+                // the last level sit at the ends.
+                let x = Axis {
+                    lo,
+                    hi,
+                    log: x_log,
+                    from: LEFT + 20.0,
+                    to: W - RIGHT - 20.0,
+                };
+                let ticks: Vec<(f64, String)> =
+                    levels.iter().map(|v| (*v, tick_label(*v))).collect();
+                lines(&t, &x, &y, &ticks, part, unit)
+            } else {
+                let groups: Vec<(f64, String)> =
+                    levels.iter().map(|v| (*v, tick_label(*v))).collect();
+                grouped_bars(&t, &groups, &[], part, &y, unit)
+            };
+            Chart { name: t.id, svg }
+        })
+        .collect()
+}
+
+fn repetitions_note(results: &Results, scenario: &str) -> String {
+    let mut reps: Vec<u32> = results
+        .aggregates
+        .iter()
+        .filter(|a| a.scenario == scenario)
+        .map(|a| a.repetitions)
+        .collect();
+    reps.sort_unstable();
+    reps.dedup();
+    match reps.as_slice() {
+        [1] => "one repetition: no whiskers".to_owned(),
+        [n] => format!("median of {n} repetitions, whiskers min–max"),
+        _ => "median of the repetitions, whiskers min–max".to_owned(),
+    }
+}
+
+/// Throughput of every server variant at each level of one scenario.
+pub fn throughput(results: &Results, scenario: &str) -> Vec<Chart> {
+    let series = level_series(results, scenario, Metric::Throughput);
+    let t = Titles {
+        id: format!("throughput-{}", slug(scenario)),
+        title: format!("{scenario}: throughput"),
+        subtitle: repetitions_note(results, scenario),
+        x_label: level_label(results, scenario).to_owned(),
+        y_label: "calls/s".to_owned(),
+    };
+    level_charts(&t, &series, "calls/s")
+}
+
+/// Calls per server-core-second of every server variant at each level of
+/// one scenario: how much work the server gets out of a core.
+pub fn efficiency(results: &Results, scenario: &str) -> Vec<Chart> {
+    let series = level_series(results, scenario, Metric::Efficiency);
+    let t = Titles {
+        id: format!("efficiency-{}", slug(scenario)),
+        title: format!("{scenario}: calls per server-core-second"),
+        subtitle: format!(
+            "10⁶ / server CPU µs per call (registry apart); {}",
+            repetitions_note(results, scenario)
+        ),
+        x_label: level_label(results, scenario).to_owned(),
+        y_label: "calls per core-second".to_owned(),
+    };
+    level_charts(&t, &series, "calls/core-s")
+}
+
+/// Where a percentile sits on the spectrum's x axis: log10(1 / (1 − q)).
+fn spectrum_x(q: f64) -> f64 {
+    (1.0 / (1.0 - q)).log10()
+}
+
+/// The latency spectrum's series at one level: p50 … p99.9 and the max, in ms.
+pub fn spectrum_series(results: &Results, scenario: &str, level: u32) -> Vec<Series> {
+    let names = series_names(results);
+    let qs = [0.5, 0.9, 0.95, 0.99, 0.999];
+    let max_x = spectrum_x(0.9999);
+    results
+        .aggregates
+        .iter()
+        .filter(|a| a.scenario == scenario && a.concurrency == level)
+        .map(|a| {
+            let l = &a.latency_us;
+            let caveats = a.caveats();
+            let at = |x: f64, us: f64| Point {
+                x,
+                value: us / 1000.0,
+                low: us / 1000.0,
+                high: us / 1000.0,
+                caveats: caveats.clone(),
+            };
+            let mut points: Vec<Point> = qs
+                .iter()
+                .zip([l.p50, l.p90, l.p95, l.p99, l.p999])
+                .map(|(q, v)| at(spectrum_x(*q), v))
+                .collect();
+            points.push(at(max_x, l.max));
+            let name = series_name(a);
+            Series {
+                style: names.iter().position(|n| *n == name).unwrap_or(0),
+                name,
+                points,
+            }
+        })
+        .collect()
+}
+
+/// The latency percentile spectrum at each level of one scenario, each
+/// level split into parts of at most [`STYLES`] lines.
+pub fn latency_spectra(results: &Results, scenario: &str) -> Vec<Chart> {
+    let mut levels: Vec<u32> = results
+        .aggregates
+        .iter()
+        .filter(|a| a.scenario == scenario)
+        .map(|a| a.concurrency)
+        .collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let max_x = spectrum_x(0.9999);
+    // 95% is plotted but not labelled: it would overlap 90%.
+    let mut ticks: Vec<(f64, String)> =
+        [("50%", 0.5), ("90%", 0.9), ("99%", 0.99), ("99.9%", 0.999)]
+            .iter()
+            .map(|(label, q)| (spectrum_x(*q), label.to_string()))
+            .collect();
+    ticks.push((max_x, "max".into()));
+    let x = Axis {
+        lo: 0.0,
+        hi: max_x,
+        log: false,
+        from: LEFT + 20.0,
+        to: W - RIGHT - 20.0,
+    };
+    let level_word = if open_loop(results, scenario) {
+        "offered"
+    } else {
+        "concurrency"
+    };
+    let mut out = Vec::new();
+    for level in levels {
+        let series = spectrum_series(results, scenario, level);
+        let log_y = wide(&series, 30.0);
+        let Some(y) = value_axis(&series, log_y, false) else {
+            continue;
+        };
+        let t = Titles {
+            id: format!("latency-{}-at-{}", slug(scenario), level),
+            title: format!("{scenario}: latency spectrum at {level_word} {level}"),
+            subtitle: "percentiles: median of the repetitions; max: the largest of them".into(),
+            x_label: "percentile".into(),
+            y_label: "latency ms".into(),
+        };
+        let parts = parts(&series);
+        let n = parts.len();
+        for (k, part) in parts.iter().enumerate() {
+            let t = t.part(k, n);
+            let svg = lines(&t, &x, &y, &ticks, part, "ms");
+            out.push(Chart { name: t.id, svg });
+        }
+    }
+    out
+}
+
+/// Published and measured figures of one column of a seed table, side by
+/// side per row with measured / published above each pair, on a log
+/// scale. None when nothing of it was measured.
+pub fn published_vs_measured(table: &ComparisonTable, column: usize, id: &str) -> Option<Chart> {
+    let mut groups = Vec::new();
+    let mut notes = Vec::new();
+    let mut published = Series {
+        name: "published".into(),
+        style: 1,
+        points: Vec::new(),
+    };
+    let mut measured = Series {
+        name: "measured".into(),
+        style: 0,
+        points: Vec::new(),
+    };
+    let mut unit = String::new();
+    for (row, cells) in &table.rows {
+        let Some(c) = cells.get(column).and_then(Option::as_ref) else {
+            continue;
+        };
+        let x = groups.len() as f64;
+        groups.push((x, row.clone()));
+        unit.clone_from(&c.published.unit);
+        let at = |v: f64, caveats: Vec<&'static str>| Point {
+            x,
+            value: v,
+            low: v,
+            high: v,
+            caveats,
+        };
+        if let Some(v) = c.published.value.filter(|v| *v > 0.0) {
+            published.points.push(at(v, Vec::new()));
+        }
+        if let Some(v) = c.measured.filter(|v| *v > 0.0) {
+            measured.points.push(at(v, c.caveats.clone()));
+        }
+        notes.push(
+            c.ratio
+                .map_or(String::new(), |r| format!("×{}", fmt_value(r))),
+        );
+    }
+    if measured.points.is_empty() {
+        return None;
+    }
+    let both = [published, measured];
+    let y = value_axis(&both, true, true)?;
+    let t = Titles {
+        id: id.to_owned(),
+        title: format!("{}: published vs measured", table.columns[column]),
+        subtitle: format!("{} · above each pair: measured / published", table.title),
+        x_label: String::new(),
+        y_label: unit.clone(),
+    };
+    let series: Vec<&Series> = both.iter().collect();
+    Some(Chart {
+        name: t.id.clone(),
+        svg: grouped_bars(&t, &groups, &notes, &series, &y, &unit),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn log_axis_spans_whole_decades_and_maps_ends() {
-        let a = Axis::new([3.0, 420.0].into_iter(), true, 0.0, 100.0).unwrap();
-        assert_eq!((a.lo, a.hi), (1.0, 1000.0));
-        assert!((a.px(1.0) - 0.0).abs() < 1e-9);
-        assert!((a.px(1000.0) - 100.0).abs() < 1e-9);
-        assert!((a.px(10.0) - 100.0 / 3.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn linear_axis_starts_at_zero_with_nice_ticks() {
-        let a = Axis::new([12.0, 87.0].into_iter(), false, 0.0, 1.0).unwrap();
-        assert_eq!(a.lo, 0.0);
-        assert_eq!(a.hi, 100.0);
-        assert_eq!(a.ticks(), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+    fn series(name: &str, style: usize, xs: &[f64]) -> Series {
+        Series {
+            name: name.into(),
+            style,
+            points: xs
+                .iter()
+                .map(|x| Point {
+                    x: *x,
+                    value: 10.0 * x,
+                    low: 9.0 * x,
+                    high: 11.0 * x,
+                    caveats: Vec::new(),
+                })
+                .collect(),
+        }
     }
 
     #[test]
@@ -568,15 +739,54 @@ mod tests {
     }
 
     #[test]
-    fn tick_labels_are_short() {
-        assert_eq!(tick_label(500.0), "500");
-        assert_eq!(tick_label(0.01), "0.01");
-        assert_eq!(tick_label(20000.0), "20k");
-        assert_eq!(tick_label(2_500_000.0), "2.5M");
+    fn parts_never_repeat_a_style() {
+        let all: Vec<Series> = (0..30)
+            .map(|i| series(&format!("s{i}"), i, &[1.0]))
+            .collect();
+        let parts = parts(&all);
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [12, 12, 6]);
+        for p in &parts {
+            let styles: std::collections::BTreeSet<usize> =
+                p.iter().map(|s| s.style % STYLES).collect();
+            assert_eq!(styles.len(), p.len(), "a style repeats within a part");
+        }
     }
 
     #[test]
-    fn text_is_escaped() {
-        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    fn bars_below_three_levels_lines_from_three() {
+        let t = Titles {
+            id: "t".into(),
+            title: "t".into(),
+            subtitle: String::new(),
+            x_label: "concurrency".into(),
+            y_label: "calls/s".into(),
+        };
+        let two = [series("a", 0, &[1.0, 5.0]), series("b", 1, &[1.0, 5.0])];
+        let charts = level_charts(&t, &two, "calls/s");
+        assert_eq!(charts.len(), 1);
+        assert!(!charts[0].svg.contains("<polyline"));
+        assert!(charts[0].svg.matches("<rect x=").count() >= 4);
+        let three = [series("a", 0, &[1.0, 5.0, 20.0])];
+        let charts = level_charts(&t, &three, "calls/s");
+        assert!(charts[0].svg.contains("<polyline"));
+    }
+
+    #[test]
+    fn caveats_are_hatched_and_said_in_the_legend() {
+        let t = Titles {
+            id: "c".into(),
+            title: "t".into(),
+            subtitle: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+        };
+        let mut s = series("a", 0, &[1.0]);
+        let plain = level_charts(&t, std::slice::from_ref(&s), "").remove(0).svg;
+        assert!(!plain.contains("fill=\"url(#c-hatch"));
+        s.points[0].caveats = vec!["lower bound"];
+        let hatched = level_charts(&t, &[s], "").remove(0).svg;
+        assert!(hatched.contains("fill=\"url(#c-hatch-lb)\""));
+        assert!(hatched.contains(Hatch::LowerBound.meaning()));
+        assert!(hatched.contains("<pattern id=\"c-hatch-lb\""));
     }
 }

@@ -1,4 +1,5 @@
-//! Number formatting shared by the report's tables, charts and pages.
+//! Number and name formatting shared by the report's tables, charts and
+//! pages.
 
 /// A number at a precision that suits its size.
 pub fn fmt_value(v: f64) -> String {
@@ -13,5 +14,29 @@ pub fn fmt_value(v: f64) -> String {
         format!("{v:.2}")
     } else {
         format!("{v:.3}")
+    }
+}
+
+/// Turns a name into a file-name-safe slug (also an SVG/HTML id).
+pub fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_file_safe() {
+        assert_eq!(slug("Seed 001 · concurrency 20"), "seed-001-concurrency-20");
+        assert_eq!(slug("tps (calls/s)"), "tps-calls-s");
     }
 }

@@ -1,48 +1,159 @@
 //! The snapshot's charts (`charts/*.svg`) and its HTML page (`report.html`):
-//! tables and charts together in one self-contained file (inline SVG and
-//! CSS, no script, no network), so it opens from the file system years
-//! later. Everything is rendered from `results.json` alone.
+//! how the run was made, the flags' legend, tables and charts together in
+//! one self-contained file (inline SVG, CSS and a few lines of script that
+//! sort the tables; no network), so it opens from the file system years
+//! later. Everything is rendered from `results.json` and the setup
+//! ([`Setup`], from `manifest.toml`) alone.
 
-use crate::report::charts::{self, esc};
-use crate::report::format::fmt_value;
+use crate::report::charts::{self, Chart};
+use crate::report::format::{fmt_value, slug};
 use crate::report::reproduction::{self, Comparison};
+use crate::report::setup::Setup;
+use crate::report::svg::{esc, hatch_defs, Hatch};
+use crate::report::tables;
 use anyhow::{Context, Result};
-use rpclab_model::result::{Aggregate, Results};
+use rpclab_model::result::{Aggregate, CellFlag, Results};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const CSS: &str = "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\
-table{border-collapse:collapse;margin:1em 0;font-size:13px}\
+const CSS: &str = "body{font-family:sans-serif;margin:1.5em 2em;max-width:1560px;color:#222}\
+h2{border-bottom:2px solid #ddd;padding-bottom:2px;margin-top:1.6em}\
+table{border-collapse:collapse;margin:0.8em 0;font-size:13px}\
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}\
-th{background:#f3f3f3}td.l,th.l{text-align:left}\
-.pub{color:#a06000}.lab{color:#0060a0}.why{color:#888;font-size:11px}\
+th{background:#f3f3f3}td{white-space:nowrap}td.l,th.l{text-align:left;white-space:normal}\
+table.pvm td.lab{white-space:normal;max-width:22em}td.ratio{font-weight:bold}\
+table.kv th{text-align:left;white-space:nowrap}table.kv td{text-align:left;white-space:normal}\
+table.sortable td.l{white-space:nowrap}table.sortable td.flags{white-space:normal}\
+table.sortable th{cursor:pointer;user-select:none}\
+table.sortable th[aria-sort=ascending]::after{content:' \\25B2'}\
+table.sortable th[aria-sort=descending]::after{content:' \\25BC'}\
+tr.caveat td{background:#fafafa;color:#555}\
+.flag{display:inline-block;border-radius:3px;padding:0 4px;margin:1px;font-size:11px;background:#eee;white-space:nowrap}\
+.f-client-bound{background:#fde0c8}.f-not-steady,.f-noisy{background:#fff0a8}\
+.f-too-few-calls{background:#f6d0e4}.f-shared-cpus{background:#d8d8f4}.f-server-bound{background:#dcefdc}\
+.pub{color:#a06000}.lab{color:#0060a0}.why{color:#777;font-size:11px}\
 .holds{background:#e3f5e3}.reversed{background:#fbe3e3}.noise{background:#fff6d6}.nc{background:#eee}\
-figure{margin:1em 0}svg{max-width:100%;height:auto}";
+nav{font-size:13px;margin:0.5em 0}nav a{margin-right:1em}\
+.charts{display:flex;flex-wrap:wrap;gap:10px}\
+figure{margin:0.4em 0;flex:0 1 660px;max-width:760px}svg{max-width:100%;height:auto}";
 
-/// Turns a name into a file-name-safe slug.
-fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() || c == '.' {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') {
-            out.push('-');
+/// Sorts a table of class `sortable` by the column whose header is
+/// clicked, numerically where the cells carry `data-v`; a second click
+/// reverses. Marks the page `data-sortable="ready"` once wired, which the
+/// browser test looks for.
+const SCRIPT: &str = "(function(){\
+function key(c){var v=c.getAttribute('data-v');if(v===null)return c.textContent.trim().toLowerCase();var n=parseFloat(v);return isNaN(n)?-Infinity:n;}\
+document.querySelectorAll('table.sortable').forEach(function(t){\
+t.querySelectorAll('thead th').forEach(function(th,i){th.addEventListener('click',function(){\
+var asc=th.getAttribute('aria-sort')!=='ascending';\
+t.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('aria-sort');});\
+th.setAttribute('aria-sort',asc?'ascending':'descending');\
+var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);\
+rows.sort(function(x,y){var p=key(x.cells[i]),q=key(y.cells[i]);return (p<q?-1:p>q?1:0)*(asc?1:-1);});\
+rows.forEach(function(r){b.appendChild(r);});});});});\
+document.documentElement.setAttribute('data-sortable','ready');})();";
+
+/// Every cell flag, in the order the legend lists them.
+const FLAGS: [CellFlag; 5] = [
+    CellFlag::ClientBound,
+    CellFlag::ServerBound,
+    CellFlag::NotSteady,
+    CellFlag::TooFewCalls,
+    CellFlag::SharedCpus,
+];
+
+/// What a cell flag means for the figure (the legend's words).
+fn flag_meaning(f: CellFlag) -> &'static str {
+    match f {
+        CellFlag::ClientBound => {
+            "the client's cores were the limit: the figure is a lower bound of what the server can do"
         }
+        CellFlag::ServerBound => {
+            "the server's cores were the limit: the wanted case for a throughput figure"
+        }
+        CellFlag::NotSteady => {
+            "the warm-up reached its maximum before successive intervals agreed"
+        }
+        CellFlag::TooFewCalls => {
+            "fewer calls than the profile's minimum completed in the window"
+        }
+        CellFlag::SharedCpus => "server and client shared CPUs (--allow-shared-cpus)",
     }
-    out.trim_matches('-').chars().take(60).collect()
+}
+
+/// How charts mark a figure with this flag.
+fn flag_hatch(f: CellFlag) -> Option<Hatch> {
+    match f {
+        CellFlag::ClientBound => Some(Hatch::LowerBound),
+        f if f.untrustworthy() => Some(Hatch::Unsteady),
+        _ => None,
+    }
+}
+
+/// A small swatch of a hatching, as the charts draw it.
+fn hatch_swatch(h: Hatch) -> String {
+    let id = format!("legend-{}", slug(h.meaning()));
+    let mut svg = String::from(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="28" height="14" viewBox="0 0 28 14">"#,
+    );
+    hatch_defs(&mut svg, &id);
+    let _ = write!(
+        svg,
+        r##"<rect width="28" height="14" fill="#0072B2"/><rect width="28" height="14" fill="{}"/></svg>"##,
+        h.fill(&id)
+    );
+    svg
+}
+
+/// The flag's class in the page (`f-client-bound`) from its words
+/// (`noisy: throughput CV 33% > 10%` is `f-noisy`).
+fn flag_class(words: &str) -> String {
+    let head = words.split(':').next().unwrap_or(words);
+    format!("f-{}", slug(head))
+}
+
+fn flag_badges(a: &Aggregate) -> String {
+    a.flags
+        .iter()
+        .map(|f| format!("<span class=\"flag {}\">{}</span>", flag_class(f), esc(f)))
+        .collect()
 }
 
 /// Writes `charts/*.svg` and `report.html` into `dir`; returns the files.
-pub fn write_report(dir: &Path, name: &str, results: &Results) -> Result<Vec<PathBuf>> {
+pub fn write_report(
+    dir: &Path,
+    name: &str,
+    results: &Results,
+    setup: &Setup,
+) -> Result<Vec<PathBuf>> {
     let charts_dir = dir.join("charts");
     std::fs::create_dir_all(&charts_dir)
         .with_context(|| format!("cannot create {}", charts_dir.display()))?;
+    // The folder holds exactly the page's charts: a chart an older
+    // rendering wrote under another name goes.
+    for entry in std::fs::read_dir(&charts_dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
     let mut written = Vec::new();
-    let mut write_svg = |file: String, svg: &str| -> Result<()> {
-        let p = charts_dir.join(file);
-        std::fs::write(&p, svg).with_context(|| format!("cannot write {}", p.display()))?;
-        written.push(p);
-        Ok(())
+    // Saves charts under charts/ and returns them inline, side by side.
+    let mut figures = |charts: Vec<Chart>| -> Result<String> {
+        let mut out = String::new();
+        if charts.is_empty() {
+            return Ok(out);
+        }
+        out.push_str("<div class=\"charts\">");
+        for c in charts {
+            let p = charts_dir.join(format!("{}.svg", c.name));
+            std::fs::write(&p, &c.svg).with_context(|| format!("cannot write {}", p.display()))?;
+            written.push(p);
+            let _ = write!(out, "<figure id=\"{}\">{}</figure>", esc(&c.name), c.svg);
+        }
+        out.push_str("</div>");
+        Ok(out)
     };
     let mut html = String::new();
     let _ = write!(
@@ -70,92 +181,313 @@ pub fn write_report(dir: &Path, name: &str, results: &Results) -> Result<Vec<Pat
         }
         html.push_str("</ul>");
     }
+    let scenarios = charts::scenarios(results);
+    html.push_str("<nav><a href=\"#setup\">setup</a><a href=\"#flags\">flags</a>");
+    if results.reproduction.is_some() {
+        html.push_str("<a href=\"#reproduction\">reproduction</a>");
+    }
+    for s in &scenarios {
+        let _ = write!(html, "<a href=\"#scenario-{}\">{}</a>", slug(s), esc(s));
+    }
+    html.push_str("</nav>");
+    setup_html(&mut html, setup, results);
+    flags_html(&mut html, results);
     if let Some(r) = &results.reproduction {
         let cmp = reproduction::compare(results, r);
-        reproduction_html(&mut html, &cmp);
+        let mut inline = Vec::new();
         for (ti, t) in cmp.tables.iter().enumerate() {
-            for ci in 0..t.columns.len() {
-                if let Some(svg) = charts::published_vs_measured(t, ci) {
-                    write_svg(
-                        format!(
-                            "published-{}-{}-{}.svg",
-                            ti + 1,
-                            slug(&t.title),
-                            slug(&t.columns[ci])
-                        ),
-                        &svg,
-                    )?;
-                    let _ = write!(html, "<figure>{svg}</figure>");
-                }
-            }
+            let charts = (0..t.columns.len())
+                .filter_map(|ci| {
+                    let id = format!(
+                        "published-{}-{}-{}",
+                        ti + 1,
+                        slug(&t.title),
+                        slug(&t.columns[ci])
+                    );
+                    charts::published_vs_measured(t, ci, &id)
+                })
+                .collect();
+            inline.push(figures(charts)?);
         }
+        reproduction_html(&mut html, &cmp, &inline);
     }
     html.push_str("<h2>Measurements</h2>");
-    for scenario in charts::scenarios(results) {
+    for scenario in &scenarios {
         let aggs: Vec<&Aggregate> = results
             .aggregates
             .iter()
-            .filter(|a| a.scenario == scenario)
+            .filter(|a| &a.scenario == scenario)
             .collect();
         let load = results
             .cells
             .iter()
-            .find(|c| c.scenario == scenario)
+            .find(|c| &c.scenario == scenario)
             .map(|c| format!("operation {}, {}", c.operation, c.report.load.describe()))
             .unwrap_or_default();
         let _ = write!(
             html,
-            "<h3>scenario {}</h3><p>{}</p>",
-            esc(&scenario),
+            "<h3 id=\"scenario-{}\">scenario {}</h3><p>{}</p>",
+            slug(scenario),
+            esc(scenario),
             esc(&load)
         );
         aggregates_html(&mut html, &aggs);
-        if let Some(svg) = charts::throughput(results, &scenario) {
-            write_svg(format!("throughput-{}.svg", slug(&scenario)), &svg)?;
-            let _ = write!(html, "<figure>{svg}</figure>");
-        }
-        if let Some(svg) = charts::latency_spectrum(results, &scenario) {
-            write_svg(format!("latency-{}.svg", slug(&scenario)), &svg)?;
-            let _ = write!(html, "<figure>{svg}</figure>");
-        }
+        let mut all = charts::throughput(results, scenario);
+        all.extend(charts::efficiency(results, scenario));
+        all.extend(charts::latency_spectra(results, scenario));
+        html.push_str(&figures(all)?);
     }
-    html.push_str("<p class=\"why\">Rendered by <code>cargo xtask lab report</code> from results.json alone.</p></body></html>\n");
+    let _ = writeln!(
+        html,
+        "<p class=\"why\">Rendered by <code>cargo xtask lab report</code> from results.json and manifest.toml alone. Click a column's header to sort its table.</p><script>{SCRIPT}</script></body></html>"
+    );
     let page = dir.join("report.html");
     std::fs::write(&page, html).with_context(|| format!("cannot write {}", page.display()))?;
     written.push(page);
     Ok(written)
 }
 
+fn kv(html: &mut String, key: &str, value: &str) {
+    let _ = write!(html, "<tr><th>{}</th><td>{value}</td></tr>", esc(key));
+}
+
+/// How the run was made: host, CPU split, calibration, profile, versions.
+fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
+    html.push_str("<h2 id=\"setup\">Setup</h2>");
+    if let Some(why) = &setup.unreadable {
+        let _ = write!(
+            html,
+            "<p class=\"why\">The setup is unknown: {}.</p>",
+            esc(why)
+        );
+        return;
+    }
+    html.push_str("<table class=\"kv\">");
+    let h = &setup.host;
+    let mut host = esc(&setup.host_line());
+    for (label, v) in [
+        ("memory GiB", h.memory_gib.map(|m| m.to_string())),
+        ("kernel", h.kernel.clone()),
+        ("Docker", h.docker_version.clone()),
+    ] {
+        if let Some(v) = v {
+            let _ = write!(host, " · {label} {}", esc(&v));
+        }
+    }
+    kv(html, "host", &host);
+    let c = &setup.cpus;
+    let mut split: Vec<String> = [
+        ("server", &c.server),
+        ("registry", &c.registry),
+        ("client", &c.client),
+    ]
+    .into_iter()
+    .filter_map(|(side, cpus)| cpus.as_deref().map(|v| format!("{side} on CPU {}", esc(v))))
+    .collect();
+    if let Some(note) = &c.note {
+        split.push(format!("<span class=\"why\">{}</span>", esc(note)));
+    }
+    kv(html, "CPU split", &split.join(" · "));
+    if let Some(cal) = &setup.calibration {
+        let side = |what: &str, f: &rpclab_model::result::CalibrationFigures| {
+            format!(
+                "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
+                esc(&f.cpus),
+                fmt_value(f.cpu_rounds_per_s),
+                fmt_value(f.loopback_round_trips_per_s)
+            )
+        };
+        kv(
+            html,
+            "calibration",
+            &format!(
+                "{} · {}",
+                side("server", &cal.server),
+                side("client", &cal.client)
+            ),
+        );
+    }
+    let settings: Vec<String> = setup
+        .profile_settings()
+        .iter()
+        .map(|(k, v)| format!("{} = {}", esc(k), esc(v)))
+        .collect();
+    kv(
+        html,
+        "profile",
+        &format!(
+            "<b>{}</b>{}",
+            esc(setup.profile.as_deref().unwrap_or("?")),
+            if settings.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", settings.join(", "))
+            }
+        ),
+    );
+    kv(
+        html,
+        "rpclab",
+        &esc(&format!(
+            "{} at git {} · load client built {} · started {}",
+            setup.rpclab_version.as_deref().unwrap_or("?"),
+            setup.revision_line(),
+            setup.client_build.as_deref().unwrap_or("?"),
+            setup.started_utc.as_deref().unwrap_or("?"),
+        )),
+    );
+    html.push_str("</table>");
+    let ran = |v: &&crate::report::setup::ServerVersion| {
+        results
+            .aggregates
+            .iter()
+            .any(|a| a.server == v.name && a.variant == v.variant)
+    };
+    let (run, not_run): (Vec<_>, Vec<_>) = setup.servers.iter().partition(ran);
+    html.push_str("<h3>Versions of the servers measured</h3><table class=\"sortable\"><thead><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th class=\"l\">framework</th><th class=\"l\">protocol</th><th class=\"l\">version</th><th class=\"l\">JVM</th><th class=\"l\">JVM flags</th></tr></thead><tbody>");
+    for v in &run {
+        let _ = write!(
+            html,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+            esc(&v.name),
+            esc(&v.variant),
+            esc(&v.framework),
+            esc(&v.protocol),
+            esc(&v.version),
+            esc(v.jvm.as_deref().unwrap_or("")),
+            esc(&jvm_flags(&v.jvm_flags))
+        );
+    }
+    html.push_str("</tbody></table>");
+    if !not_run.is_empty() {
+        let _ = write!(
+            html,
+            "<details><summary>{} variant(s) of the lab not measured in this snapshot</summary><ul>",
+            not_run.len()
+        );
+        for v in &not_run {
+            let _ = write!(
+                html,
+                "<li>{} {}: <span class=\"why\">{}</span></li>",
+                esc(&v.name),
+                esc(&v.variant),
+                esc(v
+                    .not_run
+                    .as_deref()
+                    .unwrap_or("no cell of it in this snapshot"))
+            );
+        }
+        html.push_str("</ul></details>");
+    }
+}
+
+/// A variant's JVM flags in a line: the module-opening ones
+/// (`--add-opens`, `--add-exports`) counted, the others as they are.
+fn jvm_flags(flags: &[String]) -> String {
+    let opening = |f: &&String| f.starts_with("--add-opens") || f.starts_with("--add-exports");
+    let mut shown: Vec<&str> = flags
+        .iter()
+        .filter(|f| !opening(f))
+        .map(String::as_str)
+        .collect();
+    let opened = flags.iter().filter(opening).count();
+    let more = format!("(+{opened} --add-opens/--add-exports)");
+    if opened > 0 {
+        shown.push(&more);
+    }
+    shown.join(" ")
+}
+
+/// The legend of the flags, with how many aggregates carry each here.
+fn flags_html(html: &mut String, results: &Results) {
+    html.push_str("<h2 id=\"flags\">Flags</h2><p>A flag says what a reader must know before trusting a figure. Every flag but <i>server-bound</i> keeps a figure out of headlines and verdicts; the charts hatch those figures.</p><table><thead><tr><th class=\"l\">flag</th><th class=\"l\">meaning</th><th class=\"l\">in charts</th><th>aggregates here</th></tr></thead><tbody>");
+    let row = |html: &mut String, name: &str, meaning: &str, hatch: Option<Hatch>, n: usize| {
+        let _ = write!(
+            html,
+            "<tr><td class=\"l\"><span class=\"flag {}\">{}</span></td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{n}</td></tr>",
+            flag_class(name),
+            esc(name),
+            esc(meaning),
+            hatch.map_or("plain".to_owned(), |h| format!(
+                "{} {}",
+                hatch_swatch(h),
+                esc(h.meaning())
+            ))
+        );
+    };
+    for f in FLAGS {
+        let n = results
+            .aggregates
+            .iter()
+            .filter(|a| a.cell_flags.contains(&f) || a.flags.iter().any(|w| w == f.as_str()))
+            .count();
+        row(html, f.as_str(), flag_meaning(f), flag_hatch(f), n);
+    }
+    let noisy = results
+        .aggregates
+        .iter()
+        .filter(|a| a.noisy || a.flags.iter().any(|w| w.starts_with("noisy")))
+        .count();
+    row(
+        html,
+        "noisy",
+        "the repetitions disagree: the throughput's coefficient of variation exceeds the profile's cv_threshold",
+        Some(Hatch::Unsteady),
+        noisy,
+    );
+    html.push_str("</tbody></table>");
+}
+
+/// The standard table ([`tables::STANDARD`]), sortable: numbers carry
+/// their value in `data-v`, flags are badges, a row with a caveat is grey.
 fn aggregates_html(html: &mut String, aggs: &[&Aggregate]) {
-    html.push_str("<table><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th>conc./rate</th><th>reps</th><th>calls/s</th><th>CI of median</th><th>CV</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th><th>srv CPU µs/call</th><th class=\"l\">flags</th></tr>");
+    html.push_str("<table class=\"sortable\"><thead><tr>");
+    for c in tables::STANDARD {
+        let _ = write!(
+            html,
+            "<th{}>{}</th>",
+            if c.text { " class=\"l\"" } else { "" },
+            esc(c.header)
+        );
+    }
+    html.push_str("</tr></thead><tbody>");
     for a in aggs {
         let _ = write!(
             html,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            esc(&a.server),
-            esc(&a.variant),
-            a.concurrency,
-            a.repetitions,
-            a.throughput_median,
-            crate::report::tables::median_ci(a),
-            crate::report::tables::cv(a),
-            a.latency_us.p50 / 1e3,
-            a.latency_us.p90 / 1e3,
-            a.latency_us.p99 / 1e3,
-            a.latency_us.p999 / 1e3,
-            a.latency_us.max / 1e3,
-            a.server_cpu_us_per_call.map_or("-".into(), |v| format!("{v:.1}")),
-            esc(&a.flags.join("; "))
+            "<tr{}>",
+            if a.trustworthy() {
+                ""
+            } else {
+                " class=\"caveat\""
+            }
         );
+        for c in tables::STANDARD {
+            let f = (c.cell)(a);
+            if c.header == "flags" {
+                let _ = write!(html, "<td class=\"l flags\">{}</td>", flag_badges(a));
+            } else if c.text {
+                let _ = write!(html, "<td class=\"l\">{}</td>", esc(&f.text));
+            } else {
+                let v = f
+                    .value
+                    .filter(|v| v.is_finite())
+                    .map_or(String::new(), |v| v.to_string());
+                let _ = write!(html, "<td data-v=\"{v}\">{}</td>", esc(&f.text));
+            }
+        }
+        html.push_str("</tr>");
     }
-    html.push_str("</table>");
+    html.push_str("</tbody></table>");
 }
 
-fn reproduction_html(html: &mut String, cmp: &Comparison) {
+/// The reproduction: systems, each seed table (published, measured and
+/// their ratio side by side) followed by its charts (`figures`, one entry
+/// per table), the claims and the notes.
+fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
     let r = &cmp.reproduction;
     let _ = write!(
         html,
-        "<h2>Reproduction of seed {}: {}</h2><p>Source: {}</p><p>Each cell shows the <span class=\"pub\">published</span> figure, the <span class=\"lab\">lab's</span> figure in the same unit, and lab / published. Absolute figures come from other hardware; the claims below compare ratios and rankings.</p>",
+        "<h2 id=\"reproduction\">Reproduction of seed {}: {}</h2><p>Source: {}</p><p>Each column shows the <span class=\"pub\">published</span> figure, the <span class=\"lab\">lab's</span> figure in the same unit, and lab / published. Absolute figures come from other hardware; the claims below compare ratios and rankings.</p>",
         esc(&r.seed),
         esc(&r.title),
         esc(&r.source)
@@ -177,45 +509,57 @@ fn reproduction_html(html: &mut String, cmp: &Comparison) {
         );
     }
     html.push_str("</table>");
-    for t in &cmp.tables {
-        let _ = write!(html, "<h3>{}</h3><table><tr><th></th>", esc(&t.title));
+    for (ti, t) in cmp.tables.iter().enumerate() {
+        let _ = write!(
+            html,
+            "<h3>{}</h3><table class=\"pvm\"><thead><tr><th rowspan=\"2\"></th>",
+            esc(&t.title)
+        );
         for c in &t.columns {
-            let _ = write!(html, "<th>{}</th>", esc(c));
+            let _ = write!(html, "<th colspan=\"3\">{}</th>", esc(c));
         }
-        html.push_str("</tr>");
+        html.push_str("</tr><tr>");
+        for _ in &t.columns {
+            html.push_str(
+                "<th class=\"pub\">published</th><th class=\"lab\">measured</th><th>lab / pub</th>",
+            );
+        }
+        html.push_str("</tr></thead><tbody>");
         for (row, cells) in &t.rows {
             let _ = write!(html, "<tr><th class=\"l\">{}</th>", esc(row));
             for c in cells {
-                match c {
-                    None => html.push_str("<td></td>"),
-                    Some(c) => {
-                        let p = &c.published;
-                        let measured = match (c.measured, &c.missing) {
-                            (Some(m), _) if c.caveats.is_empty() => {
-                                format!("{} {}", fmt_value(m), esc(&p.unit))
-                            }
-                            (Some(m), _) => format!(
-                                "{} {} ({})",
-                                fmt_value(m),
-                                esc(&p.unit),
-                                c.caveats.join(", ")
-                            ),
-                            (None, Some(why)) => format!("<span class=\"why\">{}</span>", esc(why)),
-                            (None, None) => "—".into(),
-                        };
-                        let _ = write!(
-                            html,
-                            "<td><span class=\"pub\">{}{}</span><br><span class=\"lab\">{measured}</span><br>{}</td>",
-                            esc(p.raw.trim()),
-                            if p.value.is_none() { " (failed)" } else { "" },
-                            c.ratio.map_or(String::new(), |r| format!("×{}", fmt_value(r)))
-                        );
+                let Some(c) = c else {
+                    html.push_str("<td></td><td></td><td></td>");
+                    continue;
+                };
+                let p = &c.published;
+                let measured = match (c.measured, &c.missing) {
+                    (Some(m), _) if c.caveats.is_empty() => {
+                        format!("{} {}", fmt_value(m), esc(&p.unit))
                     }
-                }
+                    (Some(m), _) => format!(
+                        "{} {} <span class=\"why\">({})</span>",
+                        fmt_value(m),
+                        esc(&p.unit),
+                        c.caveats.join(", ")
+                    ),
+                    (None, Some(why)) => format!("<span class=\"why\">{}</span>", esc(why)),
+                    (None, None) => "—".into(),
+                };
+                let _ = write!(
+                    html,
+                    "<td class=\"pub\">{}{}</td><td class=\"lab\">{measured}</td><td class=\"ratio\">{}</td>",
+                    esc(p.raw.trim()),
+                    if p.value.is_none() { " (failed)" } else { "" },
+                    c.ratio.map_or(String::new(), |r| format!("×{}", fmt_value(r)))
+                );
             }
             html.push_str("</tr>");
         }
-        html.push_str("</table>");
+        html.push_str("</tbody></table>");
+        if let Some(f) = figures.get(ti) {
+            html.push_str(f);
+        }
     }
     html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
     for c in &cmp.claims {
@@ -266,28 +610,34 @@ mod tests {
     fn the_fixture_renders_charts_and_a_self_contained_page() {
         let results = fixture();
         let dir = tempfile::tempdir().unwrap();
-        let files = write_report(dir.path(), "fixture", &results).unwrap();
+        let files = write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("<svg"), "no inline chart");
-        assert!(!page.contains("<script"), "the page must not need scripts");
-        assert!(
-            !page.contains("src=\"http"),
-            "the page must not load anything"
-        );
-        // A chart per scenario: throughput and latency spectrum.
+        // One inline script, nothing loaded: the page opens from file://.
+        assert_eq!(page.matches("<script").count(), 1);
+        for loads in ["src=", "href=\"http", "@import", "url(http"] {
+            assert!(
+                !page.contains(loads),
+                "the page must not load anything: {loads}"
+            );
+        }
+        assert!(page.contains("<table class=\"sortable\">"));
+        // Charts per scenario: throughput, efficiency, and the latency
+        // spectrum of each level.
+        let has = |stem: String| {
+            files
+                .iter()
+                .any(|f| f.ends_with(format!("charts/{stem}.svg")))
+        };
         for s in charts::scenarios(&results) {
-            assert!(
-                files
-                    .iter()
-                    .any(|f| f.ends_with(format!("charts/throughput-{}.svg", slug(&s)))),
-                "{s}"
-            );
-            assert!(
-                files
-                    .iter()
-                    .any(|f| f.ends_with(format!("charts/latency-{}.svg", slug(&s)))),
-                "{s}"
-            );
+            assert!(has(format!("throughput-{}", slug(&s))), "{s}");
+            assert!(has(format!("efficiency-{}", slug(&s))), "{s}");
+            for a in results.aggregates.iter().filter(|a| a.scenario == s) {
+                assert!(
+                    has(format!("latency-{}-at-{}", slug(&s), a.concurrency)),
+                    "{s}"
+                );
+            }
         }
         for f in files
             .iter()
@@ -325,7 +675,7 @@ mod tests {
         r.systems[0].not_run = Some("no server folder for it yet".into());
         let key = r.systems[0].key.clone();
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results).unwrap();
+        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(
             page.contains("not run: no server folder for it yet"),
@@ -342,15 +692,58 @@ mod tests {
         let results: Results = serde_json::from_value(value).unwrap();
         assert!(results.reproduction.is_none());
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "old", &results).unwrap();
+        write_report(dir.path(), "old", &results, &Setup::default()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(!page.contains("Reproduction of seed"));
         assert!(page.contains("<svg"));
     }
 
     #[test]
-    fn slugs_are_file_safe() {
-        assert_eq!(slug("Seed 001 · concurrency 20"), "seed-001-concurrency-20");
-        assert_eq!(slug("tps (calls/s)"), "tps-calls-s");
+    fn the_setup_and_the_flags_legend_head_the_page() {
+        let results = fixture();
+        let setup = Setup::read(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/20261129T235428Z-vm-c20a70e"),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        write_report(dir.path(), "fixture", &results, &setup).unwrap();
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s}"));
+        assert!(at("id=\"setup\"") < at("id=\"flags\""));
+        assert!(at("id=\"flags\"") < at("<h2>Measurements"));
+        for shown in [
+            "vm (AMD EPYC, 2 cores)",
+            "server on CPU 0",
+            "client on CPU 1",
+            "<b>standard</b>",
+            "repetitions = 3",
+        ] {
+            assert!(page.contains(shown), "{shown}");
+        }
+        for f in FLAGS {
+            assert!(page.contains(&format!(">{}</span>", f.as_str())), "{f}");
+        }
+        // Without a manifest the page says so instead.
+        write_report(dir.path(), "fixture", &results, &Setup::read(dir.path())).unwrap();
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        assert!(page.contains("The setup is unknown"));
+    }
+
+    #[test]
+    fn module_openings_are_counted_not_listed() {
+        let flags: Vec<String> = [
+            "-Xmx2G",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-exports=a/b=c",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(jvm_flags(&flags), "-Xmx2G (+2 --add-opens/--add-exports)");
+        assert_eq!(jvm_flags(&flags[..1]), "-Xmx2G");
+    }
+
+    #[test]
+    fn flag_words_get_their_class() {
+        assert_eq!(flag_class("noisy: throughput CV 33% > 10%"), "f-noisy");
+        assert_eq!(flag_class("client-bound"), "f-client-bound");
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::report::format::fmt_value;
 use crate::report::reproduction::{compare, Magnitude, Verdict};
+use crate::report::setup::Setup;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::Results;
 use std::fmt::Write as _;
@@ -52,40 +53,17 @@ struct Entry {
 
 fn entry(dir: &Path) -> Result<Entry> {
     let results = crate::snapshot::read_snapshot(dir)?;
-    let manifest: toml::Value = std::fs::read_to_string(dir.join("manifest.toml"))
-        .ok()
-        .and_then(|t| toml::from_str(&t).ok())
-        .unwrap_or(toml::Value::Table(Default::default()));
-    let get = |path: &[&str]| -> Option<String> {
-        let mut v = &manifest;
-        for p in path {
-            v = v.get(p)?;
-        }
-        Some(match v {
-            toml::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    let dirty = get(&["git_dirty"]).as_deref() == Some("true");
+    let setup = Setup::read(dir);
     Ok(Entry {
         dir: dir
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_owned(),
-        started: get(&["started_utc"]).unwrap_or_else(|| "?".into()),
-        host: format!(
-            "{} ({}, {} cores)",
-            get(&["host", "hostname"]).unwrap_or_else(|| "?".into()),
-            get(&["host", "cpu_model"]).unwrap_or_else(|| "?".into()),
-            get(&["host", "cores"]).unwrap_or_else(|| "?".into())
-        ),
-        revision: format!(
-            "{}{}",
-            get(&["git_revision"]).unwrap_or_else(|| "?".into()),
-            if dirty { " (dirty)" } else { "" }
-        ),
-        profile: get(&["profile"]).unwrap_or_else(|| "?".into()),
+        started: setup.started_utc.clone().unwrap_or_else(|| "?".into()),
+        host: setup.host_line(),
+        revision: setup.revision_line(),
+        profile: setup.profile.clone().unwrap_or_else(|| "?".into()),
         headline: headline(&results),
     })
 }

@@ -1,14 +1,17 @@
 //! The report layer: everything a snapshot shows, rendered from its
-//! results alone (`results.json`: cells, aggregates, and a reproduction's
-//! published figures), so any old snapshot can be re-rendered.
+//! results (`results.json`: cells, aggregates, and a reproduction's
+//! published figures) and its setup (`manifest.toml`) alone, so any old
+//! snapshot can be re-rendered.
 //!
 //! * [`tables`]: the result tables, for the terminal and `summary.md`;
-//! * [`charts`] and [`html`]: SVG charts and the self-contained
-//!   `report.html`;
+//! * [`charts`] and [`html`]: SVG charts (drawn with [`svg`]'s
+//!   primitives) and the self-contained `report.html`;
+//! * [`setup`]: how the run was made (host, CPU split, profile, versions),
+//!   read from the snapshot's `manifest.toml`;
 //! * [`reproduction`]: published vs measured and the claim verdicts;
 //! * [`index`]: `results/README.md`, the index of snapshots;
 //! * [`compare`]: two snapshots side by side, noise-aware;
-//! * [`format`]: number formatting they share;
+//! * [`format`]: number and name formatting they share;
 //!
 //! and [`write_all`], the one function that writes a snapshot's rendered
 //! files (`summary.md`, `report.html`, `charts/*.svg`): `lab run`,
@@ -24,6 +27,8 @@ pub mod format;
 pub mod html;
 pub mod index;
 pub mod reproduction;
+pub mod setup;
+pub mod svg;
 pub mod tables;
 
 use anyhow::{Context, Result};
@@ -37,16 +42,22 @@ pub struct Written {
     pub charts: Vec<PathBuf>,
 }
 
-/// Writes everything a snapshot shows into `dir` from `results` alone:
-/// `summary.md` (the tables in Markdown, and a reproduction's comparison),
-/// `charts/*.svg` and `report.html`. `name` is the snapshot's
-/// ([`crate::snapshot::name_of`]), the title of both documents.
-pub fn write_all(dir: &Path, name: &str, results: &Results) -> Result<Written> {
+/// Writes everything a snapshot shows into `dir` from `results` and its
+/// `setup` alone: `summary.md` (the tables in Markdown, and a
+/// reproduction's comparison), `charts/*.svg` and `report.html`. `name` is
+/// the snapshot's ([`crate::snapshot::name_of`]), the title of both
+/// documents; `setup` is [`setup::Setup::read`] of the snapshot's folder.
+pub fn write_all(
+    dir: &Path,
+    name: &str,
+    results: &Results,
+    setup: &setup::Setup,
+) -> Result<Written> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let summary = dir.join("summary.md");
     std::fs::write(&summary, summary_md(name, results))
         .with_context(|| format!("cannot write {}", summary.display()))?;
-    let mut charts = html::write_report(dir, name, results)?;
+    let mut charts = html::write_report(dir, name, results, setup)?;
     let page = dir.join("report.html");
     charts.retain(|p| p != &page);
     Ok(Written {

@@ -58,47 +58,139 @@ fn opt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |x| format!("{x:.1}"))
 }
 
-fn standard_rows(aggs: &[&Aggregate]) -> Builder {
-    let mut b = Builder::default();
-    b.push_record([
-        "server",
-        "variant",
-        "conc./rate",
-        "reps",
-        "calls/s",
-        "CI of median",
-        "CV",
-        "p50 ms",
-        "p90 ms",
-        "p99 ms",
-        "p99.9 ms",
-        "max ms",
-        "srv CPU µs/call",
-        "cli CPU µs/call",
-        "B/call out",
-        "B/call in",
-        "flags",
-    ]);
-    for a in aggs {
-        b.push_record([
-            a.server.clone(),
-            a.variant.clone(),
-            a.concurrency.to_string(),
-            a.repetitions.to_string(),
+/// One cell of the standard table: its text, and the number it shows
+/// (what a page sorts by; none for text and for a missing figure).
+pub struct Figure {
+    pub text: String,
+    pub value: Option<f64>,
+}
+
+/// One column of the standard table.
+pub struct Column {
+    pub header: &'static str,
+    /// Text (left-aligned) rather than a number.
+    pub text: bool,
+    /// Shown on the page only; the terminal's table is wide enough.
+    pub page_only: bool,
+    pub cell: fn(&Aggregate) -> Figure,
+}
+
+impl Column {
+    const fn text(header: &'static str, cell: fn(&Aggregate) -> Figure) -> Column {
+        Column {
+            header,
+            text: true,
+            page_only: false,
+            cell,
+        }
+    }
+
+    const fn number(header: &'static str, cell: fn(&Aggregate) -> Figure) -> Column {
+        Column {
+            header,
+            text: false,
+            page_only: false,
+            cell,
+        }
+    }
+
+    const fn on_page_only(self) -> Column {
+        Column {
+            page_only: true,
+            ..self
+        }
+    }
+}
+
+fn number(value: Option<f64>, text: String) -> Figure {
+    Figure {
+        text: if value.is_some() { text } else { "-".into() },
+        value,
+    }
+}
+
+fn words(text: String) -> Figure {
+    Figure { text, value: None }
+}
+
+fn ms_figure(us: f64) -> Figure {
+    number(Some(us / 1000.0), ms(us))
+}
+
+fn one_decimal(v: Option<f64>) -> Figure {
+    number(v, opt(v))
+}
+
+/// Calls per server-core-second: 10⁶ / the server's CPU µs per call.
+pub fn efficiency(a: &Aggregate) -> Option<f64> {
+    a.server_cpu_us_per_call
+        .filter(|us| *us > 0.0)
+        .map(|us| 1e6 / us)
+}
+
+/// The standard table's columns, for the terminal, `summary.md` and the
+/// page alike.
+pub const STANDARD: &[Column] = &[
+    Column::text("server", |a| words(a.server.clone())),
+    Column::text("variant", |a| words(a.variant.clone())),
+    Column::number("conc./rate", |a| {
+        number(Some(a.concurrency.into()), a.concurrency.to_string())
+    }),
+    Column::number("reps", |a| {
+        number(Some(a.repetitions.into()), a.repetitions.to_string())
+    }),
+    Column::number("calls/s", |a| {
+        number(
+            Some(a.throughput_median),
             format!("{:.0}", a.throughput_median),
-            median_ci(a),
-            cv(a),
-            ms(a.latency_us.p50),
-            ms(a.latency_us.p90),
-            ms(a.latency_us.p99),
-            ms(a.latency_us.p999),
-            ms(a.latency_us.max),
-            opt(a.server_cpu_us_per_call),
-            opt(a.client_cpu_us_per_call),
+        )
+    }),
+    Column::number("CI of median", |a| Figure {
+        text: median_ci(a),
+        value: a.throughput_ci.map(|c| c.low),
+    }),
+    Column::number("CV", |a| {
+        number((a.repetitions > 1).then_some(a.throughput_cv), cv(a))
+    }),
+    Column::number("p50 ms", |a| ms_figure(a.latency_us.p50)),
+    Column::number("p90 ms", |a| ms_figure(a.latency_us.p90)),
+    Column::number("p99 ms", |a| ms_figure(a.latency_us.p99)),
+    Column::number("p99.9 ms", |a| ms_figure(a.latency_us.p999)),
+    Column::number("max ms", |a| ms_figure(a.latency_us.max)),
+    Column::number("srv CPU µs/call", |a| {
+        one_decimal(a.server_cpu_us_per_call)
+    }),
+    Column::number("cli CPU µs/call", |a| {
+        one_decimal(a.client_cpu_us_per_call)
+    }),
+    Column::number("calls/srv core-s", |a| {
+        number(
+            efficiency(a),
+            efficiency(a).map_or(String::new(), |v| format!("{v:.0}")),
+        )
+    })
+    .on_page_only(),
+    Column::number("B/call out", |a| {
+        number(
+            Some(a.bytes_sent_per_call),
             format!("{:.0}", a.bytes_sent_per_call),
+        )
+    }),
+    Column::number("B/call in", |a| {
+        number(
+            Some(a.bytes_received_per_call),
             format!("{:.0}", a.bytes_received_per_call),
-            a.flags.join("; "),
-        ]);
+        )
+    }),
+    Column::text("flags", |a| words(a.flags.join("; "))),
+];
+
+fn standard_rows(aggs: &[&Aggregate]) -> Builder {
+    let columns: Vec<&Column> = STANDARD.iter().filter(|c| !c.page_only).collect();
+    let mut b = Builder::default();
+    b.push_record(columns.iter().map(|c| c.header));
+    for a in aggs {
+        b.push_record(columns.iter().map(|c| (c.cell)(a).text));
     }
     b
 }
