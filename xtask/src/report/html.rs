@@ -561,6 +561,19 @@ fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
             html.push_str(f);
         }
     }
+    let missing = reproduction::unmeasured(cmp);
+    if !missing.is_empty() {
+        html.push_str("<h3>Published figures without a measured twin</h3><ul>");
+        for (why, n) in &missing {
+            let _ = write!(
+                html,
+                "<li>{n} figure{}: {}</li>",
+                if *n == 1 { "" } else { "s" },
+                esc(why)
+            );
+        }
+        html.push_str("</ul>");
+    }
     html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
     for c in &cmp.claims {
         let class = match if c.checked == 0 {
@@ -587,6 +600,13 @@ fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
         "</table><p class=\"why\">{}</p>",
         esc(&reproduction::verdict_legend())
     );
+    if !r.deviations.is_empty() {
+        html.push_str("<h3 id=\"deviations\">Deviations from the post</h3><ul>");
+        for d in &r.deviations {
+            let _ = write!(html, "<li>{}</li>", esc(d));
+        }
+        html.push_str("</ul>");
+    }
     if !r.notes.is_empty() {
         html.push_str("<h3>Notes</h3><ul>");
         for n in &r.notes {
@@ -680,6 +700,33 @@ mod tests {
         assert!(
             page.contains("not run: no server folder for it yet"),
             "{key}"
+        );
+    }
+
+    #[test]
+    fn a_reproduction_shows_its_deviations_and_its_figures_without_a_twin() {
+        let mut results = fixture();
+        let r = results
+            .reproduction
+            .as_mut()
+            .expect("the fixture is a reproduction");
+        r.deviations = vec!["the provider's 5000 ms timeout <is not set>".into()];
+        let cmp = reproduction::compare(&results, results.reproduction.as_ref().unwrap());
+        let missing = reproduction::unmeasured(&cmp);
+        let dir = tempfile::tempdir().unwrap();
+        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        assert!(page.contains("Deviations from the post"));
+        assert!(
+            page.contains("<li>the provider&#39;s 5000 ms timeout &lt;is not set&gt;</li>")
+                || page.contains("<li>the provider's 5000 ms timeout &lt;is not set&gt;</li>")
+        );
+        for (why, _) in &missing {
+            assert!(page.contains(&esc(why)), "{why}");
+        }
+        assert_eq!(
+            page.contains("Published figures without a measured twin"),
+            !missing.is_empty()
         );
     }
 
