@@ -28,8 +28,10 @@ mod confine;
 mod cost;
 mod cpus;
 mod docker;
+mod engines;
 mod fuzz;
 mod host;
+mod hosts;
 mod images;
 mod lab;
 mod manifest;
@@ -109,6 +111,9 @@ enum LabCommand {
         /// Show build output.
         #[arg(long, short)]
         verbose: bool,
+        /// Build on each role's engine what it runs.
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
     },
     /// Build images, run every selected server and scenario, write a snapshot
     /// under results/ (target/rpclab-results for a scratch profile such as smoke).
@@ -124,6 +129,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         cpus: cpus::CpuArgs,
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
@@ -159,6 +166,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         cpus: cpus::CpuArgs,
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
         #[arg(long)]
         ca_certs: Option<PathBuf>,
         /// Where snapshots go [default: results, or target/rpclab-results
@@ -265,6 +274,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             profile,
             ca_certs,
             verbose,
+            hosts,
         } => {
             prebuild::build(
                 root,
@@ -274,6 +284,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     profile,
                     ca_certificates: ca_certs,
                     verbose,
+                    hosts,
                 },
             )
             .await
@@ -283,6 +294,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             only,
             profile,
             cpus,
+            hosts,
             ca_certs,
             results_dir,
             verbose,
@@ -300,6 +312,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     verbose,
                     variants: Vec::new(),
                     port_wait_s: wait_for_ports,
+                    hosts,
                 },
             )
             .await?;
@@ -311,6 +324,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             all,
             profile,
             cpus,
+            hosts,
             ca_certs,
             results_dir,
             verbose,
@@ -327,6 +341,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     results_dir,
                     verbose,
                     port_wait_s: wait_for_ports,
+                    hosts,
                 },
             )
             .await
