@@ -235,14 +235,14 @@ impl Roles {
 
     /// The flags over the table over the defaults, checked.
     pub fn resolve(table: &Hosts, args: &HostArgs) -> Result<Roles> {
-        let pick =
-            |flag: &Option<String>, flag_name: &str, key: &Option<String>, key_name: &str| match (
-                flag, key,
-            ) {
-                (Some(f), _) => Endpoint::parse(f, flag_name).map(Some),
-                (None, Some(k)) => Endpoint::parse(k, key_name).map(Some),
-                (None, None) => Ok(None),
-            };
+        let pick = |flag: &Option<String>,
+                    flag_name: &str,
+                    key: &Option<String>,
+                    key_name: &str| match (flag, key) {
+            (Some(f), _) => Endpoint::parse(f, flag_name).map(Some),
+            (None, Some(k)) => Endpoint::parse(k, key_name).map(Some),
+            (None, None) => Ok(None),
+        };
         let server = pick(
             &args.server_host,
             "--server-host",
@@ -561,10 +561,14 @@ mod tests {
 
     #[test]
     fn every_hosts_key_is_documented_in_multi_host_md() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
         let doc = std::fs::read_to_string(root.join("docs/multi-host.md")).unwrap();
         // The keys a deny_unknown_fields table accepts, from serde's error.
-        let e = toml::from_str::<Hosts>("no_such_key = 1").unwrap_err().to_string();
+        let e = toml::from_str::<Hosts>("no_such_key = 1")
+            .unwrap_err()
+            .to_string();
         let keys: Vec<&str> = e
             .split("expected one of")
             .nth(1)
