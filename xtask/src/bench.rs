@@ -437,9 +437,10 @@ impl Bench<'_> {
                 dir: &dir,
                 spec: &spec,
                 label: name,
-                server: Some(echo),
+                server: Some((self.engine, echo)),
                 registry: None,
                 verbose: self.args.verbose,
+                clock_offset_s: 0.0,
             },
         )
         .await

@@ -1,5 +1,6 @@
 //! The host calibration of a run: `rpclab-client calibrate` in the client
-//! image, once pinned to the server's CPUs and once to the client's, before
+//! image, once pinned to the server's CPUs (on the server's engine) and once
+//! to the client's (on the client's), before
 //! any server starts (see `client/src/calibrate.rs` for the workloads).
 //!
 //! The figures go into `manifest.toml`; `lab compare` reads them to warn
@@ -13,24 +14,29 @@ use rpclab_model::result::{Calibration, CalibrationFigures};
 /// Seconds each workload runs on each CPU set.
 const SECONDS: f64 = 1.0;
 
-/// Measures the server's and the client's CPU sets, one after the other
-/// (never both at once: each would disturb the other).
+/// Measures the server's CPU set on the server's engine and the client's
+/// on the client's (the same engine in a one-machine lab), one after the
+/// other (never both at once: each would disturb the other).
 pub async fn measure(
-    engine: &Engine,
+    server_engine: &Engine,
+    client_engine: &Engine,
     run_id: &str,
     server_cpus: &str,
     client_cpus: &str,
 ) -> Result<Calibration> {
     Ok(Calibration {
-        server: one(engine, run_id, server_cpus).await?,
-        client: one(engine, run_id, client_cpus).await?,
+        server: one(server_engine, run_id, server_cpus, "server").await?,
+        client: one(client_engine, run_id, client_cpus, "client").await?,
     })
 }
 
-async fn one(engine: &Engine, run_id: &str, cpus: &str) -> Result<CalibrationFigures> {
+async fn one(engine: &Engine, run_id: &str, cpus: &str, role: &str) -> Result<CalibrationFigures> {
     let id = engine
         .start(ContainerSpec {
-            name: format!("rpclab-calibrate-{run_id}-{}", cpus.replace(',', "_")),
+            name: format!(
+                "rpclab-calibrate-{run_id}-{role}-{}",
+                cpus.replace(',', "_")
+            ),
             image: images::CLIENT,
             role: "calibration",
             run_id,

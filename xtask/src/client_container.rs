@@ -8,6 +8,7 @@
 use crate::confine;
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
+use crate::hosts::Endpoint;
 use crate::images;
 use crate::progress;
 use anyhow::{bail, Context, Result};
@@ -43,19 +44,25 @@ pub struct ClientCell<'a> {
     pub spec: &'a CellSpec,
     /// What the progress line calls the cell.
     pub label: &'a str,
-    /// The server container whose CPU and memory counters are sampled
-    /// while the client runs; placed on the client's measurement window,
-    /// they give [`ClientRun::server_cost`].
-    pub server: Option<&'a str>,
+    /// The server container (and its engine) whose CPU and memory counters
+    /// are sampled while the client runs; placed on the client's
+    /// measurement window, they give [`ClientRun::server_cost`].
+    pub server: Option<(&'a Engine, &'a str)>,
     /// The server's registry container, sampled the same way but apart, so
     /// that its CPU does not count as the server's.
-    pub registry: Option<&'a str>,
+    pub registry: Option<(&'a Engine, &'a str)>,
+    /// Seconds the client's clock is ahead of the orchestrator's, in which
+    /// the samples are taken: the window is moved back by this much before
+    /// the samples are placed on it (0 when the client runs on the
+    /// orchestrator's machine, whose clock it shares).
+    pub clock_offset_s: f64,
     /// Print every line of the client's output, not only its progress.
     pub verbose: bool,
 }
 
-/// Runs the client for `cell.spec` in a container of [`images::CLIENT`]
-/// pinned to `cell.client_cpus` and labelled with `cell.run_id`, showing
+/// Runs the client for `cell.spec` in a container of [`images::CLIENT`] on
+/// `engine` (the client role's), pinned to `cell.client_cpus` and labelled
+/// with `cell.run_id`, showing
 /// its progress on one line ([`progress::CellBar`]).
 ///
 /// A client that exits non-zero is an error carrying the last lines of its
@@ -70,34 +77,50 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         server,
         registry,
         verbose,
+        clock_offset_s,
     } = cell;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
     let confinement = confine::Policy::client();
-    confine::prepare_bind_dir(&dir)?;
     let bar = progress::CellBar::new(label);
-    let client = engine
-        .start(ContainerSpec {
-            name: format!("rpclab-client-{run_id}-{}", unique()),
-            image: images::CLIENT,
-            role: "client",
-            run_id,
-            env: Vec::new(),
-            entrypoint: None,
-            cmd: Some(
-                ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
-                    .map(String::from)
-                    .to_vec(),
-            ),
-            cpuset: client_cpus,
-            binds: vec![format!("{}:/cell", dir.display())],
-            confinement: &confinement,
-        })
-        .await?;
-    let sampler = server.map(|server| cost::Sampler::start(engine, server));
-    let registry_sampler = registry.map(|registry| cost::Sampler::start(engine, registry));
+    // The environment's engine sees this filesystem: the cell folder is
+    // bind-mounted. Another engine (maybe on another machine) gets the spec
+    // through the API in a volume of the container's, and the folder back
+    // the same way once the client exits.
+    let through_api = engine.endpoint != Endpoint::Default;
+    let spec_container = |binds: Vec<String>| ContainerSpec {
+        name: format!("rpclab-client-{run_id}-{}", unique()),
+        image: images::CLIENT,
+        role: "client",
+        run_id,
+        env: Vec::new(),
+        entrypoint: None,
+        cmd: Some(
+            ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        cpuset: client_cpus,
+        binds,
+        confinement: &confinement,
+    };
+    let client = if through_api {
+        let mut files = images::BuildContext::new();
+        files.add(&dir.join("spec.json"), "spec.json")?;
+        engine
+            .start_with_files(spec_container(Vec::new()), "/cell", files.finish()?)
+            .await?
+    } else {
+        confine::prepare_bind_dir(&dir)?;
+        engine
+            .start(spec_container(vec![format!("{}:/cell", dir.display())]))
+            .await?
+    };
+    let sampler = server.map(|(engine, server)| cost::Sampler::start(engine, server));
+    let registry_sampler =
+        registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
     let mut lines = Box::pin(engine.follow_logs(&client));
     let mut log = String::new();
     while let Some(chunk) = lines.next().await {
@@ -122,6 +145,14 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         None => Vec::new(),
     };
     let code = engine.wait(&client).await?;
+    if through_api {
+        let fetched = engine.download(&client, "/cell").await;
+        let unpacked = fetched.and_then(|tar| unpack_cell(&tar, &dir));
+        if let Err(e) = unpacked {
+            let _ = engine.remove(&client).await;
+            return Err(e.context("cannot fetch the cell folder from the client container"));
+        }
+    }
     engine.remove(&client).await?;
     std::fs::write(dir.join("client.log"), &log)?;
     if code != 0 {
@@ -142,6 +173,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     let over_window = |samples: &[cost::Sample]| {
         report
             .window_unix_s
+            .map(|[start, end]| [start - clock_offset_s, end - clock_offset_s])
             .and_then(|window| cost::over_window(samples, window, calls))
     };
     let server_cost = over_window(&samples);
@@ -154,9 +186,81 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     })
 }
 
+/// Writes the files of a container folder's tar (entries `cell/…`) into `dir`.
+fn unpack_cell(tar: &[u8], dir: &Path) -> Result<()> {
+    let mut archive = tar::Archive::new(tar);
+    for entry in archive.entries()? {
+        let mut entry = entry?;
+        let path = entry.path()?.into_owned();
+        let mut parts = path.components();
+        parts.next(); // the folder's own name
+        let rest = parts.as_path();
+        if rest.as_os_str().is_empty() || entry.header().entry_type() != tar::EntryType::Regular {
+            continue;
+        }
+        if rest
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            bail!("the client container's folder holds `{}`", path.display());
+        }
+        let target = dir.join(rest);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut out = std::fs::File::create(&target)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        std::io::copy(&mut entry, &mut out)?;
+    }
+    Ok(())
+}
+
 /// A short unique suffix for client container names within a run.
 fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tar_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            // Written raw: the builder itself refuses `..` in names.
+            h.as_gnu_mut().unwrap().name[..name.len()].copy_from_slice(name.as_bytes());
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        b.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_cell_folder_comes_back_without_its_own_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let tar = tar_of(&[("cell/report.json", b"{}"), ("cell/sub/latency.hlog", b"#")]);
+        unpack_cell(&tar, dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("report.json")).unwrap(),
+            b"{}"
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("sub/latency.hlog")).unwrap(),
+            b"#"
+        );
+    }
+
+    #[test]
+    fn a_cell_folder_cannot_write_outside_the_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let tar = tar_of(&[("cell/../escaped", b"x")]);
+        assert!(unpack_cell(&tar, &dir.path().join("cell")).is_err());
+        assert!(!dir.path().join("escaped").exists());
+    }
 }

@@ -8,6 +8,7 @@
 //! `lab clean` (and the clean-up on error or Ctrl-C) can find them all, even
 //! those of a run that was killed.
 
+use crate::hosts::Endpoint;
 use anyhow::{anyhow, bail, Context, Result};
 use bollard::models::{ContainerCreateBody, HostConfig};
 use bollard::query_parameters::{
@@ -18,6 +19,7 @@ use bollard::query_parameters::{
 use bollard::{body_full, Docker};
 use futures_util::StreamExt;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// Label on everything the lab creates.
 pub const LABEL_MANAGED: &str = "io.rpclab.managed";
@@ -28,34 +30,28 @@ pub const LABEL_ROLE: &str = "io.rpclab.role";
 /// Label on images: hash of every input of the build.
 pub const LABEL_INPUT_HASH: &str = "io.rpclab.input-hash";
 
-/// Image tag → the id this process built or verified for it (the image
-/// builder pins what it builds; [`Engine::start`] runs the pinned id, since
-/// tags are shared by everything on the engine).
-static PINNED: std::sync::Mutex<Option<HashMap<String, String>>> = std::sync::Mutex::new(None);
-
-pub fn pin(tag: &str, id: &str) {
-    let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-    pinned
-        .get_or_insert_with(HashMap::new)
-        .insert(tag.to_owned(), id.to_owned());
-}
-
-/// The id this process built or verified for `image`, or `image` itself
-/// when it did neither.
-pub fn pinned(image: &str) -> String {
-    let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-    pinned
-        .as_ref()
-        .and_then(|p| p.get(image))
-        .cloned()
-        .unwrap_or_else(|| image.to_owned())
-}
+/// (engine, image tag) → the id this process built or verified for it on
+/// that engine (the image builder pins what it builds; [`Engine::start`]
+/// runs the pinned id, since tags are shared by everything on the engine,
+/// and every engine of a multi-host run has images of its own).
+static PINNED: std::sync::Mutex<Option<HashMap<(String, String), String>>> =
+    std::sync::Mutex::new(None);
 
 /// A connection to the Docker engine.
 #[derive(Clone)]
 pub struct Engine {
     docker: Docker,
     pub version: String,
+    /// Where it answers, as the user wrote it (or the environment's default).
+    pub endpoint: Endpoint,
+    /// The engine's id (`docker info`'s `ID`). Two engines on one machine
+    /// may share it (it comes from `/etc/docker/key.json`, not from the data
+    /// root), so an engine is known by [`Engine::identity`].
+    pub engine_id: String,
+    /// The machine's name as the engine reports it.
+    pub hostname: String,
+    /// Where the engine keeps its images and containers (`DockerRootDir`).
+    pub data_root: String,
 }
 
 /// A container the lab created.
@@ -88,20 +84,128 @@ pub struct ContainerSpec<'a> {
 impl Engine {
     /// Connects to the local engine (or `DOCKER_HOST`) and checks it answers.
     pub async fn connect() -> Result<Engine> {
-        let docker =
-            Docker::connect_with_local_defaults().map_err(|e| no_daemon(&e.to_string()))?;
-        let docker = docker
-            .negotiate_version()
-            .await
-            .map_err(|e| no_daemon(&e.to_string()))?;
+        Engine::connect_to(&Endpoint::Default, None).await
+    }
+
+    /// Connects to `endpoint` and checks it answers; `tls_cert_path` is the
+    /// folder of `ca.pem`, `cert.pem` and `key.pem` for a `tcp://` endpoint
+    /// (else `DOCKER_CERT_PATH`). The error is one line naming the endpoint.
+    pub async fn connect_to(endpoint: &Endpoint, tls_cert_path: Option<&Path>) -> Result<Engine> {
+        let unreachable = |detail: String| -> anyhow::Error {
+            if *endpoint == Endpoint::Default {
+                no_daemon(&detail)
+            } else {
+                // One line, whatever the transport's message spans.
+                let detail = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+                anyhow!("cannot reach the Docker engine at {endpoint}: {detail}")
+            }
+        };
+        let timeout = 120;
+        let version = bollard::API_DEFAULT_VERSION;
+        let docker = match endpoint {
+            Endpoint::Default => Docker::connect_with_local_defaults(),
+            Endpoint::Unix(path) => Docker::connect_with_unix(&path.to_string_lossy(), timeout, version),
+            Endpoint::Tcp { host, port, tls: false } => {
+                Docker::connect_with_http(&format!("tcp://{host}:{port}"), timeout, version)
+            }
+            Endpoint::Tcp { host, port, tls: true } => {
+                let dir = match tls_cert_path {
+                    Some(d) => d.to_owned(),
+                    None => std::env::var_os("DOCKER_CERT_PATH").map(std::path::PathBuf::from).ok_or_else(|| {
+                        unreachable(format!(
+                            "tcp://{host}:{port} is TLS and no certificates were given: set [hosts] tls_cert_path or DOCKER_CERT_PATH to a folder of ca.pem, cert.pem and key.pem (or write tcp+http:// for plain HTTP)"
+                        ))
+                    })?,
+                };
+                for f in ["ca.pem", "cert.pem", "key.pem"] {
+                    if !dir.join(f).is_file() {
+                        return Err(unreachable(format!("{} has no {f}", dir.display())));
+                    }
+                }
+                Docker::connect_with_ssl(
+                    &format!("tcp://{host}:{port}"),
+                    &dir.join("key.pem"),
+                    &dir.join("cert.pem"),
+                    &dir.join("ca.pem"),
+                    timeout,
+                    version,
+                )
+            }
+            Endpoint::Ssh { .. } => Docker::connect_with_ssh(&endpoint.to_string(), timeout, version),
+        }
+        .map_err(|e| unreachable(e.to_string()))?;
+        // A quick first answer: an engine that does not answer in 10 s is
+        // reported, not waited for as long as a build may take.
+        let first = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            docker.negotiate_version(),
+        )
+        .await
+        .map_err(|_| unreachable("no answer in 10 s".into()))?;
+        let docker = first.map_err(|e| unreachable(e.to_string()))?;
         let version = docker
             .version()
             .await
-            .map_err(|e| no_daemon(&e.to_string()))?;
+            .map_err(|e| unreachable(e.to_string()))?;
+        let info = docker
+            .info()
+            .await
+            .map_err(|e| unreachable(e.to_string()))?;
         Ok(Engine {
             docker,
             version: version.version.unwrap_or_else(|| "unknown".into()),
+            endpoint: endpoint.clone(),
+            engine_id: info.id.unwrap_or_default(),
+            hostname: info.name.unwrap_or_default(),
+            data_root: info.docker_root_dir.unwrap_or_default(),
         })
+    }
+
+    /// An engine value for tests of what is done with engines: it is never
+    /// asked anything (its client points at a closed loopback port). Test
+    /// engines share id and machine, as two engines of one machine do, and
+    /// differ by data root.
+    #[cfg(test)]
+    pub fn unconnected(data_root: &str, endpoint: Endpoint) -> Engine {
+        Engine {
+            docker: Docker::connect_with_http("tcp://127.0.0.1:9", 1, bollard::API_DEFAULT_VERSION)
+                .expect("an HTTP client"),
+            version: "test".into(),
+            endpoint,
+            engine_id: "SHARED:ID".into(),
+            hostname: "this-machine".into(),
+            data_root: format!("/var/lib/{data_root}"),
+        }
+    }
+
+    /// What tells this engine from any other: its id, machine and data
+    /// root together (two engines of one machine share the first two).
+    pub fn identity(&self) -> String {
+        format!("{} {} {}", self.engine_id, self.hostname, self.data_root)
+    }
+
+    /// Same engine, whatever the endpoint spelling.
+    pub fn same_engine(&self, other: &Engine) -> bool {
+        self.identity() == other.identity()
+    }
+
+    /// Pins `tag` on this engine to `id` (see [`Engine::pinned`]).
+    pub fn pin(&self, tag: &str, id: &str) {
+        let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+        pinned
+            .get_or_insert_with(HashMap::new)
+            .insert((self.identity(), tag.to_owned()), id.to_owned());
+    }
+
+    /// The id this process built or verified for `image` on this engine,
+    /// or `image` itself when it did neither.
+    pub fn pinned(&self, image: &str) -> String {
+        let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
+        pinned
+            .as_ref()
+            .and_then(|p| p.get(&(self.identity(), image.to_owned())))
+            .cloned()
+            .unwrap_or_else(|| image.to_owned())
     }
 
     pub fn api(&self) -> &Docker {
@@ -221,6 +325,28 @@ impl Engine {
     /// Creates and starts a container on the host network, pinned to
     /// `cpuset`, labelled as the lab's, confined by `spec.confinement`.
     pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
+        self.start_with(spec, None).await
+    }
+
+    /// [`Engine::start`] with a fresh anonymous volume at `dir` holding the
+    /// files of `tar`, put there through the API before the container
+    /// starts: for an engine that may not see the orchestrator's
+    /// filesystem, where a bind mount would not do. [`Engine::download`]
+    /// reads the folder back; removing the container removes the volume.
+    pub async fn start_with_files(
+        &self,
+        spec: ContainerSpec<'_>,
+        dir: &str,
+        tar: Vec<u8>,
+    ) -> Result<String> {
+        self.start_with(spec, Some((dir, tar))).await
+    }
+
+    async fn start_with(
+        &self,
+        spec: ContainerSpec<'_>,
+        files: Option<(&str, Vec<u8>)>,
+    ) -> Result<String> {
         let mut labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
             (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
@@ -231,7 +357,7 @@ impl Engine {
         labels.extend(crate::owner::Owner::me().labels());
         let mut body = ContainerCreateBody {
             // The image this run built or verified, by id (tags are shared).
-            image: Some(pinned(spec.image)),
+            image: Some(self.pinned(spec.image)),
             env: Some(spec.env),
             entrypoint: spec.entrypoint,
             cmd: spec.cmd,
@@ -240,6 +366,13 @@ impl Engine {
                 network_mode: Some("host".into()),
                 cpuset_cpus: Some(spec.cpuset.to_owned()),
                 binds: (!spec.binds.is_empty()).then_some(spec.binds),
+                mounts: files.as_ref().map(|(dir, _)| {
+                    vec![bollard::models::Mount {
+                        target: Some((*dir).to_owned()),
+                        typ: Some(bollard::models::MountTypeEnum::VOLUME),
+                        ..Default::default()
+                    }]
+                }),
                 init: Some(true),
                 ..Default::default()
             }),
@@ -256,6 +389,22 @@ impl Engine {
             .with_context(|| {
                 format!("cannot create container {} from {}", spec.name, spec.image)
             })?;
+        if let Some((dir, tar)) = files {
+            let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
+                .path(dir)
+                .build();
+            if let Err(e) = self
+                .docker
+                .upload_to_container(&created.id, Some(opts), body_full(tar.into()))
+                .await
+            {
+                let _ = self.remove(&created.id).await;
+                return Err(anyhow!(e).context(format!(
+                    "cannot put the files of container {} into {dir}",
+                    spec.name
+                )));
+            }
+        }
         if let Err(e) = self
             .docker
             .start_container(
@@ -341,6 +490,22 @@ impl Engine {
                     .ok()
                     .map(|c| String::from_utf8_lossy(&c.into_bytes()).into_owned())
             })
+    }
+
+    /// The folder `path` of a container (running or exited) as a tar whose
+    /// entries start with the folder's name.
+    pub async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
+        let opts = bollard::query_parameters::DownloadFromContainerOptionsBuilder::default()
+            .path(path)
+            .build();
+        let mut stream = self.docker.download_from_container(id, Some(opts));
+        let mut tar = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            tar.extend_from_slice(
+                &chunk.with_context(|| format!("cannot read {path} of container {id}"))?,
+            );
+        }
+        Ok(tar)
     }
 
     /// Removes a container, running or not.
@@ -436,12 +601,21 @@ impl Engine {
 }
 
 /// The run whose containers must not outlive the process (set when a run
-/// or bench starts).
+/// or bench starts), and the engines it uses besides the default one.
 static CURRENT_RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+static RUN_ENGINES: std::sync::Mutex<Vec<Engine>> = std::sync::Mutex::new(Vec::new());
 
 /// Marks `run_id` as the run to clean up should the process panic.
 pub fn set_current_run(run_id: &str) {
     let _ = CURRENT_RUN.set(run_id.to_owned());
+}
+
+/// Adds `engine` to those cleaned up should the process panic.
+pub fn add_run_engine(engine: &Engine) {
+    let mut engines = RUN_ENGINES.lock().unwrap_or_else(|e| e.into_inner());
+    if !engines.iter().any(|e| e.same_engine(engine)) {
+        engines.push(engine.clone());
+    }
 }
 
 /// Best-effort removal of the current run's containers, on a fresh runtime,
@@ -456,9 +630,20 @@ pub fn remove_run_containers_after_panic() {
     else {
         return;
     };
+    let endpoints: Vec<Endpoint> = {
+        let engines = RUN_ENGINES.lock().unwrap_or_else(|e| e.into_inner());
+        engines.iter().map(|e| e.endpoint.clone()).collect()
+    };
     runtime.block_on(async {
+        // The default engine first, then every other engine of the run
+        // (connections are made anew: the old runtime is gone).
         if let Ok(engine) = Engine::connect().await {
             let _ = engine.remove_lab_containers(Some(run_id)).await;
+        }
+        for endpoint in endpoints.iter().filter(|e| **e != Endpoint::Default) {
+            if let Ok(engine) = Engine::connect_to(endpoint, None).await {
+                let _ = engine.remove_lab_containers(Some(run_id)).await;
+            }
         }
     });
 }
@@ -469,4 +654,69 @@ fn no_daemon(detail: &str) -> anyhow::Error {
          rpclab needs a running Docker engine. Start it (e.g. `sudo systemctl start docker`, \
          or `sudo dockerd &` where there is no init system), or point DOCKER_HOST at one, then run the command again."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(id: &str) -> Engine {
+        Engine::unconnected(id, Endpoint::Default)
+    }
+
+    #[test]
+    fn a_pinned_tag_resolves_to_its_id_on_its_engine_only() {
+        let (a, b) = (engine("engine-a"), engine("engine-b"));
+        a.pin("rpclab/test-pinned:1", "sha256:0123");
+        assert_eq!(a.pinned("rpclab/test-pinned:1"), "sha256:0123");
+        assert_eq!(a.pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
+        // Another engine has images of its own: the tag is not pinned there.
+        assert_eq!(b.pinned("rpclab/test-pinned:1"), "rpclab/test-pinned:1");
+        b.pin("rpclab/test-pinned:1", "sha256:4567");
+        assert_eq!(a.pinned("rpclab/test-pinned:1"), "sha256:0123");
+        assert!(!a.same_engine(&b) && a.same_engine(&engine("engine-a")));
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_endpoint_is_one_line_naming_it() {
+        let missing = Endpoint::Unix("/nonexistent/rpclab-test.sock".into());
+        let e = Engine::connect_to(&missing, None).await.err().unwrap();
+        let text = format!("{e:#}");
+        assert!(!text.contains('\n'), "{text}");
+        assert!(
+            text.starts_with(
+                "cannot reach the Docker engine at unix:///nonexistent/rpclab-test.sock"
+            ),
+            "{text}"
+        );
+        // TLS without certificates says what to give.
+        let tls = Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: 9,
+            tls: true,
+        };
+        let empty = tempfile::tempdir().unwrap();
+        let e = Engine::connect_to(&tls, Some(empty.path()))
+            .await
+            .err()
+            .unwrap();
+        let text = format!("{e:#}");
+        assert!(
+            !text.contains('\n') && text.contains("has no ca.pem"),
+            "{text}"
+        );
+        // A port where nothing listens answers nothing: one line too.
+        let closed = Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: 9,
+            tls: false,
+        };
+        let e = Engine::connect_to(&closed, None).await.err().unwrap();
+        let text = format!("{e:#}");
+        assert!(!text.contains('\n'), "{text}");
+        assert!(
+            text.starts_with("cannot reach the Docker engine at tcp+http://127.0.0.1:9"),
+            "{text}"
+        );
+    }
 }

@@ -13,7 +13,7 @@
 //! Tags are shared by everything on the engine (another worktree's run may
 //! retag `rpclab/jdk:17` at any moment), so what this process builds or
 //! verifies is pinned by image id: a build's parents are passed as ids, and
-//! [`crate::docker::pinned`] gives `Engine::start` the id to run, never a tag that may have
+//! [`crate::docker::Engine::pinned`] gives `Engine::start` the id to run, never a tag that may have
 //! moved since.
 //!
 //! The base is `debian:bookworm-slim` where a registry can be reached. Where
@@ -21,7 +21,7 @@
 //! imports the root filesystem through the API, so nothing ever needs to be
 //! pulled.
 
-use crate::docker::{pin, Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
+use crate::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
 use crate::host::StaticBinaries;
 use crate::lab::Build;
 use crate::manifest::{Manifest, Variant};
@@ -205,7 +205,7 @@ impl<'a> Builder<'a> {
     /// The Debian base: pulled where possible, else made with debootstrap.
     pub async fn base(&mut self) -> Result<()> {
         if let Some(id) = self.engine.image_id(BASE).await? {
-            pin(BASE, &id);
+            self.engine.pin(BASE, &id);
             self.built.insert(BASE.to_owned(), id);
             return Ok(());
         }
@@ -235,7 +235,7 @@ impl<'a> Builder<'a> {
             .image_id(BASE)
             .await?
             .context("the base image is missing after import")?;
-        pin(BASE, &id);
+        self.engine.pin(BASE, &id);
         self.built.insert(BASE.to_owned(), id);
         Ok(())
     }
@@ -405,7 +405,7 @@ impl BuildJob {
         let tag = self.tag.as_str();
         if engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(self.hash.as_str()) {
             let id = engine.image_id(tag).await?.unwrap_or_default();
-            pin(tag, &id);
+            engine.pin(tag, &id);
             return Ok(id);
         }
         eprintln!("building image {tag} ...");
@@ -437,7 +437,7 @@ impl BuildJob {
             "built image {tag} in {:.0} s",
             started.elapsed().as_secs_f64()
         );
-        pin(tag, &id);
+        engine.pin(tag, &id);
         Ok(id)
     }
 }
@@ -547,14 +547,6 @@ mod tests {
         for entry in archive.entries().unwrap() {
             assert!(entry.unwrap().header().mtime().unwrap() > 0);
         }
-    }
-
-    #[test]
-    fn a_pinned_tag_resolves_to_its_id_and_others_to_themselves() {
-        use crate::docker::pinned;
-        pin("rpclab/test-pinned:1", "sha256:0123");
-        assert_eq!(pinned("rpclab/test-pinned:1"), "sha256:0123");
-        assert_eq!(pinned("rpclab/test-unpinned:1"), "rpclab/test-unpinned:1");
     }
 
     /// Builds every buildable server image (and the chain below them) on

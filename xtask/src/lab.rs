@@ -35,6 +35,10 @@ pub struct LabDef {
     pub cpus: Cpus,
     #[serde(default)]
     pub build: Build,
+    /// Which Docker engine runs each role (docs/multi-host.md); absent:
+    /// every role on the environment's engine, over 127.0.0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<crate::hosts::Hosts>,
     pub profiles: BTreeMap<String, Profile>,
 }
 

@@ -28,8 +28,10 @@ mod confine;
 mod cost;
 mod cpus;
 mod docker;
+mod engines;
 mod fuzz;
 mod host;
+mod hosts;
 mod images;
 mod lab;
 mod manifest;
@@ -111,6 +113,9 @@ enum LabCommand {
         /// Show build output.
         #[arg(long, short)]
         verbose: bool,
+        /// Build on each role's engine what it runs.
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
     },
     /// Build images, run every selected server and scenario, write a snapshot
     /// under results/ (target/rpclab-results for a scratch profile such as smoke).
@@ -126,6 +131,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         cpus: cpus::CpuArgs,
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
@@ -163,6 +170,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         cpus: cpus::CpuArgs,
+        #[command(flatten)]
+        hosts: hosts::HostArgs,
         #[arg(long)]
         ca_certs: Option<PathBuf>,
         /// Where snapshots go [default: results, or target/rpclab-results
@@ -270,6 +279,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             profile,
             ca_certs,
             verbose,
+            hosts,
         } => {
             prebuild::build(
                 root,
@@ -279,6 +289,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     profile,
                     ca_certificates: ca_certs,
                     verbose,
+                    hosts,
                 },
             )
             .await
@@ -288,6 +299,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             only,
             profile,
             cpus,
+            hosts,
             ca_certs,
             results_dir,
             verbose,
@@ -305,6 +317,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     verbose,
                     variants: Vec::new(),
                     port_wait_s: wait_for_ports,
+                    hosts,
                 },
             )
             .await?;
@@ -316,6 +329,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             all,
             profile,
             cpus,
+            hosts,
             ca_certs,
             results_dir,
             verbose,
@@ -332,6 +346,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     results_dir,
                     verbose,
                     port_wait_s: wait_for_ports,
+                    hosts,
                 },
             )
             .await

@@ -150,6 +150,11 @@ pub struct Manifest {
     /// Passed to the client's protocol module (e.g. Thrift's transport).
     #[serde(default)]
     pub client_options: BTreeMap<String, String>,
+    /// The server listens on the address in `RPCLAB_BIND` (127.0.0.1 when
+    /// unset), so it can serve a client on another machine
+    /// (docs/multi-host.md); a server without it binds 127.0.0.1 only.
+    #[serde(default)]
+    pub bind_from_env: bool,
     #[serde(default)]
     pub readiness: Readiness,
     /// Departures from the lab's container confinement, with reasons.

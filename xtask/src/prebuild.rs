@@ -3,14 +3,17 @@
 //! load client of the profile's `client_build`), without running anything.
 //!
 //! A later `lab run` finds them by their content hashes and builds nothing.
+//! With `[hosts]` or the host flags, each engine gets the images of the
+//! roles it runs ([`chains`]), as `lab run` builds them.
 //! CI starts this in the background while cargo compiles the tests, so the
 //! image builds (mostly downloads) overlap with compiling (CPU); a user can
 //! run it to warm a machine before a long run.
 
-use crate::docker::Engine;
+use crate::engines::Engines;
 use crate::host;
+use crate::hosts::{HostArgs, Roles};
 use crate::images::Builder;
-use crate::lab::Lab;
+use crate::lab::{Build, Lab};
 use crate::manifest::{Manifest, Registry, Variant};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,7 @@ pub struct BuildOptions {
     pub profile: Option<String>,
     pub ca_certificates: Option<PathBuf>,
     pub verbose: bool,
+    pub hosts: HostArgs,
 }
 
 /// Builds every image the run of `opts` would start from.
@@ -39,33 +43,68 @@ pub async fn build(root: &Path, opts: BuildOptions) -> Result<()> {
         opts.only
     };
     let selected = crate::manifest::select(&manifests, &only)?;
-    let engine = Engine::connect().await?;
+    let roles = Roles::resolve(&lab.def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
+    let engines = Engines::connect(&roles).await?;
 
     let client_build = host::StaticBuild::start(root, profile.client_build)?;
-    let mut builder = Builder::new(&engine, root, &lab.def.build, opts.verbose);
-    builder.base().await?;
-    builder.runtime().await?;
-    if selected.iter().any(|m| m.language == "java") {
-        builder.jdk().await?;
-    }
-    if selected
-        .iter()
-        .any(|m| m.registry == Registry::Zookeeper && m.blocked().is_none())
-    {
-        builder.zookeeper().await?;
-    }
+    let mut builders = chains(&engines, root, &lab.def.build, opts.verbose, &selected).await?;
     let wanted: Vec<(&Manifest, &Variant)> = selected
         .iter()
         .flat_map(|m| m.variants.iter().map(move |v| (*m, v)))
         .filter(|(m, v)| m.not_runnable(v).is_none())
         .collect();
-    builder.servers(&wanted).await?;
-    builder.client(&client_build.finish()?).await?;
-    eprintln!(
-        "built {} images for {} server variants of {} (profile {profile_name})",
-        builder.built.len(),
-        wanted.len(),
-        opts.lab.display()
-    );
+    builders[0].0.servers(&wanted).await?;
+    let binaries = client_build.finish()?;
+    for (builder, _) in &mut builders {
+        builder.client(&binaries).await?;
+    }
+    for (builder, roles) in &builders {
+        eprintln!(
+            "built {} images on {} ({}) for {} server variants of {} (profile {profile_name})",
+            builder.built.len(),
+            builder.engine.endpoint,
+            roles.join(", "),
+            wanted.len(),
+            opts.lab.display()
+        );
+    }
     Ok(())
+}
+
+/// A builder per engine of `engines`, with the base chain built on each,
+/// the JDK where a Java server or the registry runs, and ZooKeeper on the
+/// registry's engine when a selected server needs it; the server's engine
+/// comes first. Server images and the client image are the caller's.
+///
+/// Each engine builds its own images rather than receiving them exported
+/// from one (docs/multi-host.md, "Images on each engine"): the input-hash
+/// labels then work unchanged on each engine, a warm engine builds nothing,
+/// and no image (hundreds of MB) travels through the orchestrator.
+pub async fn chains<'a>(
+    engines: &'a Engines,
+    root: &'a Path,
+    build: &'a Build,
+    verbose: bool,
+    selected: &[&Manifest],
+) -> Result<Vec<(Builder<'a>, Vec<&'static str>)>> {
+    let any_java = selected.iter().any(|m| m.language == "java");
+    let any_registry = selected
+        .iter()
+        .any(|m| m.registry == Registry::Zookeeper && m.blocked().is_none());
+    let mut builders = Vec::new();
+    for (engine, roles) in engines.distinct() {
+        let mut builder = Builder::new(engine, root, build, verbose);
+        builder.base().await?;
+        builder.runtime().await?;
+        let server = roles.contains(&"server");
+        let registry = roles.contains(&"registry") && any_registry;
+        if (server && any_java) || registry {
+            builder.jdk().await?;
+        }
+        if registry {
+            builder.zookeeper().await?;
+        }
+        builders.push((builder, roles));
+    }
+    Ok(builders)
 }

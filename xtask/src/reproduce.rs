@@ -18,6 +18,8 @@ pub struct ReproduceOptions {
     pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     pub port_wait_s: u64,
+    /// Which engine runs each role.
+    pub hosts: crate::hosts::HostArgs,
 }
 
 /// Runs one seed (or all) and prints its comparison; the snapshot also
@@ -121,6 +123,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             verbose: opts.verbose,
             variants,
             port_wait_s: opts.port_wait_s,
+            hosts: opts.hosts.clone(),
         },
     )
     .await?;

@@ -14,8 +14,9 @@
 use crate::client_container::{self, ClientCell, ClientRun};
 use crate::cpus;
 use crate::docker::{ContainerSpec, Engine};
+use crate::engines::{self, Engines};
 use crate::host::{self, HostInfo};
-use crate::images::Builder;
+use crate::hosts::{HostArgs, HostRecord, Roles};
 use crate::lab::{Lab, Profile, Scenario};
 use crate::manifest::{Manifest, Registry, Variant};
 use crate::readiness;
@@ -46,6 +47,8 @@ pub struct RunOptions {
     /// before giving up on it; 0: fail at once. For hosts where other lab
     /// runs share 127.0.0.1.
     pub port_wait_s: u64,
+    /// Which engine runs each role (over the lab's `[hosts]`).
+    pub hosts: HostArgs,
 }
 
 /// What a run that got as far as creating its snapshot returns, whether it
@@ -146,10 +149,24 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     lab.def.cpus.registry = split.registry.clone();
     lab.def.cpus.client = split.client.clone();
 
-    let engine = Engine::connect().await?;
+    let roles = Roles::resolve(&lab.def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
+    let engines = Engines::connect(&roles).await?;
+    if !roles.is_single() {
+        for (engine, roles) in engines.distinct() {
+            eprintln!(
+                "engine {} (data root {}): {}",
+                engine.endpoint,
+                engine.data_root,
+                roles.join(", ")
+            );
+        }
+    }
     // Containers of a killed run are removed; a live run is refused.
-    claim_engine(&engine).await?;
-    let host = HostInfo::read(&engine.version);
+    for (engine, _) in engines.distinct() {
+        claim_engine(engine).await?;
+        crate::docker::add_run_engine(engine);
+    }
+    let host = HostInfo::read(&engines.server.version);
     let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
@@ -193,6 +210,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
             note: split.note.clone(),
         },
         calibration: None,
+        hosts: Vec::new(),
         images: BTreeMap::new(),
         servers: Vec::new(),
         lab_confinement: BTreeMap::from([
@@ -205,7 +223,8 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
 
     let ctx = RunContext {
         root,
-        engine: &engine,
+        engine: &engines.server,
+        engines: &engines,
         lab: &lab,
         profile: &profile,
         run_id: &run_id,
@@ -214,14 +233,20 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         variants: &opts.variants,
         port_wait_s: opts.port_wait_s,
         bar: std::sync::OnceLock::new(),
+        client_clock_offset_s: std::sync::OnceLock::new(),
     };
     let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
         r = ctx.run_all(&selected, &mut snapshot, &mut manifest) => r,
         _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
     };
-    // Whatever happened, no container of this run survives it.
-    let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    // Whatever happened, no container of this run survives it, on any engine.
+    let mut removed = Ok(0);
+    for (engine, _) in engines.distinct() {
+        if let Err(e) = engine.remove_lab_containers(Some(&run_id)).await {
+            removed = Err(e.context(format!("on {}", engine.endpoint)));
+        }
+    }
     if let Some(bar) = ctx.bar.get() {
         bar.finish();
     }
@@ -274,7 +299,9 @@ async fn claim_engine(engine: &Engine) -> Result<()> {
 
 struct RunContext<'a> {
     root: &'a Path,
+    /// The server role's engine (`engines.server`).
     engine: &'a Engine,
+    engines: &'a Engines,
     lab: &'a Lab,
     profile: &'a Profile,
     run_id: &'a str,
@@ -284,6 +311,9 @@ struct RunContext<'a> {
     port_wait_s: u64,
     /// Cells done out of the run's total, once the total is known.
     bar: std::sync::OnceLock<crate::progress::RunBar>,
+    /// Seconds the client's clock is ahead of the orchestrator's, once
+    /// measured (0 when the client shares the orchestrator's machine).
+    client_clock_offset_s: std::sync::OnceLock<f64>,
 }
 
 impl RunContext<'_> {
@@ -306,18 +336,16 @@ impl RunContext<'_> {
         // Build everything first: a build error should not come after an hour of measuring.
         // The client compiles in the background while the images build.
         let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
-        let mut builder = Builder::new(self.engine, self.root, &self.lab.def.build, self.verbose);
-        builder.base().await?;
-        builder.runtime().await?;
-        if selected.iter().any(|m| m.language == "java") {
-            builder.jdk().await?;
-        }
-        if selected
-            .iter()
-            .any(|m| m.registry == Registry::Zookeeper && m.blocked().is_none())
-        {
-            builder.zookeeper().await?;
-        }
+        // Every image is built on each engine that runs it (docs/multi-host.md,
+        // "Images on each engine"); the server's engine comes first.
+        let mut builders = crate::prebuild::chains(
+            self.engines,
+            self.root,
+            &self.lab.def.build,
+            self.verbose,
+            selected,
+        )
+        .await?;
         // (server, variant, its record in the manifest)
         let mut runnable: Vec<(&Manifest, &Variant, usize)> = Vec::new();
         for m in selected {
@@ -353,6 +381,21 @@ impl RunContext<'_> {
                         .collect(),
                     confinement: None,
                 };
+                if record.not_run.is_none()
+                    && m.registry != Registry::None
+                    && !self.engines.roles.all_local()
+                {
+                    record.not_run = Some(
+                        "a server with a registry runs only with server, registry and client on this machine (docs/multi-host.md, \"What is not done\")"
+                            .into(),
+                    );
+                }
+                if record.not_run.is_none() && !m.bind_from_env && !self.engines.roles.all_local() {
+                    record.not_run = Some(format!(
+                        "it binds 127.0.0.1 only (no `bind_from_env` in servers/{}/server.toml), so a client on another machine cannot reach it",
+                        m.name
+                    ));
+                }
                 if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
                     record.not_run = Some(format!(
                         "profile `{}` runs only the first runnable variant of each server",
@@ -372,18 +415,23 @@ impl RunContext<'_> {
         }
         let wanted: Vec<(&Manifest, &Variant)> =
             runnable.iter().map(|(m, v, _)| (*m, *v)).collect();
-        let ids = builder.servers(&wanted).await?;
+        let ids = builders[0].0.servers(&wanted).await?;
         for ((m, v, record), id) in runnable.iter().zip(&ids) {
             manifest.servers[*record].image = format!("{}@{id}", m.image(v));
         }
         let binary = client_build.finish()?;
-        builder.client(&binary).await?;
+        // Every engine runs the client image: the client's for the load,
+        // the others for their calibration and CPU model.
+        for (builder, _) in &mut builders {
+            builder.client(&binary).await?;
+        }
         eprintln!(
             "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
             self.cpus.server, self.cpus.client
         );
         let calibration = crate::calibration::measure(
-            self.engine,
+            &self.engines.server,
+            &self.engines.client,
             self.run_id,
             &self.cpus.server,
             &self.cpus.client,
@@ -396,8 +444,52 @@ impl RunContext<'_> {
             calibration.client.cpu_rounds_per_s,
             calibration.client.loopback_round_trips_per_s
         );
+        let mut hosts: Vec<HostRecord> = Vec::new();
+        for (builder, roles) in &builders {
+            let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
+            if roles.contains(&"server") {
+                record
+                    .calibration
+                    .insert("server".into(), calibration.server.clone());
+            }
+            if roles.contains(&"client") {
+                record
+                    .calibration
+                    .insert("client".into(), calibration.client.clone());
+            }
+            record.images = builder.built.clone().into_iter().collect();
+            if !self.engines.roles.is_single() {
+                eprintln!(
+                    "  {} ({}): {} cores, {}, clock {:+.3} ms ± {:.3} ms",
+                    record.endpoint,
+                    roles.join(", "),
+                    record.cores,
+                    record.cpu_model,
+                    record.clock.offset_ms,
+                    record.clock.uncertainty_ms
+                );
+            }
+            hosts.push(record);
+        }
+        let client_clock = hosts
+            .iter()
+            .find(|h| h.roles.iter().any(|r| r == "client"))
+            .map(|h| h.clock)
+            .expect("one host runs the client");
+        let _ = self
+            .client_clock_offset_s
+            .set(if self.engines.client_clock_is_foreign() {
+                client_clock.offset_ms / 1e3
+            } else {
+                0.0
+            });
+        for h in &mut hosts {
+            h.clock_applied =
+                h.roles.iter().any(|r| r == "client") && self.engines.client_clock_is_foreign();
+        }
         manifest.calibration = Some(calibration);
-        manifest.images = builder.built.clone().into_iter().collect();
+        manifest.hosts = hosts;
+        manifest.images = builders[0].0.built.clone().into_iter().collect();
         snapshot.write_manifest(manifest)?;
 
         if runnable.is_empty() {
@@ -431,10 +523,14 @@ impl RunContext<'_> {
     }
 
     async fn run_server(&self, m: &Manifest, v: &Variant, snapshot: &mut Snapshot) -> Result<()> {
-        self.wait_for_ports(m).await;
-        host::check_port_free(m.port, &m.name)?;
+        // Ports can be checked only on the orchestrator's own machine.
+        let local = self.engines.roles.server.machine().is_none();
+        if local {
+            self.wait_for_ports(m).await;
+            host::check_port_free(m.port, &m.name)?;
+        }
         let registry = registry::start(
-            self.engine,
+            &self.engines.registry,
             m.registry,
             self.run_id,
             &self.cpus.registry,
@@ -445,7 +541,7 @@ impl RunContext<'_> {
             .run_server_with(m, v, registry.as_ref(), snapshot)
             .await;
         if let Some(r) = registry {
-            self.engine.remove(&r.id).await?;
+            self.engines.registry.remove(&r.id).await?;
         }
         result
     }
@@ -486,13 +582,17 @@ impl RunContext<'_> {
         let mut env = vec![
             format!("RPCLAB_PORT={}", m.port),
             format!("JAVA_OPTS={}", m.jvm_flags.join(" ")),
+            // The interface to listen on: 127.0.0.1 unless the client is
+            // on another machine (docs/multi-host.md).
+            format!("RPCLAB_BIND={}", self.engines.roles.bind),
         ];
         env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
         env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
         crate::say!(
-            "starting {} {} on 127.0.0.1:{} (cpus {})",
+            "starting {} {} on {}:{} (cpus {})",
             m.name,
             v.name,
+            self.engines.roles.bind,
             m.port,
             &self.cpus.server
         );
@@ -528,7 +628,7 @@ impl RunContext<'_> {
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let server = running.server;
-        let target = format!("127.0.0.1:{}", m.port);
+        let target = format!("{}:{}", self.engines.roles.server_address, m.port);
         let options = m.client_options_of(v);
         let hint = format!(
             "Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.",
@@ -599,7 +699,7 @@ impl RunContext<'_> {
         snapshot: &Snapshot,
     ) -> Result<Cell> {
         let Running { server, registry } = *running;
-        let target = format!("127.0.0.1:{}", m.port);
+        let target = format!("{}:{}", self.engines.roles.server_address, m.port);
         let spec: CellSpec = self.profile.cell_spec(
             &m.protocol,
             target,
@@ -625,16 +725,17 @@ impl RunContext<'_> {
             registry_cost,
             ..
         } = client_container::run_client(
-            self.engine,
+            &self.engines.client,
             ClientCell {
                 run_id: self.run_id,
                 client_cpus: &self.cpus.client,
                 dir: &dir,
                 spec: &spec,
                 label: &label,
-                server: Some(server),
-                registry,
+                server: Some((&self.engines.server, server)),
+                registry: registry.map(|r| (&self.engines.registry, r)),
                 verbose: self.verbose,
+                clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
             },
         )
         .await?;

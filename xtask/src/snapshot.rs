@@ -46,7 +46,11 @@ pub struct RunManifest {
     /// uses it to tell a slower host from slower code).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<rpclab_model::result::Calibration>,
-    /// Image tag → image id.
+    /// Every machine (engine) of the run, with the roles it ran, its CPU,
+    /// kernel, Docker version, clock offset and calibration.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<crate::hosts::HostRecord>,
+    /// Image tag → image id (on the server's engine).
     pub images: BTreeMap<String, String>,
     pub servers: Vec<ServerRecord>,
     /// How the lab's own containers were confined: `registry`, `client`.

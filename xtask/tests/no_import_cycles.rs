@@ -61,12 +61,13 @@ const LAYERS: &[(&str, &[&str])] = &[
             "registry",
             "cost",
             "calibration",
+            "engines",
             "docker",
             "images",
         ],
     ),
     ("store", &["snapshot", "aggregate"]),
-    ("definitions", &["lab", "manifest", "seeds"]),
+    ("definitions", &["lab", "manifest", "seeds", "hosts"]),
     ("basics", &["host", "cpus", "confine", "owner", "progress"]),
 ];
 

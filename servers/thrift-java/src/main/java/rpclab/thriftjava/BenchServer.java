@@ -24,13 +24,15 @@ import sun.misc.Signal;
  * connection), TFramedTransport + TBinaryProtocol by default.
  *
  * <p>Environment: RPCLAB_PORT (default 9090), THRIFT_TRANSPORT=framed|buffered
- * (default framed), THRIFT_PROTOCOL=binary|compact (default binary). Binds to
- * 127.0.0.1, prints "rpclab server ready on 127.0.0.1:PORT" once serving and
+ * (default framed), THRIFT_PROTOCOL=binary|compact (default binary),
+ * RPCLAB_BIND (the interface to listen on, default 127.0.0.1: the lab sets
+ * another only when the client is on another machine, docs/multi-host.md).
+ * Prints "rpclab server ready on HOST:PORT" once serving and
  * stops gracefully on SIGTERM/SIGINT (exit status 0, after "rpclab server
  * stopped").
  */
 public final class BenchServer {
-    static final String HOST = "127.0.0.1";
+    static final String HOST = bindFromEnv();
     static final int DEFAULT_PORT = 9090;
     /** Largest frame accepted; the contract's largest payload is a 1 MiB string. */
     static final int MAX_FRAME_SIZE = 16 * 1024 * 1024;
@@ -65,7 +67,7 @@ public final class BenchServer {
         this.server = server;
     }
 
-    /** Binds 127.0.0.1:port (0 picks a free port); call {@link #serve()} to accept connections. */
+    /** Binds HOST:port (0 picks a free port); call {@link #serve()} to accept connections. */
     static BenchServer create(int port, Transport transport, Protocol protocol) throws TTransportException {
         TServerSocket socket = new TServerSocket(new TServerSocket.ServerSocketTransportArgs()
                 .bindAddr(new InetSocketAddress(HOST, port))
@@ -114,6 +116,12 @@ public final class BenchServer {
 
     void stop() {
         server.stop();
+    }
+
+    /** RPCLAB_BIND, or 127.0.0.1 when it is unset or blank. */
+    static String bindFromEnv() {
+        String value = System.getenv("RPCLAB_BIND");
+        return value == null || value.isBlank() ? "127.0.0.1" : value.trim();
     }
 
     static int portFromEnv() {
