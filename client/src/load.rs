@@ -402,8 +402,7 @@ impl LoadModel for ClosedLoop {
                                 break;
                             }
                         }
-                        let (latency, outcome) =
-                            deadline.timed_call(&*conn, &call, timeout).await;
+                        let (latency, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         let failed = outcome.is_err();
                         progress.completed(&clock, latency, !failed);
@@ -619,8 +618,7 @@ impl LoadModel for OpenLoop {
                             break;
                         }
                         let sent = Instant::now();
-                        let (service, outcome) =
-                            deadline.timed_call(&*conn, &call, timeout).await;
+                        let (service, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         progress.completed(&clock, service, outcome.is_ok());
                         if completed_in != Phase::Measure {

@@ -343,8 +343,14 @@ async fn a_cell_counts_wrong_replies_as_failures() {
     let report = run_cell(&spec).await.unwrap().report;
     assert_eq!(report.calls_ok + report.calls_failed, 200, "{report:?}");
     // Calls complete in any order, so about half are wrong, not exactly.
-    assert!(report.calls_failed >= 50 && report.calls_ok >= 50, "{report:?}");
-    assert_eq!(report.failures.wrong_response, report.calls_failed, "{report:?}");
+    assert!(
+        report.calls_failed >= 50 && report.calls_ok >= 50,
+        "{report:?}"
+    );
+    assert_eq!(
+        report.failures.wrong_response, report.calls_failed,
+        "{report:?}"
+    );
     server.stop().await;
 }
 
