@@ -165,7 +165,12 @@ struct TestServer {
 
 impl TestServer {
     async fn start<B: Bench>(service: B) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_on("127.0.0.1:0", service).await
+    }
+
+    /// A server on `addr` (e.g. the address of one just stopped).
+    async fn start_on<B: Bench>(addr: &str, service: B) -> TestServer {
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let accepted = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&accepted);
@@ -371,6 +376,35 @@ async fn a_stopped_server_is_a_transport_error_not_a_server_error() {
         Err(CallError::Connect(_) | CallError::Io(_)) => {}
         other => panic!("expected a transport error, got {other:?}"),
     }
+}
+
+/// A connection the server closed is reopened by the next call, once a
+/// server listens again.
+#[tokio::test]
+async fn the_next_call_reopens_a_closed_connection() {
+    let server = TestServer::start(Echo).await;
+    let addr = server.addr.to_string();
+    let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
+    let call = Operation::Hello.call();
+    assert_eq!(conn.call(&call).await.unwrap(), call.expected);
+    server.stop().await;
+    // Until the connection is seen closed, calls fail; none succeeds.
+    let again = TestServer::start_on(&addr, Echo).await;
+    let mut reply = conn.call(&call).await;
+    for _ in 0..1000 {
+        if reply.is_ok() {
+            break;
+        }
+        assert!(
+            matches!(reply, Err(CallError::Io(_) | CallError::Connect(_))),
+            "{reply:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        reply = conn.call(&call).await;
+    }
+    assert_eq!(reply.unwrap(), call.expected);
+    assert_eq!(again.accepted.load(Ordering::Relaxed), 1);
+    again.stop().await;
 }
 
 #[tokio::test]
