@@ -3,8 +3,9 @@
 //! protoc comes from the `protoc-bin-vendored` crate, so building needs no
 //! system protoc. Two outputs, both in `OUT_DIR`:
 //!
-//! * `grpc-client/rpclab.rs`: messages and the `Bench` client, included by
-//!   `src/protocols/grpc.rs`;
+//! * `grpc-client/rpclab.rs`: the messages only, included by
+//!   `src/protocols/grpc.rs` (its calls are made on `h2`, not through a
+//!   generated stub);
 //! * `grpc-server/rpclab.rs`: messages and the `Bench` server trait, included
 //!   only by `tests/protocols_grpc.rs` for its in-process server, so the
 //!   library itself needs no tonic server features.
@@ -22,7 +23,7 @@ fn main() {
         .expect("protoc-bin-vendored has no protoc for this build host");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
 
-    generate(&protoc, &out_dir.join("grpc-client"), true, false);
+    generate(&protoc, &out_dir.join("grpc-client"), false, false);
     generate(&protoc, &out_dir.join("grpc-server"), false, true);
 }
 

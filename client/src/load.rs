@@ -272,14 +272,61 @@ pub async fn timed_call<C: Connection>(
     call: &Call,
     timeout: Duration,
 ) -> (Duration, Result<(), CallError>) {
-    let start = Instant::now();
-    let outcome = match tokio::time::timeout(timeout, conn.call(call)).await {
-        Err(_) => Err(CallError::Timeout),
-        Ok(Err(e)) => Err(e),
-        Ok(Ok(reply)) if reply == call.expected => Ok(()),
-        Ok(Ok(reply)) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
-    };
-    (start.elapsed(), outcome)
+    Deadline::new().timed_call(conn, call, timeout).await
+}
+
+/// A task's one timer for the timeouts of all its calls, one after the
+/// other.
+///
+/// `tokio::time::timeout` registers a new entry in tokio's timer wheel per
+/// call and removes it after, each time under the wheel's lock. This timer
+/// is registered once and moved to each call's deadline: a later deadline
+/// is one atomic store on the registered entry (the wheel moves the entry
+/// only when its old time comes, at most once per timeout), so a call pays
+/// no lock for its timeout. The timeout itself is as exact as
+/// `tokio::time::timeout`'s.
+pub struct Deadline {
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Default for Deadline {
+    fn default() -> Deadline {
+        Deadline::new()
+    }
+}
+
+impl Deadline {
+    pub fn new() -> Deadline {
+        // Armed at the first call.
+        Deadline {
+            sleep: Box::pin(tokio::time::sleep(Duration::from_secs(86_400))),
+        }
+    }
+
+    /// One call, timed, failing with [`CallError::Timeout`] after
+    /// `timeout`, its reply compared with the expected one.
+    pub async fn timed_call<C: Connection>(
+        &mut self,
+        conn: &C,
+        call: &Call,
+        timeout: Duration,
+    ) -> (Duration, Result<(), CallError>) {
+        let start = Instant::now();
+        self.sleep
+            .as_mut()
+            .reset(tokio::time::Instant::from_std(start + timeout));
+        let sleep = self.sleep.as_mut();
+        let outcome = tokio::select! {
+            biased;
+            reply = conn.call(call) => match reply {
+                Err(e) => Err(e),
+                Ok(reply) if reply == call.expected => Ok(()),
+                Ok(reply) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
+            },
+            () = sleep => Err(CallError::Timeout),
+        };
+        (start.elapsed(), outcome)
+    }
 }
 
 fn describe_mismatch(reply: &rpclab_model::contract::Value, call: &Call) -> String {
@@ -335,6 +382,7 @@ impl LoadModel for ClosedLoop {
                 tokio::spawn(async move {
                     let mut stats = WorkerStats::default();
                     let mut progress = TaskProgress::new(task, connection);
+                    let mut deadline = Deadline::new();
                     let mut finished = false;
                     // Ends this task's share of the window; false: stop calling.
                     let finish = |finished: &mut bool| {
@@ -354,7 +402,7 @@ impl LoadModel for ClosedLoop {
                                 break;
                             }
                         }
-                        let (latency, outcome) = timed_call(&*conn, &call, timeout).await;
+                        let (latency, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         let failed = outcome.is_err();
                         progress.completed(&clock, latency, !failed);
@@ -563,13 +611,14 @@ impl LoadModel for OpenLoop {
                 tokio::spawn(async move {
                     let mut stats = WorkerStats::default();
                     let mut progress = TaskProgress::new(w, connection);
+                    let mut deadline = Deadline::new();
                     // The channel closes when the pacer stops at the end of the run.
                     while let Ok(due) = due_rx.recv().await {
                         if clock.phase() == Phase::Done {
                             break;
                         }
                         let sent = Instant::now();
-                        let (service, outcome) = timed_call(&*conn, &call, timeout).await;
+                        let (service, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         progress.completed(&clock, service, outcome.is_ok());
                         if completed_in != Phase::Measure {

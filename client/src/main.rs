@@ -152,10 +152,24 @@ fn parse_option(s: &str) -> Result<(String, String), String> {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    // On one CPU (the lab pins the client; `bench peers` pins every tool),
+    // tokio's current-thread scheduler: the multi-thread one runs a task
+    // woken by another right after it (its LIFO slot), so a shared HTTP/2
+    // connection's task ran after every caller that queued a request and
+    // wrote each request alone; in FIFO order the callers' requests are
+    // queued first and written together. It also saves the cross-thread
+    // wake-ups of `block_on` on a second thread.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runtime = if cpus == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    }
+    .context("cannot start the async runtime")?;
     runtime.block_on(async {
         match cli.command {
             Some(Command::RunSpec { spec, out }) => run_spec(&spec, &out).await,
