@@ -24,7 +24,11 @@ pub struct Encoder {
     block_mode: bool,
     modes: Vec<bool>,
     next_handle: u32,
-    classes: HashMap<String, u32>,
+    /// The descriptors written so far, by class name, with their handles.
+    /// A name can come with more than one descriptor (a stream may define
+    /// a class twice, differently): only an equal descriptor is shared, or
+    /// the objects written with the second would be read with the first.
+    classes: HashMap<String, Vec<(ClassDesc, u32)>>,
     type_strings: HashMap<String, u32>,
     null_annotations: bool,
 }
@@ -213,8 +217,8 @@ impl Encoder {
         self.assign()
     }
 
-    /// A class descriptor (or a reference to the one already written for
-    /// the same class name), then its superclass chain.
+    /// A class descriptor (or a reference to an equal one already written),
+    /// then its superclass chain.
     pub fn write_class_desc(&mut self, desc: Option<&ClassDesc>) -> Result<(), EncodeError> {
         self.flush_block();
         let Some(d) = desc else {
@@ -235,7 +239,11 @@ impl Encoder {
             self.write_class_annotations(&d.annotations)?;
             return self.write_class_desc(d.super_desc.as_deref());
         }
-        if let Some(&h) = self.classes.get(&d.name) {
+        let written = self
+            .classes
+            .get(&d.name)
+            .and_then(|same_name| same_name.iter().find(|(w, _)| w == d));
+        if let Some(&(_, h)) = written {
             self.write_reference(h);
             return Ok(());
         }
@@ -243,7 +251,10 @@ impl Encoder {
         self.raw_utf(&d.name)?;
         self.out.extend_from_slice(&d.suid.to_be_bytes());
         let h = self.assign();
-        self.classes.insert(d.name.clone(), h);
+        self.classes
+            .entry(d.name.clone())
+            .or_default()
+            .push((d.clone(), h));
         self.out.push(d.flags);
         if d.fields.len() > 0xffff {
             return Err(EncodeError::Mismatch("more than 65535 fields".into()));

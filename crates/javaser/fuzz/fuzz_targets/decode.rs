@@ -4,7 +4,7 @@
 //! re-encoded stream is a fixed point of decode → encode.
 //!
 //! Byte equality with the input is not an invariant: the encoder writes a
-//! normal form (one descriptor per class name and references to it, block
+//! normal form (one descriptor per distinct descriptor and references to it, block
 //! data in the chunks it was read in, canonical modified UTF-8, no
 //! `TC_RESET`), so an arbitrary stream and its re-encoding differ. Nor is
 //! `decode(encode(v)) == v` for any decoded `v`: a stream that defines a
