@@ -12,7 +12,7 @@
 //!   the client's report.
 //!
 //! The store is data only: `summary.md`, `report.html` and `charts/` are
-//! the report's, written from these results by [`crate::report::write_all`].
+//! the report's, written from these results by `report::write_all`.
 
 use crate::host::HostInfo;
 use crate::lab::LabDef;
@@ -164,7 +164,7 @@ impl Snapshot {
     }
 
     /// Marks the results complete (or not) and writes them a last time.
-    /// Rendering them is the report's ([`crate::report::write_all`]).
+    /// Rendering them is the report's (`report::write_all`).
     pub fn finish(&mut self, complete: bool) -> Result<()> {
         self.results.complete = complete;
         self.write_results()
