@@ -6,9 +6,11 @@
 //!
 //! 1. the minimum warm-up (`warmup_s`) has passed;
 //! 2. every connection has completed at least one verified call;
-//! 3. with a [`Steady`] rule, the last `k` intervals agree (closed loop:
-//!    throughput; open loop: mean service time, since its throughput is the
-//!    schedule's), as JMH's warm-up iterations would, but adaptively.
+//! 3. with a [`Steady`] rule, the signal no longer drifts: the mean of the
+//!    last `k` intervals agrees with the mean of the `k` before them
+//!    (closed loop: throughput; open loop: mean service time, since its
+//!    throughput is the schedule's), as JMH's warm-up iterations would, but
+//!    adaptively.
 //!
 //! At the maximum (`warmup_max_s`) the window opens anyway, and the record
 //! says the warm-up was not steady, so the cell is flagged rather than lost.

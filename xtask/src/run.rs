@@ -646,6 +646,8 @@ impl RunContext<'_> {
             hint: &hint,
         };
         readiness::wait(self.engine, probe()).await?;
+        // The next cell is the first this JVM serves (it warms up longest).
+        let mut cold = true;
         for scenario in &self.lab.scenarios {
             if let Some(why) = v.cannot_carry(scenario.operation) {
                 crate::say!(
@@ -664,10 +666,12 @@ impl RunContext<'_> {
                         // includes start-up and JIT effects.
                         self.engine.restart(server).await?;
                         readiness::wait(self.engine, probe()).await?;
+                        cold = true;
                     }
                     let cell = self
-                        .run_cell(m, v, scenario, concurrency, rep, running, snapshot)
+                        .run_cell(m, v, scenario, concurrency, rep, cold, running, snapshot)
                         .await;
+                    cold = false;
                     if let Some(code) = self.engine.exit_code(server).await? {
                         let log = self.engine.log_tail(server, 30).await;
                         bail!(
@@ -695,12 +699,13 @@ impl RunContext<'_> {
         scenario: &Scenario,
         concurrency: u32,
         rep: u32,
+        cold: bool,
         running: &Running<'_>,
         snapshot: &Snapshot,
     ) -> Result<Cell> {
         let Running { server, registry } = *running;
         let target = format!("{}:{}", self.engines.roles.server_address, m.port);
-        let spec: CellSpec = self.profile.cell_spec(
+        let mut spec: CellSpec = self.profile.cell_spec(
             &m.protocol,
             target,
             scenario.operation,
@@ -708,6 +713,9 @@ impl RunContext<'_> {
             scenario.include_connect,
             m.client_options_of(v),
         );
+        if cold && self.profile.cold_warmup_max_s.is_some() {
+            spec.warmup_max_s = Some(self.profile.warmup_limit_s(true));
+        }
         let dir = snapshot.cell_dir(
             &m.name,
             &sanitize(&v.name),

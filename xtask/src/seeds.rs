@@ -604,6 +604,9 @@ impl Seed {
                 .find(|v| &v.name == variant)
                 .with_context(|| format!("{server} has no variant {variant}"))?;
             seconds += SERVER_START_S;
+            // The first cell after each (re)start may warm up longer.
+            let cold_extra = profile.warmup_limit_s(true) - profile.warmup_limit_s(false);
+            seconds += cold_extra;
             for sc in &self.lab.scenarios {
                 if v.cannot_carry(sc.operation).is_some() {
                     continue;
@@ -612,6 +615,9 @@ impl Seed {
                     let cell = self.cell_seconds(sc, level, profile)?;
                     cells += profile.repetitions as usize;
                     seconds += cell * profile.repetitions as f64;
+                    if profile.restart_between_repetitions {
+                        seconds += cold_extra * profile.repetitions.saturating_sub(1) as f64;
+                    }
                 }
             }
         }
@@ -630,7 +636,7 @@ impl Seed {
         let warmup = if sc.include_connect {
             0.0
         } else {
-            profile.warmup_max_s.unwrap_or(profile.warmup_s + 60.0)
+            profile.warmup_limit_s(false)
         };
         let window = match sc.stop(profile)? {
             rpclab_model::spec::Stop::Seconds(s) => s,
