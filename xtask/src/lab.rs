@@ -211,7 +211,7 @@ impl Profile {
     /// The longest warm-up of a cell, the first after a server (re)start
     /// being `cold` (see [`Profile::cold_warmup_max_s`]).
     pub fn warmup_limit_s(&self, cold: bool) -> f64 {
-        let warm = self.warmup_max_s.unwrap_or(self.warmup_s + 60.0);
+        let warm = rpclab_model::spec::warmup_limit_s(self.warmup_s, self.warmup_max_s);
         match self.cold_warmup_max_s {
             Some(c) if cold => c.max(warm),
             _ => warm,

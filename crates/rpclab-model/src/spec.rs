@@ -484,8 +484,14 @@ impl CellSpec {
 impl CellSpec {
     /// The longest the warm-up may last (see [`CellSpec::warmup_max_s`]).
     pub fn warmup_limit_s(&self) -> f64 {
-        self.warmup_max_s.unwrap_or(self.warmup_s + 60.0)
+        warmup_limit_s(self.warmup_s, self.warmup_max_s)
     }
+}
+
+/// The longest warm-up: `warmup_max_s`, or without it `warmup_s` plus a
+/// minute for connections that have not answered yet.
+pub fn warmup_limit_s(warmup_s: f64, warmup_max_s: Option<f64>) -> f64 {
+    warmup_max_s.unwrap_or(warmup_s + 60.0)
 }
 
 #[cfg(test)]
