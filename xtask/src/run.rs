@@ -23,7 +23,9 @@ use crate::readiness;
 use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Result};
-use rpclab_model::result::{Cell, CellFlag, ClientReport, Cost, Limit, LimitSide, Results};
+use rpclab_model::result::{
+    Cell, CellFlag, ClientReport, Cost, Limit, LimitSide, Priming, Results,
+};
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -646,8 +648,11 @@ impl RunContext<'_> {
             hint: &hint,
         };
         readiness::wait(self.engine, probe()).await?;
-        // The next cell is the first this JVM serves (it warms up longest).
-        let mut cold = true;
+        let mut starts = 1;
+        let mut primed = self.prime(m, v, snapshot, starts).await?;
+        // The next cell is the first this JVM serves (it warms up longest),
+        // unless priming already served its first calls.
+        let mut cold = primed.is_none();
         for scenario in &self.lab.scenarios {
             if let Some(why) = v.cannot_carry(scenario.operation) {
                 crate::say!(
@@ -666,11 +671,17 @@ impl RunContext<'_> {
                         // includes start-up and JIT effects.
                         self.engine.restart(server).await?;
                         readiness::wait(self.engine, probe()).await?;
-                        cold = true;
+                        starts += 1;
+                        primed = self.prime(m, v, snapshot, starts).await?;
+                        cold = primed.is_none();
                     }
                     let cell = self
                         .run_cell(m, v, scenario, concurrency, rep, cold, running, snapshot)
-                        .await;
+                        .await
+                        .map(|cell| Cell {
+                            primed: primed.take(),
+                            ..cell
+                        });
                     cold = false;
                     if let Some(code) = self.engine.exit_code(server).await? {
                         let log = self.engine.log_tail(server, 30).await;
@@ -689,6 +700,88 @@ impl RunContext<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Primes a freshly (re)started server, when the profile says so: the
+    /// first scenario it can carry, at that scenario's highest level, warmed
+    /// up by the profile's rule from `prime_s` to the cold limit. Its files
+    /// are kept in the snapshot (`prime-<scenario>-c<level>-r<start>`), its
+    /// figures go with the next cell. Calls that fail while a cold server
+    /// is primed (a timeout under its first load) are counted there, not
+    /// held against the cells: the readiness probe already showed that the
+    /// server answers correctly.
+    async fn prime(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        snapshot: &Snapshot,
+        start: u32,
+    ) -> Result<Option<Priming>> {
+        if !self.profile.primes() {
+            return Ok(None);
+        }
+        let Some((scenario, level)) = self.lab.scenarios.iter().find_map(|sc| {
+            let top = sc.levels(self.profile).into_iter().max()?;
+            v.cannot_carry(sc.operation).is_none().then_some((sc, top))
+        }) else {
+            return Ok(None);
+        };
+        let spec = self.profile.priming_spec(
+            &m.protocol,
+            format!("{}:{}", self.engines.roles.server_address, m.port),
+            scenario.operation,
+            scenario.load(level, self.profile)?,
+            m.client_options_of(v),
+        );
+        let dir = snapshot.cell_dir(
+            &m.name,
+            &sanitize(&v.name),
+            &format!("prime-{}", scenario.name),
+            level,
+            start,
+        );
+        let label = format!(
+            "{} {} · priming · {} · level {level}",
+            m.name, v.name, scenario.name
+        );
+        let ClientRun { report, .. } = client_container::run_client(
+            &self.engines.client,
+            ClientCell {
+                run_id: self.run_id,
+                client_cpus: &self.cpus.client,
+                dir: &dir,
+                spec: &spec,
+                label: &label,
+                server: None,
+                registry: None,
+                verbose: self.verbose,
+                clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
+            },
+        )
+        .await?;
+        let warmup = report.warmup.clone().unwrap_or_default();
+        crate::progress::println(&format!(
+            "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed",
+            warmup.seconds,
+            match (self.profile.steady_intervals, warmup.steady) {
+                (None, _) => "",
+                (Some(_), true) => " to steady",
+                (Some(_), false) => ", not steady at its limit",
+            },
+            warmup
+                .intervals
+                .last()
+                .copied()
+                .unwrap_or(report.throughput_per_s),
+            report.calls_failed
+        ));
+        Ok(Some(Priming {
+            scenario: scenario.name.clone(),
+            concurrency: level,
+            calls_ok: report.calls_ok + warmup.calls,
+            calls_failed: report.calls_failed,
+            warmup,
+        }))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -793,6 +886,7 @@ impl RunContext<'_> {
             registry_cost,
             limit: Some(judged.limit),
             flags: judged.flags,
+            primed: None,
             report,
         })
     }

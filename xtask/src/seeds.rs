@@ -604,8 +604,13 @@ impl Seed {
                 .find(|v| &v.name == variant)
                 .with_context(|| format!("{server} has no variant {variant}"))?;
             seconds += SERVER_START_S;
-            // The first cell after each (re)start may warm up longer.
-            let cold_extra = profile.warmup_limit_s(true) - profile.warmup_limit_s(false);
+            // After each (re)start: a priming run, or else a first cell
+            // that may warm up longer.
+            let cold_extra = if profile.primes() {
+                profile.priming_limit_s() + CELL_OVERHEAD_S
+            } else {
+                profile.warmup_limit_s(true) - profile.warmup_limit_s(false)
+            };
             seconds += cold_extra;
             for sc in &self.lab.scenarios {
                 if v.cannot_carry(sc.operation).is_some() {

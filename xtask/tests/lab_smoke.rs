@@ -287,6 +287,38 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         }
     }
 
+    // The profile primes: each variant's first cell, and only that one,
+    // carries the priming run, whose calls were verified and whose files
+    // are in the snapshot.
+    let mut seen = std::collections::BTreeSet::new();
+    for c in cells {
+        let variant = format!(
+            "{}-{}",
+            c["server"].as_str().unwrap(),
+            c["variant"].as_str().unwrap()
+        );
+        let primed = &c["primed"];
+        if seen.insert(variant.clone()) {
+            assert!(
+                primed["calls_ok"].as_u64().unwrap_or(0) > 0,
+                "{variant}: its first cell has no priming run: {primed}"
+            );
+            assert!(primed["warmup"]["seconds"].as_f64().unwrap() >= 0.3);
+            let dir = snap.join("cells").join(&variant).join(format!(
+                "prime-{}-c{}-r1",
+                primed["scenario"].as_str().unwrap(),
+                primed["concurrency"]
+            ));
+            assert!(
+                dir.join("report.json").is_file(),
+                "{variant}: no priming report in {}",
+                dir.display()
+            );
+        } else {
+            assert!(primed.is_null(), "{variant}: a later cell is primed too");
+        }
+    }
+
     // Both load models ran: an open-loop cell reports its three views.
     assert!(
         cells

@@ -180,7 +180,34 @@ pub struct Cell {
     /// What a reader must know before trusting this cell.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<CellFlag>,
+    /// The load the server was primed with just before this cell, when this
+    /// is the first cell after the server (re)started and the profile
+    /// primes (`prime_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primed: Option<Priming>,
     pub report: ClientReport,
+}
+
+/// Load given to a freshly (re)started server before its first cell, at the
+/// highest level of its first scenario, and never measured.
+///
+/// A JVM compiles a method once it has been called often enough, so a cold
+/// server at one client keeps compiling through several cells (the SOAP
+/// servers climbed across all three 1-client repetitions of a standard run)
+/// while the same calls at the highest level reach the thresholds in a few
+/// seconds. The priming run follows the profile's warm-up rule, with the
+/// cold limit (`cold_warmup_max_s`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Priming {
+    /// The scenario and level the priming load ran.
+    pub scenario: String,
+    pub concurrency: u32,
+    /// Its warm-up: length, calls, whether it reached steady state, and its
+    /// 1 s intervals (the server's climb from cold).
+    pub warmup: Warmup,
+    /// Verified and failed calls of the priming run, warm-up included.
+    pub calls_ok: u64,
+    pub calls_failed: u64,
 }
 
 impl Cell {
