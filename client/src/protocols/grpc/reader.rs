@@ -462,7 +462,7 @@ impl Reader {
 
 /// The values of a SETTINGS frame's payload the writer uses, checked.
 fn settings(payload: &[u8]) -> Result<Settings, String> {
-    if payload.len() % 6 != 0 {
+    if !payload.len().is_multiple_of(6) {
         return Err(format!("a SETTINGS payload of {} bytes", payload.len()));
     }
     let mut s = Settings::default();
