@@ -23,6 +23,14 @@
 //! closed it, GOAWAY, an I/O error), the next call opens a new one (still
 //! one connection at a time), as tonic's channel did.
 //!
+//! A call whose timeout drops it sends no RST_STREAM: its reply, when it
+//! comes, is read and dropped, and until then its stream keeps one of the
+//! server's `MAX_CONCURRENT_STREAMS` slots. A server that never answers
+//! therefore fills its slots with abandoned streams and every later call
+//! times out: counted as failures, as they should be, but the connection
+//! is not given back its slots until it ends. (Not yet done: cancelling
+//! with RST_STREAM(CANCEL).)
+//!
 //! # Per-call work
 //!
 //! A call's request is prepared once ([`Prepared`]: the HPACK header block
