@@ -3,8 +3,8 @@
 //!
 //! The messages are generated at build time by `build.rs` (prost through
 //! tonic-prost-build, with a vendored protoc); the calls are made on a lean
-//! HTTP/2 client of unary calls ([`conn`], [`writer`], [`reader`],
-//! [`frame`], [`reply`]), without tonic's client stack nor `h2`: `h2`
+//! HTTP/2 client of unary calls (its modules `conn`, `writer`, `reader`,
+//! `frame` and `reply`), without tonic's client stack nor `h2`: `h2`
 //! HPACK-encoded the same request headers on every call, decoded every
 //! reply's two header blocks into header maps and kept a general stream
 //! store, which was most of what was left above h2load's CPU per call on a
@@ -33,7 +33,7 @@
 //!
 //! # Per-call work
 //!
-//! A call's request is prepared once ([`Prepared`]: the HPACK header block
+//! A call's request is prepared once (`Prepared`: the HPACK header block
 //! and the length-prefixed protobuf body, encoded once) and reused while
 //! the calls are the same (a cell makes one call over and over: one
 //! comparison of the argument per call). Each call then costs two
@@ -46,7 +46,7 @@
 //!
 //! Every reply is checked: `:status` 200, a `content-type` of
 //! `application/grpc`, exactly one uncompressed length-prefixed message,
-//! and `grpc-status` 0 in the trailers ([`reply`]). The message is compared
+//! and `grpc-status` 0 in the trailers (module `reply`). The message is compared
 //! byte for byte with a **reference reply**: the first reply of the
 //! prepared call that was decoded in full and found equal to the call's
 //! expected value. Equal bytes decode to an equal value (protobuf decoding
