@@ -2,7 +2,7 @@
 //! implementation.
 //!
 //! Adding a framework's protocol: write a module implementing
-//! [`Protocol`](crate::protocol::Protocol), then add one line to the
+//! [`Protocol`], then add one line to the
 //! `protocols!` list below. [`NAMES`], [`dispatch`] and the client's
 //! `--protocol` help all come from that list.
 

@@ -24,7 +24,7 @@
 //!   URL's `serialization=dubbo`), with the `dubbo-serialization` crate.
 //!
 //! Adding a serialization: a module implementing [`Serialization`], a `pub
-//! mod` line and one line in the [`formats!`] invocation below. Each is
+//! mod` line and one line in the `formats!` invocation below. Each is
 //! checked against bytes written by Dubbo's own `ObjectOutput` (the codec
 //! crates' golden vectors, and `tests/dubbo_golden.rs` for whole frames).
 //!
