@@ -221,50 +221,21 @@ fn chunked_end(buf: &[u8], mut at: usize) -> Result<Option<usize>, String> {
 }
 
 /// HTTP/2 frame types and flags the floor uses.
+/// The floor's HTTP/2: the load client's framing
+/// ([`frame`](crate::protocols::grpc::frame)) with the floor's own
+/// preface and a header block without `user-agent`.
 mod h2 {
-    pub const DATA: u8 = 0x0;
-    pub const HEADERS: u8 = 0x1;
-    pub const RST_STREAM: u8 = 0x3;
-    pub const SETTINGS: u8 = 0x4;
-    pub const PING: u8 = 0x6;
-    pub const GOAWAY: u8 = 0x7;
-    pub const END_STREAM: u8 = 0x1;
-    pub const END_HEADERS: u8 = 0x4;
-    pub const ACK: u8 = 0x1;
-    pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    pub use crate::protocols::grpc::frame::{
+        put_frame as frame, ACK, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, MAX_WINDOW, PING,
+        RST_STREAM, SETTINGS,
+    };
+    use crate::protocols::grpc::frame::{
+        put_literal, put_window_update, DEFAULT_WINDOW, PREFACE, SETTINGS_ENABLE_PUSH,
+        SETTINGS_INITIAL_WINDOW_SIZE,
+    };
+
     /// Receive window given back once this much DATA has arrived.
     pub const WINDOW_REFILL: u32 = 1 << 30;
-    pub const MAX_WINDOW: u32 = (1 << 31) - 1;
-
-    pub fn frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
-        let len = payload.len() as u32;
-        out.extend_from_slice(&len.to_be_bytes()[1..]);
-        out.push(kind);
-        out.push(flags);
-        out.extend_from_slice(&stream.to_be_bytes());
-        out.extend_from_slice(payload);
-    }
-
-    /// HPACK string literal, no Huffman coding.
-    fn string(out: &mut Vec<u8>, s: &str) {
-        integer(out, 7, 0, s.len());
-        out.extend_from_slice(s.as_bytes());
-    }
-
-    fn integer(out: &mut Vec<u8>, prefix_bits: u8, first: u8, mut v: usize) {
-        let max = (1usize << prefix_bits) - 1;
-        if v < max {
-            out.push(first | v as u8);
-            return;
-        }
-        out.push(first | max as u8);
-        v -= max;
-        while v >= 128 {
-            out.push((v % 128 + 128) as u8);
-            v /= 128;
-        }
-        out.push(v as u8);
-    }
 
     /// The request's header block: indexed `:method POST` and `:scheme
     /// http`, everything else literal without indexing, so the block never
@@ -273,15 +244,10 @@ mod h2 {
         let mut b = Vec::new();
         b.push(0x80 | 3); // :method POST
         b.push(0x80 | 6); // :scheme http
-        integer(&mut b, 4, 0, 4); // :path, literal value
-        string(&mut b, path);
-        integer(&mut b, 4, 0, 1); // :authority
-        string(&mut b, authority);
-        for (name, value) in [("content-type", "application/grpc"), ("te", "trailers")] {
-            b.push(0);
-            string(&mut b, name);
-            string(&mut b, value);
-        }
+        put_literal(&mut b, 4, ":path", path);
+        put_literal(&mut b, 1, ":authority", authority);
+        put_literal(&mut b, 0, "content-type", "application/grpc");
+        put_literal(&mut b, 0, "te", "trailers");
         b
     }
 
@@ -290,17 +256,21 @@ mod h2 {
     pub fn preface() -> Vec<u8> {
         let mut out = PREFACE.to_vec();
         let mut settings = Vec::new();
-        settings.extend_from_slice(&4u16.to_be_bytes()); // INITIAL_WINDOW_SIZE
-        settings.extend_from_slice(&MAX_WINDOW.to_be_bytes());
-        settings.extend_from_slice(&2u16.to_be_bytes()); // ENABLE_PUSH = 0
-        settings.extend_from_slice(&0u32.to_be_bytes());
+        for (id, value) in [
+            (SETTINGS_INITIAL_WINDOW_SIZE, MAX_WINDOW),
+            (SETTINGS_ENABLE_PUSH, 0),
+        ] {
+            settings.extend_from_slice(&id.to_be_bytes());
+            settings.extend_from_slice(&value.to_be_bytes());
+        }
         frame(&mut out, SETTINGS, 0, 0, &settings);
-        window_update(&mut out, MAX_WINDOW - 65_535);
+        window_update(&mut out, MAX_WINDOW - DEFAULT_WINDOW);
         out
     }
 
+    /// A connection WINDOW_UPDATE.
     pub fn window_update(out: &mut Vec<u8>, increment: u32) {
-        frame(out, 0x8, 0, 0, &increment.to_be_bytes());
+        put_window_update(out, 0, increment);
     }
 }
 

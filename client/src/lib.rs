@@ -28,6 +28,7 @@ pub mod calibrate;
 pub mod discovery;
 pub mod floor;
 pub mod http;
+pub mod id_hash;
 pub mod java_contract;
 pub mod load;
 pub mod mux;

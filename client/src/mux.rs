@@ -56,11 +56,11 @@
 //! oneshot channel and one map entry; the reply is a slice of the reader's
 //! buffer, handed over without a copy.
 
+use crate::id_hash::IdMap;
 use crate::protocol::CallError;
 use bytes::{Bytes, BytesMut};
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -228,7 +228,7 @@ type Reply<F> = Result<<F as Framing>::Reply, CallError>;
 const SHARDS: usize = 16;
 const SHARD_CAPACITY: usize = 64;
 
-type Shard<F> = HashMap<u64, oneshot::Sender<Reply<F>>, BuildHasherDefault<IdHasher>>;
+type Shard<F> = IdMap<u64, oneshot::Sender<Reply<F>>>;
 
 /// What the callers and the connection's tasks share.
 struct Shared<F: Framing> {
@@ -339,26 +339,6 @@ impl<F: Framing> Drop for PendingGuard<'_, F> {
         if self.armed {
             self.shared.take(self.id);
         }
-    }
-}
-
-/// Hashes a request id with one multiplication (Fibonacci hashing): ids
-/// are sequential, which an identity hash would give hashbrown as equal
-/// control bytes.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 

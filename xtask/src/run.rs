@@ -746,17 +746,7 @@ impl RunContext<'_> {
         );
         let ClientRun { report, .. } = client_container::run_client(
             &self.engines.client,
-            ClientCell {
-                run_id: self.run_id,
-                client_cpus: &self.cpus.client,
-                dir: &dir,
-                spec: &spec,
-                label: &label,
-                server: None,
-                registry: None,
-                verbose: self.verbose,
-                clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
-            },
+            self.client_cell(&dir, &spec, &label),
         )
         .await?;
         let warmup = report.warmup.clone().unwrap_or_default();
@@ -782,6 +772,27 @@ impl RunContext<'_> {
             calls_failed: report.calls_failed,
             warmup,
         }))
+    }
+
+    /// The client run of `spec` in `dir`, on this run's client CPUs, with
+    /// no container's counters sampled (a cell adds its server's).
+    fn client_cell<'a>(
+        &'a self,
+        dir: &'a Path,
+        spec: &'a CellSpec,
+        label: &'a str,
+    ) -> ClientCell<'a> {
+        ClientCell {
+            run_id: self.run_id,
+            client_cpus: &self.cpus.client,
+            dir,
+            spec,
+            label,
+            server: None,
+            registry: None,
+            verbose: self.verbose,
+            clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -828,15 +839,9 @@ impl RunContext<'_> {
         } = client_container::run_client(
             &self.engines.client,
             ClientCell {
-                run_id: self.run_id,
-                client_cpus: &self.cpus.client,
-                dir: &dir,
-                spec: &spec,
-                label: &label,
                 server: Some((&self.engines.server, server)),
                 registry: registry.map(|r| (&self.engines.registry, r)),
-                verbose: self.verbose,
-                clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
+                ..self.client_cell(&dir, &spec, &label)
             },
         )
         .await?;

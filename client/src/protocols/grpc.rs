@@ -28,8 +28,8 @@
 //! server's `MAX_CONCURRENT_STREAMS` slots. A server that never answers
 //! therefore fills its slots with abandoned streams and every later call
 //! times out: counted as failures, as they should be, but the connection
-//! is not given back its slots until it ends. (Not yet done: cancelling
-//! with RST_STREAM(CANCEL).)
+//! is not given back its slots until it ends. Cancelling with
+//! RST_STREAM(CANCEL) would free them; the client does not send it.
 //!
 //! # Per-call work
 //!
@@ -68,7 +68,8 @@
 //! frame or header block) is [`CallError::Protocol`].
 
 mod conn;
-mod frame;
+/// Also the framing of `rpclab-floor`'s HTTP/2 (`crate::floor`).
+pub(crate) mod frame;
 mod reader;
 mod reply;
 mod writer;

@@ -181,7 +181,7 @@ fn put_integer(out: &mut Vec<u8>, prefix_bits: u8, first: u8, mut v: usize) {
 /// HPACK literal field without indexing: the static table's name `index`,
 /// or (index 0) the name as a literal; the value as a literal. Strings are
 /// not Huffman-coded.
-fn put_literal(out: &mut Vec<u8>, index: usize, name: &str, value: &str) {
+pub fn put_literal(out: &mut Vec<u8>, index: usize, name: &str, value: &str) {
     put_integer(out, 4, 0, index);
     if index == 0 {
         put_integer(out, 7, 0, name.len());

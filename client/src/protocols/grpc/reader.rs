@@ -16,7 +16,7 @@ use crate::protocol::CallError;
 use bytes::BytesMut;
 use loona_hpack::Decoder;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::id_hash::IdMap;
 use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -124,7 +124,7 @@ struct Reader {
     shared: Arc<Shared>,
     commands: mpsc::UnboundedSender<Command>,
     decoder: Decoder<'static>,
-    streams: HashMap<u32, Stream, BuildHasherDefault<IdHasher>>,
+    streams: IdMap<u32, Stream>,
     /// The highest stream id taken from the registry.
     known: u32,
     /// Swapped with the registry's list, so that neither allocates again.
@@ -489,24 +489,6 @@ fn settings(payload: &[u8]) -> Result<Settings, String> {
         }
     }
     Ok(s)
-}
-
-/// Hashes a stream id with one multiplication (ids are sequential, odd).
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
 }
 
 #[cfg(test)]
