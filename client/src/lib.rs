@@ -36,6 +36,7 @@ pub mod net;
 pub mod probe;
 pub mod protocol;
 pub mod protocols;
+pub mod reference;
 pub mod runner;
 pub mod self_cost;
 pub mod stats;

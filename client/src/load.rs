@@ -272,7 +272,20 @@ pub async fn timed_call<C: Connection>(
     call: &Call,
     timeout: Duration,
 ) -> (Duration, Result<(), CallError>) {
-    Deadline::new().timed_call(conn, call, timeout).await
+    let timed = Deadline::new().timed_call(conn, call, timeout).await;
+    (timed.latency, timed.outcome)
+}
+
+/// A call as [`Deadline::timed_call`] saw it.
+pub struct Timed {
+    /// When the call was made.
+    pub start: Instant,
+    /// When the call ended (its reply was read and checked, or it failed):
+    /// the clock read that also gives `latency`, so that recording the call
+    /// needs no third one.
+    pub end: Instant,
+    pub latency: Duration,
+    pub outcome: Result<(), CallError>,
 }
 
 /// A task's one timer for the timeouts of all its calls, one after the
@@ -280,11 +293,13 @@ pub async fn timed_call<C: Connection>(
 ///
 /// `tokio::time::timeout` registers a new entry in tokio's timer wheel per
 /// call and removes it after, each time under the wheel's lock. This timer
-/// is registered once and moved to each call's deadline: a later deadline
-/// is one atomic store on the registered entry (the wheel moves the entry
-/// only when its old time comes, at most once per timeout), so a call pays
-/// no lock for its timeout. The timeout itself is as exact as
-/// `tokio::time::timeout`'s.
+/// is registered once and moved **lazily**: a call whose deadline is later
+/// than the timer's leaves the timer where it is, and only when the timer
+/// fires is it moved to the deadline of the call then in flight (or the
+/// call times out, if that deadline has passed). Calls that end in time, as
+/// almost all do, touch the timer about once per `timeout`, not once per
+/// call. The timeout itself is as exact as `tokio::time::timeout`'s: the
+/// timer never fires later than the call's deadline.
 pub struct Deadline {
     sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
@@ -297,7 +312,7 @@ impl Default for Deadline {
 
 impl Deadline {
     pub fn new() -> Deadline {
-        // Armed at the first call.
+        // Moved to the first call's deadline, which is earlier.
         Deadline {
             sleep: Box::pin(tokio::time::sleep(Duration::from_secs(86_400))),
         }
@@ -310,22 +325,37 @@ impl Deadline {
         conn: &C,
         call: &Call,
         timeout: Duration,
-    ) -> (Duration, Result<(), CallError>) {
+    ) -> Timed {
         let start = Instant::now();
-        self.sleep
-            .as_mut()
-            .reset(tokio::time::Instant::from_std(start + timeout));
-        let sleep = self.sleep.as_mut();
-        let outcome = tokio::select! {
-            biased;
-            reply = conn.call(call) => match reply {
-                Err(e) => Err(e),
-                Ok(reply) if reply == call.expected => Ok(()),
-                Ok(reply) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
-            },
-            () = sleep => Err(CallError::Timeout),
+        let due = tokio::time::Instant::from_std(start + timeout);
+        if self.sleep.deadline() > due {
+            self.sleep.as_mut().reset(due);
+        }
+        let mut reply = std::pin::pin!(conn.call(call));
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                reply = &mut reply => break match reply {
+                    Err(e) => Err(e),
+                    Ok(reply) if reply == call.expected => Ok(()),
+                    Ok(reply) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
+                },
+                () = self.sleep.as_mut() => {
+                    // Set for an earlier call: move it to this one's deadline.
+                    if tokio::time::Instant::now() >= due {
+                        break Err(CallError::Timeout);
+                    }
+                    self.sleep.as_mut().reset(due);
+                }
+            }
         };
-        (start.elapsed(), outcome)
+        let end = Instant::now();
+        Timed {
+            start,
+            end,
+            latency: end.saturating_duration_since(start),
+            outcome,
+        }
     }
 }
 
@@ -402,7 +432,12 @@ impl LoadModel for ClosedLoop {
                                 break;
                             }
                         }
-                        let (latency, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
+                        let Timed {
+                            end,
+                            latency,
+                            outcome,
+                            ..
+                        } = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         let failed = outcome.is_err();
                         progress.completed(&clock, latency, !failed);
@@ -419,9 +454,7 @@ impl LoadModel for ClosedLoop {
                         }
                         if placed && completed_in == Phase::Measure {
                             match (outcome, clock.sink()) {
-                                (Ok(()), Some(sink)) => {
-                                    stats.record_ok_at(latency, Instant::now(), sink)
-                                }
+                                (Ok(()), Some(sink)) => stats.record_ok_at(latency, end, sink),
                                 (Ok(()), None) => stats.record_ok(latency),
                                 (Err(e), _) => stats.record_failure(&e),
                             }
@@ -617,14 +650,17 @@ impl LoadModel for OpenLoop {
                         if clock.phase() == Phase::Done {
                             break;
                         }
-                        let sent = Instant::now();
-                        let (service, outcome) = deadline.timed_call(&*conn, &call, timeout).await;
+                        let Timed {
+                            start: sent,
+                            end,
+                            latency: service,
+                            outcome,
+                        } = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
                         progress.completed(&clock, service, outcome.is_ok());
                         if completed_in != Phase::Measure {
                             continue;
                         }
-                        let end = sent + service;
                         match (outcome, clock.sink()) {
                             (Ok(()), sink) => {
                                 let corrected = end.duration_since(due);

@@ -47,13 +47,12 @@
 //! Every reply is checked: `:status` 200, a `content-type` of
 //! `application/grpc`, exactly one uncompressed length-prefixed message,
 //! and `grpc-status` 0 in the trailers (module `reply`). The message is compared
-//! byte for byte with a **reference reply**: the first reply of the
-//! prepared call that was decoded in full and found equal to the call's
-//! expected value. Equal bytes decode to an equal value (protobuf decoding
-//! is a function of the bytes), so such a reply is handed to the runner as
-//! a clone of the reference's decoded value; any other reply is decoded in
-//! full. Either way the runner compares the value with the expected one,
-//! as for every protocol.
+//! byte for byte with the prepared call's **reference reply**
+//! ([`crate::reference`]): a reply message that was decoded in full and
+//! found equal to the call's expected value. Such a reply is handed to the
+//! runner as a clone of the reference's decoded value; any other reply is
+//! decoded in full. Either way the runner compares the value with the
+//! expected one, as for every protocol.
 //!
 //! # Errors
 //!
@@ -75,6 +74,7 @@ mod reply;
 mod writer;
 
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::reference::ReferenceReply;
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
 use prost::Message as _;
@@ -164,9 +164,8 @@ struct Prepared {
     /// The length-prefixed request message.
     body: Bytes,
     reply: ReplyType,
-    /// A reply message that decoded to the call's expected value, and that
-    /// value.
-    reference: OnceLock<(Bytes, Value)>,
+    /// A reply message that decoded to the call's expected value.
+    reference: ReferenceReply,
 }
 
 impl Prepared {
@@ -225,7 +224,7 @@ impl Prepared {
             headers: Bytes::from(headers),
             body: body.freeze(),
             reply,
-            reference: OnceLock::new(),
+            reference: ReferenceReply::default(),
         })
     }
 
@@ -233,20 +232,10 @@ impl Prepared {
         self.operation == call.operation && self.argument == call.argument
     }
 
-    /// The reply message as a contract value, checked against the reference
-    /// reply first; the first reply equal to `expected` becomes the
-    /// reference.
-    fn value_of(&self, message: Bytes, expected: &Value) -> Result<Value, CallError> {
-        if let Some((reference, value)) = self.reference.get() {
-            if *reference == message {
-                return Ok(value.clone());
-            }
-        }
-        let value = decode(self.reply, &message)?;
-        if self.reference.get().is_none() && value == *expected {
-            let _ = self.reference.set((message, value.clone()));
-        }
-        Ok(value)
+    /// The reply message as a contract value (see [`ReferenceReply`]).
+    fn value_of(&self, message: &[u8], expected: &Value) -> Result<Value, CallError> {
+        self.reference
+            .value_of(message, expected, |m| decode(self.reply, m))
     }
 }
 
@@ -269,7 +258,7 @@ impl Connection for GrpcConnection {
             .channel
             .call(prepared.headers.clone(), prepared.body.clone())
             .await?;
-        prepared.value_of(message, &call.expected)
+        prepared.value_of(&message, &call.expected)
     }
 }
 
@@ -359,18 +348,18 @@ mod tests {
             .encode_to_vec(),
         );
         // A wrong reply is decoded, handed on as it is, and never kept.
-        let got = prepared.value_of(wrong.clone(), &call.expected).unwrap();
+        let got = prepared.value_of(&wrong, &call.expected).unwrap();
         assert_eq!(got, Value::Str("hello someone else".into()));
-        assert!(prepared.reference.get().is_none());
-        assert_eq!(prepared.value_of(right.clone(), &call.expected).unwrap(), call.expected);
-        assert_eq!(prepared.reference.get().unwrap().0, right);
+        assert!(prepared.reference.bytes().is_none());
+        assert_eq!(prepared.value_of(&right, &call.expected).unwrap(), call.expected);
+        assert_eq!(prepared.reference.bytes(), Some(&right[..]));
         // Still decoded in full after a reference exists.
-        let got = prepared.value_of(wrong, &call.expected).unwrap();
+        let got = prepared.value_of(&wrong, &call.expected).unwrap();
         assert_eq!(got, Value::Str("hello someone else".into()));
-        assert_eq!(prepared.value_of(right, &call.expected).unwrap(), call.expected);
+        assert_eq!(prepared.value_of(&right, &call.expected).unwrap(), call.expected);
         let junk = Bytes::from_static(b"\xff\xff");
         assert!(matches!(
-            prepared.value_of(junk, &call.expected),
+            prepared.value_of(&junk, &call.expected),
             Err(CallError::Protocol(_))
         ));
     }

@@ -28,8 +28,9 @@
 //! The whole request (head and Hessian call) is built on the first call and
 //! sent again as long as the calls are the same ([`RequestCache`]); per
 //! call, one write, the reply read into the connection's reused buffer, its
-//! head scanned once, and the body decoded straight into the contract
-//! value (see [`crate::http`]).
+//! head scanned once, and the body, where it lies in that buffer, compared
+//! with the call's reference reply ([`crate::reference`]) or, when it
+//! differs, decoded straight into the contract value (see [`crate::http`]).
 
 pub mod codec;
 
@@ -149,11 +150,16 @@ impl Connection for HessianConnection {
                 &body,
             )
         })?;
-        let reply = self.pool.send(&request).await?;
-        if reply.status != hyper::StatusCode::OK {
-            return Err(http_status_error(&self.path, reply.status, &reply.body));
-        }
-        codec::decode_reply(&reply.body, method)
+        self.pool
+            .send_with(request.bytes(), |reply| {
+                if reply.status != hyper::StatusCode::OK {
+                    return Err(http_status_error(&self.path, reply.status, reply.body));
+                }
+                request.value_of(reply.body, &call.expected, |b| {
+                    codec::decode_reply(b, method)
+                })
+            })
+            .await?
     }
 }
 

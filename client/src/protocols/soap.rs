@@ -36,8 +36,10 @@
 //! The whole request (head and envelope) is built on the first call and
 //! sent again as long as the calls are the same ([`RequestCache`]); per
 //! call, one write, the reply read into the connection's reused buffer
-//! (see [`crate::http`]), and one pass of the pull parser over it (strings
-//! without entities are copied once, into the result).
+//! (see [`crate::http`]) and compared there with the call's reference reply
+//! ([`crate::reference`]); a reply that differs from it gets one pass of the
+//! pull parser (strings without entities are copied once, into the
+//! result).
 
 pub mod envelope;
 pub mod wsdl;
@@ -270,17 +272,20 @@ impl Connection for SoapConnection {
                 &body,
             )
         })?;
-        let reply = self.pool.send(&request).await?;
-        match reply.status.as_u16() {
-            200 => envelope::decode_response(&reply.body, &prepared.op),
-            // A fault comes with 500; anything else that is not an
-            // envelope is reported with the status.
-            500 => match envelope::decode_response(&reply.body, &prepared.op) {
-                Err(e @ CallError::Server(_)) => Err(e),
-                _ => Err(http_status_error(&self.path, reply.status, &reply.body)),
-            },
-            _ => Err(http_status_error(&self.path, reply.status, &reply.body)),
-        }
+        self.pool
+            .send_with(request.bytes(), |reply| match reply.status.as_u16() {
+                200 => request.value_of(reply.body, &call.expected, |b| {
+                    envelope::decode_response(b, &prepared.op)
+                }),
+                // A fault comes with 500; anything else that is not an
+                // envelope is reported with the status.
+                500 => match envelope::decode_response(reply.body, &prepared.op) {
+                    Err(e @ CallError::Server(_)) => Err(e),
+                    _ => Err(http_status_error(&self.path, reply.status, reply.body)),
+                },
+                _ => Err(http_status_error(&self.path, reply.status, reply.body)),
+            })
+            .await?
     }
 }
 

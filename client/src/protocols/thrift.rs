@@ -42,14 +42,17 @@
 //!
 //! # Per-call work
 //!
-//! Requests are encoded into a buffer the connection reuses, and replies
-//! read into another; neither is reallocated once it is large enough. What
-//! remains per call is the decoded reply's own strings (and list), and, with
-//! the compact protocol only, the crate's small field-id stack on each side.
-//! Before anything is decoded, `scan` (`thrift/scan.rs`) checks the reply's
-//! structure: every length in it must fit inside the message, and a message
-//! (or frame) may not exceed [`MAX_MESSAGE`], so a corrupt length never
-//! makes the crate allocate more than the reply's size.
+//! A call is encoded once per connection: its args struct is kept, and each
+//! call writes only the message header (method name, type, sequence id) in
+//! front of it, into a buffer the connection reuses. Replies are read into
+//! another reused buffer. Before anything is decoded, `scan`
+//! (`thrift/scan.rs`) checks the reply's structure: every length in it must
+//! fit inside the message, and a message (or frame) may not exceed
+//! [`MAX_MESSAGE`], so a corrupt length never makes the crate allocate more
+//! than the reply's size. The reply must carry the request's method name and
+//! sequence id; its result struct is then compared with the call's
+//! reference reply ([`crate::reference`]) and decoded in full only when it
+//! differs (the first reply, or a wrong one).
 
 mod scan;
 
@@ -62,7 +65,8 @@ pub use self::scan::Wire;
 use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use rpclab_model::contract::{self, Call, Method, Value};
+use crate::reference::ReferenceReply;
+use rpclab_model::contract::{self, Call, Method, Operation, Value};
 use std::collections::BTreeMap;
 use std::io;
 use thrift::protocol::{
@@ -188,7 +192,10 @@ impl Connection for ThriftConnection {
             *state = State::new(CountingStream::new(stream, self.counter.clone()));
         }
         state.seqid = state.seqid.wrapping_add(1);
-        state.encode(self.transport, self.wire, method, &call.argument)?;
+        if !state.prepared.as_ref().is_some_and(|p| p.is_for(call)) {
+            state.prepared = Some(Prepared::new(self.wire, method, call)?);
+        }
+        state.encode(self.transport, self.wire, method)?;
 
         // From here until the reply is read whole, the socket may hold part
         // of an exchange: a failure or a cancellation leaves it dirty.
@@ -218,10 +225,13 @@ impl Connection for ThriftConnection {
             )));
         }
         let body = &bytes[message.body..];
-        let result = match message.kind {
-            REPLY => decode_reply(body, self.wire, method),
-            EXCEPTION => Err(decode_exception(body, self.wire)),
-            other => Err(CallError::Protocol(format!(
+        let result = match (message.kind, &state.prepared) {
+            (REPLY, Some(prepared)) => prepared.reference.value_of(body, &call.expected, |b| {
+                decode_reply(b, self.wire, method)
+            }),
+            (REPLY, None) => decode_reply(body, self.wire, method),
+            (EXCEPTION, _) => Err(decode_exception(body, self.wire)),
+            (other, _) => Err(CallError::Protocol(format!(
                 "reply has message type {other}, expected REPLY (2) or EXCEPTION (3)"
             ))),
         };
@@ -246,6 +256,8 @@ struct State {
     /// One message identifier per method, so that writing a message header
     /// allocates no method name.
     idents: [TMessageIdentifier; Method::COUNT],
+    /// The call being made over and over, encoded once.
+    prepared: Option<Prepared>,
 }
 
 impl State {
@@ -257,21 +269,92 @@ impl State {
             out: Vec::new(),
             input: InBuf::default(),
             idents: Method::ALL.map(|m| TMessageIdentifier::new(m.name(), TMessageType::Call, 0)),
+            prepared: None,
         }
     }
 
-    /// Encodes the call into `self.out`, with the current sequence id.
-    fn encode(
-        &mut self,
-        transport: Transport,
-        wire: Wire,
-        method: Method,
-        argument: &Value,
-    ) -> Result<(), CallError> {
+    /// Encodes the prepared call into `self.out`, with the current
+    /// sequence id.
+    fn encode(&mut self, transport: Transport, wire: Wire, method: Method) -> Result<(), CallError> {
         let ident = &mut self.idents[method as usize];
         ident.sequence_number = self.seqid;
-        encode_message(&mut self.out, transport, wire, ident, argument)
+        let args = &self.prepared.as_ref().expect("prepared before encoding").args;
+        encode_prepared(&mut self.out, transport, wire, ident, args)
     }
+}
+
+/// A call encoded once, and its reference reply.
+///
+/// A CALL message is a header (method name, type, sequence id) and the
+/// args struct; only the header changes from call to call, so the args
+/// struct is encoded once per connection and call, and each call writes a
+/// header of a few bytes before it (the compact protocol's sequence id is
+/// a varint, so its header is not patched in place but written again).
+#[derive(Debug)]
+struct Prepared {
+    operation: Operation,
+    argument: Value,
+    /// The args struct as it follows the message header.
+    args: Vec<u8>,
+    /// The REPLY's result struct that decoded to the call's expected value.
+    reference: ReferenceReply,
+}
+
+impl Prepared {
+    fn new(wire: Wire, method: Method, call: &Call) -> Result<Prepared, CallError> {
+        let ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
+        let mut whole = Vec::new();
+        encode_message(&mut whole, Transport::Buffered, wire, &ident, &call.argument)?;
+        let mut header = Vec::new();
+        write_header(&mut header, wire, &ident)?;
+        Ok(Prepared {
+            operation: call.operation,
+            argument: call.argument.clone(),
+            args: whole.split_off(header.len()),
+            reference: ReferenceReply::default(),
+        })
+    }
+
+    fn is_for(&self, call: &Call) -> bool {
+        self.operation == call.operation && self.argument == call.argument
+    }
+}
+
+/// A CALL message's header alone.
+fn write_header(out: &mut Vec<u8>, wire: Wire, ident: &TMessageIdentifier) -> Result<(), CallError> {
+    let written = match wire {
+        Wire::Binary => TBinaryOutputProtocol::new(&mut *out, true).write_message_begin(ident),
+        Wire::Compact => TCompactOutputProtocol::new(&mut *out).write_message_begin(ident),
+    };
+    written.map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))
+}
+
+/// A CALL message of `ident` and the encoded `args` into `out` (cleared
+/// first), framed or not: the same bytes as [`encode_message`].
+fn encode_prepared(
+    out: &mut Vec<u8>,
+    transport: Transport,
+    wire: Wire,
+    ident: &TMessageIdentifier,
+    args: &[u8],
+) -> Result<(), CallError> {
+    out.clear();
+    if transport == Transport::Framed {
+        out.extend_from_slice(&[0; 4]);
+    }
+    write_header(out, wire, ident)?;
+    out.extend_from_slice(args);
+    set_frame_length(out, transport)
+}
+
+/// Writes a framed message's length into its first 4 bytes.
+fn set_frame_length(out: &mut [u8], transport: Transport) -> Result<(), CallError> {
+    if transport == Transport::Framed {
+        let len = i32::try_from(out.len() - 4)
+            .map_err(|_| CallError::Protocol("request too large for a frame".into()))?;
+        out[..4].copy_from_slice(&len.to_be_bytes());
+    }
+    Ok(())
 }
 
 /// Encodes a CALL message into `out` (cleared first), framed or not.
@@ -295,12 +378,7 @@ fn encode_message(
         Wire::Compact => write_call(&mut TCompactOutputProtocol::new(&mut *out), ident, argument),
     };
     encoded.map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))?;
-    if transport == Transport::Framed {
-        let len = i32::try_from(out.len() - 4)
-            .map_err(|_| CallError::Protocol("request too large for a frame".into()))?;
-        out[..4].copy_from_slice(&len.to_be_bytes());
-    }
-    Ok(())
+    set_frame_length(out, transport)
 }
 
 // ---- encoding -----------------------------------------------------------
@@ -770,6 +848,34 @@ mod tests {
             other => panic!("message type {other}"),
         };
         (message, value)
+    }
+
+    /// A call encoded once and sent with a new header each time is the
+    /// same bytes as the call encoded whole, whatever the sequence id (the
+    /// compact protocol's varint grows with it).
+    #[test]
+    fn a_prepared_call_is_the_whole_encoding_for_every_sequence_id() {
+        for wire in WIRES {
+            for transport in [Transport::Framed, Transport::Buffered] {
+                for op in Operation::ALL {
+                    let call = op.call();
+                    let method = Method::of(&call).unwrap();
+                    let prepared = Prepared::new(wire, method, &call).unwrap();
+                    assert!(prepared.is_for(&call));
+                    for seqid in [0, 1, 63, 64, 127, 128, 16_384, 70_000, i32::MAX, -1, i32::MIN] {
+                        let mut ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
+                        ident.sequence_number = seqid;
+                        let mut out = vec![0xee; 5];
+                        encode_prepared(&mut out, transport, wire, &ident, &prepared.args).unwrap();
+                        assert_eq!(
+                            out,
+                            encode(transport, wire, &call, seqid),
+                            "{wire:?} {transport:?} {op} seqid {seqid}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

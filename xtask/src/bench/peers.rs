@@ -25,6 +25,12 @@
 //! time is read from `/proc/<pid>/stat` at the start and the end of the
 //! window, and its calls/s is the rate the tool reports. CPU-µs per call =
 //! CPU time over the window ÷ (calls/s × window).
+//!
+//! A row is measured in rounds (`--rounds`, 3 by default): every tool once
+//! per round, in an order rotated from round to round, and each figure of
+//! the table is its median over the rounds. On a shared host one window
+//! can be slowed by anything else running; the median of interleaved
+//! rounds is what a ratio of two tools can be read from.
 
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
@@ -57,6 +63,11 @@ pub struct PeersArgs {
     /// Warm-up of each row before its window, in seconds.
     #[arg(long, default_value_t = 1.0)]
     warmup_s: f64,
+    /// Rounds per row: every tool is measured once per round, in an order
+    /// rotated from round to round, and the table gives each figure's
+    /// median over the rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
     /// Warm-up of a JVM server before its first row, in seconds (the JIT).
     #[arg(long, default_value_t = 15.0)]
     jvm_warmup_s: f64,
@@ -155,13 +166,37 @@ struct Peer {
     jvm: bool,
 }
 
-/// What one tool measured in one row.
+/// What one tool measured in one row (in one round, or the median of the
+/// rounds).
 #[derive(Clone, Debug)]
 struct Measured {
     calls_per_s: f64,
     cpu_us_per_call: f64,
     cores_busy: f64,
     server_cores: Option<f64>,
+}
+
+impl Measured {
+    /// Each figure's median over the rounds (of an even number, the mean
+    /// of the middle two).
+    fn median(rounds: &[Measured]) -> Measured {
+        fn median(mut v: Vec<f64>) -> f64 {
+            v.sort_by(f64::total_cmp);
+            match v.len() {
+                0 => 0.0,
+                n if n % 2 == 1 => v[n / 2],
+                n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+            }
+        }
+        let of = |f: fn(&Measured) -> f64| median(rounds.iter().map(f).collect());
+        let servers: Vec<f64> = rounds.iter().filter_map(|m| m.server_cores).collect();
+        Measured {
+            calls_per_s: of(|m| m.calls_per_s),
+            cpu_us_per_call: of(|m| m.cpu_us_per_call),
+            cores_busy: of(|m| m.cores_busy),
+            server_cores: (!servers.is_empty()).then(|| median(servers)),
+        }
+    }
 }
 
 struct RowResult {
@@ -201,6 +236,9 @@ struct Kit {
 pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     if !(args.duration_s > 0.5 && args.warmup_s >= 0.0) {
         bail!("--duration-s must be above 0.5 and --warmup-s zero or positive");
+    }
+    if !(1..=99).contains(&args.rounds) {
+        bail!("--rounds must be from 1 to 99");
     }
     let kinds: Vec<Kind> = args
         .only
@@ -300,6 +338,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         let table = render(
             &results,
             &Conditions {
+                rounds: args.rounds,
                 date: started
                     .format(time::macros::format_description!("[year]-[month]-[day]"))
                     .unwrap_or_default(),
@@ -501,41 +540,65 @@ async fn run_peer(
             in_flight,
             tools: Vec::new(),
         };
-        for &tool in &usable {
-            // The floor keeps one call in flight per connection.
-            if tool == Tool::Floor && connections != in_flight {
-                continue;
+        // The floor keeps one call in flight per connection.
+        let tools: Vec<Tool> = usable
+            .iter()
+            .copied()
+            .filter(|t| *t != Tool::Floor || connections == in_flight)
+            .collect();
+        let mut rounds: Vec<(Tool, Vec<Measured>, Option<String>)> =
+            tools.iter().map(|t| (*t, Vec::new(), None)).collect();
+        for round in 0..args.rounds as usize {
+            // Rotated, so that no tool always runs first (after the idle
+            // gap) or right after the same other tool.
+            for k in 0..tools.len() {
+                let i = (k + round) % tools.len();
+                let tool = tools[i];
+                let m = measure(
+                    engine,
+                    container,
+                    peer,
+                    kit,
+                    tool,
+                    (connections, in_flight),
+                    args.warmup_s,
+                    args.duration_s,
+                )
+                .await;
+                match m {
+                    Ok(m) => {
+                        eprintln!(
+                            "  {} {} round {} {:<13} {:>9.0} calls/s {:>7.1} CPU-µs/call {:>5.2} cores (server {})",
+                            peer.kind.name(),
+                            row.shape(),
+                            round + 1,
+                            tool.name(),
+                            m.calls_per_s,
+                            m.cpu_us_per_call,
+                            m.cores_busy,
+                            m.server_cores.map_or("-".into(), |c| format!("{c:.2}"))
+                        );
+                        rounds[i].1.push(m);
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "  {} {} round {} {}: {e:#}",
+                            peer.kind.name(),
+                            row.shape(),
+                            round + 1,
+                            tool.name()
+                        );
+                        rounds[i].2.get_or_insert(format!("{e:#}"));
+                    }
+                }
             }
-            let m = measure(
-                engine,
-                container,
-                peer,
-                kit,
-                tool,
-                (connections, in_flight),
-                args.warmup_s,
-                args.duration_s,
-            )
-            .await;
-            match &m {
-                Ok(m) => eprintln!(
-                    "  {} {} {:<13} {:>9.0} calls/s {:>7.1} CPU-µs/call {:>5.2} cores (server {})",
-                    peer.kind.name(),
-                    row.shape(),
-                    tool.name(),
-                    m.calls_per_s,
-                    m.cpu_us_per_call,
-                    m.cores_busy,
-                    m.server_cores.map_or("-".into(), |c| format!("{c:.2}"))
-                ),
-                Err(e) => eprintln!(
-                    "  {} {} {}: {e}",
-                    peer.kind.name(),
-                    row.shape(),
-                    tool.name()
-                ),
-            }
-            row.tools.push((tool, m.map_err(|e| format!("{e:#}"))));
+        }
+        for (tool, measured, failed) in rounds {
+            let m = match failed {
+                Some(e) => Err(e),
+                None => Ok(Measured::median(&measured)),
+            };
+            row.tools.push((tool, m));
         }
         results.push(row);
     }
@@ -1078,6 +1141,7 @@ fn load_average() -> Option<f64> {
 }
 
 struct Conditions {
+    rounds: u32,
     date: String,
     git: String,
     cpu: String,
@@ -1094,7 +1158,7 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
     let load = |l: Option<f64>| l.map_or("?".into(), |l| format!("{l:.1}"));
     let _ = writeln!(
         out,
-        "Measured on {} at git `{}` on {} ({} cores): servers pinned to cpus {}, every generator to cpus {} (host processes, `sched_setaffinity`), {} s windows, one run; host load average {} at the start, {} at the end. Read the ratios: absolute figures on a shared host are noisy.\n",
+        "Measured on {} at git `{}` on {} ({} cores): servers pinned to cpus {}, every generator to cpus {} (host processes, `sched_setaffinity`), {} s windows, one run of {} rounds (every tool once per round, in an order rotated from round to round; each figure is its median over the rounds); host load average {} at the start, {} at the end. Read the ratios: absolute figures on a shared host are noisy.\n",
         c.date,
         c.git,
         c.cpu,
@@ -1102,6 +1166,7 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
         c.server_cpus,
         c.client_cpus,
         c.duration_s,
+        c.rounds,
         load(c.load.0),
         load(c.load.1)
     );
@@ -1238,6 +1303,30 @@ mod tests {
                 .unwrap()
                 .payload,
             [0, 0, 0, 1, 5]
+        );
+    }
+
+    #[test]
+    fn rounds_give_each_figures_median() {
+        let m = |calls: f64, cpu: f64, server: Option<f64>| Measured {
+            calls_per_s: calls,
+            cpu_us_per_call: cpu,
+            cores_busy: calls * cpu / 1e6,
+            server_cores: server,
+        };
+        let med = Measured::median(&[
+            m(100.0, 9.0, Some(0.9)),
+            m(300.0, 3.0, None),
+            m(200.0, 30.0, Some(0.5)),
+        ]);
+        assert_eq!((med.calls_per_s, med.cpu_us_per_call), (200.0, 9.0));
+        assert_eq!(med.cores_busy, 0.0009);
+        // Of the rounds that had a server figure; of two, their mean.
+        assert_eq!(med.server_cores, Some(0.7));
+        let two = Measured::median(&[m(100.0, 10.0, None), m(200.0, 20.0, None)]);
+        assert_eq!(
+            (two.calls_per_s, two.cpu_us_per_call, two.server_cores),
+            (150.0, 15.0, None)
         );
     }
 
