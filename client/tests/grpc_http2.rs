@@ -1,6 +1,6 @@
 //! The gRPC protocol's own HTTP/2 client against a scripted peer that
 //! writes raw frames (CONTINUATION, padding, PRIORITY, PING, flow control,
-//! RST_STREAM, GOAWAY, broken framing), and against the real tonic server
+//! RST_STREAM both ways, GOAWAY, broken framing), and against the real tonic server
 //! `rpclab-echo` with the contract's 1 MiB payload. Nothing here waits for
 //! time to pass: each step waits for the frame that shows the last one
 //! was handled.
@@ -321,6 +321,63 @@ async fn rst_stream_and_goaway_are_io_errors_and_the_next_call_reconnects() {
         other => panic!("{other:?}"),
     }
     assert_eq!(conn.call(&call).await.unwrap(), call.expected);
+    drop(server.await.unwrap());
+}
+
+/// A call given up (its future dropped, as its timeout does) resets its
+/// stream with CANCEL and frees its place: with the server allowing one
+/// stream at a time, the next call is sent at once, and what the server
+/// still sends on the reset stream is ignored.
+#[tokio::test]
+async fn a_call_given_up_resets_its_stream_and_frees_its_place() {
+    let (listener, addr) = listen().await;
+    let call = Operation::Hello.call();
+    let message = greeting(&call);
+    let (acked, settings_acked) = oneshot::channel();
+    let (sent, request_read) = oneshot::channel();
+    let server = tokio::spawn(async move {
+        let mut peer = Peer::accept(&listener).await;
+        // SETTINGS_MAX_CONCURRENT_STREAMS = 1.
+        let mut settings = 3u16.to_be_bytes().to_vec();
+        settings.extend_from_slice(&1u32.to_be_bytes());
+        peer.send(SETTINGS, 0, 0, &settings).await;
+        loop {
+            let f = peer.read().await.unwrap();
+            if f.kind == SETTINGS && f.flags & ACK != 0 {
+                break;
+            }
+        }
+        acked.send(()).unwrap();
+        let (first, _) = peer.request().await;
+        sent.send(()).unwrap();
+        // Never answered: the client resets it.
+        loop {
+            let f = peer.read().await.expect("a RST_STREAM");
+            if f.kind == RST_STREAM {
+                assert_eq!(f.stream, first);
+                assert_eq!(f.payload, 8u32.to_be_bytes(), "CANCEL");
+                break;
+            }
+        }
+        let (second, _) = peer.request().await;
+        assert!(second > first);
+        // A late reply to the reset stream, then the right one.
+        peer.reply(first, b"late").await;
+        peer.reply(second, &message).await;
+        peer
+    });
+    let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
+    settings_acked.await.unwrap();
+    tokio::select! {
+        r = conn.call(&call) => panic!("the server never answers the first call: {r:?}"),
+        _ = request_read => {}
+    }
+    // A stuck place would keep this call queued forever; the guard only
+    // turns such a hang into a failure.
+    let second = tokio::time::timeout(std::time::Duration::from_secs(60), conn.call(&call))
+        .await
+        .expect("the given-up stream's place was freed");
+    assert_eq!(second.unwrap(), call.expected);
     drop(server.await.unwrap());
 }
 

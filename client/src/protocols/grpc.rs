@@ -23,13 +23,11 @@
 //! closed it, GOAWAY, an I/O error), the next call opens a new one (still
 //! one connection at a time), as tonic's channel did.
 //!
-//! A call whose timeout drops it sends no RST_STREAM: its reply, when it
-//! comes, is read and dropped, and until then its stream keeps one of the
-//! server's `MAX_CONCURRENT_STREAMS` slots. A server that never answers
-//! therefore fills its slots with abandoned streams and every later call
-//! times out: counted as failures, as they should be, but the connection
-//! is not given back its slots until it ends. Cancelling with
-//! RST_STREAM(CANCEL) would free them; the client does not send it.
+//! A call whose timeout drops it is cancelled as HTTP/2 says: the writer
+//! is told, a call not yet sent is never sent, and a sent one has its
+//! stream reset by the connection's reader (RST_STREAM with CANCEL), which
+//! frees its place under the server's `MAX_CONCURRENT_STREAMS` at once;
+//! what the server still sends on it is ignored (`conn.rs`).
 //!
 //! # Per-call work
 //!

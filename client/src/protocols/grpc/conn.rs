@@ -53,7 +53,7 @@ use super::writer::Writer;
 use crate::protocol::{CallError, WireCounter};
 use bytes::Bytes;
 use std::io;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
@@ -76,6 +76,8 @@ pub enum Command {
     Call(Call),
     /// From the reader of connection `generation`.
     Event(u64, Event),
+    /// A caller gave up its call (its future was dropped: a timeout).
+    GaveUp,
     /// The channel is dropped: stop.
     Close,
 }
@@ -112,6 +114,10 @@ pub struct Shared {
     pub ended: AtomicBool,
     /// Streams whose HEADERS the writer sends, for the reader to pick up.
     pub registry: Mutex<Registry>,
+    /// Set by the writer when a caller gave up: the reader then resets the
+    /// streams whose callers are gone ([`Shared::sweep_asked`]).
+    sweep: AtomicBool,
+    sweep_waker: atomic_waker::AtomicWaker,
 }
 
 #[derive(Debug, Default)]
@@ -122,6 +128,29 @@ pub struct Registry {
 }
 
 impl Shared {
+    /// Asks the reader to reset the streams no caller waits for, and wakes
+    /// it (it may be waiting for the socket).
+    pub fn ask_sweep(&self) {
+        self.sweep.store(true, Ordering::Release);
+        self.sweep_waker.wake();
+    }
+
+    /// Completes when a sweep was asked for (and takes the request). Polled
+    /// beside each socket read: one atomic load and one waker registration.
+    pub fn sweep_asked(&self) -> impl std::future::Future<Output = ()> + '_ {
+        std::future::poll_fn(|cx| {
+            if self.sweep.swap(false, Ordering::AcqRel) {
+                return std::task::Poll::Ready(());
+            }
+            self.sweep_waker.register(cx.waker());
+            if self.sweep.swap(false, Ordering::AcqRel) {
+                std::task::Poll::Ready(())
+            } else {
+                std::task::Poll::Pending
+            }
+        })
+    }
+
     pub fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
         // A panic cannot leave the registry half-written (single pushes
         // and a take).
@@ -147,7 +176,11 @@ impl Channel {
         Ok(Channel { target, commands })
     }
 
-    /// Makes one call: queues it and waits for its reply.
+    /// Makes one call: queues it and waits for its reply. A call whose
+    /// future is dropped before its reply (its timeout) tells the writer,
+    /// so that its stream is reset (RST_STREAM with CANCEL) and its place
+    /// under the server's SETTINGS_MAX_CONCURRENT_STREAMS freed at once,
+    /// or, if it was not sent yet, that it is never sent.
     pub async fn call(&self, headers: Bytes, body: Bytes) -> Reply {
         let (reply, answer) = oneshot::channel();
         let call = Call {
@@ -158,7 +191,14 @@ impl Channel {
         if self.commands.send(Command::Call(call)).is_err() {
             return Err(self.gone());
         }
-        answer.await.unwrap_or_else(|_| Err(self.gone()))
+        let mut waiting = Waiting {
+            answer: Some(answer),
+            commands: &self.commands,
+        };
+        let answer = waiting.answer.as_mut().expect("set above");
+        let reply = answer.await.unwrap_or_else(|_| Err(self.gone()));
+        waiting.answer = None;
+        reply
     }
 
     fn gone(&self) -> CallError {
@@ -166,6 +206,23 @@ impl Channel {
             io::ErrorKind::ConnectionAborted,
             format!("{}: the connection ended under the call", self.target),
         ))
+    }
+}
+
+/// A call waiting for its reply; dropped while still waiting, it closes
+/// its end of the reply channel first (so that the reader sees the call is
+/// gone) and then tells the writer.
+struct Waiting<'a> {
+    answer: Option<oneshot::Receiver<Reply>>,
+    commands: &'a mpsc::UnboundedSender<Command>,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if let Some(answer) = self.answer.take() {
+            drop(answer);
+            let _ = self.commands.send(Command::GaveUp);
+        }
     }
 }
 

@@ -170,7 +170,16 @@ impl Reader {
             };
             self.tell_writer();
             buf.reserve(want.max(4096));
-            match read.read_buf(&mut buf).await {
+            let got = tokio::select! {
+                biased;
+                got = read.read_buf(&mut buf) => Some(got),
+                () = self.shared.sweep_asked() => None,
+            };
+            let Some(got) = got else {
+                self.reset_given_up();
+                continue;
+            };
+            match got {
                 Ok(0) if buf.is_empty() => return End::Closed(self.goaway.take()),
                 Ok(0) => {
                     return End::Io(io::Error::new(
@@ -368,6 +377,24 @@ impl Reader {
             }
         }
         self.streams.get_mut(&id)
+    }
+
+    /// Resets the streams whose callers gave up (RST_STREAM with CANCEL):
+    /// they end here, so the writer frees their places and drops what is
+    /// left of their DATA; what the server still sends on them is ignored.
+    fn reset_given_up(&mut self) {
+        self.stream(u32::MAX);
+        let gone: Vec<u32> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| s.reply.is_closed())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in gone {
+            self.take(id);
+            frame::put_rst_stream(&mut self.send, id, frame::CANCEL);
+            self.event(Event::Reset(id));
+        }
     }
 
     /// Removes a stream that has ended.

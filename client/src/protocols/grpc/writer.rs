@@ -124,6 +124,14 @@ impl Writer {
                     live.apply(event, &mut self.out);
                 }
             }
+            Command::GaveUp => {
+                // Not sent yet: never sent. Sent: the readers reset it.
+                self.incoming.retain(|c| !c.reply.is_closed());
+                self.waiting.retain(|c| !c.reply.is_closed());
+                for live in self.live.iter().chain(&self.retired) {
+                    live.shared.ask_sweep();
+                }
+            }
             Command::Close => return false,
         }
         true
