@@ -73,6 +73,29 @@ struct Conn {
     buf: BytesMut,
     /// A chunked reply's body, its chunks joined.
     joined: Vec<u8>,
+    last_head: LastHead,
+}
+
+/// The connection's last reply head, bytes and parse: a server answers the
+/// same call with the same head, but for its `Date` (once a second), so
+/// most heads are one comparison instead of a parse.
+#[derive(Debug, Default)]
+struct LastHead {
+    bytes: Vec<u8>,
+    parsed: Option<Head>,
+}
+
+impl LastHead {
+    fn parse(&mut self, head: &[u8]) -> Result<Head, Failure> {
+        if let Some(parsed) = self.parsed.filter(|_| self.bytes == head) {
+            return Ok(parsed);
+        }
+        let parsed = parse_head(head).map_err(Failure::Protocol)?;
+        self.bytes.clear();
+        self.bytes.extend_from_slice(head);
+        self.parsed = Some(parsed);
+        Ok(parsed)
+    }
 }
 
 /// Up to `size` keep-alive HTTP/1.1 connections to one server.
@@ -154,7 +177,7 @@ impl HttpPool {
             size,
             slots: AtomicUsize::new(1),
             open: AtomicUsize::new(0),
-            idle: std::sync::Mutex::new(Vec::with_capacity(size)),
+            idle: std::sync::Mutex::new(Vec::new()),
             returned: tokio::sync::Notify::new(),
         };
         let conn = pool.open_connection().await?;
@@ -224,6 +247,7 @@ impl HttpPool {
             stream: CountingStream::new(tcp, self.counter.clone()),
             buf: BytesMut::with_capacity(READ_BUFFER),
             joined: Vec::new(),
+            last_head: LastHead::default(),
         })
     }
 
@@ -512,7 +536,7 @@ async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
             Err(e) => return Err(Failure::Io(e)),
         }
     };
-    let head = parse_head(&conn.buf[..head_end]).map_err(Failure::Protocol)?;
+    let head = conn.last_head.parse(&conn.buf[..head_end])?;
     let mut keep_alive = head.keep_alive;
     let body = match head.body {
         BodyLength::Length(len) => {
@@ -579,14 +603,14 @@ fn find_head_end(buf: &[u8], from: usize) -> Option<usize> {
     BLANK_LINE.find(buf.get(from..)?).map(|i| from + i + 4)
 }
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BodyLength {
     Length(usize),
     Chunked,
     UntilClose,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct Head {
     status: StatusCode,
     body: BodyLength,
@@ -990,6 +1014,31 @@ mod tests {
         .expect("the slot came back")
         .unwrap();
         assert_eq!(&reply.body[..], b"ok");
+    }
+
+    #[test]
+    fn a_repeated_head_is_compared_not_parsed_again_and_another_is_parsed() {
+        let mut last = LastHead::default();
+        let a = b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\nDate: x\r\n\r\n";
+        let b = b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: x\r\n\r\n";
+        let c = b"HTTP/1.1 500 Oops\r\nConnection: close\r\nContent-Length: 1\r\n\r\n";
+        for _ in 0..2 {
+            let h = last.parse(a).ok().unwrap();
+            assert_eq!(
+                (h.status, h.body, h.keep_alive),
+                (StatusCode::OK, BodyLength::Length(12), true)
+            );
+        }
+        let h = last.parse(b).ok().unwrap();
+        assert_eq!(h.body, BodyLength::Length(13));
+        let h = last.parse(c).ok().unwrap();
+        assert_eq!(
+            (h.status, h.keep_alive),
+            (StatusCode::INTERNAL_SERVER_ERROR, false)
+        );
+        assert!(last.parse(b"HTTP/2 200\r\n\r\n").is_err());
+        // A broken head is not kept: the next one is parsed on its own.
+        assert_eq!(last.parse(a).ok().unwrap().body, BodyLength::Length(12));
     }
 
     #[test]

@@ -26,6 +26,7 @@ use rpclab_model::spec::{ClosedLoop, OpenLoop, Schedule, Stop};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
@@ -302,6 +303,10 @@ pub struct Timed {
 /// timer never fires later than the call's deadline.
 pub struct Deadline {
     sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The waker the timer was last polled with, since it was last moved
+    /// or fired: while a call is polled with the same one, the timer holds
+    /// it and needs no polling on every wake-up.
+    armed: Option<std::task::Waker>,
 }
 
 impl Default for Deadline {
@@ -315,6 +320,7 @@ impl Deadline {
         // Moved to the first call's deadline, which is earlier.
         Deadline {
             sleep: Box::pin(tokio::time::sleep(Duration::from_secs(86_400))),
+            armed: None,
         }
     }
 
@@ -330,25 +336,44 @@ impl Deadline {
         let due = tokio::time::Instant::from_std(start + timeout);
         if self.sleep.deadline() > due {
             self.sleep.as_mut().reset(due);
+            self.armed = None;
         }
         let mut reply = std::pin::pin!(conn.call(call));
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                reply = &mut reply => break match reply {
+        let armed = &mut self.armed;
+        let sleep = &mut self.sleep;
+        let outcome = std::future::poll_fn(|cx| {
+            if let Poll::Ready(reply) = reply.as_mut().poll(cx) {
+                return Poll::Ready(match reply {
                     Err(e) => Err(e),
                     Ok(reply) if reply == call.expected => Ok(()),
                     Ok(reply) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
-                },
-                () = self.sleep.as_mut() => {
-                    // Set for an earlier call: move it to this one's deadline.
-                    if tokio::time::Instant::now() >= due {
-                        break Err(CallError::Timeout);
+                });
+            }
+            loop {
+                // The timer keeps the waker of its last poll: while that is
+                // this task's, it is polled again only once it fired (or
+                // was moved).
+                let holds_ours = armed.as_ref().is_some_and(|w| w.will_wake(cx.waker()));
+                if holds_ours && !sleep.is_elapsed() {
+                    return Poll::Pending;
+                }
+                match sleep.as_mut().poll(cx) {
+                    Poll::Pending => {
+                        if !holds_ours {
+                            *armed = Some(cx.waker().clone());
+                        }
+                        return Poll::Pending;
                     }
-                    self.sleep.as_mut().reset(due);
+                    // Set for an earlier call: move it to this one's deadline.
+                    Poll::Ready(()) if tokio::time::Instant::now() < due => {
+                        sleep.as_mut().reset(due);
+                        *armed = None;
+                    }
+                    Poll::Ready(()) => return Poll::Ready(Err(CallError::Timeout)),
                 }
             }
-        };
+        })
+        .await;
         let end = Instant::now();
         Timed {
             start,
@@ -1007,6 +1032,43 @@ mod tests {
     /// own. The run ends after 20 calls, not after a time, and every bound
     /// below holds however slowly the machine runs (slower only makes the
     /// backlog larger): call k is due at 5k ms and sent at 20k ms or later.
+    /// The per-worker timer is moved only when it fires: a call that runs
+    /// across the deadline of an earlier call (where the timer still is)
+    /// is not a timeout, a call past its own deadline is, and the timer
+    /// works on after that. The margins (0.8 s on 1.2 s sleeps) only allow
+    /// for a slow machine; nothing here is a speed the test expects.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_lazy_deadline_times_out_only_a_call_past_its_own() {
+        struct Scripted(std::sync::Mutex<std::collections::VecDeque<Option<u64>>>);
+        impl Connection for Scripted {
+            async fn call(&self, call: &Call) -> Result<Value, CallError> {
+                let next = self.0.lock().unwrap().pop_front().expect("a scripted call");
+                match next {
+                    Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                    None => std::future::pending::<()>().await,
+                }
+                Ok(call.expected.clone())
+            }
+        }
+        let conn = Scripted(std::sync::Mutex::new(
+            [Some(0), Some(1200), Some(1200), None, Some(0)].into(),
+        ));
+        let call = Operation::Hello.call();
+        let timeout = Duration::from_secs(2);
+        let mut deadline = Deadline::new();
+        // The first call sets the timer at +2 s; the third runs across it.
+        for k in 1..=3 {
+            let timed = deadline.timed_call(&conn, &call, timeout).await;
+            assert!(timed.outcome.is_ok(), "call {k}: {:?}", timed.outcome.err());
+            assert_eq!(timed.latency, timed.end - timed.start);
+        }
+        let timed = deadline.timed_call(&conn, &call, timeout).await;
+        assert!(matches!(timed.outcome, Err(CallError::Timeout)));
+        assert!(timed.latency >= timeout, "{:?}", timed.latency);
+        let timed = deadline.timed_call(&conn, &call, timeout).await;
+        assert!(timed.outcome.is_ok());
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn a_stalled_server_shows_as_latency_not_as_fewer_calls() {
         let model = OpenLoop {

@@ -63,20 +63,26 @@ impl WorkerStats {
         let _ = self.latency.record(micros(latency));
     }
 
-    /// Records a successful call that ended at `end` also in the interval
-    /// log. Crossing into a new interval hands the finished interval to the
-    /// sink: one short lock per worker per interval.
+    /// Records a successful call that ended at `end`, in the interval log's
+    /// current interval. The call is recorded once: each interval's
+    /// histogram is added to `latency` when it is handed to the sink (once
+    /// per worker per interval, and at [`WorkerStats::flush_interval`]), and
+    /// then reused for the next interval.
     pub fn record_ok_at(&mut self, latency: Duration, end: Instant, sink: &IntervalSink) {
-        self.record_ok(latency);
+        self.ok += 1;
         let index = sink.index_of(end);
         match &mut self.interval {
             Some((i, h)) if *i == index => {
                 let _ = h.record(micros(latency));
             }
-            slot => {
-                if let Some((i, h)) = slot.take() {
-                    sink.add(i, &h);
-                }
+            Some((i, h)) => {
+                sink.add(*i, h);
+                let _ = self.latency.add(&*h);
+                h.reset();
+                *i = index;
+                let _ = h.record(micros(latency));
+            }
+            slot @ None => {
                 let mut h = new_histogram();
                 let _ = h.record(micros(latency));
                 *slot = Some((index, h));
@@ -94,6 +100,7 @@ impl WorkerStats {
     pub fn flush_interval(&mut self, sink: &IntervalSink) {
         if let Some((i, h)) = self.interval.take() {
             sink.add(i, &h);
+            let _ = self.latency.add(&h);
         }
     }
 
@@ -157,8 +164,9 @@ impl IntervalSink {
     }
 
     fn index_of(&self, t: Instant) -> u64 {
-        (t.saturating_duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1))
-            as u64
+        // In u64 nanoseconds (584 years), not u128: a 64-bit division per call.
+        let since = t.saturating_duration_since(self.start).as_nanos() as u64;
+        since / (self.interval.as_nanos() as u64).max(1)
     }
 
     fn add(&self, index: u64, h: &Histogram<u64>) {
@@ -288,6 +296,11 @@ mod tests {
         }
         w.flush_interval(&sink);
         assert_eq!(sink.merged().len(), 50);
+        // Recorded once per call, in its interval; the whole window's
+        // histogram is the sum of the intervals.
+        assert_eq!(w.latency.len(), 50);
+        assert_eq!(w.ok, 50);
+        assert_eq!(w.latency, sink.merged());
         let log = sink.to_hlog("test").unwrap();
         let text = String::from_utf8(log.clone()).unwrap();
         assert!(text.contains("#[Histogram log format version 1.3]"));
