@@ -78,6 +78,19 @@ impl Peer {
         self.socket.write_all(&frame).await.unwrap();
     }
 
+    /// Sends one setting and reads until the client acknowledges it.
+    async fn settle(&mut self, id: u16, value: u32) {
+        let mut settings = id.to_be_bytes().to_vec();
+        settings.extend_from_slice(&value.to_be_bytes());
+        self.send(SETTINGS, 0, 0, &settings).await;
+        loop {
+            let f = self.read().await.expect("a SETTINGS acknowledgement");
+            if f.kind == SETTINGS && f.flags & ACK != 0 {
+                return;
+            }
+        }
+    }
+
     /// Reads up to the next request (its HEADERS); returns its stream.
     async fn request_headers(&mut self) -> u32 {
         loop {
@@ -226,15 +239,7 @@ async fn the_servers_send_windows_and_frame_size_are_respected() {
     let server = tokio::spawn(async move {
         let mut peer = Peer::accept(&listener).await;
         // A stream window of 1000 bytes; frames of the smallest size.
-        let mut settings = 4u16.to_be_bytes().to_vec();
-        settings.extend_from_slice(&1000u32.to_be_bytes());
-        peer.send(SETTINGS, 0, 0, &settings).await;
-        loop {
-            let f = peer.read().await.unwrap();
-            if f.kind == SETTINGS && f.flags & ACK != 0 {
-                break;
-            }
-        }
+        peer.settle(4, 1000).await; // SETTINGS_INITIAL_WINDOW_SIZE
         acked.send(()).unwrap();
         let stream = peer.request_headers().await;
         // Only the stream's window comes, then nothing until it opens.
@@ -337,16 +342,7 @@ async fn a_call_given_up_resets_its_stream_and_frees_its_place() {
     let (sent, request_read) = oneshot::channel();
     let server = tokio::spawn(async move {
         let mut peer = Peer::accept(&listener).await;
-        // SETTINGS_MAX_CONCURRENT_STREAMS = 1.
-        let mut settings = 3u16.to_be_bytes().to_vec();
-        settings.extend_from_slice(&1u32.to_be_bytes());
-        peer.send(SETTINGS, 0, 0, &settings).await;
-        loop {
-            let f = peer.read().await.unwrap();
-            if f.kind == SETTINGS && f.flags & ACK != 0 {
-                break;
-            }
-        }
+        peer.settle(3, 1).await; // SETTINGS_MAX_CONCURRENT_STREAMS
         acked.send(()).unwrap();
         let (first, _) = peer.request().await;
         sent.send(()).unwrap();
