@@ -24,12 +24,13 @@
 //!
 //! A protocol builds each request once ([`HttpPool::build`]: request line,
 //! `Host`, its headers, `Content-Length` and body in one buffer) and sends
-//! the same bytes on every call ([`HttpPool::send`]): one `write` per call,
-//! no header map, no URI parsing. The reply is read into the connection's
-//! own buffer, reused from call to call; its head is scanned once for the
+//! the same bytes on every call ([`HttpPool::send_with`]): one `write` per
+//! call, no header map, no URI parsing. The reply is read into the
+//! connection's own buffer, reused from call to call; its head is compared
+//! with the connection's last one and, when it differs, scanned once for the
 //! status, `Content-Length`, `Transfer-Encoding: chunked`, `Connection` and
-//! `Content-Type`, and the body handed out without a copy (a chunked body
-//! is joined into one buffer).
+//! `Content-Type`; the protocol reads the body where it lies, without a copy
+//! (a chunked body is joined into one buffer the connection reuses).
 
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
