@@ -34,7 +34,7 @@
 
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
-use crate::reference::ReferenceReply;
+use crate::reference::{self, ReferenceReply};
 use bytes::{Bytes, BytesMut};
 use hyper::header::HeaderValue;
 use hyper::StatusCode;
@@ -413,17 +413,17 @@ impl Request<'_> {
         }
     }
 
-    /// The reply body as a contract value: checked against the cached
-    /// call's reference reply first, decoded in full otherwise.
-    pub fn value_of(
+    /// The reply body: checked against the cached call's reference reply
+    /// first, decoded in full otherwise.
+    pub fn reply_of(
         &self,
         body: &[u8],
         expected: &Value,
         decode: impl FnOnce(&[u8]) -> Result<Value, CallError>,
-    ) -> Result<Value, CallError> {
+    ) -> Result<reference::Reply, CallError> {
         match self {
-            Request::Prepared(p) => p.reference.value_of(body, expected, decode),
-            Request::Once(_) => decode(body),
+            Request::Prepared(p) => p.reference.reply_of(body, expected, decode),
+            Request::Once(_) => decode(body).map(reference::Reply::Decoded),
         }
     }
 }

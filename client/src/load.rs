@@ -266,8 +266,8 @@ pub trait LoadModel {
     fn drive<C: Connection>(&self, run: Run<C>) -> impl Future<Output = Vec<WorkerStats>> + Send;
 }
 
-/// One call, timed, with its failure classified. Verification happens here,
-/// once for every protocol and load model.
+/// One call, timed, with its failure classified; made as
+/// [`Connection::verified_call`], so every load model verifies every reply.
 pub async fn timed_call<C: Connection>(
     conn: &C,
     call: &Call,
@@ -325,7 +325,7 @@ impl Deadline {
     }
 
     /// One call, timed, failing with [`CallError::Timeout`] after
-    /// `timeout`, its reply compared with the expected one.
+    /// `timeout`, its reply verified ([`Connection::verified_call`]).
     pub async fn timed_call<C: Connection>(
         &mut self,
         conn: &C,
@@ -338,16 +338,12 @@ impl Deadline {
             self.sleep.as_mut().reset(due);
             self.armed = None;
         }
-        let mut reply = std::pin::pin!(conn.call(call));
+        let mut reply = std::pin::pin!(conn.verified_call(call));
         let armed = &mut self.armed;
         let sleep = &mut self.sleep;
         let outcome = std::future::poll_fn(|cx| {
-            if let Poll::Ready(reply) = reply.as_mut().poll(cx) {
-                return Poll::Ready(match reply {
-                    Err(e) => Err(e),
-                    Ok(reply) if reply == call.expected => Ok(()),
-                    Ok(reply) => Err(CallError::WrongResponse(describe_mismatch(&reply, call))),
-                });
+            if let Poll::Ready(outcome) = reply.as_mut().poll(cx) {
+                return Poll::Ready(outcome);
             }
             loop {
                 // The timer keeps the waker of its last poll: while that is
@@ -382,12 +378,6 @@ impl Deadline {
             outcome,
         }
     }
-}
-
-fn describe_mismatch(reply: &rpclab_model::contract::Value, call: &Call) -> String {
-    let mut got = format!("{reply:?}");
-    got.truncate(160);
-    format!("{} returned {got}", call.operation)
 }
 
 impl LoadModel for ClosedLoop {

@@ -2,9 +2,12 @@
 //!
 //! A protocol module turns the contract's [`Call`] into bytes on the wire and
 //! the server's reply back into a contract [`Value`]. It knows nothing about
-//! load, timing or verification: the load models drive it and the runner
-//! compares every decoded reply with the expected one, in one place, so no
-//! protocol can accidentally count a wrong answer as a success.
+//! load or timing: the load models drive it. Every decoded reply is
+//! compared with the expected one in one place, [`verify`], so no protocol
+//! can accidentally count a wrong answer as a success; a protocol that
+//! verifies replies by their bytes does so only through
+//! [`crate::reference`], which vouches only for the bytes of a reply that
+//! decoded to the expected value.
 //!
 //! Methods use `impl Future` rather than boxed futures so that the runner,
 //! which is generic over the protocol, pays no allocation per call for
@@ -47,7 +50,30 @@ pub trait Protocol: Send + Sync + Sized + 'static {
 /// connection with many calls in flight; a protocol with one call in flight
 /// per connection serialises internally.
 pub trait Connection: Send + Sync + 'static {
+    /// The call's reply as a contract value.
     fn call(&self, call: &Call) -> impl Future<Output = Result<Value, CallError>> + Send;
+
+    /// The call, its reply verified: equal to `call.expected`, or an
+    /// error. The load models make every call through this. By default the
+    /// reply is decoded ([`Connection::call`]) and compared ([`verify`]); a
+    /// protocol with a reference reply ([`crate::reference`]) verifies a
+    /// reply with the reference's bytes without making a value of it.
+    fn verified_call(&self, call: &Call) -> impl Future<Output = Result<(), CallError>> + Send {
+        async move { verify(self.call(call).await?, call) }
+    }
+}
+
+/// A decoded reply compared with the call's expected value.
+pub fn verify(reply: Value, call: &Call) -> Result<(), CallError> {
+    if reply == call.expected {
+        return Ok(());
+    }
+    let mut got = format!("{reply:?}");
+    got.truncate(160);
+    Err(CallError::WrongResponse(format!(
+        "{} returned {got}",
+        call.operation
+    )))
 }
 
 /// Why a call failed, classified the way results report failures.

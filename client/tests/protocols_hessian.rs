@@ -14,6 +14,7 @@
 
 mod common;
 
+use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
@@ -22,6 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -244,6 +246,27 @@ async fn calls_over_a_keep_alive_pool() {
     assert!(accepted.load(std::sync::atomic::Ordering::Relaxed) <= 3);
     let (sent, received) = counter.totals();
     assert!(sent > 10 * 100 * 1024 && received > 10 * 100 * 1024);
+
+    // Verified calls, on a connection whose first call (the one it
+    // prepares) is `hello`: the reply, once it is the reference, verifies
+    // the call; the same reply does not verify a call that expects another
+    // value, though its request is the same.
+    let fresh = hessian
+        .connect(&addr, WireCounter::default())
+        .await
+        .unwrap();
+    let call = Operation::Hello.call();
+    for _ in 0..3 {
+        let (_, outcome) = timed_call(&fresh, &call, Duration::from_secs(60)).await;
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
+    let mut expects_other = call.clone();
+    expects_other.expected = rpclab_model::contract::Value::Str("someone else".into());
+    let (_, outcome) = timed_call(&fresh, &expects_other, Duration::from_secs(60)).await;
+    assert!(
+        matches!(outcome, Err(CallError::WrongResponse(_))),
+        "{outcome:?}"
+    );
 
     // A string the server does not know: the fault, as a server error.
     let mut call = Operation::Hello.call();

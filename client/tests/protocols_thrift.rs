@@ -10,6 +10,7 @@ mod common;
 mod generated;
 
 use generated::{BenchSyncHandler, BenchSyncProcessor};
+use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::thrift::Thrift;
 use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
@@ -276,6 +277,58 @@ async fn a_reply_with_another_sequence_id_is_refused() {
     match conn.call(&Operation::Empty.call()).await {
         Err(CallError::Protocol(message)) => assert!(message.contains("sequence id"), "{message}"),
         other => panic!("expected a protocol error, got {other:?}"),
+    }
+}
+
+/// A framed binary REPLY to `hello` with sequence id `seqid` and `text`.
+fn hello_reply(seqid: i32, text: &str) -> Vec<u8> {
+    let mut message = 0x8001_0002u32.to_be_bytes().to_vec();
+    message.extend_from_slice(&5i32.to_be_bytes());
+    message.extend_from_slice(b"hello");
+    message.extend_from_slice(&seqid.to_be_bytes());
+    message.extend_from_slice(&[11, 0, 0]); // field 0, a string
+    message.extend_from_slice(&(text.len() as i32).to_be_bytes());
+    message.extend_from_slice(text.as_bytes());
+    message.push(0);
+    let mut frame = (message.len() as i32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&message);
+    frame
+}
+
+/// A server that answers right and wrong in turn, with replies of the same
+/// length: every wrong one is a failed call, before and after a right one
+/// became the reference the others are compared with.
+#[tokio::test]
+async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
+    let call = Operation::Hello.call();
+    let Value::Str(right) = call.expected.clone() else {
+        panic!("hello returns a string")
+    };
+    let wrong: String = right.chars().rev().collect();
+    assert_ne!(wrong, right);
+    let turn = AtomicUsize::new(0);
+    let addr = raw_server(move |request| {
+        // The request: frame length, version and type, "hello", seqid.
+        let seqid = i32::from_be_bytes(request[17..21].try_into().unwrap());
+        let text = if turn.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+            &right
+        } else {
+            &wrong
+        };
+        hello_reply(seqid, text)
+    })
+    .await;
+    let conn = thrift("framed", "binary")
+        .connect(&addr.to_string(), WireCounter::default())
+        .await
+        .unwrap();
+    for i in 0..6 {
+        let (_, outcome) = timed_call(&conn, &call, Duration::from_secs(60)).await;
+        match (i % 2, outcome) {
+            (0, Ok(())) => {}
+            (1, Err(CallError::WrongResponse(m))) => assert!(m.contains("hello"), "{m}"),
+            (_, other) => panic!("call {i}: {other:?}"),
+        }
     }
 }
 

@@ -47,10 +47,10 @@
 //! and `grpc-status` 0 in the trailers (module `reply`). The message is compared
 //! byte for byte with the prepared call's **reference reply**
 //! ([`crate::reference`]): a reply message that was decoded in full and
-//! found equal to the call's expected value. Such a reply is handed to the
-//! runner as a clone of the reference's decoded value; any other reply is
-//! decoded in full. Either way the runner compares the value with the
-//! expected one, as for every protocol.
+//! found equal to the call's expected value. Such a reply is verified
+//! without being decoded ([`Reply::AsReference`]); any other reply is
+//! decoded in full and compared with the expected value, as for every
+//! protocol.
 //!
 //! # Errors
 //!
@@ -72,7 +72,7 @@ mod reply;
 mod writer;
 
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::ReferenceReply;
+use crate::reference::{ReferenceReply, Reply};
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
 use prost::Message as _;
@@ -230,15 +230,27 @@ impl Prepared {
         self.operation == call.operation && self.argument == call.argument
     }
 
-    /// The reply message as a contract value (see [`ReferenceReply`]).
-    fn value_of(&self, message: &[u8], expected: &Value) -> Result<Value, CallError> {
+    /// The reply message (see [`ReferenceReply`]).
+    fn reply_of(&self, message: &[u8], expected: &Value) -> Result<Reply, CallError> {
         self.reference
-            .value_of(message, expected, |m| decode(self.reply, m))
+            .reply_of(message, expected, |m| decode(self.reply, m))
     }
 }
 
 impl Connection for GrpcConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        Ok(self.exchange(call).await?.into_value(&call.expected))
+    }
+
+    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
+        self.exchange(call).await?.verify(call)
+    }
+}
+
+impl GrpcConnection {
+    /// One exchange: the prepared request sent on a stream of its own, its
+    /// reply message checked against the reference reply, or decoded.
+    async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
         let mut built = None;
         let prepared: &Prepared = match self.prepared.get() {
             Some(p) if p.is_for(call) => p,
@@ -256,7 +268,7 @@ impl Connection for GrpcConnection {
             .channel
             .call(prepared.headers.clone(), prepared.body.clone())
             .await?;
-        prepared.value_of(&message, &call.expected)
+        prepared.reply_of(&message, &call.expected)
     }
 }
 
@@ -345,19 +357,26 @@ mod tests {
             }
             .encode_to_vec(),
         );
+        let someone_else = Reply::Decoded(Value::Str("hello someone else".into()));
         // A wrong reply is decoded, handed on as it is, and never kept.
-        let got = prepared.value_of(&wrong, &call.expected).unwrap();
-        assert_eq!(got, Value::Str("hello someone else".into()));
+        let got = prepared.reply_of(&wrong, &call.expected).unwrap();
+        assert_eq!(got, someone_else);
         assert!(prepared.reference.bytes().is_none());
-        assert_eq!(prepared.value_of(&right, &call.expected).unwrap(), call.expected);
+        assert_eq!(
+            prepared.reply_of(&right, &call.expected).unwrap(),
+            Reply::Decoded(call.expected.clone())
+        );
         assert_eq!(prepared.reference.bytes(), Some(&right[..]));
+        assert_eq!(
+            prepared.reply_of(&right, &call.expected).unwrap(),
+            Reply::AsReference
+        );
         // Still decoded in full after a reference exists.
-        let got = prepared.value_of(&wrong, &call.expected).unwrap();
-        assert_eq!(got, Value::Str("hello someone else".into()));
-        assert_eq!(prepared.value_of(&right, &call.expected).unwrap(), call.expected);
+        let got = prepared.reply_of(&wrong, &call.expected).unwrap();
+        assert_eq!(got, someone_else);
         let junk = Bytes::from_static(b"\xff\xff");
         assert!(matches!(
-            prepared.value_of(&junk, &call.expected),
+            prepared.reply_of(&junk, &call.expected),
             Err(CallError::Protocol(_))
         ));
     }

@@ -37,6 +37,7 @@ pub mod codec;
 use self::codec::Method;
 use crate::http::{HttpPool, RequestCache};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::reference::Reply;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -139,6 +140,18 @@ impl HessianConnection {
 
 impl Connection for HessianConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        Ok(self.exchange(call).await?.into_value(&call.expected))
+    }
+
+    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
+        self.exchange(call).await?.verify(call)
+    }
+}
+
+impl HessianConnection {
+    /// One exchange: the request sent, its reply checked against the
+    /// reference reply, or decoded.
+    async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
         let method = Method::of(call)?;
         let request = self.request.get_or_build(call, || {
             let mut body = Vec::with_capacity(codec::call_capacity(&call.argument));
@@ -155,7 +168,7 @@ impl Connection for HessianConnection {
                 if reply.status != hyper::StatusCode::OK {
                     return Err(http_status_error(&self.path, reply.status, reply.body));
                 }
-                request.value_of(reply.body, &call.expected, |b| {
+                request.reply_of(reply.body, &call.expected, |b| {
                     codec::decode_reply(b, method)
                 })
             })

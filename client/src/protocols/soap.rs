@@ -48,6 +48,7 @@ use self::envelope::Operation;
 use crate::http::{HttpPool, RequestCache};
 use crate::java_contract::Method;
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::reference::Reply;
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
@@ -257,6 +258,18 @@ pub struct SoapConnection {
 
 impl Connection for SoapConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        Ok(self.exchange(call).await?.into_value(&call.expected))
+    }
+
+    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
+        self.exchange(call).await?.verify(call)
+    }
+}
+
+impl SoapConnection {
+    /// One exchange: the request sent, its reply checked against the
+    /// reference reply, or decoded.
+    async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
         let method = Method::of(call)?;
         let prepared = &self.ops[method.index()];
         let request = self.request.get_or_build(call, || {
@@ -274,7 +287,7 @@ impl Connection for SoapConnection {
         })?;
         self.pool
             .send_with(request.bytes(), |reply| match reply.status.as_u16() {
-                200 => request.value_of(reply.body, &call.expected, |b| {
+                200 => request.reply_of(reply.body, &call.expected, |b| {
                     envelope::decode_response(b, &prepared.op)
                 }),
                 // A fault comes with 500; anything else that is not an

@@ -49,9 +49,11 @@
 //! (`thrift/scan.rs`) checks the reply's structure: every length in it must
 //! fit inside the message, and a message (or frame) may not exceed
 //! [`MAX_MESSAGE`], so a corrupt length never makes the crate allocate more
-//! than the reply's size. The reply must carry the request's method name and
-//! sequence id; its result struct is then compared with the call's
-//! reference reply ([`crate::reference`]) and decoded in full only when it
+//! than the reply's size. A result struct that starts with the bytes of the
+//! call's reference reply ([`crate::reference`]) ends where they end, so
+//! `scan` reads only the envelope of such a reply. The reply must carry the
+//! request's method name and sequence id; its result struct is then
+//! compared with the reference reply and decoded in full only when it
 //! differs (the first reply, or a wrong one).
 
 mod scan;
@@ -65,10 +67,12 @@ pub use self::scan::Wire;
 use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::ReferenceReply;
+use crate::reference::{ReferenceReply, Reply};
 use rpclab_model::contract::{self, Call, Method, Operation, Value};
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
     TFieldIdentifier, TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType,
@@ -184,12 +188,23 @@ pub struct ThriftConnection {
 
 impl Connection for ThriftConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        Ok(self.exchange(call).await?.into_value(&call.expected))
+    }
+
+    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
+        self.exchange(call).await?.verify(call)
+    }
+}
+
+impl ThriftConnection {
+    /// One exchange: the call sent, its reply read whole and checked
+    /// against the reference reply, or decoded.
+    async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
         let method = Method::of(call)?;
         let mut guard = self.state.lock().await;
         let state = &mut *guard;
         if state.dirty {
-            let stream = connect_tcp(&self.target).await?;
-            *state = State::new(CountingStream::new(stream, self.counter.clone()));
+            *state = self.reopen().await?;
         }
         state.seqid = state.seqid.wrapping_add(1);
         if !state.prepared.as_ref().is_some_and(|p| p.is_for(call)) {
@@ -201,45 +216,81 @@ impl Connection for ThriftConnection {
         // of an exchange: a failure or a cancellation leaves it dirty.
         state.dirty = true;
         state.stream.write_all(&state.out).await?;
+        // A reply like the reference one is not walked again by `scan`.
+        let known = state.prepared.as_ref().and_then(|p| p.reference.bytes());
         let (at, consumed, message) = match self.transport {
-            Transport::Framed => state.input.read_frame(&mut state.stream, self.wire).await?,
+            Transport::Framed => {
+                state
+                    .input
+                    .read_frame(&mut state.stream, self.wire, known)
+                    .await?
+            }
             Transport::Buffered => {
                 state
                     .input
-                    .read_message(&mut state.stream, self.wire)
+                    .read_message(&mut state.stream, self.wire, known)
                     .await?
             }
         };
         let bytes = &state.input.available()[at..at + message.len];
         if message.seqid != state.seqid {
-            return Err(CallError::Protocol(format!(
-                "reply has sequence id {}, the call had {}",
-                message.seqid, state.seqid
-            )));
+            return Err(wrong_seqid(message.seqid, state.seqid));
         }
-        if &bytes[message.name.clone()] != method.name().as_bytes() {
-            return Err(CallError::Protocol(format!(
-                "reply is for method `{}`, the call was `{}`",
-                String::from_utf8_lossy(&bytes[message.name.clone()]),
-                method.name()
-            )));
+        let name = &bytes[message.name.clone()];
+        if name != method.name().as_bytes() {
+            return Err(wrong_method(name, method));
         }
         let body = &bytes[message.body..];
         let result = match (message.kind, &state.prepared) {
-            (REPLY, Some(prepared)) => prepared.reference.value_of(body, &call.expected, |b| {
+            (REPLY, Some(prepared)) => prepared.reference.reply_of(body, &call.expected, |b| {
                 decode_reply(b, self.wire, method)
             }),
-            (REPLY, None) => decode_reply(body, self.wire, method),
+            (REPLY, None) => decode_reply(body, self.wire, method).map(Reply::Decoded),
             (EXCEPTION, _) => Err(decode_exception(body, self.wire)),
-            (other, _) => Err(CallError::Protocol(format!(
-                "reply has message type {other}, expected REPLY (2) or EXCEPTION (3)"
-            ))),
+            (other, _) => Err(wrong_kind(other)),
         };
         // The exchange is complete and in step: the socket is clean again.
         state.input.consume(consumed);
         state.dirty = false;
         result
     }
+
+    /// A new socket and state in place of a dirty one. Boxed and called
+    /// through a `dyn` future, so that the connect's code (resolving,
+    /// connecting, its errors) is not inlined into the exchange that every
+    /// call runs: it runs only after a failed or cancelled call.
+    fn reopen(&self) -> Pin<Box<dyn Future<Output = Result<State, CallError>> + Send + '_>> {
+        Box::pin(async move {
+            let stream = connect_tcp(&self.target).await?;
+            Ok(State::new(CountingStream::new(stream, self.counter.clone())))
+        })
+    }
+}
+
+// The errors of a reply, built out of line (`#[cold]`): the code that
+// formats them stays off the path of the replies that are right.
+
+#[cold]
+fn wrong_seqid(got: i32, sent: i32) -> CallError {
+    CallError::Protocol(format!(
+        "reply has sequence id {got}, the call had {sent}"
+    ))
+}
+
+#[cold]
+fn wrong_method(name: &[u8], method: Method) -> CallError {
+    CallError::Protocol(format!(
+        "reply is for method `{}`, the call was `{}`",
+        String::from_utf8_lossy(name),
+        method.name()
+    ))
+}
+
+#[cold]
+fn wrong_kind(kind: u8) -> CallError {
+    CallError::Protocol(format!(
+        "reply has message type {kind}, expected REPLY (2) or EXCEPTION (3)"
+    ))
 }
 
 /// A connection's socket and everything it reuses from call to call.
@@ -301,6 +352,9 @@ struct Prepared {
 }
 
 impl Prepared {
+    /// Once per connection and call: out of line.
+    #[cold]
+    #[inline(never)]
     fn new(wire: Wire, method: Method, call: &Call) -> Result<Prepared, CallError> {
         let ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
         let mut whole = Vec::new();
@@ -671,10 +725,7 @@ impl InBuf {
         }
         let n = stream.read(&mut self.data[self.end..]).await?;
         if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the server closed the connection",
-            ));
+            return Err(closed());
         }
         self.end += n;
         Ok(())
@@ -689,11 +740,12 @@ impl InBuf {
 
     /// Reads one frame. Returns where its message starts in
     /// [`InBuf::available`], how many bytes the frame takes, and the
-    /// message's envelope.
+    /// message's envelope. `known_body`: see [`scan::scan`].
     async fn read_frame<S: AsyncRead + Unpin>(
         &mut self,
         stream: &mut S,
         wire: Wire,
+        known_body: Option<&[u8]>,
     ) -> Result<(usize, usize, scan::Message), CallError> {
         self.fill(stream, 4).await?;
         let header: [u8; 4] = self.available()[..4].try_into().expect("4 bytes");
@@ -701,23 +753,12 @@ impl InBuf {
         let len = usize::try_from(len)
             .ok()
             .filter(|&len| len <= MAX_MESSAGE)
-            .ok_or_else(|| {
-                CallError::Protocol(format!(
-                    "frame length {len} is outside 0..={MAX_MESSAGE} (64 MiB)"
-                ))
-            })?;
+            .ok_or_else(|| bad_frame_length(len))?;
         self.fill(stream, 4 + len).await?;
         let frame = &self.available()[4..4 + len];
-        match scan::scan(frame, wire, len) {
+        match scan::scan(frame, wire, len, known_body) {
             Ok(Scan::Complete(message)) if message.len == len => Ok((4, 4 + len, message)),
-            Ok(Scan::Complete(message)) => Err(CallError::Protocol(format!(
-                "a frame of {len} bytes holds a message of {} bytes",
-                message.len
-            ))),
-            Ok(Scan::Incomplete { .. }) => Err(CallError::Protocol(format!(
-                "a frame of {len} bytes ends inside its message"
-            ))),
-            Err(why) => Err(CallError::Protocol(format!("malformed reply: {why}"))),
+            other => Err(bad_frame(len, other)),
         }
     }
 
@@ -726,15 +767,51 @@ impl InBuf {
         &mut self,
         stream: &mut S,
         wire: Wire,
+        known_body: Option<&[u8]>,
     ) -> Result<(usize, usize, scan::Message), CallError> {
         loop {
-            match scan::scan(self.available(), wire, MAX_MESSAGE) {
+            match scan::scan(self.available(), wire, MAX_MESSAGE, known_body) {
                 Ok(Scan::Complete(message)) => return Ok((0, message.len, message)),
                 Ok(Scan::Incomplete { at_least }) => self.read_more(stream, at_least).await?,
-                Err(why) => return Err(CallError::Protocol(format!("malformed reply: {why}"))),
+                Err(why) => return Err(malformed(why)),
             }
         }
     }
+}
+
+#[cold]
+fn closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the server closed the connection",
+    )
+}
+
+#[cold]
+fn bad_frame_length(len: i32) -> CallError {
+    CallError::Protocol(format!(
+        "frame length {len} is outside 0..={MAX_MESSAGE} (64 MiB)"
+    ))
+}
+
+/// A frame whose scan is not one message of the frame's length.
+#[cold]
+fn bad_frame(len: usize, scanned: Result<Scan, String>) -> CallError {
+    match scanned {
+        Ok(Scan::Complete(message)) => CallError::Protocol(format!(
+            "a frame of {len} bytes holds a message of {} bytes",
+            message.len
+        )),
+        Ok(Scan::Incomplete { .. }) => CallError::Protocol(format!(
+            "a frame of {len} bytes ends inside its message"
+        )),
+        Err(why) => malformed(why),
+    }
+}
+
+#[cold]
+fn malformed(why: String) -> CallError {
+    CallError::Protocol(format!("malformed reply: {why}"))
 }
 
 #[cfg(test)]
@@ -835,7 +912,7 @@ mod tests {
         method: Method,
         reply: &[u8],
     ) -> (scan::Message, Result<Value, CallError>) {
-        let message = match scan::scan(reply, wire, MAX_MESSAGE).unwrap() {
+        let message = match scan::scan(reply, wire, MAX_MESSAGE, None).unwrap() {
             Scan::Complete(message) => message,
             other => panic!("{other:?}"),
         };
@@ -885,7 +962,7 @@ mod tests {
                 let call = op.call();
                 let request = encode(Transport::Buffered, wire, &call, 41);
                 // The request is one whole message, as scan sees it.
-                match scan::scan(&request, wire, MAX_MESSAGE).unwrap() {
+                match scan::scan(&request, wire, MAX_MESSAGE, None).unwrap() {
                     Scan::Complete(m) => {
                         assert_eq!(m.len, request.len());
                         assert_eq!(m.kind, scan::CALL);
@@ -1040,11 +1117,16 @@ mod tests {
         wire_bytes.extend_from_slice(&framed);
         let mut input = InBuf::default();
         let mut stream = tokio_test_reader(wire_bytes, 5);
+        // The second time with the first's body known: the same answer.
+        let mut known: Option<Vec<u8>> = None;
         for _ in 0..2 {
-            let (at, consumed, message) =
-                input.read_frame(&mut stream, Wire::Binary).await.unwrap();
+            let (at, consumed, message) = input
+                .read_frame(&mut stream, Wire::Binary, known.as_deref())
+                .await
+                .unwrap();
             assert_eq!((at, consumed), (4, framed.len()));
             assert_eq!(message.len, reply.len());
+            known = Some(input.available()[at + message.body..at + message.len].to_vec());
             input.consume(consumed);
         }
 
@@ -1052,7 +1134,7 @@ mod tests {
         too_big.extend_from_slice(&[0; 16]);
         let mut input = InBuf::default();
         let result = input
-            .read_frame(&mut tokio_test_reader(too_big, 1024), Wire::Binary)
+            .read_frame(&mut tokio_test_reader(too_big, 1024), Wire::Binary, None)
             .await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
         assert!(
@@ -1063,17 +1145,19 @@ mod tests {
 
         let negative = (-5i32).to_be_bytes().to_vec();
         let result = InBuf::default()
-            .read_frame(&mut tokio_test_reader(negative, 4), Wire::Binary)
+            .read_frame(&mut tokio_test_reader(negative, 4), Wire::Binary, None)
             .await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
 
-        // A frame shorter than its message.
-        let mut short = ((reply.len() - 1) as i32).to_be_bytes().to_vec();
-        short.extend_from_slice(&reply[..reply.len() - 1]);
-        let result = InBuf::default()
-            .read_frame(&mut tokio_test_reader(short, 64), Wire::Binary)
-            .await;
-        assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
+        // A frame shorter than its message, with or without its body known.
+        for known in [None, known.as_deref()] {
+            let mut short = ((reply.len() - 1) as i32).to_be_bytes().to_vec();
+            short.extend_from_slice(&reply[..reply.len() - 1]);
+            let result = InBuf::default()
+                .read_frame(&mut tokio_test_reader(short, 64), Wire::Binary, known)
+                .await;
+            assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
+        }
     }
 
     #[tokio::test]
@@ -1085,15 +1169,21 @@ mod tests {
             bytes.extend_from_slice(&reply);
             let mut input = InBuf::default();
             let mut stream = tokio_test_reader(bytes, 1000);
+            // The second time with the first's body known: the same answer.
+            let mut known: Option<Vec<u8>> = None;
             for _ in 0..2 {
-                let (at, consumed, message) = input.read_message(&mut stream, wire).await.unwrap();
+                let (at, consumed, message) = input
+                    .read_message(&mut stream, wire, known.as_deref())
+                    .await
+                    .unwrap();
                 assert_eq!((at, consumed), (0, reply.len()));
                 let body = &input.available()[message.body..message.len];
                 assert!(decode_reply(body, wire, Method::EchoString).unwrap() == call.expected);
+                known = Some(body.to_vec());
                 input.consume(consumed);
             }
             // Then the server hangs up.
-            let result = input.read_message(&mut stream, wire).await;
+            let result = input.read_message(&mut stream, wire, known.as_deref()).await;
             assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
         }
     }

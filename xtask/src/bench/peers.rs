@@ -29,8 +29,9 @@
 //! A row is measured in rounds (`--rounds`, 3 by default): every tool once
 //! per round, in an order rotated from round to round, and each figure of
 //! the table is its median over the rounds. On a shared host one window
-//! can be slowed by anything else running; the median of interleaved
-//! rounds is what a ratio of two tools can be read from.
+//! can be slowed by anything else running, so a ratio of two tools is
+//! taken round by round (the tools of a round ran back to back) and the
+//! table gives the median of those ratios with their range.
 
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
@@ -180,14 +181,7 @@ impl Measured {
     /// Each figure's median over the rounds (of an even number, the mean
     /// of the middle two).
     fn median(rounds: &[Measured]) -> Measured {
-        fn median(mut v: Vec<f64>) -> f64 {
-            v.sort_by(f64::total_cmp);
-            match v.len() {
-                0 => 0.0,
-                n if n % 2 == 1 => v[n / 2],
-                n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-            }
-        }
+        let median = median_of;
         let of = |f: fn(&Measured) -> f64| median(rounds.iter().map(f).collect());
         let servers: Vec<f64> = rounds.iter().filter_map(|m| m.server_cores).collect();
         Measured {
@@ -199,15 +193,85 @@ impl Measured {
     }
 }
 
+/// What one tool measured in one row: every round, and their medians.
+#[derive(Clone, Debug)]
+struct Rounds {
+    each: Vec<Measured>,
+    median: Measured,
+}
+
+impl Rounds {
+    fn new(each: Vec<Measured>) -> Rounds {
+        let median = Measured::median(&each);
+        Rounds { each, median }
+    }
+}
+
+/// A ratio of the client to a peer: the median of the rounds' ratios and
+/// their range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ratio {
+    median: f64,
+    low: f64,
+    high: f64,
+}
+
+impl Ratio {
+    /// `of(client, peer)` round by round. The tools of a round run back to
+    /// back, so a slow stretch of the shared host weighs on both sides of
+    /// that round's ratio; the median of the rounds' ratios is what the
+    /// targets are read against. `None` if any round has no ratio.
+    fn paired(
+        us: &Rounds,
+        peer: &Rounds,
+        of: impl Fn(&Measured, &Measured) -> Option<f64>,
+    ) -> Option<Ratio> {
+        if us.each.len() != peer.each.len() || us.each.is_empty() {
+            return None;
+        }
+        let ratios: Option<Vec<f64>> = us
+            .each
+            .iter()
+            .zip(&peer.each)
+            .map(|(u, p)| of(u, p))
+            .collect();
+        let mut ratios = ratios?;
+        ratios.sort_by(f64::total_cmp);
+        Some(Ratio {
+            median: median_of(ratios.clone()),
+            low: ratios[0],
+            high: ratios[ratios.len() - 1],
+        })
+    }
+
+    fn render(&self) -> String {
+        if self.low == self.high {
+            format!("{:.2}", self.median)
+        } else {
+            format!("{:.2} [{:.2}–{:.2}]", self.median, self.low, self.high)
+        }
+    }
+}
+
+/// The median (of an even number, the mean of the middle two).
+fn median_of(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 struct RowResult {
     kind: Kind,
     connections: u32,
     in_flight: u32,
-    tools: Vec<(Tool, Result<Measured, String>)>,
+    tools: Vec<(Tool, Result<Rounds, String>)>,
 }
 
 impl RowResult {
-    fn get(&self, tool: Tool) -> Option<&Measured> {
+    fn get(&self, tool: Tool) -> Option<&Rounds> {
         self.tools
             .iter()
             .find(|(t, _)| *t == tool)
@@ -596,7 +660,7 @@ async fn run_peer(
         for (tool, measured, failed) in rounds {
             let m = match failed {
                 Some(e) => Err(e),
-                None => Ok(Measured::median(&measured)),
+                None => Ok(Rounds::new(measured)),
             };
             row.tools.push((tool, m));
         }
@@ -1175,7 +1239,7 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
     for r in rows {
         for (tool, m) in &r.tools {
             match m {
-                Ok(m) => {
+                Ok(Rounds { median: m, .. }) => {
                     let _ = writeln!(
                         out,
                         "| {} | {} | {} | {:.0} | {:.1} | {:.2} | {:.0} | {} |",
@@ -1206,24 +1270,26 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
             }
         }
     }
-    out.push_str("\nRatios (rpclab-client ÷ peer; targets of issue 13 in brackets):\n\n");
+    out.push_str("\nRatios (rpclab-client ÷ peer; targets of issue 13 in brackets): the median of the rounds' ratios, each round's tools having run back to back, and in brackets their range over the rounds:\n\n");
     out.push_str("| protocol | shape | CPU/call ÷ floor [≤ 1.1 binary] | CPU/call ÷ h2load [≤ 1.5] | calls per core-s ÷ ghz [≥ 2] | CPU/call ÷ wrk [≤ 1] |\n");
     out.push_str("| --- | --- | ---: | ---: | ---: | ---: |\n");
     for r in rows {
         let Some(us) = r.get(Tool::Rpclab) else {
             continue;
         };
+        let shown = |ratio: Option<Ratio>| ratio.map_or("-".into(), |r| r.render());
         let cpu = |t: Tool| {
-            r.get(t)
-                .filter(|m| m.cpu_us_per_call > 0.0)
-                .map_or("-".into(), |m| {
-                    format!("{:.2}", us.cpu_us_per_call / m.cpu_us_per_call)
+            shown(r.get(t).and_then(|peer| {
+                Ratio::paired(us, peer, |u, p| {
+                    (p.cpu_us_per_call > 0.0).then(|| u.cpu_us_per_call / p.cpu_us_per_call)
                 })
+            }))
         };
         let per_core = |m: &Measured| m.calls_per_s / m.cores_busy.max(1e-9);
-        let ghz = r
-            .get(Tool::Ghz)
-            .map_or("-".into(), |m| format!("{:.2}", per_core(us) / per_core(m)));
+        let ghz = shown(
+            r.get(Tool::Ghz)
+                .and_then(|peer| Ratio::paired(us, peer, |u, p| Some(per_core(u) / per_core(p)))),
+        );
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
@@ -1328,6 +1394,31 @@ mod tests {
             (two.calls_per_s, two.cpu_us_per_call, two.server_cores),
             (150.0, 15.0, None)
         );
+    }
+
+    #[test]
+    fn ratios_are_paired_round_by_round() {
+        let m = |cpu: f64| Measured {
+            calls_per_s: 1000.0,
+            cpu_us_per_call: cpu,
+            cores_busy: cpu / 1e3,
+            server_cores: None,
+        };
+        // The host slows down in round 2: both sides' figures rise.
+        let us = Rounds::new(vec![m(11.0), m(22.0), m(10.5)]);
+        let floor = Rounds::new(vec![m(10.0), m(20.0), m(10.0)]);
+        let cpu = |u: &Measured, p: &Measured| Some(u.cpu_us_per_call / p.cpu_us_per_call);
+        let r = Ratio::paired(&us, &floor, cpu).unwrap();
+        assert_eq!((r.median, r.low, r.high), (1.1, 1.05, 1.1));
+        assert_eq!(r.render(), "1.10 [1.05–1.10]");
+        // The ratio of the medians would be 11.0 / 10.0 here too, but not
+        // when the slow round falls on one side only.
+        let one = Rounds::new(vec![m(12.0)]);
+        let r = Ratio::paired(&one, &Rounds::new(vec![m(10.0)]), cpu).unwrap();
+        assert_eq!(r.render(), "1.20");
+        // Rounds that do not pair, or a round without a ratio: none.
+        assert!(Ratio::paired(&one, &floor, cpu).is_none());
+        assert!(Ratio::paired(&us, &floor, |_, _| None).is_none());
     }
 
     #[test]

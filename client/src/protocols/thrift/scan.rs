@@ -59,8 +59,24 @@ const MAX_DEPTH: usize = 64;
 /// Scans the message at the start of `buf`. A message that is malformed, or
 /// whose lengths claim more than `limit` bytes in all, is an error (its
 /// description).
-pub fn scan(buf: &[u8], wire: Wire, limit: usize) -> Result<Scan, String> {
-    let mut cursor = Cursor { buf, pos: 0, limit };
+///
+/// `known_body` is a body (result struct) already scanned whole, such as
+/// the call's reference reply: when the bytes after the envelope start with
+/// it, the message ends where it ends, and the body is not walked again.
+/// That is exact, not a guess: the walk reads nothing but these bytes, so
+/// over the same bytes it takes the same steps and stops at the same place.
+pub fn scan(
+    buf: &[u8],
+    wire: Wire,
+    limit: usize,
+    known_body: Option<&[u8]>,
+) -> Result<Scan, String> {
+    let mut cursor = Cursor {
+        buf,
+        pos: 0,
+        limit,
+        known_body,
+    };
     let result = match wire {
         Wire::Binary => cursor.binary_message(),
         Wire::Compact => cursor.compact_message(),
@@ -88,9 +104,23 @@ struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
     limit: usize,
+    known_body: Option<&'a [u8]>,
 }
 
 impl Cursor<'_> {
+    /// Moves past the body if it is the known one (see [`scan`]).
+    fn skip_known_body(&mut self) -> bool {
+        let Some(known) = self.known_body else {
+            return false;
+        };
+        let end = self.pos + known.len();
+        if end > self.limit || !self.buf[self.pos..].starts_with(known) {
+            return false;
+        }
+        self.pos = end;
+        true
+    }
+
     /// Moves past `n` bytes; `n` may be a length read from the wire.
     fn skip(&mut self, n: u64) -> Step<Range<usize>> {
         let end = (self.pos as u64).saturating_add(n);
@@ -170,7 +200,9 @@ impl Cursor<'_> {
             seqid = self.i32_be()?;
         }
         let body = self.pos;
-        self.binary_value(12, 0)?;
+        if !self.skip_known_body() {
+            self.binary_value(12, 0)?;
+        }
         Ok(Message {
             kind,
             seqid,
@@ -288,7 +320,9 @@ impl Cursor<'_> {
         let name_len = self.varint()?;
         let name = self.skip(name_len)?;
         let body = self.pos;
-        self.compact_value(12, 0)?;
+        if !self.skip_known_body() {
+            self.compact_value(12, 0)?;
+        }
         Ok(Message {
             kind,
             seqid,
@@ -456,7 +490,7 @@ mod tests {
     #[test]
     fn finds_the_end_and_asks_for_more_when_short() {
         let m = binary_string_reply("hello aa");
-        let full = scan(&m, Wire::Binary, LIMIT).unwrap();
+        let full = scan(&m, Wire::Binary, LIMIT, None).unwrap();
         assert_eq!(
             full,
             Scan::Complete(Message {
@@ -468,7 +502,7 @@ mod tests {
             })
         );
         for cut in 0..m.len() {
-            match scan(&m[..cut], Wire::Binary, LIMIT).unwrap() {
+            match scan(&m[..cut], Wire::Binary, LIMIT, None).unwrap() {
                 Scan::Incomplete { at_least } => assert!(at_least > cut && at_least <= m.len()),
                 other => panic!("cut at {cut}: {other:?}"),
             }
@@ -477,7 +511,7 @@ mod tests {
         let mut two = m.clone();
         two.extend_from_slice(&m);
         assert!(
-            matches!(scan(&two, Wire::Binary, LIMIT), Ok(Scan::Complete(msg)) if msg.len == m.len())
+            matches!(scan(&two, Wire::Binary, LIMIT, None), Ok(Scan::Complete(msg)) if msg.len == m.len())
         );
     }
 
@@ -486,9 +520,9 @@ mod tests {
         let mut m = binary_string_reply("");
         let at = 22 + 3; // the string length, after the field header
         m[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
-        assert!(scan(&m, Wire::Binary, LIMIT).is_err());
+        assert!(scan(&m, Wire::Binary, LIMIT, None).is_err());
         m[at..at + 4].copy_from_slice(&(-1i32).to_be_bytes());
-        assert!(scan(&m, Wire::Binary, LIMIT).is_err());
+        assert!(scan(&m, Wire::Binary, LIMIT, None).is_err());
     }
 
     #[test]
@@ -497,13 +531,13 @@ mod tests {
         let mut m = vec![0x82, 0x41, 0x01, 0x01, b'x'];
         m.extend_from_slice(&[0x09, 0x00]); // list field, explicit id 0
         m.extend_from_slice(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0x07]); // struct elements, size 2^31-1
-        assert!(scan(&m, Wire::Compact, LIMIT).is_err());
+        assert!(scan(&m, Wire::Compact, LIMIT, None).is_err());
 
         let mut deep = vec![0x82, 0x41, 0x01, 0x01, b'x'];
         for _ in 0..100 {
             deep.extend_from_slice(&[0x1c]); // struct field, delta 1
         }
-        assert!(scan(&deep, Wire::Compact, usize::MAX).is_err());
+        assert!(scan(&deep, Wire::Compact, usize::MAX, None).is_err());
     }
 
     #[test]
@@ -516,7 +550,7 @@ mod tests {
         m.extend_from_slice(&[0x08, 0x00, 0x02, b'h', b'i']); // string, explicit id 0
         m.extend_from_slice(&[0x16, 0x96, 0x01]); // i64, delta 1
         m.push(0);
-        match scan(&m, Wire::Compact, LIMIT).unwrap() {
+        match scan(&m, Wire::Compact, LIMIT, None).unwrap() {
             Scan::Complete(msg) => {
                 assert_eq!(msg.kind, REPLY);
                 assert_eq!(msg.seqid, 300);
@@ -524,6 +558,70 @@ mod tests {
                 assert_eq!(msg.len, m.len());
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The compact reply of `compact_varints_and_bool_fields`.
+    fn compact_reply() -> Vec<u8> {
+        let mut m = vec![0x82, 0x41, 0xac, 0x02, 5];
+        m.extend_from_slice(b"hello");
+        m.extend_from_slice(&[0x11, 0x08, 0x00, 0x02, b'h', b'i', 0x16, 0x96, 0x01, 0]);
+        m
+    }
+
+    #[test]
+    fn a_known_body_ends_the_message_where_the_walk_ends_it() {
+        for (m, wire, body) in [
+            (binary_string_reply("hello aa"), Wire::Binary, 22),
+            (compact_reply(), Wire::Compact, 10),
+        ] {
+            let known = &m[body..];
+            let walked = scan(&m, wire, LIMIT, None).unwrap();
+            assert_eq!(scan(&m, wire, LIMIT, Some(known)).unwrap(), walked);
+            // Cut short: incomplete either way.
+            for cut in 0..m.len() {
+                assert!(matches!(
+                    scan(&m[..cut], wire, LIMIT, Some(known)).unwrap(),
+                    Scan::Incomplete { .. }
+                ));
+            }
+            // Followed by more bytes: the same message.
+            let mut two = m.clone();
+            two.extend_from_slice(&m);
+            assert_eq!(scan(&two, wire, LIMIT, Some(known)).unwrap(), walked);
+            // Beyond the limit: walked, and refused as the walk refuses it.
+            assert_eq!(
+                scan(&m, wire, m.len() - 1, Some(known)),
+                scan(&m, wire, m.len() - 1, None)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes, a known body changes nothing but the work:
+        /// the scan with it says what the walk says.
+        #[test]
+        fn a_known_body_gives_the_walks_answer_on_any_bytes(
+            flips in proptest::collection::vec((0usize..64, proptest::num::u8::ANY), 0..4),
+            cut in 0usize..64,
+            binary in proptest::bool::ANY,
+        ) {
+            let (wire, m, body) = if binary {
+                (Wire::Binary, binary_string_reply("hello aa"), 22)
+            } else {
+                (Wire::Compact, compact_reply(), 10)
+            };
+            let known = m[body..].to_vec();
+            let mut bytes = m.clone();
+            for (at, b) in flips {
+                let at = at % bytes.len();
+                bytes[at] = b;
+            }
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            proptest::prop_assert_eq!(
+                scan(&bytes, wire, LIMIT, Some(&known)),
+                scan(&bytes, wire, LIMIT, None)
+            );
         }
     }
 }
