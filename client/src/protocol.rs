@@ -69,7 +69,12 @@ pub fn verify(reply: Value, call: &Call) -> Result<(), CallError> {
         return Ok(());
     }
     let mut got = format!("{reply:?}");
-    got.truncate(160);
+    // At most 160 bytes, cut at a character's boundary.
+    let cut = (0..=got.len().min(160))
+        .rev()
+        .find(|&i| got.is_char_boundary(i))
+        .unwrap_or(0);
+    got.truncate(cut);
     Err(CallError::WrongResponse(format!(
         "{} returned {got}",
         call.operation
@@ -189,6 +194,25 @@ mod tests {
 
     fn opts(heartbeat: &str) -> BTreeMap<String, String> {
         BTreeMap::from([("heartbeat_s".to_owned(), heartbeat.to_owned())])
+    }
+
+    #[test]
+    fn a_wrong_reply_is_described_in_at_most_160_bytes_whatever_its_characters() {
+        let call = rpclab_model::contract::Operation::Hello.call();
+        assert!(verify(call.expected.clone(), &call).is_ok());
+        for text in [
+            "a".repeat(400),
+            "✓".repeat(400),
+            format!("a{}", "é".repeat(400)),
+        ] {
+            match verify(Value::Str(text), &call) {
+                Err(CallError::WrongResponse(m)) => {
+                    assert!(m.starts_with("hello returned Str(\""), "{m}");
+                    assert!(m.len() <= 160 + "hello returned ".len(), "{}", m.len());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]
