@@ -181,14 +181,13 @@ impl Measured {
     /// Each figure's median over the rounds (of an even number, the mean
     /// of the middle two).
     fn median(rounds: &[Measured]) -> Measured {
-        let median = median_of;
-        let of = |f: fn(&Measured) -> f64| median(rounds.iter().map(f).collect());
+        let of = |f: fn(&Measured) -> f64| median_of(rounds.iter().map(f).collect());
         let servers: Vec<f64> = rounds.iter().filter_map(|m| m.server_cores).collect();
         Measured {
             calls_per_s: of(|m| m.calls_per_s),
             cpu_us_per_call: of(|m| m.cpu_us_per_call),
             cores_busy: of(|m| m.cores_busy),
-            server_cores: (!servers.is_empty()).then(|| median(servers)),
+            server_cores: (!servers.is_empty()).then(|| median_of(servers)),
         }
     }
 }
@@ -229,18 +228,16 @@ impl Ratio {
         if us.each.len() != peer.each.len() || us.each.is_empty() {
             return None;
         }
-        let ratios: Option<Vec<f64>> = us
+        let ratios: Vec<f64> = us
             .each
             .iter()
             .zip(&peer.each)
             .map(|(u, p)| of(u, p))
-            .collect();
-        let mut ratios = ratios?;
-        ratios.sort_by(f64::total_cmp);
+            .collect::<Option<_>>()?;
         Some(Ratio {
-            median: median_of(ratios.clone()),
-            low: ratios[0],
-            high: ratios[ratios.len() - 1],
+            low: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+            high: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            median: median_of(ratios),
         })
     }
 
