@@ -26,6 +26,7 @@
 
 pub mod calibrate;
 pub mod discovery;
+pub mod exchange;
 pub mod floor;
 pub mod http;
 pub mod id_hash;
@@ -33,6 +34,7 @@ pub mod java_contract;
 pub mod load;
 pub mod mux;
 pub mod net;
+pub mod poll_loop;
 pub mod probe;
 pub mod protocol;
 pub mod protocols;

@@ -396,83 +396,30 @@ impl LoadModel for ClosedLoop {
     /// asynchronous one with `outstanding` calls in flight is that many
     /// tasks sharing the worker's connection and its share of the calls.
     async fn drive<C: Connection>(&self, run: Run<C>) -> Vec<WorkerStats> {
-        // A shared budget only for the thread-pool shape (seed 003): one
-        // atomic per call, taken only when the window is a total count.
-        let budget = match self.stop {
-            Stop::TotalCalls(n) => Some(Arc::new(AtomicU64::new(n))),
-            _ => None,
-        };
-        let outstanding = self.outstanding.max(1) as usize;
-        let handles: Vec<_> = (0..self.callers() as usize)
-            .map(|task| {
-                let worker = task / outstanding;
-                let quota = match self.stop {
-                    // The worker's calls, split over its calls in flight.
-                    Stop::CallsPerWorker(n) => {
-                        let (k, i) = (outstanding as u64, (task % outstanding) as u64);
-                        n / k + u64::from(i < n % k)
-                    }
-                    _ => u64::MAX,
-                };
-                let connection = worker % run.connections.len();
-                let conn = Arc::clone(&run.connections[connection]);
+        let callers = closed_loop_callers(
+            self,
+            run.connections.len(),
+            &run.clock,
+            run.keep_load_until_done,
+        );
+        let handles: Vec<_> = callers
+            .into_iter()
+            .map(|mut caller| {
+                let conn = Arc::clone(&run.connections[caller.connection()]);
                 let call = Arc::clone(&run.call);
-                let clock = Arc::clone(&run.clock);
-                let mut places = Places {
-                    quota,
-                    taken: 0,
-                    budget: budget.clone(),
-                };
-                let (timeout, keep_load) = (run.timeout, run.keep_load_until_done);
+                let timeout = run.timeout;
                 tokio::spawn(async move {
-                    let mut stats = WorkerStats::default();
-                    let mut progress = TaskProgress::new(task, connection);
                     let mut deadline = Deadline::new();
-                    let mut finished = false;
-                    // Ends this task's share of the window; false: stop calling.
-                    let finish = |finished: &mut bool| {
-                        *finished = true;
-                        clock.worker_finished();
-                        keep_load
-                    };
-                    loop {
-                        let issued_in = clock.phase();
-                        if issued_in == Phase::Done {
-                            break;
-                        }
-                        let mut placed = false;
-                        if issued_in == Phase::Measure && !finished {
-                            placed = places.take();
-                            if !placed && !finish(&mut finished) {
-                                break;
-                            }
-                        }
+                    while let Some(issued) = caller.issue() {
                         let Timed {
                             end,
                             latency,
                             outcome,
                             ..
                         } = deadline.timed_call(&*conn, &call, timeout).await;
-                        let completed_in = clock.phase();
                         let failed = outcome.is_err();
-                        progress.completed(&clock, latency, !failed);
-                        // Issued before the window, completed in it: it is
-                        // the window's if a place is left.
-                        if completed_in == Phase::Measure
-                            && issued_in != Phase::Measure
-                            && !finished
-                        {
-                            placed = places.take();
-                            if !placed && !finish(&mut finished) {
-                                break;
-                            }
-                        }
-                        if placed && completed_in == Phase::Measure {
-                            match (outcome, clock.sink()) {
-                                (Ok(()), Some(sink)) => stats.record_ok_at(latency, end, sink),
-                                (Ok(()), None) => stats.record_ok(latency),
-                                (Err(e), _) => stats.record_failure(&e),
-                            }
+                        if !caller.complete(issued, latency, end, outcome) {
+                            break;
                         }
                         // A call that fails without ever waiting (a refused
                         // request, a closed connection) would otherwise let
@@ -482,17 +429,149 @@ impl LoadModel for ClosedLoop {
                             tokio::task::yield_now().await;
                         }
                     }
-                    if !finished {
-                        clock.worker_finished();
-                    }
-                    if let Some(sink) = clock.sink() {
-                        stats.flush_interval(sink);
-                    }
-                    stats
+                    caller.into_stats()
                 })
             })
             .collect();
         join_all(handles).await
+    }
+}
+
+/// The callers of a closed loop over `connections` connections, one per
+/// call in flight (an asynchronous worker with `outstanding` calls is that
+/// many callers on the worker's connection, sharing its calls).
+pub(crate) fn closed_loop_callers(
+    model: &ClosedLoop,
+    connections: usize,
+    clock: &Arc<Clock>,
+    keep_load: bool,
+) -> Vec<Caller> {
+    // A shared budget only for the thread-pool shape (seed 003): one
+    // atomic per call, taken only when the window is a total count.
+    let budget = match model.stop {
+        Stop::TotalCalls(n) => Some(Arc::new(AtomicU64::new(n))),
+        _ => None,
+    };
+    let outstanding = model.outstanding.max(1) as usize;
+    (0..model.callers() as usize)
+        .map(|task| {
+            let worker = task / outstanding;
+            let quota = match model.stop {
+                // The worker's calls, split over its calls in flight.
+                Stop::CallsPerWorker(n) => {
+                    let (k, i) = (outstanding as u64, (task % outstanding) as u64);
+                    n / k + u64::from(i < n % k)
+                }
+                _ => u64::MAX,
+            };
+            let connection = worker % connections.max(1);
+            Caller {
+                clock: Arc::clone(clock),
+                stats: WorkerStats::default(),
+                progress: TaskProgress::new(task, connection),
+                places: Places {
+                    quota,
+                    taken: 0,
+                    budget: budget.clone(),
+                },
+                finished: false,
+                keep_load,
+            }
+        })
+        .collect()
+}
+
+/// One closed-loop caller's bookkeeping, the same whichever engine makes
+/// its calls (tasks here, or [`crate::poll_loop`]): which calls are the
+/// window's, what is recorded, when its share of the window is done.
+pub(crate) struct Caller {
+    clock: Arc<Clock>,
+    stats: WorkerStats,
+    progress: TaskProgress,
+    places: Places,
+    /// Its share of the window is done (told to the clock).
+    finished: bool,
+    /// Keep calling, unrecorded, once finished, until the run is done.
+    keep_load: bool,
+}
+
+/// A call as its [`Caller`] issued it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Issued {
+    phase: Phase,
+    /// It holds one of the window's places.
+    placed: bool,
+}
+
+impl Caller {
+    /// The index of the connection this caller calls on.
+    pub(crate) fn connection(&self) -> usize {
+        self.progress.connection
+    }
+
+    /// The next call to make, or `None`: stop calling.
+    pub(crate) fn issue(&mut self) -> Option<Issued> {
+        let phase = self.clock.phase();
+        if phase == Phase::Done {
+            return None;
+        }
+        let mut placed = false;
+        if phase == Phase::Measure && !self.finished {
+            placed = self.places.take();
+            if !placed && !self.finish() {
+                return None;
+            }
+        }
+        Some(Issued { phase, placed })
+    }
+
+    /// Records a call that ended at `end` after `latency`; false: stop
+    /// calling.
+    pub(crate) fn complete(
+        &mut self,
+        issued: Issued,
+        latency: Duration,
+        end: Instant,
+        outcome: Result<(), CallError>,
+    ) -> bool {
+        let completed_in = self.clock.phase();
+        self.progress
+            .completed(&self.clock, latency, outcome.is_ok());
+        let mut placed = issued.placed;
+        // Issued before the window, completed in it: it is the window's if
+        // a place is left.
+        if completed_in == Phase::Measure && issued.phase != Phase::Measure && !self.finished {
+            placed = self.places.take();
+            if !placed && !self.finish() {
+                return false;
+            }
+        }
+        if placed && completed_in == Phase::Measure {
+            match (outcome, self.clock.sink()) {
+                (Ok(()), Some(sink)) => self.stats.record_ok_at(latency, end, sink),
+                (Ok(()), None) => self.stats.record_ok(latency),
+                (Err(e), _) => self.stats.record_failure(&e),
+            }
+        }
+        true
+    }
+
+    /// Ends this caller's share of the window; false: stop calling.
+    fn finish(&mut self) -> bool {
+        self.finished = true;
+        self.clock.worker_finished();
+        self.keep_load
+    }
+
+    /// The caller's stats, once it has stopped calling.
+    pub(crate) fn into_stats(mut self) -> WorkerStats {
+        if !self.finished {
+            self.clock.worker_finished();
+        }
+        if let Some(sink) = self.clock.sink() {
+            self.stats.flush_interval(sink);
+        }
+        self.stats
     }
 }
 

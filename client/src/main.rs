@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand};
 use rpclab_client::{probe, protocols, runner};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::ClientReport;
-use rpclab_model::spec::{CellSpec, Load, OpenLoop, Pool, Schedule, Shape, Steady, Stop};
+use rpclab_model::spec::{
+    CellSpec, EngineChoice, Load, OpenLoop, Pool, Schedule, Shape, Steady, Stop,
+};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -134,6 +136,11 @@ struct Direct {
     /// Protocol option key=value (repeatable), e.g. transport=framed.
     #[arg(long, value_parser = parse_option)]
     option: Vec<(String, String)>,
+    /// Which engine makes the calls: auto (the poll engine where it can run
+    /// the cell: a closed loop with one call in flight per connection, on a
+    /// protocol with a sans-IO exchange; else tokio tasks) or tasks.
+    #[arg(long, default_value = "auto", value_parser = EngineChoice::parse)]
+    engine: EngineChoice,
     /// Print the report as JSON instead of a summary.
     #[arg(long)]
     json: bool,
@@ -281,6 +288,7 @@ async fn run_direct(d: Direct) -> Result<()> {
         timeout_ms: d.timeout_ms,
         include_connect: false,
         options: d.option.into_iter().collect(),
+        engine: d.engine,
     };
     let report = runner::run_cell(&spec).await?.report;
     if d.json {

@@ -13,6 +13,9 @@
 //! which is generic over the protocol, pays no allocation per call for
 //! dynamic dispatch.
 
+use crate::exchange::Exchange;
+#[doc(no_inline)]
+pub use crate::exchange::NoExchange;
 use rpclab_model::contract::{Call, MismatchedArgument, Value, WrongReturn};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -23,6 +26,10 @@ use std::time::Duration;
 /// A kind of server endpoint the client can talk to (gRPC, Thrift, ...).
 pub trait Protocol: Send + Sync + Sized + 'static {
     type Conn: Connection;
+
+    /// The protocol's calls as a sans-IO exchange ([`crate::exchange`]);
+    /// [`NoExchange`] for a protocol that has none.
+    type Exchange: Exchange;
 
     /// Name used by `--protocol` and by server manifests.
     const NAME: &'static str;
@@ -42,6 +49,15 @@ pub trait Protocol: Send + Sync + Sized + 'static {
         target: &str,
         counter: WireCounter,
     ) -> impl Future<Output = Result<Self::Conn, CallError>> + Send;
+
+    /// `call` as a sans-IO exchange on a plain TCP connection (`TCP_NODELAY`
+    /// set, nothing sent or received but requests and replies), when the
+    /// protocol can make it one: the closed loop may then run it on its
+    /// poll engine ([`crate::poll_loop`]). `None` (the default): the call
+    /// runs on tasks, through [`Protocol::Conn`].
+    fn exchange(&self, _call: &Call) -> Result<Option<Self::Exchange>, CallError> {
+        Ok(None)
+    }
 }
 
 /// One open connection (or channel) to a server.

@@ -13,6 +13,7 @@
 //! log, can read the server's CPU counters at the same moments.
 
 use crate::load::{Clock, LoadModel, Phase, Run};
+use crate::poll_loop;
 use crate::protocol::{CallError, Protocol, WireCounter};
 use crate::protocols::{dispatch, WithProtocol};
 use crate::self_cost::{peak_rss, process_cpu_time};
@@ -20,7 +21,7 @@ use crate::stats::{latency_summary, WorkerStats};
 use crate::warmup::{warm_up, Signal};
 use crate::window::{Edges, Figures};
 use rpclab_model::result::ClientReport;
-use rpclab_model::spec::{CellSpec, Load};
+use rpclab_model::spec::{CellSpec, ClosedLoop, EngineChoice, Load};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,10 +53,53 @@ impl WithProtocol for CellJob<'_> {
     async fn run<P: Protocol>(self, protocol: P) -> Self::Output {
         let spec = self.spec;
         match &spec.load {
-            Load::Closed(model) => run_model(&protocol, spec, model).await,
-            Load::Open(model) => run_model(&protocol, spec, model).await,
+            Load::Closed(model) => match poll_exchanges(&protocol, spec, model)? {
+                Some(exchanges) => {
+                    run_model(&protocol, spec, model, Engine::Poll(model, exchanges)).await
+                }
+                None => run_model(&protocol, spec, model, Engine::Tasks).await,
+            },
+            Load::Open(model) => run_model(&protocol, spec, model, Engine::Tasks).await,
         }
     }
+}
+
+/// Which engine makes a cell's calls.
+enum Engine<'a, E> {
+    /// Tokio tasks over the protocol's connections: every load model.
+    Tasks,
+    /// The poll engine over sans-IO exchanges ([`crate::poll_loop`]): a
+    /// closed loop with one call in flight per connection, when the
+    /// protocol offers an exchange.
+    Poll(&'a ClosedLoop, Vec<E>),
+}
+
+/// One exchange per connection, when the poll engine can run the cell: a
+/// closed loop it is eligible for ([`poll_loop::eligible`]), a protocol
+/// with an exchange for the call, connections opened before the window
+/// (a cell that counts connection set-up measures the protocol's own
+/// connect), and not turned off by the cell (`engine = "tasks"`).
+fn poll_exchanges<P: Protocol>(
+    protocol: &P,
+    spec: &CellSpec,
+    model: &ClosedLoop,
+) -> Result<Option<Vec<P::Exchange>>, CallError> {
+    let connections = spec.load.connections();
+    if spec.include_connect
+        || spec.engine == EngineChoice::Tasks
+        || !poll_loop::eligible(model, connections)
+    {
+        return Ok(None);
+    }
+    let call = spec.operation.call();
+    let mut exchanges = Vec::with_capacity(connections as usize);
+    for _ in 0..connections {
+        match protocol.exchange(&call)? {
+            Some(exchange) => exchanges.push(exchange),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(exchanges))
 }
 
 async fn connect_all<P: Protocol>(
@@ -71,6 +115,15 @@ async fn connect_all<P: Protocol>(
     Ok(conns)
 }
 
+/// A cell's open connections, for the engine that makes its calls.
+enum Connections<'a, C, E> {
+    Tasks(Vec<Arc<C>>),
+    Poll(&'a ClosedLoop, Vec<poll_loop::Link<E>>),
+}
+
+/// Name of the tokio tasks engine in reports.
+pub const TASKS_ENGINE: &str = "tasks";
+
 fn phase_line(phase: &str) {
     eprintln!("{PHASE_MARKER} {phase}");
 }
@@ -79,28 +132,58 @@ async fn run_model<P: Protocol, M: LoadModel>(
     protocol: &P,
     spec: &CellSpec,
     model: &M,
+    engine: Engine<'_, P::Exchange>,
 ) -> Result<CellRun, CallError> {
     let counter = WireCounter::default();
     let cooldown = Duration::from_secs_f64(spec.cooldown_s);
     let open_loop = matches!(spec.load, Load::Open(_));
 
     let connect_start = Instant::now();
-    let connections =
-        connect_all(protocol, &spec.target, spec.load.connections(), &counter).await?;
+    let connections = match engine {
+        Engine::Tasks => Connections::Tasks(
+            connect_all(protocol, &spec.target, spec.load.connections(), &counter).await?,
+        ),
+        Engine::Poll(closed, exchanges) => {
+            Connections::Poll(closed, poll_loop::connect_all(&spec.target, exchanges)?)
+        }
+    };
     let connect_time = connect_start.elapsed();
+    let (engine_name, opened) = match &connections {
+        Connections::Tasks(c) => (TASKS_ENGINE, c.len()),
+        Connections::Poll(_, links) => (poll_loop::ENGINE, links.len()),
+    };
 
     // A cell that counts connection set-up measures from the first connect,
     // with no warm-up; every other cell warms up first.
     // The warm-up waits for the connections that carry calls: a pool
     // larger than its callers keeps the rest open and idle.
-    let used = (spec.load.used_connections() as usize).clamp(1, connections.len().max(1));
+    let used = (spec.load.used_connections() as usize).clamp(1, opened.max(1));
     let clock = Clock::new(model.workers(), used, spec.include_connect);
-    let run = Run {
-        connections,
-        call: Arc::new(spec.operation.call()),
-        timeout: Duration::from_millis(spec.timeout_ms),
-        clock: Arc::clone(&clock),
-        keep_load_until_done: !cooldown.is_zero(),
+    let timeout = Duration::from_millis(spec.timeout_ms);
+    let keep_load_until_done = !cooldown.is_zero();
+    let drive = async {
+        match connections {
+            Connections::Tasks(connections) => {
+                let run = Run {
+                    connections,
+                    call: Arc::new(spec.operation.call()),
+                    timeout,
+                    clock: Arc::clone(&clock),
+                    keep_load_until_done,
+                };
+                model.drive(run).await
+            }
+            Connections::Poll(closed, links) => {
+                let plan = poll_loop::Plan {
+                    target: spec.target.clone(),
+                    timeout,
+                    clock: Arc::clone(&clock),
+                    keep_load_until_done,
+                    counter: counter.clone(),
+                };
+                poll_loop::drive(closed, links, plan).await
+            }
+        }
     };
 
     let controller = async {
@@ -148,7 +231,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
     };
     let progress = report_progress(&clock);
     let (stats, (edges, window, warmup)) = tokio::select! {
-        both = async { tokio::join!(model.drive(run), controller) } => both,
+        both = async { tokio::join!(drive, controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
     };
     phase_line("done");
@@ -173,6 +256,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
     let report = ClientReport {
         protocol: P::NAME.to_owned(),
         connection_model: P::CONNECTION_MODEL.to_owned(),
+        engine: Some(engine_name.to_owned()),
         operation: spec.operation,
         load: spec.load.clone(),
         calls_ok: figures.calls_ok,

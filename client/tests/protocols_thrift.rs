@@ -13,7 +13,10 @@ use generated::{BenchSyncHandler, BenchSyncProcessor};
 use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::thrift::Thrift;
+use rpclab_client::runner::run_cell;
 use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
+use rpclab_model::result::ClientReport;
+use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -295,19 +298,14 @@ fn hello_reply(seqid: i32, text: &str) -> Vec<u8> {
     frame
 }
 
-/// A server that answers right and wrong in turn, with replies of the same
-/// length: every wrong one is a failed call, before and after a right one
-/// became the reference the others are compared with.
-#[tokio::test]
-async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
-    let call = Operation::Hello.call();
-    let Value::Str(right) = call.expected.clone() else {
-        panic!("hello returns a string")
-    };
+/// A server answering framed binary `hello` requests right and wrong in
+/// turn (the greeting reversed: a reply of the same length).
+async fn right_and_wrong_in_turn() -> SocketAddr {
+    let right = hello_text();
     let wrong: String = right.chars().rev().collect();
     assert_ne!(wrong, right);
     let turn = AtomicUsize::new(0);
-    let addr = raw_server(move |request| {
+    raw_server(move |request| {
         // The request: frame length, version and type, "hello", seqid.
         let seqid = i32::from_be_bytes(request[17..21].try_into().unwrap());
         let text = if turn.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
@@ -317,7 +315,16 @@ async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
         };
         hello_reply(seqid, text)
     })
-    .await;
+    .await
+}
+
+/// A server that answers right and wrong in turn, with replies of the same
+/// length: every wrong one is a failed call, before and after a right one
+/// became the reference the others are compared with.
+#[tokio::test]
+async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
+    let call = Operation::Hello.call();
+    let addr = right_and_wrong_in_turn().await;
     let conn = thrift("framed", "binary")
         .connect(&addr.to_string(), WireCounter::default())
         .await
@@ -332,8 +339,8 @@ async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
     }
 }
 
-#[tokio::test]
-async fn a_server_that_hangs_up_is_an_io_error() {
+/// A server that reads a request and hangs up, on every connection.
+async fn hanging_up_server() -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -343,6 +350,12 @@ async fn a_server_that_hangs_up_is_an_io_error() {
             drop(stream);
         }
     });
+    addr
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_up_is_an_io_error() {
+    let addr = hanging_up_server().await;
     let conn = thrift("buffered", "compact")
         .connect(&addr.to_string(), WireCounter::default())
         .await
@@ -371,4 +384,200 @@ async fn against_a_running_server() {
     let target = std::env::var("RPCLAB_THRIFT_TARGET").expect("set RPCLAB_THRIFT_TARGET=host:port");
     let protocol = Thrift::new(&common::options_from_env("RPCLAB_THRIFT_OPTIONS")).unwrap();
     common::every_operation_verified(&protocol, &target, 2, 2, 5).await;
+}
+
+/// A closed-loop cell of `callers` client programs (a connection each)
+/// making `calls` calls each, opening its window at once.
+fn cell(
+    target: SocketAddr,
+    (transport, protocol): (&str, &str),
+    operation: Operation,
+    callers: u32,
+    calls: u64,
+    timeout_ms: u64,
+    engine: EngineChoice,
+) -> CellSpec {
+    CellSpec {
+        protocol: "thrift".into(),
+        target: target.to_string(),
+        operation,
+        load: Load::Closed(Shape::ClientPrograms.closed(
+            callers,
+            None,
+            Stop::CallsPerWorker(calls),
+        )),
+        warmup_s: 0.0,
+        warmup_max_s: Some(0.0),
+        steady: None,
+        min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+        cooldown_s: 0.0,
+        timeout_ms,
+        include_connect: false,
+        options: [("transport", transport), ("protocol", protocol)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        engine,
+    }
+}
+
+/// The poll engine runs a cell of client programs on every transport and
+/// protocol, verifying every reply, small and large (a 100 KiB string
+/// arrives in many reads); the tasks engine runs the same cell to the same
+/// counts.
+#[tokio::test]
+async fn both_engines_make_every_call_of_a_cell_verified() {
+    for combination in COMBINATIONS {
+        let server = sync_server(combination.0, combination.1);
+        for operation in [
+            Operation::Hello,
+            Operation::OrderEcho,
+            Operation::StringEcho(rpclab_model::contract::StringSize::K100),
+        ] {
+            for (engine, name) in [(EngineChoice::Auto, "poll"), (EngineChoice::Tasks, "tasks")] {
+                let spec = cell(server.addr, combination, operation, 3, 40, 60_000, engine);
+                let report = run_cell(&spec).await.unwrap().report;
+                let what = format!("{combination:?} {operation} {name}: {report:?}");
+                assert_eq!(report.engine.as_deref(), Some(name), "{what}");
+                assert_eq!((report.calls_ok, report.calls_failed), (120, 0), "{what}");
+                assert!(report.verified, "{what}");
+                assert!(report.bytes_sent_per_call > 0.0, "{what}");
+                assert!(report.bytes_received_per_call > 0.0, "{what}");
+            }
+        }
+    }
+}
+
+/// A cell the poll engine cannot run (callers sharing a connection) runs
+/// on tasks.
+#[tokio::test]
+async fn callers_sharing_a_connection_run_on_tasks() {
+    let server = sync_server("framed", "binary");
+    let mut spec = cell(
+        server.addr,
+        ("framed", "binary"),
+        Operation::Hello,
+        4,
+        10,
+        60_000,
+        EngineChoice::Auto,
+    );
+    spec.load = Load::Closed(Shape::SharedClient.closed(4, None, Stop::CallsPerWorker(10)));
+    let report = run_cell(&spec).await.unwrap().report;
+    assert_eq!(report.engine.as_deref(), Some("tasks"), "{report:?}");
+    assert_eq!(
+        (report.calls_ok, report.calls_failed),
+        (40, 0),
+        "{report:?}"
+    );
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
+}
+
+/// On the poll engine, as on tasks, a wrong reply is a failed call, before
+/// and after a right one became the reference.
+#[tokio::test]
+async fn the_poll_engine_counts_wrong_replies_as_failed_calls() {
+    let addr = right_and_wrong_in_turn().await;
+    let report = on_poll_engine(cell(
+        addr,
+        ("framed", "binary"),
+        Operation::Hello,
+        2,
+        50,
+        60_000,
+        EngineChoice::Auto,
+    ))
+    .await;
+    assert_eq!(report.calls_ok + report.calls_failed, 100, "{report:?}");
+    assert_eq!(
+        report.failures.wrong_response, report.calls_failed,
+        "{report:?}"
+    );
+    assert!(report.calls_ok > 0 && report.calls_failed > 0, "{report:?}");
+}
+
+/// A call past its timeout fails as a timeout, and its connection is
+/// replaced: the first connection never answers, the next ones do.
+#[tokio::test]
+async fn the_poll_engine_times_out_a_silent_connection_and_replaces_it() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&accepted);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let silent = counted.fetch_add(1, Ordering::Relaxed) == 0;
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                while let Ok(n) = stream.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    if silent {
+                        continue;
+                    }
+                    let seqid = i32::from_be_bytes(buf[17..21].try_into().unwrap());
+                    let reply = hello_reply(seqid, &hello_text());
+                    if stream.write_all(&reply).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let report = on_poll_engine(cell(
+        addr,
+        ("framed", "binary"),
+        Operation::Hello,
+        1,
+        3,
+        200,
+        EngineChoice::Auto,
+    ))
+    .await;
+    // The timed-out call is the window's only if the window had opened by
+    // then; every call after it is answered.
+    assert_eq!(report.calls_ok + report.calls_failed, 3, "{report:?}");
+    assert_eq!(report.failures.timeout, report.calls_failed, "{report:?}");
+    assert!(report.calls_ok >= 2, "{report:?}");
+    assert_eq!(accepted.load(Ordering::Relaxed), 2, "{report:?}");
+}
+
+/// The report of `spec`, which must have run on the poll engine.
+async fn on_poll_engine(spec: CellSpec) -> ClientReport {
+    let report = run_cell(&spec).await.unwrap().report;
+    assert_eq!(report.engine.as_deref(), Some("poll"), "{report:?}");
+    report
+}
+
+/// What `hello` answers as the contract says.
+fn hello_text() -> String {
+    match Operation::Hello.call().expected {
+        Value::Str(text) => text,
+        other => panic!("hello returns a string, not {other:?}"),
+    }
+}
+
+/// A server that hangs up on every request: every call of the window
+/// fails, none is lost, and the engine stops when its calls are made.
+#[tokio::test]
+async fn the_poll_engine_survives_a_server_that_hangs_up() {
+    let addr = hanging_up_server().await;
+    let report = on_poll_engine(cell(
+        addr,
+        ("buffered", "compact"),
+        Operation::Hello,
+        2,
+        5,
+        60_000,
+        EngineChoice::Auto,
+    ))
+    .await;
+    assert_eq!(
+        (report.calls_ok, report.calls_failed),
+        (0, 10),
+        "{report:?}"
+    );
+    let f = &report.failures;
+    assert_eq!(f.io + f.connect, 10, "{report:?}");
 }

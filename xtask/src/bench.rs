@@ -420,6 +420,7 @@ impl Bench<'_> {
             timeout_ms: 5_000,
             include_connect: false,
             options: BTreeMap::new(),
+            engine: Default::default(),
         };
         let dir = self
             .out

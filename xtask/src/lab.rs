@@ -302,6 +302,7 @@ impl Profile {
             timeout_ms: self.timeout_ms,
             include_connect,
             options,
+            engine: Default::default(),
         }
     }
 }

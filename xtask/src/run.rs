@@ -1037,6 +1037,7 @@ mod tests {
         ClientReport {
             protocol: "thrift".into(),
             connection_model: "one call in flight".into(),
+            engine: None,
             operation: rpclab_model::contract::Operation::OrderEcho,
             load: Load::Closed(Shape::ClientPrograms.closed(
                 5,

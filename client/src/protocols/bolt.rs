@@ -121,6 +121,7 @@ pub async fn lookup(zk: &ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
 
 impl Protocol for Bolt {
     type Conn = BoltConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "bolt";
 

@@ -114,6 +114,7 @@ impl Dubbo {
 
 impl Protocol for Dubbo {
     type Conn = DubboConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "dubbo";
 

@@ -101,6 +101,7 @@ pub struct Grpc;
 
 impl Protocol for Grpc {
     type Conn = GrpcConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "grpc";
 

@@ -95,6 +95,7 @@ pub(crate) fn path_option(
 
 impl Protocol for Hessian {
     type Conn = HessianConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "hessian";
 

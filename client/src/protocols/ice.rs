@@ -120,6 +120,7 @@ impl Ice {
 
 impl Protocol for Ice {
     type Conn = IceConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "ice";
 

@@ -95,6 +95,7 @@ impl Motan {
 
 impl Protocol for Motan {
     type Conn = MotanConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "motan2";
 

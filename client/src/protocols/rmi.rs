@@ -150,6 +150,7 @@ fn random_bytes() -> Vec<u8> {
 
 impl Protocol for Rmi {
     type Conn = RmiConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "rmi";
 

@@ -182,6 +182,7 @@ async fn get(pool: &HttpPool, target: &str, path: &str) -> Result<Bytes, CallErr
 
 impl Protocol for Soap {
     type Conn = SoapConnection;
+    type Exchange = crate::protocol::NoExchange;
 
     const NAME: &'static str = "soap";
 

@@ -65,10 +65,11 @@ mod generated;
 pub use self::scan::Wire;
 
 use self::scan::{Scan, EXCEPTION, REPLY};
+use crate::exchange::{Exchange, Parsed, Received};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
 use crate::reference::{ReferenceReply, Reply};
-use rpclab_model::contract::{self, Call, Method, Operation, Value};
+use rpclab_model::contract::{self, Call, Method, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
@@ -86,9 +87,6 @@ use tokio::sync::Mutex;
 /// Largest reply accepted, framed or not: far above the contract's largest
 /// (a 1 MiB string), far below what would hurt the client.
 pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
-
-/// First size of a connection's read buffer; it grows to the largest reply.
-const INITIAL_READ_BUFFER: usize = 16 * 1024;
 
 /// How messages are delimited on the socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +131,8 @@ impl Protocol for Thrift {
     const CONNECTION_MODEL: &'static str =
         "one call in flight per connection (blocking Thrift server style)";
 
+    type Exchange = ThriftExchange;
+
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, &["transport", "protocol"])?;
         let mut thrift = Thrift::default();
@@ -168,6 +168,11 @@ impl Protocol for Thrift {
             state: Mutex::new(state),
         })
     }
+
+    /// A Thrift connection is a plain TCP stream of requests and replies.
+    fn exchange(&self, call: &Call) -> Result<Option<ThriftExchange>, CallError> {
+        ThriftExchange::new(self.transport, self.wire, call).map(Some)
+    }
 }
 
 fn bad_option(key: &str, value: &str, accepted: &str) -> CallError {
@@ -198,61 +203,41 @@ impl Connection for ThriftConnection {
 
 impl ThriftConnection {
     /// One exchange: the call sent, its reply read whole and checked
-    /// against the reference reply, or decoded.
+    /// against the reference reply, or decoded ([`ThriftExchange`]).
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
-        let method = Method::of(call)?;
         let mut guard = self.state.lock().await;
-        let state = &mut *guard;
-        if state.dirty {
-            *state = self.reopen().await?;
+        if guard.dirty {
+            *guard = self.reopen().await?;
         }
-        state.seqid = state.seqid.wrapping_add(1);
-        if !state.prepared.as_ref().is_some_and(|p| p.is_for(call)) {
-            state.prepared = Some(Prepared::new(self.wire, method, call)?);
-        }
-        state.encode(self.transport, self.wire, method)?;
+        let State {
+            stream,
+            dirty,
+            out,
+            input,
+            exchange,
+        } = &mut *guard;
+        let exchange = match exchange {
+            Some(prepared) if prepared.is_for(call) => prepared,
+            slot => slot.insert(ThriftExchange::new(self.transport, self.wire, call)?),
+        };
+        exchange.request(out)?;
 
         // From here until the reply is read whole, the socket may hold part
         // of an exchange: a failure or a cancellation leaves it dirty.
-        state.dirty = true;
-        state.stream.write_all(&state.out).await?;
-        // A reply like the reference one is not walked again by `scan`.
-        let known = state.prepared.as_ref().and_then(|p| p.reference.bytes());
-        let (at, consumed, message) = match self.transport {
-            Transport::Framed => {
-                state
-                    .input
-                    .read_frame(&mut state.stream, self.wire, known)
-                    .await?
+        *dirty = true;
+        stream.write_all(out).await?;
+        loop {
+            match exchange.parse(input.available())? {
+                Parsed::Incomplete { at_least } => read_more(input, stream, at_least).await?,
+                Parsed::Complete { consumed, outcome } => {
+                    // The exchange is complete and in step: the socket is
+                    // clean again.
+                    input.consume(consumed);
+                    *dirty = false;
+                    return outcome;
+                }
             }
-            Transport::Buffered => {
-                state
-                    .input
-                    .read_message(&mut state.stream, self.wire, known)
-                    .await?
-            }
-        };
-        let bytes = &state.input.available()[at..at + message.len];
-        if message.seqid != state.seqid {
-            return Err(wrong_seqid(message.seqid, state.seqid));
         }
-        let name = &bytes[message.name.clone()];
-        if name != method.name().as_bytes() {
-            return Err(wrong_method(name, method));
-        }
-        let body = &bytes[message.body..];
-        let result = match (message.kind, &state.prepared) {
-            (REPLY, Some(prepared)) => prepared.reference.reply_of(body, &call.expected, |b| {
-                decode_reply(b, self.wire, method)
-            }),
-            (REPLY, None) => decode_reply(body, self.wire, method).map(Reply::Decoded),
-            (EXCEPTION, _) => Err(decode_exception(body, self.wire)),
-            (other, _) => Err(wrong_kind(other)),
-        };
-        // The exchange is complete and in step: the socket is clean again.
-        state.input.consume(consumed);
-        state.dirty = false;
-        result
     }
 
     /// A new socket and state in place of a dirty one. Boxed and called
@@ -300,15 +285,11 @@ struct State {
     /// Set while an exchange is under way; still set on entry means the
     /// previous call failed or was cancelled mid-exchange.
     dirty: bool,
-    seqid: i32,
     /// The request being sent (with its frame header when framed).
     out: Vec<u8>,
-    input: InBuf,
-    /// One message identifier per method, so that writing a message header
-    /// allocates no method name.
-    idents: [TMessageIdentifier; Method::COUNT],
+    input: Received,
     /// The call being made over and over, encoded once.
-    prepared: Option<Prepared>,
+    exchange: Option<ThriftExchange>,
 }
 
 impl State {
@@ -316,25 +297,16 @@ impl State {
         State {
             stream,
             dirty: false,
-            seqid: 0,
             out: Vec::new(),
-            input: InBuf::default(),
-            idents: Method::ALL.map(|m| TMessageIdentifier::new(m.name(), TMessageType::Call, 0)),
-            prepared: None,
+            input: Received::default(),
+            exchange: None,
         }
-    }
-
-    /// Encodes the prepared call into `self.out`, with the current
-    /// sequence id.
-    fn encode(&mut self, transport: Transport, wire: Wire, method: Method) -> Result<(), CallError> {
-        let ident = &mut self.idents[method as usize];
-        ident.sequence_number = self.seqid;
-        let args = &self.prepared.as_ref().expect("prepared before encoding").args;
-        encode_prepared(&mut self.out, transport, wire, ident, args)
     }
 }
 
-/// A call encoded once, and its reference reply.
+/// A call encoded once, its sequence ids and its reference reply: the
+/// call as a sans-IO [`Exchange`], which the async connection and the poll
+/// engine both run.
 ///
 /// A CALL message is a header (method name, type, sequence id) and the
 /// args struct; only the header changes from call to call, so the args
@@ -342,35 +314,90 @@ impl State {
 /// header of a few bytes before it (the compact protocol's sequence id is
 /// a varint, so its header is not patched in place but written again).
 #[derive(Debug)]
-struct Prepared {
-    operation: Operation,
-    argument: Value,
+pub struct ThriftExchange {
+    transport: Transport,
+    wire: Wire,
+    method: Method,
+    call: Call,
+    /// The message identifier of the next request (its sequence id).
+    ident: TMessageIdentifier,
     /// The args struct as it follows the message header.
     args: Vec<u8>,
     /// The REPLY's result struct that decoded to the call's expected value.
     reference: ReferenceReply,
 }
 
-impl Prepared {
+impl ThriftExchange {
     /// Once per connection and call: out of line.
     #[cold]
     #[inline(never)]
-    fn new(wire: Wire, method: Method, call: &Call) -> Result<Prepared, CallError> {
+    fn new(transport: Transport, wire: Wire, call: &Call) -> Result<ThriftExchange, CallError> {
+        let method = Method::of(call)?;
         let ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
         let mut whole = Vec::new();
         encode_message(&mut whole, Transport::Buffered, wire, &ident, &call.argument)?;
         let mut header = Vec::new();
         write_header(&mut header, wire, &ident)?;
-        Ok(Prepared {
-            operation: call.operation,
-            argument: call.argument.clone(),
+        Ok(ThriftExchange {
+            transport,
+            wire,
+            method,
+            call: call.clone(),
+            ident,
             args: whole.split_off(header.len()),
             reference: ReferenceReply::default(),
         })
     }
 
     fn is_for(&self, call: &Call) -> bool {
-        self.operation == call.operation && self.argument == call.argument
+        self.call.operation == call.operation && self.call.argument == call.argument
+    }
+
+    /// The reply in `input`, if it is whole: its envelope checked against
+    /// the request (the stream is out of step otherwise), its result struct
+    /// compared with the reference reply, or decoded.
+    fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
+        // A reply like the reference one is not walked again by `scan`.
+        let known = self.reference.bytes();
+        let (at, consumed, message) = match locate(input, self.transport, self.wire, known)? {
+            Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
+            Located::Found(at, consumed, message) => (at, consumed, message),
+        };
+        let bytes = &input[at..at + message.len];
+        if message.seqid != self.ident.sequence_number {
+            return Err(wrong_seqid(message.seqid, self.ident.sequence_number));
+        }
+        let name = &bytes[message.name.clone()];
+        if name != self.method.name().as_bytes() {
+            return Err(wrong_method(name, self.method));
+        }
+        let body = &bytes[message.body..];
+        let (wire, method) = (self.wire, self.method);
+        let outcome = match message.kind {
+            REPLY => self
+                .reference
+                .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method)),
+            EXCEPTION => Err(decode_exception(body, wire)),
+            other => Err(wrong_kind(other)),
+        };
+        Ok(Parsed::Complete { consumed, outcome })
+    }
+}
+
+impl Exchange for ThriftExchange {
+    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
+        self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
+        encode_prepared(out, self.transport, self.wire, &self.ident, &self.args)
+    }
+
+    fn reply(&mut self, input: &[u8]) -> Result<Parsed, CallError> {
+        Ok(match self.parse(input)? {
+            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
+            Parsed::Complete { consumed, outcome } => Parsed::Complete {
+                consumed,
+                outcome: outcome.and_then(|reply| reply.verify(&self.call)),
+            },
+        })
     }
 }
 
@@ -680,102 +707,86 @@ fn kind_name(kind: ApplicationErrorKind) -> &'static str {
 
 // ---- reading ------------------------------------------------------------
 
-/// Bytes received and not yet consumed: `data[start..end]`.
-#[derive(Debug, Default)]
-struct InBuf {
-    data: Vec<u8>,
-    start: usize,
-    end: usize,
+/// Reads once from `stream` into `input`, as much as fits, making room for
+/// at least `need` available bytes in all.
+async fn read_more<S: AsyncRead + Unpin>(
+    input: &mut Received,
+    stream: &mut S,
+    need: usize,
+) -> io::Result<()> {
+    let spare = input.spare(need, MAX_MESSAGE + 4);
+    if spare.is_empty() {
+        // Unreachable: `need` never exceeds MAX_MESSAGE + 4.
+        return Err(io::Error::other("read buffer full"));
+    }
+    let n = stream.read(spare).await?;
+    if n == 0 {
+        return Err(closed());
+    }
+    input.filled(n);
+    Ok(())
 }
 
-impl InBuf {
-    fn available(&self) -> &[u8] {
-        &self.data[self.start..self.end]
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.start += n;
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
+/// Reads until `locate` finds a whole message: where it starts in
+/// [`Received::available`], how many bytes it takes, and its envelope.
+#[cfg(test)]
+async fn read_located<S: AsyncRead + Unpin>(
+    input: &mut Received,
+    stream: &mut S,
+    transport: Transport,
+    wire: Wire,
+    known_body: Option<&[u8]>,
+) -> Result<(usize, usize, scan::Message), CallError> {
+    loop {
+        match locate(input.available(), transport, wire, known_body)? {
+            Located::Found(at, consumed, message) => return Ok((at, consumed, message)),
+            Located::Need(at_least) => read_more(input, stream, at_least).await?,
         }
     }
+}
 
-    /// Reads once from `stream`, as much as fits, making room for at least
-    /// `need` available bytes in all.
-    async fn read_more<S: AsyncRead + Unpin>(
-        &mut self,
-        stream: &mut S,
-        need: usize,
-    ) -> io::Result<()> {
-        if self.data.len() - self.start < need || self.end == self.data.len() {
-            if self.start > 0 {
-                self.data.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            }
-            if self.data.len() < need || self.end == self.data.len() {
-                let grown = (self.data.len() * 2).clamp(INITIAL_READ_BUFFER, MAX_MESSAGE + 4);
-                self.data.resize(grown.max(need), 0);
-            }
-        }
-        if self.end == self.data.len() {
-            // Unreachable: `need` never exceeds MAX_MESSAGE + 4.
-            return Err(io::Error::other("read buffer full"));
-        }
-        let n = stream.read(&mut self.data[self.end..]).await?;
-        if n == 0 {
-            return Err(closed());
-        }
-        self.end += n;
-        Ok(())
-    }
+/// Where the next message is in the bytes received.
+enum Located {
+    /// Not all of it yet: at least this many bytes in all.
+    Need(usize),
+    /// Where its message starts, how many bytes it takes (with its frame
+    /// header, when framed), and its envelope.
+    Found(usize, usize, scan::Message),
+}
 
-    async fn fill<S: AsyncRead + Unpin>(&mut self, stream: &mut S, need: usize) -> io::Result<()> {
-        while self.end - self.start < need {
-            self.read_more(stream, need).await?;
-        }
-        Ok(())
-    }
-
-    /// Reads one frame. Returns where its message starts in
-    /// [`InBuf::available`], how many bytes the frame takes, and the
-    /// message's envelope. `known_body`: see [`scan::scan`].
-    async fn read_frame<S: AsyncRead + Unpin>(
-        &mut self,
-        stream: &mut S,
-        wire: Wire,
-        known_body: Option<&[u8]>,
-    ) -> Result<(usize, usize, scan::Message), CallError> {
-        self.fill(stream, 4).await?;
-        let header: [u8; 4] = self.available()[..4].try_into().expect("4 bytes");
-        let len = i32::from_be_bytes(header);
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|&len| len <= MAX_MESSAGE)
-            .ok_or_else(|| bad_frame_length(len))?;
-        self.fill(stream, 4 + len).await?;
-        let frame = &self.available()[4..4 + len];
-        match scan::scan(frame, wire, len, known_body) {
-            Ok(Scan::Complete(message)) if message.len == len => Ok((4, 4 + len, message)),
-            other => Err(bad_frame(len, other)),
-        }
-    }
-
-    /// Reads one unframed message: reads until `scan` finds its end.
-    async fn read_message<S: AsyncRead + Unpin>(
-        &mut self,
-        stream: &mut S,
-        wire: Wire,
-        known_body: Option<&[u8]>,
-    ) -> Result<(usize, usize, scan::Message), CallError> {
-        loop {
-            match scan::scan(self.available(), wire, MAX_MESSAGE, known_body) {
-                Ok(Scan::Complete(message)) => return Ok((0, message.len, message)),
-                Ok(Scan::Incomplete { at_least }) => self.read_more(stream, at_least).await?,
-                Err(why) => return Err(malformed(why)),
+/// The next message in `input`, framed or not. `known_body`: see
+/// [`scan::scan`].
+fn locate(
+    input: &[u8],
+    transport: Transport,
+    wire: Wire,
+    known_body: Option<&[u8]>,
+) -> Result<Located, CallError> {
+    match transport {
+        Transport::Framed => {
+            let Some(header) = input.first_chunk::<4>() else {
+                return Ok(Located::Need(4));
+            };
+            let len = i32::from_be_bytes(*header);
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|&len| len <= MAX_MESSAGE)
+                .ok_or_else(|| bad_frame_length(len))?;
+            let Some(frame) = input.get(4..4 + len) else {
+                return Ok(Located::Need(4 + len));
+            };
+            match scan::scan(frame, wire, len, known_body) {
+                Ok(Scan::Complete(message)) if message.len == len => {
+                    Ok(Located::Found(4, 4 + len, message))
+                }
+                other => Err(bad_frame(len, other)),
             }
         }
+        Transport::Buffered => match scan::scan(input, wire, MAX_MESSAGE, known_body) {
+            Ok(Scan::Complete(message)) => Ok(Located::Found(0, message.len, message)),
+            Ok(Scan::Incomplete { at_least }) => Ok(Located::Need(at_least)),
+            Err(why) => Err(malformed(why)),
+        },
     }
 }
 
@@ -937,7 +948,7 @@ mod tests {
                 for op in Operation::ALL {
                     let call = op.call();
                     let method = Method::of(&call).unwrap();
-                    let prepared = Prepared::new(wire, method, &call).unwrap();
+                    let prepared = ThriftExchange::new(transport, wire, &call).unwrap();
                     assert!(prepared.is_for(&call));
                     for seqid in [0, 1, 63, 64, 127, 128, 16_384, 70_000, i32::MAX, -1, i32::MIN] {
                         let mut ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
@@ -1115,15 +1126,20 @@ mod tests {
         // Two replies back to back, delivered a few bytes at a time.
         let mut wire_bytes = framed.clone();
         wire_bytes.extend_from_slice(&framed);
-        let mut input = InBuf::default();
+        let mut input = Received::default();
         let mut stream = tokio_test_reader(wire_bytes, 5);
         // The second time with the first's body known: the same answer.
         let mut known: Option<Vec<u8>> = None;
         for _ in 0..2 {
-            let (at, consumed, message) = input
-                .read_frame(&mut stream, Wire::Binary, known.as_deref())
-                .await
-                .unwrap();
+            let (at, consumed, message) = read_located(
+                &mut input,
+                &mut stream,
+                Transport::Framed,
+                Wire::Binary,
+                known.as_deref(),
+            )
+            .await
+            .unwrap();
             assert_eq!((at, consumed), (4, framed.len()));
             assert_eq!(message.len, reply.len());
             known = Some(input.available()[at + message.body..at + message.len].to_vec());
@@ -1132,30 +1148,45 @@ mod tests {
 
         let mut too_big = ((MAX_MESSAGE + 1) as i32).to_be_bytes().to_vec();
         too_big.extend_from_slice(&[0; 16]);
-        let mut input = InBuf::default();
-        let result = input
-            .read_frame(&mut tokio_test_reader(too_big, 1024), Wire::Binary, None)
-            .await;
+        let mut input = Received::default();
+        let result = read_located(
+            &mut input,
+            &mut tokio_test_reader(too_big, 1024),
+            Transport::Framed,
+            Wire::Binary,
+            None,
+        )
+        .await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
         assert!(
-            input.data.len() < 1 << 20,
+            input.allocated() < 1 << 20,
             "allocated {} bytes",
-            input.data.len()
+            input.allocated()
         );
 
         let negative = (-5i32).to_be_bytes().to_vec();
-        let result = InBuf::default()
-            .read_frame(&mut tokio_test_reader(negative, 4), Wire::Binary, None)
-            .await;
+        let result = read_located(
+            &mut Received::default(),
+            &mut tokio_test_reader(negative, 4),
+            Transport::Framed,
+            Wire::Binary,
+            None,
+        )
+        .await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
 
         // A frame shorter than its message, with or without its body known.
         for known in [None, known.as_deref()] {
             let mut short = ((reply.len() - 1) as i32).to_be_bytes().to_vec();
             short.extend_from_slice(&reply[..reply.len() - 1]);
-            let result = InBuf::default()
-                .read_frame(&mut tokio_test_reader(short, 64), Wire::Binary, known)
-                .await;
+            let result = read_located(
+                &mut Received::default(),
+                &mut tokio_test_reader(short, 64),
+                Transport::Framed,
+                Wire::Binary,
+                known,
+            )
+            .await;
             assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
         }
     }
@@ -1167,15 +1198,20 @@ mod tests {
             let reply = process(Echo, wire, &encode(Transport::Buffered, wire, &call, 8));
             let mut bytes = reply.clone();
             bytes.extend_from_slice(&reply);
-            let mut input = InBuf::default();
+            let mut input = Received::default();
             let mut stream = tokio_test_reader(bytes, 1000);
             // The second time with the first's body known: the same answer.
             let mut known: Option<Vec<u8>> = None;
             for _ in 0..2 {
-                let (at, consumed, message) = input
-                    .read_message(&mut stream, wire, known.as_deref())
-                    .await
-                    .unwrap();
+                let (at, consumed, message) = read_located(
+                    &mut input,
+                    &mut stream,
+                    Transport::Buffered,
+                    wire,
+                    known.as_deref(),
+                )
+                .await
+                .unwrap();
                 assert_eq!((at, consumed), (0, reply.len()));
                 let body = &input.available()[message.body..message.len];
                 assert!(decode_reply(body, wire, Method::EchoString).unwrap() == call.expected);
@@ -1183,7 +1219,13 @@ mod tests {
                 input.consume(consumed);
             }
             // Then the server hangs up.
-            let result = input.read_message(&mut stream, wire, known.as_deref()).await;
+            let result = read_located(
+                &mut input,
+                &mut stream,
+                Transport::Buffered,
+                wire,
+                known.as_deref(),
+            ).await;
             assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
         }
     }
@@ -1195,5 +1237,116 @@ mod tests {
             let _ = tx.write_all(&bytes).await;
         });
         rx
+    }
+
+    /// The server's reply to the exchange's last request, framed or not.
+    fn reply_to(exchange: &mut ThriftExchange, transport: Transport, wire: Wire) -> Vec<u8> {
+        let mut request = Vec::new();
+        exchange.request(&mut request).unwrap();
+        let unframed = match transport {
+            Transport::Framed => &request[4..],
+            Transport::Buffered => &request[..],
+        };
+        let reply = process(Echo, wire, unframed);
+        match transport {
+            Transport::Framed => {
+                let mut framed = (reply.len() as i32).to_be_bytes().to_vec();
+                framed.extend_from_slice(&reply);
+                framed
+            }
+            Transport::Buffered => reply,
+        }
+    }
+
+    /// The exchange, as both engines run it: a reply cut anywhere asks for
+    /// more, the whole reply is verified and consumed, on every transport
+    /// and protocol, for the first reply (decoded, then the reference) and
+    /// the later ones (compared with it).
+    #[test]
+    fn the_exchange_waits_for_a_whole_reply_and_verifies_it() {
+        for wire in WIRES {
+            for transport in [Transport::Framed, Transport::Buffered] {
+                for op in [Operation::Hello, Operation::OrderEcho, Operation::Empty] {
+                    let call = op.call();
+                    let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
+                    for _ in 0..3 {
+                        let reply = reply_to(&mut exchange, transport, wire);
+                        for cut in 0..reply.len() {
+                            match exchange.reply(&reply[..cut]).unwrap() {
+                                Parsed::Incomplete { at_least } => assert!(at_least > cut),
+                                other => panic!("{wire:?} {transport:?} {op} cut {cut}: {other:?}"),
+                            }
+                        }
+                        let mut more = reply.clone();
+                        more.extend_from_slice(b"next");
+                        match exchange.reply(&more).unwrap() {
+                            Parsed::Complete {
+                                consumed,
+                                outcome: Ok(()),
+                            } => assert_eq!(consumed, reply.len()),
+                            other => panic!("{wire:?} {transport:?} {op}: {other:?}"),
+                        }
+                    }
+                    assert!(exchange.reference.bytes().is_some());
+                }
+            }
+        }
+    }
+
+    /// A reply to an earlier request (its sequence id) puts the stream out
+    /// of step; a wrong value is a failed call that leaves it in step.
+    #[test]
+    fn the_exchange_refuses_a_stale_reply_and_fails_a_wrong_one() {
+        let call = Operation::Hello.call();
+        for wire in WIRES {
+            let mut exchange = ThriftExchange::new(Transport::Framed, wire, &call).unwrap();
+            let stale = reply_to(&mut exchange, Transport::Framed, wire);
+            let _ = reply_to(&mut exchange, Transport::Framed, wire);
+            assert!(matches!(exchange.reply(&stale), Err(CallError::Protocol(_))));
+
+            let mut other = call.clone();
+            other.argument = Value::Str("someone else".into());
+            let mut wrong = ThriftExchange::new(Transport::Framed, wire, &other).unwrap();
+            let reply = reply_to(&mut wrong, Transport::Framed, wire);
+            exchange.ident.sequence_number = wrong.ident.sequence_number;
+            match exchange.reply(&reply).unwrap() {
+                Parsed::Complete {
+                    consumed,
+                    outcome: Err(CallError::WrongResponse(_)),
+                } => assert_eq!(consumed, reply.len()),
+                other => panic!("{wire:?}: {other:?}"),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any bytes, and a real reply with bytes changed, through the
+        /// exchange of every transport and protocol: no panic, never more
+        /// consumed than received, and more asked for only beyond what is
+        /// there.
+        #[test]
+        fn the_exchange_takes_any_bytes(
+            junk in proptest::collection::vec(proptest::num::u8::ANY, 0..256),
+            flips in proptest::collection::vec((0usize..512, proptest::num::u8::ANY), 0..4),
+            framed in proptest::bool::ANY,
+            binary in proptest::bool::ANY,
+        ) {
+            let transport = if framed { Transport::Framed } else { Transport::Buffered };
+            let wire = if binary { Wire::Binary } else { Wire::Compact };
+            let call = Operation::OrderEcho.call();
+            let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
+            let mut reply = reply_to(&mut exchange, transport, wire);
+            for (at, byte) in flips {
+                let len = reply.len();
+                reply[at % len] = byte;
+            }
+            for input in [&junk[..], &reply[..]] {
+                match exchange.reply(input) {
+                    Ok(Parsed::Incomplete { at_least }) => proptest::prop_assert!(at_least > input.len()),
+                    Ok(Parsed::Complete { consumed, .. }) => proptest::prop_assert!(consumed <= input.len()),
+                    Err(_) => {}
+                }
+            }
+        }
     }
 }

@@ -71,6 +71,12 @@ pub struct ClientReport {
     /// How the protocol used its connections (multiplexed, one call in
     /// flight, keep-alive pool...).
     pub connection_model: String,
+    /// Which of the client's engines made the calls: `tasks` (tokio tasks)
+    /// or `poll` (one `epoll` loop over sans-IO exchanges, for a closed loop
+    /// with one call in flight per connection; `client/src/poll_loop.rs`).
+    /// Absent in snapshots made before there were two: `tasks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     pub operation: Operation,
     pub load: Load,
     pub calls_ok: u64,

@@ -57,6 +57,38 @@ pub struct CellSpec {
     /// verbatim to the protocol module, which rejects unknown keys.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
+    /// Which of the client's engines may make the calls (`auto`: the poll
+    /// engine where it can run the cell, else tasks).
+    #[serde(default, skip_serializing_if = "EngineChoice::is_auto")]
+    pub engine: EngineChoice,
+}
+
+/// Which of the load client's engines a cell may run on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineChoice {
+    /// The poll engine where it can run the cell (a closed loop with one
+    /// call in flight per connection, on a protocol with a sans-IO
+    /// exchange), else tokio tasks.
+    #[default]
+    Auto,
+    /// Tokio tasks always: to compare the engines on one cell.
+    Tasks,
+}
+
+impl EngineChoice {
+    pub fn is_auto(&self) -> bool {
+        *self == EngineChoice::Auto
+    }
+
+    /// Parses `auto` or `tasks`.
+    pub fn parse(text: &str) -> Result<EngineChoice, String> {
+        match text {
+            "auto" => Ok(EngineChoice::Auto),
+            "tasks" => Ok(EngineChoice::Tasks),
+            other => Err(format!("engine `{other}`: expected `auto` or `tasks`")),
+        }
+    }
 }
 
 fn default_timeout_ms() -> u64 {
@@ -565,6 +597,7 @@ mod tests {
             timeout_ms: 5000,
             include_connect: false,
             options: BTreeMap::new(),
+            engine: EngineChoice::Auto,
         };
         let err = spec(2).validate().unwrap_err();
         assert!(err.contains("at least 4 s"), "{err}");

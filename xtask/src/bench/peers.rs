@@ -94,6 +94,10 @@ pub struct PeersArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tool {
     Rpclab,
+    /// The load client held to its tokio tasks engine (`--engine tasks`),
+    /// beside its default where that is the poll engine: the engines
+    /// compared in one run.
+    RpclabTasks,
     Floor,
     Ghz,
     H2load,
@@ -104,6 +108,7 @@ impl Tool {
     fn name(self) -> &'static str {
         match self {
             Tool::Rpclab => "rpclab-client",
+            Tool::RpclabTasks => "rpclab-client --engine tasks",
             Tool::Floor => "rpclab-floor",
             Tool::Ghz => "ghz",
             Tool::H2load => "h2load",
@@ -142,7 +147,7 @@ impl Kind {
         match self {
             Kind::Grpc => &[Tool::Rpclab, Tool::Floor, Tool::H2load, Tool::Ghz],
             Kind::Hessian => &[Tool::Rpclab, Tool::Floor, Tool::Wrk],
-            Kind::Thrift => &[Tool::Rpclab, Tool::Floor],
+            Kind::Thrift => &[Tool::Rpclab, Tool::RpclabTasks, Tool::Floor],
         }
     }
 
@@ -555,7 +560,8 @@ async fn run_peer(
         .copied()
         .filter(|t| *t != Tool::Rpclab)
     {
-        if !matches!(tool, Tool::Floor) && !kit.tools.contains_key(tool.name()) {
+        if !matches!(tool, Tool::Floor | Tool::RpclabTasks) && !kit.tools.contains_key(tool.name())
+        {
             continue;
         }
         match record(peer, kit, tool).await {
@@ -743,8 +749,11 @@ fn command(
     let kind = peer.kind.name();
     let mut c;
     match tool {
-        Tool::Rpclab => {
+        Tool::Rpclab | Tool::RpclabTasks => {
             c = Command::new(&kit.client);
+            if tool == Tool::RpclabTasks {
+                c.args(["--engine", "tasks"]);
+            }
             let shape = if connections == in_flight {
                 "client-programs"
             } else {
@@ -892,7 +901,11 @@ async fn measure(
     // The window: from the end of the warm-up (plus the time the load
     // client takes to connect and see every connection answer) to a
     // little before the tool's end.
-    let lead = if tool == Tool::Rpclab { 0.3 } else { 0.1 };
+    let lead = if matches!(tool, Tool::Rpclab | Tool::RpclabTasks) {
+        0.3
+    } else {
+        0.1
+    };
     tokio::time::sleep(Duration::from_secs_f64(warmup_s + lead)).await;
     let (cpu_a, at_a, wall_a) = (proc_cpu_s(pid)?, unix_now(), Instant::now());
     let window_end = Duration::from_secs_f64(seconds - 0.2);
@@ -935,7 +948,7 @@ async fn measure(
 /// reports them as `Unavailable`), so up to that many are tolerated.
 fn parse_rate(tool: Tool, out: &str, in_flight: u32) -> Result<f64> {
     match tool {
-        Tool::Rpclab => {
+        Tool::Rpclab | Tool::RpclabTasks => {
             let r: rpclab_model::result::ClientReport = serde_json::from_str(out)?;
             if r.calls_failed > 0 {
                 bail!("{} failed calls", r.calls_failed);
@@ -1268,20 +1281,24 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
         }
     }
     out.push_str("\nRatios (rpclab-client ÷ peer; targets of issue 13 in brackets): the median of the rounds' ratios, each round's tools having run back to back, and in brackets their range over the rounds:\n\n");
-    out.push_str("| protocol | shape | CPU/call ÷ floor [≤ 1.1 binary] | CPU/call ÷ h2load [≤ 1.5] | calls per core-s ÷ ghz [≥ 2] | CPU/call ÷ wrk [≤ 1] |\n");
-    out.push_str("| --- | --- | ---: | ---: | ---: | ---: |\n");
+    out.push_str("| protocol | shape | CPU/call ÷ floor [≤ 1.1 binary] | CPU/call ÷ h2load [≤ 1.5] | calls per core-s ÷ ghz [≥ 2] | CPU/call ÷ wrk [≤ 1] | tasks engine: CPU/call ÷ floor |\n");
+    out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
     for r in rows {
         let Some(us) = r.get(Tool::Rpclab) else {
             continue;
         };
         let shown = |ratio: Option<Ratio>| ratio.map_or("-".into(), |r| r.render());
-        let cpu = |t: Tool| {
+        let cpu_of = |mine: &Rounds, t: Tool| {
             shown(r.get(t).and_then(|peer| {
-                Ratio::paired(us, peer, |u, p| {
+                Ratio::paired(mine, peer, |u, p| {
                     (p.cpu_us_per_call > 0.0).then(|| u.cpu_us_per_call / p.cpu_us_per_call)
                 })
             }))
         };
+        let cpu = |t: Tool| cpu_of(us, t);
+        let tasks = r
+            .get(Tool::RpclabTasks)
+            .map_or("-".into(), |tasks| cpu_of(tasks, Tool::Floor));
         let per_core = |m: &Measured| m.calls_per_s / m.cores_busy.max(1e-9);
         let ghz = shown(
             r.get(Tool::Ghz)
@@ -1289,13 +1306,14 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
         );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             r.kind.name(),
             r.shape(),
             cpu(Tool::Floor),
             cpu(Tool::H2load),
             ghz,
-            cpu(Tool::Wrk)
+            cpu(Tool::Wrk),
+            tasks
         );
     }
     out
