@@ -99,6 +99,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             cells: Vec::new(),
             aggregates: Vec::new(),
             reproduction: Some(reproduction.clone()),
+            rounds: None,
         };
         println!("{}", render(&compare(&empty, &reproduction), false));
         eprintln!("seed {id}: no system can run yet, so no snapshot was written");

@@ -892,6 +892,8 @@ impl RunContext<'_> {
             limit: Some(judged.limit),
             flags: judged.flags,
             primed: None,
+            host_load: None,
+            round_position: None,
             report,
         })
     }

@@ -920,6 +920,8 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
                 },
                 concurrency: f.concurrency,
                 unlinked,
+                measured: None,
+                not_run: None,
             });
         }
     }
@@ -968,6 +970,7 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
         systems,
         cells,
         claims,
+        verdicts: Vec::new(),
     }
 }
 

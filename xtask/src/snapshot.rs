@@ -120,6 +120,7 @@ impl Snapshot {
                 cells: Vec::new(),
                 aggregates: Vec::new(),
                 reproduction: None,
+                rounds: None,
             },
             cv_threshold,
         })

@@ -15,3 +15,4 @@
 pub mod contract;
 pub mod result;
 pub mod spec;
+pub mod verdict;

@@ -191,7 +191,38 @@ pub struct Cell {
     /// primes (`prime_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub primed: Option<Priming>,
+    /// What the host did beside the lab over the window (absent in older
+    /// snapshots and where the engine is on another machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_load: Option<HostLoad>,
+    /// In a run measured in interleaved rounds, this cell's place in its
+    /// round's order (1 = measured first); `repetition` is then the round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_position: Option<u32>,
     pub report: ClientReport,
+}
+
+/// CPU used on the lab's CPU sets over a cell's window by anything but the
+/// cell's own containers, read from `/proc/stat` less the containers'
+/// cgroup counters, in cores (1.0 = one core busy for the whole window).
+///
+/// A shared host shows here: a build on the client's cores, a hypervisor
+/// stealing time. Without it a slow window cannot be told from a slow server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostLoad {
+    /// Busy cores on the server's CPU set not used by the server under
+    /// load, its registry or the idle servers.
+    pub other_server_cores: f64,
+    /// Busy cores on the client's CPU set not used by the client.
+    pub other_client_cores: f64,
+    /// Cores' worth of time stolen by the hypervisor on both sets.
+    pub steal_cores: f64,
+    /// Cores the servers not under load (an interleaved run keeps every
+    /// server of a post running) used on the server's set.
+    #[serde(default)]
+    pub idle_servers_cores: f64,
+    /// The share of a core above which [`CellFlag::HostBusy`] is set.
+    pub threshold_cores: f64,
 }
 
 /// Load given to a freshly (re)started server before its first cell, at the
@@ -240,6 +271,10 @@ pub enum CellFlag {
     ServerBound,
     /// Server and client shared CPUs (`--allow-shared-cpus`).
     SharedCpus,
+    /// Something other than the lab's containers used the server's or the
+    /// client's CPU set during the window, or the hypervisor stole time
+    /// from them (see [`HostLoad`]).
+    HostBusy,
 }
 
 impl CellFlag {
@@ -251,6 +286,7 @@ impl CellFlag {
                 | CellFlag::TooFewCalls
                 | CellFlag::ClientBound
                 | CellFlag::SharedCpus
+                | CellFlag::HostBusy
         )
     }
 
@@ -261,6 +297,7 @@ impl CellFlag {
             CellFlag::ClientBound => "client-bound",
             CellFlag::ServerBound => "server-bound",
             CellFlag::SharedCpus => "shared-cpus",
+            CellFlag::HostBusy => "host-busy",
         }
     }
 }
@@ -391,6 +428,7 @@ impl Aggregate {
                 CellFlag::NotSteady => add("unsteady"),
                 CellFlag::TooFewCalls => add("too few calls"),
                 CellFlag::SharedCpus => add("shared CPUs"),
+                CellFlag::HostBusy => add("host busy"),
                 CellFlag::ServerBound => {}
             }
         }
@@ -438,6 +476,37 @@ pub struct Results {
     /// compared with (absent in plain `lab run` snapshots and in older ones).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<Reproduction>,
+    /// Set when the run measured its systems in interleaved rounds: the
+    /// seed of the shuffles and every round's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Rounds>,
+}
+
+/// How an interleaved run ordered its rounds (`rounds` in a profile).
+///
+/// Every server of the run is started and primed once; then each round
+/// measures every server once at a scenario's level, in an order drawn
+/// afresh from a generator seeded with `seed`, so that a drift of the host
+/// lands on every system alike and a pair's ratio can be taken within a
+/// round.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rounds {
+    /// Seed of the order's generator (recorded so a run can be replayed).
+    pub seed: u64,
+    /// Rounds measured at least, and at most while a claim is undecided.
+    pub min: u32,
+    pub max: u32,
+    /// Every round, in the order measured.
+    pub orders: Vec<RoundOrder>,
+}
+
+/// One round: which systems (`server/variant`) it measured, in order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundOrder {
+    pub scenario: String,
+    pub concurrency: u32,
+    pub round: u32,
+    pub order: Vec<String>,
 }
 
 /// A reproduction of a published benchmark (`cargo xtask lab reproduce`),
@@ -465,6 +534,10 @@ pub struct Reproduction {
     /// Every published figure, placed in the seed's own table layout.
     pub cells: Vec<PublishedCell>,
     pub claims: Vec<SeedClaim>,
+    /// Every claim decided once, when the reproduction was written (or
+    /// re-rendered by `lab report`): what every rendering prints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<crate::verdict::ClaimVerdict>,
 }
 
 /// One system of a seed and the lab server variant linked to it.
@@ -563,6 +636,12 @@ pub struct PublishedCell {
     /// Why the figure has no lab counterpart, when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unlinked: Option<String>,
+    /// Its measured twin, once decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<crate::verdict::Twin>,
+    /// Why it has no measured twin, when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
 }
 
 /// A claim of the post and how the lab checks it.

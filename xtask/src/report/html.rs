@@ -54,12 +54,13 @@ rows.forEach(function(r){b.appendChild(r);});});});});\
 document.documentElement.setAttribute('data-sortable','ready');})();";
 
 /// Every cell flag, in the order the legend lists them.
-const FLAGS: [CellFlag; 5] = [
+const FLAGS: [CellFlag; 6] = [
     CellFlag::ClientBound,
     CellFlag::ServerBound,
     CellFlag::NotSteady,
     CellFlag::TooFewCalls,
     CellFlag::SharedCpus,
+    CellFlag::HostBusy,
 ];
 
 /// What a cell flag means for the figure (the legend's words).
@@ -78,6 +79,9 @@ fn flag_meaning(f: CellFlag) -> &'static str {
             "fewer calls than the profile's minimum completed in the window"
         }
         CellFlag::SharedCpus => "server and client shared CPUs (--allow-shared-cpus)",
+        CellFlag::HostBusy => {
+            "something other than the lab used the server's or the client's CPUs during the window, or the hypervisor stole time"
+        }
     }
 }
 

@@ -1452,6 +1452,7 @@ mod tests_support {
             cells: Vec::new(),
             aggregates: aggs,
             reproduction: None,
+            rounds: None,
         }
     }
 
@@ -1469,6 +1470,7 @@ mod tests_support {
             systems,
             cells,
             claims,
+            verdicts: Vec::new(),
         }
     }
 }
@@ -1716,6 +1718,8 @@ mod tests {
                 scenario: Some("s".into()),
                 concurrency: Some(1),
                 unlinked: None,
+                measured: None,
+                not_run: None,
             };
         let cells = vec![
             cell("a", "a", "tps", 2500.0, Measure::Throughput),
@@ -1990,6 +1994,8 @@ mod verdict_tests {
             scenario: Some("s".into()),
             concurrency: Some(1),
             unlinked: None,
+            measured: None,
+            not_run: None,
         };
         let cmp = compare(
             &res,
@@ -2052,6 +2058,8 @@ mod verdict_tests {
             scenario: Some("s".into()),
             concurrency: Some(1),
             unlinked: None,
+            measured: None,
+            not_run: None,
         };
         let claim = SeedClaim {
             id: "rank".into(),
@@ -2115,6 +2123,8 @@ mod verdict_tests {
                 scenario: Some("s".into()),
                 concurrency: Some(1),
                 unlinked: None,
+                measured: None,
+                not_run: None,
             })
             .collect();
         let lookup = Lookup {

@@ -1,0 +1,146 @@
+//! A reproduction's verdicts and measured twins as data.
+//!
+//! `lab reproduce` decides every claim of a post once, from the snapshot's
+//! cells, and stores the outcome here, inside `results.json`
+//! ([`crate::result::Reproduction::verdicts`] and
+//! [`crate::result::PublishedCell::measured`]). Every rendering (the
+//! summary, the HTML page, the README's claims table, `lab compare`) reads
+//! these records and recomputes nothing, so two renderings of one snapshot
+//! cannot disagree, and two snapshots can be compared claim by claim.
+
+use serde::{Deserialize, Serialize};
+
+/// Which way the measurement points, over the parts of a claim that were
+/// decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// As claimed (for an equivalence: level within its tolerance; for
+    /// no-errors: no call failed).
+    Holds,
+    /// The opposite of the claim.
+    Reversed,
+    /// The systems are level: the difference is inside the noise band.
+    WithinNoise,
+    /// False without a direction: systems claimed level are not, or calls
+    /// failed where none should have.
+    DoesNotHold,
+    /// Nothing measured that could decide it.
+    NotComparable,
+}
+
+/// Whether the measured ratio bears out the published one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Magnitude {
+    Matches,
+    Differs,
+}
+
+/// What a pair's ratio was computed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The claim's measure, on figures without a caveat.
+    Trustworthy,
+    /// Calls per server core-second (throughput ÷ the server's busy cores):
+    /// a client-bound cell whose server was not the limit.
+    PerServerCore,
+    /// The server's CPU time per call: a latency-bound cell (one synchronous
+    /// caller), where round trips rather than a CPU set the rate.
+    ServerCpuPerCall,
+    /// Shown for orientation; decides nothing.
+    Indicative,
+}
+
+/// One published figure's measured twin: the lab's value in the published
+/// unit, over the rounds (or repetitions) of its cell.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Twin {
+    /// Median over rounds.
+    pub median: f64,
+    /// The median's order-statistic interval, when there are two rounds or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    /// The interval's coverage (0..1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
+    pub rounds: u32,
+    /// The aggregate's flags (`not-steady`, `client-bound`, `noisy`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// No flag keeps it out of a verdict.
+    pub trustworthy: bool,
+    /// The busiest server and client shares of their CPU sets over its
+    /// cells (0..1), so a reader sees where the limit was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_busy: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_busy: Option<f64>,
+}
+
+/// One pair of a claim at one level: `over` against `under`, as a speed
+/// ratio (above 1: `over` is better).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairVerdict {
+    pub over: String,
+    pub under: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<f64>,
+    /// The median of the per-round ratios (or the ratio of medians where
+    /// the cells were not measured in rounds).
+    pub measured: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
+    /// Rounds both systems were measured in (the ratios' count).
+    pub rounds: u32,
+    pub basis: Basis,
+    pub direction: Direction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub magnitude: Option<Magnitude>,
+    /// Decided on a basis that carries over (not indicative, and the
+    /// interval clear of the noise band's edges).
+    pub decided: bool,
+    /// Why it is not decided, in words (which figure, which flag, the CPU
+    /// busy shares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_undecided: Option<String>,
+}
+
+/// One claim's verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimVerdict {
+    /// The claim's id.
+    pub claim: String,
+    /// Every part checked and decided.
+    pub decided: bool,
+    pub direction: Direction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub magnitude: Option<Magnitude>,
+    /// The weakest basis among the decided parts (`None` when nothing was
+    /// measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
+    /// Parts checked, of all parts (`pairs`, `levels` or `systems`).
+    pub checked: u32,
+    pub of: u32,
+    /// What a part is.
+    pub unit: String,
+    /// A system of the claim cannot run in the lab.
+    pub not_run: bool,
+    /// The verdict in words, as every rendering prints it.
+    pub label: String,
+    /// The parts in words (figures, flags, busy shares).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<PairVerdict>,
+}
