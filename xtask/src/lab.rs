@@ -190,6 +190,45 @@ pub struct Profile {
     /// `--results-dir` they go to [`SCRATCH_RESULTS_DIR`], not `results/`.
     #[serde(default)]
     pub scratch: bool,
+    /// Measure in interleaved rounds instead of blocks of repetitions
+    /// (`lab reproduce`'s profiles): every server variant of the run is
+    /// started and primed once and kept running; each round then measures
+    /// every variant once at a scenario's level, in a fresh seeded random
+    /// order, so that a pair's ratio can be taken within a round, from the
+    /// same minutes of the host. `repetitions` is then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsPolicy>,
+}
+
+/// How many interleaved rounds a level gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundsPolicy {
+    /// Rounds always measured. Six rounds give the median's order-statistic
+    /// interval (the range of six values) a coverage of 96.9 %, the
+    /// fewest that reach 95 %.
+    #[serde(default = "six")]
+    pub min: u32,
+    /// Rounds measured at most while a claim at the level is undecided.
+    #[serde(default = "six")]
+    pub max: u32,
+}
+
+fn six() -> u32 {
+    6
+}
+
+impl Profile {
+    /// Cells each variant runs per scenario level: the rounds measured at
+    /// most, or the repetitions.
+    pub fn most_repetitions(&self) -> u32 {
+        self.rounds.map_or(self.repetitions, |r| r.max.max(r.min))
+    }
+
+    /// Cells each variant runs per scenario level at least.
+    pub fn least_repetitions(&self) -> u32 {
+        self.rounds.map_or(self.repetitions, |r| r.min)
+    }
 }
 
 /// Where snapshots go without `--results-dir`: the committed folder.
@@ -723,6 +762,7 @@ mod tests {
             cv_threshold: 0.1,
             client_build: Default::default(),
             scratch: false,
+            rounds: None,
         };
         assert_eq!(steps.levels(&profile), vec![4000]);
         match steps.load(4000, &profile).unwrap() {

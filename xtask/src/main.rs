@@ -44,6 +44,7 @@ mod readme;
 mod registry;
 mod report;
 mod reproduce;
+mod rounds;
 mod run;
 mod scaffold;
 mod seeds;
@@ -147,6 +148,11 @@ enum LabCommand {
         /// Seconds to wait for a server's ports to be freed by another run.
         #[arg(long, default_value_t = 0)]
         wait_for_ports: u64,
+        /// Seed of the rounds' random order (profiles with `rounds`), to
+        /// replay a run's order [default: drawn from the clock; recorded
+        /// in manifest.toml either way].
+        #[arg(long)]
+        rounds_seed: Option<u64>,
     },
     /// List servers, variants, scenarios and profiles.
     List {
@@ -183,6 +189,10 @@ enum LabCommand {
         /// Seconds to wait for a server's ports to be freed by another run.
         #[arg(long, default_value_t = 0)]
         wait_for_ports: u64,
+        /// Seed of the rounds' random order, to replay a run's order
+        /// [default: drawn from the clock; recorded in manifest.toml].
+        #[arg(long)]
+        rounds_seed: Option<u64>,
     },
     /// Re-render a snapshot's summary.md, charts and HTML page from its
     /// results.json and manifest.toml alone (what `lab run` writes, through
@@ -304,6 +314,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             results_dir,
             verbose,
             wait_for_ports,
+            rounds_seed,
         } => {
             let run = run::run(
                 root,
@@ -318,6 +329,8 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     variants: Vec::new(),
                     port_wait_s: wait_for_ports,
                     hosts,
+                    rounds_seed,
+                    more_rounds: None,
                 },
             )
             .await?;
@@ -334,6 +347,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             results_dir,
             verbose,
             wait_for_ports,
+            rounds_seed,
         } => {
             let ids = if all { seeds::list(root)? } else { seeds };
             reproduce::reproduce(
@@ -347,6 +361,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     verbose,
                     port_wait_s: wait_for_ports,
                     hosts,
+                    rounds_seed,
                 },
             )
             .await

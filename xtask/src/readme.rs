@@ -192,28 +192,28 @@ pub fn budgets(root: &Path) -> Result<Vec<Budget>> {
 /// The budget table of `compose/seeds/README.md`.
 pub fn render_budget(budgets: &[Budget]) -> String {
     let mut out = format!(
-        "{}\n| seed | variants | cells (× repetitions) | at most |\n| --- | ---: | ---: | ---: |\n",
+        "{}\n| seed | variants | cells (least rounds) | at the least rounds | at the most rounds |\n| --- | ---: | ---: | ---: | ---: |\n",
         BUDGET.begin
     );
-    let mut total = 0.0;
     for b in budgets {
-        total += b.seconds;
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {:.1} min |",
+            "| `{}` | {} | {} | {:.1} min | {:.1} min |",
             b.seed,
             b.variants,
             b.cells,
-            b.seconds / 60.0
+            b.seconds / 60.0,
+            b.seconds_most / 60.0
         );
     }
     let _ = writeln!(
         out,
-        "| all | {} | {} | {:.1} min (limit {:.0} min) |",
+        "| all | {} | {} | {:.1} min (limit {:.0} min) | {:.1} min |",
         budgets.iter().map(|b| b.variants).sum::<usize>(),
         budgets.iter().map(|b| b.cells).sum::<usize>(),
-        total / 60.0,
-        REPRODUCE_BUDGET_S / 60.0
+        budgets.iter().map(|b| b.seconds).sum::<f64>() / 60.0,
+        REPRODUCE_BUDGET_S / 60.0,
+        budgets.iter().map(|b| b.seconds_most).sum::<f64>() / 60.0,
     );
     out.push_str(BUDGET.end);
     out
@@ -304,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn all_five_reproductions_fit_in_ninety_minutes() {
+    fn all_five_reproductions_fit_in_two_hours_at_their_least_rounds() {
         let budgets = budgets(root()).unwrap();
         assert_eq!(budgets.len(), 5, "{budgets:?}");
         for b in &budgets {

@@ -6,7 +6,7 @@ use crate::report::reproduction::{compare, render};
 use crate::run::{self, RunOptions};
 use crate::seeds::Seed;
 use anyhow::{bail, Result};
-use rpclab_model::result::Results;
+use rpclab_model::result::{ClaimCheck, Results};
 use std::path::{Path, PathBuf};
 
 /// What `lab reproduce` was asked for.
@@ -20,6 +20,8 @@ pub struct ReproduceOptions {
     pub port_wait_s: u64,
     /// Which engine runs each role.
     pub hosts: crate::hosts::HostArgs,
+    /// Seed of the rounds' order; `None`: from the clock (recorded).
+    pub rounds_seed: Option<u64>,
 }
 
 /// Runs one seed (or all) and prints its comparison; the snapshot also
@@ -111,6 +113,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             only.push(server.clone());
         }
     }
+    let decisive = reproduction.clone();
     let mut run = run::run_lab(
         root,
         seed.lab.clone(),
@@ -125,6 +128,12 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             variants,
             port_wait_s: opts.port_wait_s,
             hosts: opts.hosts.clone(),
+            rounds_seed: opts.rounds_seed,
+            more_rounds: Some(Box::new(
+                move |results: &Results, scenario: &str, level: u32| {
+                    undecided_at(results, &decisive, scenario, level)
+                },
+            )),
         },
     )
     .await?;
@@ -150,4 +159,49 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
         run.snapshot.join("charts").display()
     );
     run.into_result()
+}
+
+/// Whether a claim that checks `scenario` at `level` is measured there but
+/// not decided yet: another round may decide it.
+fn undecided_at(
+    results: &Results,
+    reproduction: &rpclab_model::result::Reproduction,
+    scenario: &str,
+    level: u32,
+) -> bool {
+    let touches = |check: &ClaimCheck| match check {
+        ClaimCheck::Ratio {
+            scenario: s,
+            concurrency,
+            ..
+        } => s == scenario && *concurrency == level,
+        ClaimCheck::Ranking {
+            scenario: s,
+            levels,
+            ..
+        }
+        | ClaimCheck::Top {
+            scenario: s,
+            levels,
+            ..
+        }
+        | ClaimCheck::Bottom {
+            scenario: s,
+            levels,
+            ..
+        }
+        | ClaimCheck::Equivalent {
+            scenario: s,
+            levels,
+            ..
+        } => s == scenario && levels.contains(&level),
+        _ => false,
+    };
+    let cmp = compare(results, reproduction);
+    reproduction
+        .claims
+        .iter()
+        .zip(&cmp.claims)
+        .filter(|(claim, _)| touches(&claim.check))
+        .any(|(_, outcome)| outcome.verdict == crate::report::reproduction::Verdict::WithinNoise)
 }

@@ -55,6 +55,10 @@ pub struct RunManifest {
     pub servers: Vec<ServerRecord>,
     /// How the lab's own containers were confined: `registry`, `client`.
     pub lab_confinement: BTreeMap<String, crate::confine::Policy>,
+    /// Seed of the rounds' order, in a run measured in interleaved rounds
+    /// (every round's order is in `results.json`, `rounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds_seed: Option<u64>,
     pub lab: LabDef,
 }
 
@@ -83,6 +87,10 @@ pub struct ServerRecord {
     pub not_run: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The port it listened on, when not its manifest's (an interleaved
+    /// run moves the second variant of a server folder elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
     /// Scenarios not run for this variant because it cannot carry their
     /// operation: `<scenario>: <reason>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

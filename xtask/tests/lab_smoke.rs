@@ -685,3 +685,101 @@ fn is_part_of(file: &str, stem: &str) -> bool {
         .and_then(|rest| rest.strip_suffix(".svg"))
         .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
+
+/// `lab reproduce` in interleaved rounds (profile `smoke-rounds`), on seed
+/// 003's two variants of one server folder: both run side by side (the
+/// second on a moved port, one ZooKeeper for both), and every round
+/// measures each once, in the recorded order.
+#[test]
+fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
+    let _engine = engine_lock();
+    let results = tempfile::tempdir().unwrap();
+    let out = xtask(&[
+        "lab",
+        "reproduce",
+        "dubbo-vs-hsf",
+        "--profile",
+        "smoke-rounds",
+        "--rounds-seed",
+        "7",
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ]);
+    let log = text(&out);
+    assert!(out.status.success(), "lab reproduce failed:\n{log}");
+    let snap = only_snapshot(results.path());
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    assert_eq!(manifest["rounds_seed"].as_integer(), Some(7));
+    let moved: Vec<i64> = manifest["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.get("port").and_then(|p| p.as_integer()))
+        .collect();
+    assert_eq!(
+        moved.len(),
+        1,
+        "the second variant of dubbo-2.6 moves: {manifest}"
+    );
+    assert!(
+        log.matches("starting ZooKeeper").count() == 1,
+        "one registry:\n{log}"
+    );
+
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    let rounds = &results["rounds"];
+    assert_eq!(rounds["seed"], 7);
+    let orders = rounds["orders"].as_array().unwrap();
+    assert!(!orders.is_empty());
+    for o in orders {
+        let order: Vec<&str> = o["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(order.len(), 2, "both variants in every round: {o}");
+        // The cells of the round are those of the order, in its positions.
+        for (i, key) in order.iter().enumerate() {
+            let matching: Vec<&Value> = cells
+                .iter()
+                .filter(|c| {
+                    c["scenario"] == o["scenario"]
+                        && c["concurrency"] == o["concurrency"]
+                        && c["repetition"] == o["round"]
+                        && format!(
+                            "{}/{}",
+                            c["server"].as_str().unwrap(),
+                            c["variant"].as_str().unwrap()
+                        ) == *key
+                })
+                .collect();
+            assert_eq!(matching.len(), 1, "{key} once in {o}");
+            assert_eq!(matching[0]["round_position"], i as u64 + 1, "{o}");
+        }
+    }
+    let least = rounds["min"].as_u64().unwrap();
+    for c in cells {
+        check_cell_consistency(c["server"].as_str().unwrap(), c);
+    }
+    // Every level got at least the least rounds.
+    let mut levels: std::collections::BTreeMap<String, u64> = Default::default();
+    for o in orders {
+        let key = format!("{}@{}", o["scenario"], o["concurrency"]);
+        let n = levels.entry(key).or_default();
+        *n = (*n).max(o["round"].as_u64().unwrap());
+    }
+    assert!(levels.values().all(|n| *n >= least), "{levels:?}");
+    // Primed once each, before its first cell.
+    assert_eq!(cells.iter().filter(|c| !c["primed"].is_null()).count(), 2);
+
+    let clean = xtask(&["lab", "clean"]);
+    assert!(
+        text(&clean).contains("removed 0 lab container"),
+        "the run left containers: {}",
+        text(&clean)
+    );
+}

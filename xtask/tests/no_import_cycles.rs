@@ -54,6 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "engine",
         &[
+            "rounds",
             "run",
             "prebuild",
             "client_container",
