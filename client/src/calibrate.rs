@@ -26,8 +26,67 @@ pub fn calibrate(each: Duration) -> std::io::Result<CalibrationFigures> {
     Ok(CalibrationFigures {
         cpus: String::new(),
         cpu_rounds_per_s: cpu_rounds_per_s(each),
-        loopback_round_trips_per_s: loopback_round_trips_per_s(each)?,
+        loopback_round_trips_per_s: loopback_round_trips_per_s(each, None)?,
     })
+}
+
+/// The loopback ping-pong *across* two CPU sets: the pinging thread on
+/// `ping_cpus`, the echo on `echo_cpus` (the client's and the server's).
+/// That is the path a single synchronous caller's every call takes, and
+/// two hosts can differ there far more than on one set: a wake-up of an
+/// idle core on another CPU is what a VM makes slow. The CPU kernel is not
+/// run (0): it says nothing about the crossing.
+pub fn calibrate_across(
+    each: Duration,
+    ping_cpus: &str,
+    echo_cpus: &str,
+) -> std::io::Result<CalibrationFigures> {
+    let ping = parse_cpus(ping_cpus)?;
+    let echo = parse_cpus(echo_cpus)?;
+    pin_this_thread(&ping)?;
+    Ok(CalibrationFigures {
+        cpus: format!("{ping_cpus} → {echo_cpus}"),
+        cpu_rounds_per_s: 0.0,
+        loopback_round_trips_per_s: loopback_round_trips_per_s(each, Some(echo))?,
+    })
+}
+
+/// A cpuset list (`0-2,5`) as CPU numbers.
+fn parse_cpus(text: &str) -> std::io::Result<Vec<usize>> {
+    let bad = || std::io::Error::other(format!("`{text}` is not a CPU list such as 0-2,5"));
+    let mut cpus = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
+        if a > b || b >= libc::CPU_SETSIZE as usize {
+            return Err(bad());
+        }
+        cpus.extend(a..=b);
+    }
+    if cpus.is_empty() {
+        return Err(bad());
+    }
+    Ok(cpus)
+}
+
+/// Pins the calling thread to `cpus` (within the container's cpuset, so no
+/// capability is needed).
+fn pin_this_thread(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays within
+    // it (parse_cpus bounds every CPU by CPU_SETSIZE); pid 0 is this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in cpus {
+            libc::CPU_SET(*cpu, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// One round of the CPU kernel: mix 256 words, sort them, fold them.
@@ -62,12 +121,20 @@ fn cpu_rounds_per_s(each: Duration) -> f64 {
     rounds as f64 / start.elapsed().as_secs_f64()
 }
 
-fn loopback_round_trips_per_s(each: Duration) -> std::io::Result<f64> {
+/// One-byte round trips per second between this thread and an echo thread
+/// (pinned to `echo_cpus` when given).
+fn loopback_round_trips_per_s(
+    each: Duration,
+    echo_cpus: Option<Vec<usize>>,
+) -> std::io::Result<f64> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let echo = std::thread::Builder::new()
         .name("rpclab-calibrate-echo".into())
         .spawn(move || -> std::io::Result<()> {
+            if let Some(cpus) = &echo_cpus {
+                pin_this_thread(cpus)?;
+            }
             let (mut conn, _) = listener.accept()?;
             conn.set_nodelay(true)?;
             let mut byte = [0u8; 1];
@@ -106,6 +173,22 @@ mod tests {
     fn the_cpu_kernel_is_deterministic() {
         assert_eq!(cpu_round(42), cpu_round(42));
         assert_ne!(cpu_round(42), cpu_round(44));
+    }
+
+    #[test]
+    fn cpu_lists_parse_as_cpusets_do_and_nonsense_is_refused() {
+        assert_eq!(parse_cpus("0").unwrap(), vec![0]);
+        assert_eq!(parse_cpus("0-2,5").unwrap(), vec![0, 1, 2, 5]);
+        for bad in ["", "a", "2-1", "0-99999"] {
+            assert!(parse_cpus(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_crossing_reports_a_rate_between_two_cpus_of_this_machine() {
+        let f = calibrate_across(Duration::from_millis(20), "0", "0").unwrap();
+        assert!(f.loopback_round_trips_per_s > 0.0);
+        assert_eq!(f.cpus, "0 → 0");
     }
 
     #[test]

@@ -64,6 +64,10 @@ enum Command {
         /// The CPU set being measured, recorded with the figures.
         #[arg(long, default_value = "")]
         cpus: String,
+        /// Measure only the loopback ping-pong across two CPU sets: the
+        /// pinging thread on `--cpus`, the echo thread on these CPUs.
+        #[arg(long)]
+        echo_cpus: Option<String>,
     },
 }
 
@@ -203,7 +207,21 @@ fn main() -> Result<()> {
                 );
                 Ok(())
             }
-            Some(Command::Calibrate { seconds, cpus }) => {
+            Some(Command::Calibrate {
+                seconds,
+                cpus,
+                echo_cpus: Some(echo),
+            }) => {
+                let figures = rpclab_client::calibrate::calibrate_across(
+                    Duration::from_secs_f64(seconds),
+                    &cpus,
+                    &echo,
+                )
+                .context("the cross-CPU loopback calibration failed")?;
+                println!("{}", serde_json::to_string(&figures)?);
+                Ok(())
+            }
+            Some(Command::Calibrate { seconds, cpus, .. }) => {
                 let mut figures =
                     rpclab_client::calibrate::calibrate(Duration::from_secs_f64(seconds))
                         .context("the loopback calibration failed")?;

@@ -16,21 +16,58 @@ const SECONDS: f64 = 1.0;
 
 /// Measures the server's CPU set on the server's engine and the client's
 /// on the client's (the same engine in a one-machine lab), one after the
-/// other (never both at once: each would disturb the other).
+/// other (never both at once: each would disturb the other); then, when
+/// both sets are on `one_machine`, the ping-pong from the client's set to
+/// the server's.
 pub async fn measure(
     server_engine: &Engine,
     client_engine: &Engine,
     run_id: &str,
     server_cpus: &str,
     client_cpus: &str,
+    one_machine: bool,
 ) -> Result<Calibration> {
     Ok(Calibration {
-        server: one(server_engine, run_id, server_cpus, "server").await?,
-        client: one(client_engine, run_id, client_cpus, "client").await?,
+        server: one(server_engine, run_id, server_cpus, "server", None).await?,
+        client: one(client_engine, run_id, client_cpus, "client", None).await?,
+        across: if one_machine && server_cpus != client_cpus {
+            Some(
+                one(
+                    client_engine,
+                    run_id,
+                    client_cpus,
+                    "across",
+                    Some(server_cpus),
+                )
+                .await?,
+            )
+        } else {
+            None
+        },
     })
 }
 
-async fn one(engine: &Engine, run_id: &str, cpus: &str, role: &str) -> Result<CalibrationFigures> {
+/// One calibration container: on `cpus`, or, with `echo_cpus`, on both
+/// sets with the ping on `cpus` and the echo on `echo_cpus`.
+async fn one(
+    engine: &Engine,
+    run_id: &str,
+    cpus: &str,
+    role: &str,
+    echo_cpus: Option<&str>,
+) -> Result<CalibrationFigures> {
+    let both = echo_cpus.map(|e| format!("{cpus},{e}"));
+    let mut cmd = vec![
+        "calibrate".into(),
+        "--seconds".into(),
+        SECONDS.to_string(),
+        "--cpus".into(),
+        cpus.to_owned(),
+    ];
+    if let Some(e) = echo_cpus {
+        cmd.extend(["--echo-cpus".into(), e.to_owned()]);
+    }
+    let cpuset = both.as_deref().unwrap_or(cpus);
     let id = engine
         .start(ContainerSpec {
             name: format!(
@@ -42,14 +79,8 @@ async fn one(engine: &Engine, run_id: &str, cpus: &str, role: &str) -> Result<Ca
             run_id,
             env: Vec::new(),
             entrypoint: None,
-            cmd: Some(vec![
-                "calibrate".into(),
-                "--seconds".into(),
-                SECONDS.to_string(),
-                "--cpus".into(),
-                cpus.to_owned(),
-            ]),
-            cpuset: cpus,
+            cmd: Some(cmd),
+            cpuset,
             binds: Vec::new(),
             // The client image, confined as the client is.
             confinement: &crate::confine::Policy::client(),

@@ -462,6 +462,7 @@ impl RunContext<'_> {
             self.run_id,
             &self.cpus.server,
             &self.cpus.client,
+            self.engines.roles.is_single(),
         )
         .await?;
         eprintln!(

@@ -343,6 +343,11 @@ pub struct Limit {
 pub struct Calibration {
     pub server: CalibrationFigures,
     pub client: CalibrationFigures,
+    /// The loopback ping-pong from the client's CPU set to the server's
+    /// (the path of a single synchronous caller's every call), when both
+    /// sets are on one machine; absent in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub across: Option<CalibrationFigures>,
 }
 
 /// The calibration figures of one CPU set.

@@ -704,6 +704,7 @@ mod tests {
         Calibration {
             server: f(server),
             client: f(client),
+            across: None,
         }
     }
 
