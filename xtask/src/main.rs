@@ -213,7 +213,10 @@ enum LabCommand {
         a: PathBuf,
         /// The later snapshot folder.
         b: PathBuf,
-        /// Exit with an error when a regression is found (for CI).
+        /// Exit with code 3 when a regression is found (for CI): a cell
+        /// slower beyond its noise (two lab runs), or a decided claim
+        /// verdict that flipped (two reproductions of one post). Any
+        /// other error exits with 1.
         #[arg(long)]
         fail_on_regression: bool,
         /// Divide b's throughput by the hosts' calibration ratio (b / a).
@@ -277,7 +280,14 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        let regression = e
+            .downcast_ref::<report::compare::RegressionFound>()
+            .is_some();
+        std::process::exit(if regression {
+            report::compare::REGRESSION_EXIT_CODE
+        } else {
+            1
+        });
     }
 }
 
@@ -374,15 +384,15 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
         } => {
             let report = report::compare::compare_dirs(&a, &b, normalize)?;
             println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
-            if fail_on_regression && report.regressions > 0 {
-                anyhow::bail!(
-                    "{} regression(s) from {} to {}",
-                    report.regressions,
+            match report.regression() {
+                Some(what) if fail_on_regression => Err(report::compare::RegressionFound(format!(
+                    "{what} from {} to {}",
                     a.display(),
                     b.display()
-                );
+                ))
+                .into()),
+                _ => Ok(()),
             }
-            Ok(())
         }
         LabCommand::Index { results_dir, check } => {
             let path = report::index::write(&results_dir, check)?;

@@ -223,7 +223,8 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         "no report.html with charts in {}",
         snap.display()
     );
-    // One throughput chart per scenario, in parts when it has more series
+    // A throughput chart per scenario (per level when it has two:
+    // `throughput-order-echo-at-1.svg`), in parts when it has more series
     // than the charts have distinct styles (`throughput-order-echo-1.svg`, ...).
     let charts: Vec<String> = std::fs::read_dir(snap.join("charts"))
         .unwrap()
@@ -232,9 +233,9 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     for kind in ["throughput", "efficiency"] {
         let stem = format!("{kind}-order-echo");
         assert!(
-            charts
-                .iter()
-                .any(|c| c == &format!("{stem}.svg") || is_part_of(c, &stem)),
+            charts.iter().any(|c| c == &format!("{stem}.svg")
+                || is_part_of(c, &stem)
+                || is_per_level(c, &stem)),
             "no {stem} chart among {charts:?}"
         );
     }
@@ -679,6 +680,14 @@ fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_e
 }
 
 /// `stem-<k>.svg`: part k of a chart split by its series.
+/// `<stem>-at-<level>.svg`, or a part of it: one chart per level.
+fn is_per_level(file: &str, stem: &str) -> bool {
+    file.strip_prefix(stem)
+        .and_then(|rest| rest.strip_prefix("-at-"))
+        .and_then(|rest| rest.strip_suffix(".svg"))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+}
+
 fn is_part_of(file: &str, stem: &str) -> bool {
     file.strip_prefix(stem)
         .and_then(|rest| rest.strip_prefix('-'))

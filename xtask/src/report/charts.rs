@@ -8,8 +8,9 @@
 //! ([`grouped_bars`], [`lines`]). The kinds of chart:
 //!
 //! * [`throughput`]: calls/s of every server variant at each level
-//!   (concurrency or offered rate): grouped bars, or lines where a scenario
-//!   has three levels or more, with the repetitions' min–max as whiskers;
+//!   (concurrency or offered rate), with the repetitions' min–max as
+//!   whiskers: a chart of bars per level, each on its own y axis, or one
+//!   chart of lines where a scenario has three levels or more;
 //! * [`efficiency`]: calls per server-core-second (1 / the server's CPU
 //!   time per call), drawn the same way;
 //! * [`latency_spectra`]: the latency percentile spectrum at each level,
@@ -525,6 +526,13 @@ fn repetitions_note(results: &Results, scenario: &str) -> String {
 }
 
 /// Throughput of every server variant at each level of one scenario.
+///
+/// Bars (fewer than three levels) get one chart per level, each with its
+/// own y axis: on one axis the highest level's figures (client-bound at 5
+/// connections in the default lab) set the scale, and the eleven 1-client
+/// bars were 10–17 px tall, unreadable and uncomparable. Lines (three
+/// levels or more) keep one chart: the curve over levels is what they
+/// show, on a log axis when the values span more than 30×.
 pub fn throughput(results: &Results, scenario: &str) -> Vec<Chart> {
     let series = level_series(results, scenario, Metric::Throughput);
     let t = Titles {
@@ -534,7 +542,52 @@ pub fn throughput(results: &Results, scenario: &str) -> Vec<Chart> {
         x_label: level_label(results, scenario).to_owned(),
         y_label: "calls/s".to_owned(),
     };
-    level_charts(&t, &series, "calls/s")
+    if levels(&series).len() == 2 {
+        per_level_charts(&t, &series, level_word(results, scenario), "calls/s")
+    } else {
+        level_charts(&t, &series, "calls/s")
+    }
+}
+
+/// The series' points at level `x` only; a series without one is left out.
+fn at_level(series: &[Series], x: f64) -> Vec<Series> {
+    series
+        .iter()
+        .filter_map(|s| {
+            let points: Vec<Point> = s.points.iter().filter(|p| p.x == x).cloned().collect();
+            (!points.is_empty()).then(|| Series {
+                points,
+                ..s.clone()
+            })
+        })
+        .collect()
+}
+
+/// One bar chart per level, each scaled to its own figures: the chart `t`
+/// becomes `<id>-at-<level>`, "… at concurrency 5".
+fn per_level_charts(t: &Titles, series: &[Series], level_word: &str, unit: &str) -> Vec<Chart> {
+    levels(series)
+        .into_iter()
+        .flat_map(|x| {
+            let level = tick_label(x);
+            let t = Titles {
+                id: format!("{}-at-{}", t.id, x as u64),
+                title: format!("{} at {level_word} {level}", t.title),
+                subtitle: format!("{}; y axis scaled to this level", t.subtitle),
+                ..t.clone()
+            };
+            level_charts(&t, &at_level(series, x), unit)
+        })
+        .collect()
+}
+
+/// What a scenario's levels are, in a chart's title.
+fn level_word(results: &Results, scenario: &str) -> &'static str {
+    if open_loop(results, scenario) {
+        "offered"
+    } else {
+        "concurrency"
+    }
 }
 
 /// Calls per server-core-second of every server variant at each level of
@@ -620,11 +673,7 @@ pub fn latency_spectra(results: &Results, scenario: &str) -> Vec<Chart> {
         from: LEFT + 20.0,
         to: W - RIGHT - 20.0,
     };
-    let level_word = if open_loop(results, scenario) {
-        "offered"
-    } else {
-        "concurrency"
-    };
+    let level_word = level_word(results, scenario);
     let mut out = Vec::new();
     for level in levels {
         let series = spectrum_series(results, scenario, level);
@@ -788,5 +837,62 @@ mod tests {
         assert!(hatched.contains("fill=\"url(#c-hatch-lb)\""));
         assert!(hatched.contains(Hatch::LowerBound.meaning()));
         assert!(hatched.contains("<pattern id=\"c-hatch-lb\""));
+    }
+
+    /// The heights of a chart's bars (their first `<rect>`, hatching apart).
+    fn bar_heights(svg: &str) -> Vec<f64> {
+        svg.split("<g><title>")
+            .skip(1)
+            .filter_map(|g| {
+                let at = g.find("height=\"")? + 8;
+                g[at..at + g[at..].find('"')?].parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_level_of_the_default_lab_gets_its_own_readable_chart() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/20261203T063645Z-vm-df511bd");
+        let results = crate::snapshot::read_snapshot(&dir).unwrap();
+        let charts = throughput(&results, "order-echo");
+        let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["throughput-order-echo-at-1", "throughput-order-echo-at-5"]
+        );
+        assert!(charts[0]
+            .svg
+            .contains("order-echo: throughput at concurrency 1"));
+        let heights: Vec<Vec<f64>> = charts.iter().map(|c| bar_heights(&c.svg)).collect();
+        for (c, h) in charts.iter().zip(&heights) {
+            assert_eq!(h.len(), 11, "{}", c.name);
+            // Each axis is scaled to its own level's tallest bar.
+            let tallest = h.iter().copied().fold(0.0, f64::max);
+            assert!(tallest > 150.0, "{}: {h:?}", c.name);
+        }
+        // On one axis the eleven 1-client bars were 10–17 px tall.
+        let lowest = heights[0].iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(lowest > 100.0, "{:?}", heights[0]);
+    }
+
+    #[test]
+    fn one_level_or_three_keep_one_throughput_chart() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+        )
+        .unwrap();
+        let results: Results = serde_json::from_str(&text).unwrap();
+        let names: Vec<String> = throughput(&results, "order-echo")
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["throughput-order-echo"]);
+        let three = [
+            series("a", 0, &[1.0, 5.0, 20.0]),
+            series("b", 1, &[1.0, 5.0]),
+        ];
+        assert_eq!(at_level(&three, 20.0).len(), 1);
+        assert_eq!(at_level(&three, 5.0)[1].points.len(), 1);
     }
 }

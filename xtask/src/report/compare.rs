@@ -20,9 +20,20 @@
 //! that limited the cell ([`calibration_figure`]). And whatever the
 //! absolute level did, Kendall's τ-b of the servers' throughput at each
 //! scenario × level says whether the ranking held ([`kendall_tau_b`]).
+//!
+//! Two lab runs also get the pairs of servers whose order each run
+//! decided (disjoint throughput intervals) and how many kept it
+//! ([`pair_order`]), and both hosts' calibrations side by side
+//! ([`calibration_table`]), so a reader sees why figures moved. Two
+//! reproductions of one post get their stored verdicts side by side
+//! ([`repeatability`]); there a *flip* (a decided verdict whose direction
+//! or magnitude changed) is the regression. Two snapshots of different
+//! posts, or a reproduction and a lab run, are one error.
 
 use crate::aggregate::{coefficient_of_variation, median};
 use crate::report::format::fmt_value;
+use crate::report::pair_order;
+use crate::report::repeatability::{self, VerdictComparison};
 use crate::report::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
 use anyhow::Result;
 use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
@@ -383,15 +394,99 @@ pub struct RankAgreement {
 }
 
 /// The comparison's outcome: its text (host warnings, table, counts, rank
-/// agreement) and the regressions.
+/// agreement, decided pairs or verdicts) and what it found, as data.
 pub struct Report {
     pub text: String,
+    /// Cells whose throughput or p99 changed beyond their noise.
     pub regressions: usize,
+    /// Two reproductions of one post: their verdicts side by side.
+    pub verdicts: Option<VerdictComparison>,
 }
+
+impl Report {
+    /// What `--fail-on-regression` fails on, in words, or None: for two
+    /// reproductions a flipped verdict (a cell's change between two
+    /// reproductions is what the verdicts already weigh); for two lab runs
+    /// a cell's regression.
+    pub fn regression(&self) -> Option<String> {
+        match &self.verdicts {
+            Some(v) => (v.flips() > 0).then(|| {
+                format!(
+                    "{} decided verdict(s) of seed {} flipped",
+                    v.flips(),
+                    v.seed
+                )
+            }),
+            None => (self.regressions > 0).then(|| format!("{} regression(s)", self.regressions)),
+        }
+    }
+}
+
+/// `lab compare --fail-on-regression`'s exit code when it finds a
+/// regression, apart from 1 (any error: an unreadable snapshot, two
+/// different posts), so CI can tell a regression from a broken comparison.
+pub const REGRESSION_EXIT_CODE: i32 = 3;
+
+/// The error `--fail-on-regression` returns; `main` exits with
+/// [`REGRESSION_EXIT_CODE`] on it.
+#[derive(Debug)]
+pub struct RegressionFound(pub String);
+
+impl std::fmt::Display for RegressionFound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RegressionFound {}
 
 /// Compares snapshot folders `a` (before) and `b` (after).
 pub fn compare_dirs(a: &Path, b: &Path, normalize: bool) -> Result<Report> {
-    Ok(compare(&Snapshot::read(a)?, &Snapshot::read(b)?, normalize))
+    compare(&Snapshot::read(a)?, &Snapshot::read(b)?, normalize)
+}
+
+/// Both hosts' calibration figures side by side, with the ratio b / a:
+/// the host's share of why figures moved. One line when neither snapshot
+/// has a calibration.
+pub fn calibration_table(a: &HostRecord, b: &HostRecord) -> String {
+    if a.calibration.is_none() && b.calibration.is_none() {
+        return "Host calibration: none in either snapshot.\n".into();
+    }
+    let mut t = Builder::default();
+    t.push_record(["calibration", "a", "b", "b / a"]);
+    let value = |h: &HostRecord, f: fn(&Calibration) -> f64| h.calibration.as_ref().map(f);
+    for (name, f) in calibration_figures() {
+        let (x, y) = (value(a, f), value(b, f));
+        t.push_record([
+            name.to_owned(),
+            x.map_or("-".into(), fmt_value),
+            y.map_or("-".into(), fmt_value),
+            match (x, y) {
+                (Some(x), Some(y)) if x > 0.0 => format!("{:.3}", y / x),
+                _ => "-".into(),
+            },
+        ]);
+    }
+    let mut table = t.build();
+    table.with(Style::rounded());
+    format!("Host calibration (per second, measured at the start of each run):\n{table}\n")
+}
+
+/// A calibration figure: its name and how to read it.
+type CalibrationFigure = (&'static str, fn(&Calibration) -> f64);
+
+/// The four calibration figures, by name, in the order they are shown.
+fn calibration_figures() -> [CalibrationFigure; 4] {
+    [
+        ("server cpu_rounds_per_s", |c| c.server.cpu_rounds_per_s),
+        ("server loopback_round_trips_per_s", |c| {
+            c.server.loopback_round_trips_per_s
+        }),
+        ("client cpu_rounds_per_s", |c| c.client.cpu_rounds_per_s),
+        ("client loopback_round_trips_per_s", |c| {
+            c.client.loopback_round_trips_per_s
+        }),
+    ]
 }
 
 fn cells_of<'a>(results: &'a Results, k: &Key) -> Vec<&'a Cell> {
@@ -406,8 +501,15 @@ fn cells_of<'a>(results: &'a Results, k: &Key) -> Vec<&'a Cell> {
 
 /// Compares snapshot `a` (before) with `b` (after); with `normalize` (and
 /// both calibrations), `b`'s throughput is expressed in `a`'s host units.
-pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Report {
+/// An error when they are reproductions of different posts (or one is a
+/// reproduction and the other a lab run).
+pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Result<Report> {
     let (a, b) = (&sa.results, &sb.results);
+    let verdicts = match repeatability::same_seed(a.reproduction.as_ref(), b.reproduction.as_ref())?
+    {
+        Some((ra, rb)) => Some(repeatability::compare_verdicts(ra, rb)?),
+        None => None,
+    };
     let warnings = host_warnings(&sa.host, &sb.host);
     let calibrations = match (&sa.host.calibration, &sb.host.calibration) {
         (Some(x), Some(y)) if normalize => Some((x, y)),
@@ -557,7 +659,19 @@ pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Report {
         );
     }
     text.push_str(&render_agreement(&agreement));
-    Report { text, regressions }
+    text.push_str(&calibration_table(&sa.host, &sb.host));
+    if verdicts.is_none() {
+        text.push_str(&pair_order::render(&pair_order::order_agreement(a, b)));
+    }
+    if let Some(v) = &verdicts {
+        text.push('\n');
+        text.push_str(&repeatability::render(v, false));
+    }
+    Ok(Report {
+        text,
+        regressions,
+        verdicts,
+    })
 }
 
 /// Kendall's τ-b of the servers' median throughput in `a` and `b`, per
@@ -793,7 +907,7 @@ mod tests {
                 ..HostRecord::parse(&MANIFEST.replace("AMD EPYC", "Intel Xeon"))
             },
         };
-        let raw = compare(&a, &b, false);
+        let raw = compare(&a, &b, false).unwrap();
         assert!(raw.regressions > 0, "{}", raw.text);
         assert!(
             raw.text.contains("warning: different hosts"),
@@ -812,7 +926,7 @@ mod tests {
             "{}",
             raw.text
         );
-        let norm = compare(&a, &b, true);
+        let norm = compare(&a, &b, true).unwrap();
         assert!(
             norm.text
                 .contains("normalised: b's throughput divided by the calibration ratio"),
@@ -827,7 +941,7 @@ mod tests {
         // Asking to normalise without calibrations says it was not done.
         let mut old = b;
         old.host.calibration = None;
-        let text = compare(&a, &old, true).text;
+        let text = compare(&a, &old, true).unwrap().text;
         assert!(text.contains("--normalize not applied"), "{text}");
     }
 
@@ -867,5 +981,96 @@ mod tests {
         let a = s(&[1000.0, 1000.0, 1000.0, 1000.0, 900.0]);
         let b = s(&[900.0, 900.0, 900.0, 900.0, 905.0]);
         assert_eq!(classify(&a, &b, true).1, Change::WithinNoise);
+    }
+
+    fn fixture() -> Results {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+        )
+        .unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn snapshot(results: Results) -> Snapshot {
+        Snapshot {
+            results,
+            host: HostRecord::parse(MANIFEST),
+        }
+    }
+
+    #[test]
+    fn two_reproductions_compare_their_verdicts_and_a_flip_is_the_regression() {
+        use crate::report::repeatability::tests::{claim, pair};
+        use rpclab_model::verdict::Direction;
+        let mut a = fixture();
+        let holds = |d| {
+            vec![claim(
+                "c1-ratios",
+                d,
+                true,
+                vec![pair("ice", 2.0, 1.8, 2.2, true)],
+            )]
+        };
+        a.reproduction.as_mut().unwrap().verdicts = holds(Direction::Holds);
+        let same = compare(&snapshot(a.clone()), &snapshot(a.clone()), false).unwrap();
+        let v = same.verdicts.as_ref().expect("two reproductions");
+        assert_eq!((v.decided_in_both(), v.agree(), v.flips()), (1, 1, 0));
+        assert_eq!(same.regression(), None);
+        assert!(
+            !same.text.contains("Decided pairs"),
+            "reproductions compare verdicts, not pairs"
+        );
+        assert!(
+            same.text.contains("decided in both: 1, agree: 1, flips: 0"),
+            "{}",
+            same.text
+        );
+        let mut b = a.clone();
+        b.reproduction.as_mut().unwrap().verdicts = holds(Direction::Reversed);
+        let flipped = compare(&snapshot(a.clone()), &snapshot(b), false).unwrap();
+        assert_eq!(
+            flipped.regression().as_deref(),
+            Some("1 decided verdict(s) of seed ice-dubbo-thrift-grpc flipped")
+        );
+        // Another post, or a lab run: one error.
+        let mut other = a.clone();
+        other.reproduction.as_mut().unwrap().seed = "java-remoting".into();
+        let e = compare(&snapshot(a.clone()), &snapshot(other), false)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("seed java-remoting"), "{e}");
+        let mut lab = a.clone();
+        lab.reproduction = None;
+        assert!(compare(&snapshot(a), &snapshot(lab), false).is_err());
+    }
+
+    #[test]
+    fn two_lab_runs_get_decided_pairs_and_both_calibrations() {
+        let mut a = fixture();
+        a.reproduction = None;
+        a.aggregates = crate::aggregate::aggregate(&a.cells, 0.1);
+        let mut sa = snapshot(a.clone());
+        sa.host.calibration = Some(calibration(2.0e6, 2.0e6));
+        let mut sb = snapshot(a);
+        sb.host.calibration = Some(calibration(1.0e6, 2.0e6));
+        let r = compare(&sa, &sb, false).unwrap();
+        assert!(r.verdicts.is_none());
+        let orders = pair_order::order_agreement(&sa.results, &sb.results);
+        assert!(!orders.is_empty());
+        for o in &orders {
+            assert_eq!(o.kept(), o.both.len(), "the same run keeps every order");
+        }
+        assert!(r.text.contains(&pair_order::render(&orders)), "{}", r.text);
+        assert!(
+            r.text
+                .contains("│ server cpu_rounds_per_s           │ 2000000 │ 1000000 │ 0.500 │"),
+            "{}",
+            r.text
+        );
+        let none = calibration_table(&HostRecord::default(), &HostRecord::default());
+        assert_eq!(none, "Host calibration: none in either snapshot.\n");
+        let one = calibration_table(&sa.host, &HostRecord::default());
+        assert!(one.contains("│ 2000000 │ -"), "{one}");
     }
 }

@@ -10,7 +10,9 @@
 //!   read from the snapshot's `manifest.toml`;
 //! * [`reproduction`]: published vs measured and the claim verdicts;
 //! * [`index`]: `results/README.md`, the index of snapshots;
-//! * [`compare`]: two snapshots side by side, noise-aware;
+//! * [`compare`]: two snapshots side by side, noise-aware, with
+//!   [`pair_order`] (two lab runs: the pairs of servers each decided) and
+//!   [`repeatability`] (two reproductions: their verdicts);
 //! * [`format`]: number and name formatting they share;
 //!
 //! and [`write_all`], the one function that writes a snapshot's rendered
@@ -26,6 +28,8 @@ pub mod compare;
 pub mod format;
 pub mod html;
 pub mod index;
+pub mod pair_order;
+pub mod repeatability;
 pub mod reproduction;
 pub mod setup;
 pub mod svg;
