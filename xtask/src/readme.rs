@@ -100,16 +100,19 @@ pub fn render(manifests: &[Manifest]) -> String {
 fn claim_row(seed: &str, link: &str, c: &ClaimOutcome) -> String {
     let cell = |s: &str| s.replace('|', "/").replace('\n', " ");
     let name = |p: &rpclab_model::verdict::PairVerdict| format!("{} over {}", p.over, p.under);
+    let at = |p: &rpclab_model::verdict::PairVerdict| {
+        p.level.map(|l| format!(" (level {l})")).unwrap_or_default()
+    };
     let published: Vec<String> = c
         .ratios()
-        .filter_map(|p| Some(format!("{}: {}", name(p), published_text(p.published?))))
+        .filter_map(|p| {
+            let ratio = published_text(p.published?);
+            Some(format!("{}{}: {ratio}", name(p), at(p)))
+        })
         .collect();
     let measured: Vec<String> = c
         .ratios()
-        .map(|p| {
-            let at = p.level.map(|l| format!(" (level {l})")).unwrap_or_default();
-            format!("{}{at}: {}", name(p), pair_measured_text(p))
-        })
+        .map(|p| format!("{}{}: {}", name(p), at(p), pair_measured_text(p)))
         .collect();
     // Stored verdicts say why in the label; a claim with nothing decided
     // also shows its parts.

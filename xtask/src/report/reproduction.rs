@@ -456,103 +456,10 @@ fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests_support {
-    use super::*;
-    use rpclab_model::result::{Aggregate, Latency, SeedClaim};
-
-    pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
-        Aggregate {
-            server: server.into(),
-            variant: "v".into(),
-            scenario: "s".into(),
-            concurrency: 1,
-            repetitions: 3,
-            throughput_median: tput,
-            throughput_min: tput,
-            throughput_max: tput,
-            throughput_cv: cv,
-            throughput_ci: None,
-            latency_us: Latency {
-                min: 100.0,
-                mean: 2000.0,
-                p50: 1500.0,
-                p90: 3000.0,
-                p95: 4000.0,
-                p99: 5000.0,
-                p999: 7000.0,
-                max: 9000.0,
-            },
-            calls_ok: 1000,
-            calls_failed: failed,
-            server_cpu_us_per_call: None,
-            client_cpu_us_per_call: None,
-            bytes_sent_per_call: 100.0,
-            bytes_received_per_call: 200.0,
-            cell_flags: Vec::new(),
-            noisy: false,
-            flags: Vec::new(),
-        }
-    }
-
-    /// An aggregate whose median throughput has the interval [lo, hi] at 75 %
-    /// (three repetitions).
-    pub fn spread(server: &str, tput: f64, lo: f64, hi: f64) -> Aggregate {
-        let mut a = agg(server, tput, 0.02, 0);
-        a.throughput_ci = Some(rpclab_model::result::MedianInterval {
-            low: lo,
-            high: hi,
-            confidence: 0.75,
-        });
-        a
-    }
-
-    pub fn system(key: &str, server: Option<&str>) -> SeedSystem {
-        SeedSystem {
-            key: key.into(),
-            published_as: key.into(),
-            server: server.map(Into::into),
-            variant: server.map(|_| "v".into()),
-            not_run: server.is_none().then(|| "no server folder yet".into()),
-            note: None,
-        }
-    }
-
-    pub fn results(aggs: Vec<Aggregate>) -> Results {
-        Results {
-            schema_version: 1,
-            complete: true,
-            errors: Vec::new(),
-            cells: Vec::new(),
-            aggregates: aggs,
-            reproduction: None,
-            rounds: None,
-        }
-    }
-
-    pub fn repro(
-        claims: Vec<SeedClaim>,
-        systems: Vec<SeedSystem>,
-        cells: Vec<PublishedCell>,
-    ) -> Reproduction {
-        Reproduction {
-            seed: "t".into(),
-            title: "t".into(),
-            source: "s".into(),
-            notes: Vec::new(),
-            deviations: Vec::new(),
-            systems,
-            cells,
-            claims,
-            verdicts: Vec::new(),
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::tests_support::*;
     use super::*;
     use crate::report::verdicts::derive;
+    use crate::report::verdicts::tests_support::*;
     use rpclab_model::result::{ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::Direction as Verdict;
 
@@ -806,9 +713,9 @@ mod tests {
 
 #[cfg(test)]
 mod verdict_tests {
-    use super::tests_support::*;
     use super::*;
     use crate::report::verdicts::derive_interval;
+    use crate::report::verdicts::tests_support::*;
     use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
@@ -1125,5 +1032,68 @@ mod verdict_tests {
             derive_interval(&agg("b", 1.0, 0.0, 0), Measure::Throughput, None),
             None
         );
+    }
+
+    #[test]
+    fn a_time_from_a_lower_bound_throughput_is_an_upper_bound() {
+        let mut a = agg("a", 1000.0, 0.0, 0);
+        a.cell_flags = vec![CellFlag::ClientBound];
+        let res = results(vec![a]);
+        let published = |measure: Measure| PublishedCell {
+            table: "T".into(),
+            row: "a".into(),
+            column: format!("{measure:?}"),
+            system: "a".into(),
+            unit: crate::report::verdicts::unit(measure).into(),
+            value: Some(1.0),
+            raw: "1".into(),
+            measure: Some(measure),
+            total_calls: Some(10_000),
+            scenario: Some("s".into()),
+            concurrency: Some(1),
+            ..PublishedCell::default()
+        };
+        let cells = vec![
+            published(Measure::Throughput),
+            published(Measure::TotalSeconds),
+        ];
+        let mut r = repro(Vec::new(), vec![system("a", Some("a"))], cells);
+        crate::report::verdicts::fill(&res, &mut r);
+        let tput = r.cells[0].measured.as_ref().unwrap();
+        let total = r.cells[1].measured.as_ref().unwrap();
+        assert_eq!(tput.caveats, ["lower bound"]);
+        assert_eq!(
+            (total.median, total.caveats.as_slice()),
+            (10.0, &["upper bound".to_owned()][..])
+        );
+        assert!(!total.trustworthy);
+        let text = render(&compare(&res, &r), false);
+        assert!(text.contains("lab 10.00 s (upper bound)"), "{text}");
+        assert!(!text.contains(" s (lower bound)"), "{text}");
+    }
+
+    #[test]
+    fn stored_verdicts_are_rendered_as_stored_and_older_snapshots_are_decided() {
+        let mut cells = rounds("x", &[1200.0; 6]);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        let res = run(cells);
+        let mut r = repro(
+            vec![ratio_claim(&[("x", "y", 1.2)])],
+            vec![system("x", Some("x")), system("y", Some("y"))],
+            Vec::new(),
+        );
+        assert!(crate::report::verdicts::needs_decision(&r));
+        let older = compare(&res, &r);
+        assert_eq!(older.claims[0].label(), "holds; magnitude matches");
+        crate::report::verdicts::fill(&res, &mut r);
+        assert!(!crate::report::verdicts::needs_decision(&r));
+        // What is stored is what is printed.
+        r.verdicts[0].label = "as stored".into();
+        let cmp = compare(&res, &r);
+        assert_eq!(cmp.claims[0].label(), "as stored");
+        // And it survives results.json.
+        let json = serde_json::to_string(&r).unwrap();
+        let back: Reproduction = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
     }
 }

@@ -1105,6 +1105,14 @@ fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
             text.push_str(&format!("; undecided: {why}"));
         }
     }
+    text.push_str(&pair_notes(p, &name));
+    text
+}
+
+/// What a pair's text adds after its verdict: host dependence with the
+/// server CPU ratio, and the rounds left out.
+fn pair_notes(p: &PairVerdict, name: &str) -> String {
+    let mut text = String::new();
     if p.host_dependent {
         text.push_str(
             "; host-dependent: latency-bound (one synchronous caller, neither side's cores the limit)",
@@ -1112,8 +1120,7 @@ fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
         if let Some(c) = &p.server_cpu {
             let n = (c.rounds > 1 && p.within_rounds).then_some(c.rounds);
             text.push_str(&format!(
-                ", server CPU per call {} {}",
-                name,
+                ", server CPU per call {name} {}",
                 spread_text(c.median, c.low, c.high, n)
             ));
         }
@@ -1481,12 +1488,98 @@ fn errors(l: &Lookup, scenario: &str, systems: &[String], expect_failures: bool)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests_support {
     use super::*;
-    use crate::report::reproduction::tests_support::{agg, repro, results, system};
-    use rpclab_model::result::{Cost, Limit, RatioPair, SeedClaim};
+    use rpclab_model::result::{Cost, Latency, Limit, SeedClaim};
 
-    fn template() -> Cell {
+    pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
+        Aggregate {
+            server: server.into(),
+            variant: "v".into(),
+            scenario: "s".into(),
+            concurrency: 1,
+            repetitions: 3,
+            throughput_median: tput,
+            throughput_min: tput,
+            throughput_max: tput,
+            throughput_cv: cv,
+            throughput_ci: None,
+            latency_us: Latency {
+                min: 100.0,
+                mean: 2000.0,
+                p50: 1500.0,
+                p90: 3000.0,
+                p95: 4000.0,
+                p99: 5000.0,
+                p999: 7000.0,
+                max: 9000.0,
+            },
+            calls_ok: 1000,
+            calls_failed: failed,
+            server_cpu_us_per_call: None,
+            client_cpu_us_per_call: None,
+            bytes_sent_per_call: 100.0,
+            bytes_received_per_call: 200.0,
+            cell_flags: Vec::new(),
+            noisy: false,
+            flags: Vec::new(),
+        }
+    }
+
+    /// An aggregate whose median throughput has the interval [lo, hi] at 75 %
+    /// (three repetitions).
+    pub fn spread(server: &str, tput: f64, lo: f64, hi: f64) -> Aggregate {
+        let mut a = agg(server, tput, 0.02, 0);
+        a.throughput_ci = Some(rpclab_model::result::MedianInterval {
+            low: lo,
+            high: hi,
+            confidence: 0.75,
+        });
+        a
+    }
+
+    pub fn system(key: &str, server: Option<&str>) -> SeedSystem {
+        SeedSystem {
+            key: key.into(),
+            published_as: key.into(),
+            server: server.map(Into::into),
+            variant: server.map(|_| "v".into()),
+            not_run: server.is_none().then(|| "no server folder yet".into()),
+            note: None,
+        }
+    }
+
+    pub fn results(aggs: Vec<Aggregate>) -> Results {
+        Results {
+            schema_version: 1,
+            complete: true,
+            errors: Vec::new(),
+            cells: Vec::new(),
+            aggregates: aggs,
+            reproduction: None,
+            rounds: None,
+        }
+    }
+
+    pub fn repro(
+        claims: Vec<SeedClaim>,
+        systems: Vec<SeedSystem>,
+        cells: Vec<PublishedCell>,
+    ) -> Reproduction {
+        Reproduction {
+            seed: "t".into(),
+            title: "t".into(),
+            source: "s".into(),
+            notes: Vec::new(),
+            deviations: Vec::new(),
+            systems,
+            cells,
+            claims,
+            verdicts: Vec::new(),
+        }
+    }
+
+    pub fn template() -> Cell {
         let text = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
         )
@@ -1497,7 +1590,7 @@ mod tests {
 
     /// A server-bound cell of `server` in round `round` (server 95 %,
     /// client 50 % busy, one core busy).
-    fn cell(server: &str, round: u32, tput: f64) -> Cell {
+    pub fn cell(server: &str, round: u32, tput: f64) -> Cell {
         let mut c = template();
         c.server = server.into();
         c.variant = "v".into();
@@ -1526,7 +1619,7 @@ mod tests {
     }
 
     /// Rounds of `server` at these throughputs.
-    fn rounds(server: &str, tputs: &[f64]) -> Vec<Cell> {
+    pub fn rounds(server: &str, tputs: &[f64]) -> Vec<Cell> {
         tputs
             .iter()
             .enumerate()
@@ -1534,11 +1627,18 @@ mod tests {
             .collect()
     }
 
-    fn run(cells: Vec<Cell>) -> Results {
+    pub fn run(cells: Vec<Cell>) -> Results {
         let mut r = results(crate::aggregate::aggregate(&cells, 0.1));
         r.cells = cells;
         r
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
+    use rpclab_model::result::{Limit, RatioPair, SeedClaim};
 
     fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
         SeedClaim {
@@ -1780,47 +1880,6 @@ mod tests {
     }
 
     #[test]
-    fn a_time_from_a_lower_bound_throughput_is_an_upper_bound() {
-        let mut a = agg("a", 1000.0, 0.0, 0);
-        a.cell_flags = vec![CellFlag::ClientBound];
-        let res = results(vec![a]);
-        let published = |measure: Measure| PublishedCell {
-            table: "T".into(),
-            row: "a".into(),
-            column: format!("{measure:?}"),
-            system: "a".into(),
-            unit: unit(measure).into(),
-            value: Some(1.0),
-            raw: "1".into(),
-            measure: Some(measure),
-            total_calls: Some(10_000),
-            scenario: Some("s".into()),
-            concurrency: Some(1),
-            ..PublishedCell::default()
-        };
-        let cells = vec![
-            published(Measure::Throughput),
-            published(Measure::TotalSeconds),
-        ];
-        let mut r = repro(Vec::new(), vec![system("a", Some("a"))], cells);
-        fill(&res, &mut r);
-        let tput = r.cells[0].measured.as_ref().unwrap();
-        let total = r.cells[1].measured.as_ref().unwrap();
-        assert_eq!(tput.caveats, ["lower bound"]);
-        assert_eq!(
-            (total.median, total.caveats.as_slice()),
-            (10.0, &["upper bound".to_owned()][..])
-        );
-        assert!(!total.trustworthy);
-        let text = crate::report::reproduction::render(
-            &crate::report::reproduction::compare(&res, &r),
-            false,
-        );
-        assert!(text.contains("lab 10.00 s (upper bound)"), "{text}");
-        assert!(!text.contains(" s (lower bound)"), "{text}");
-    }
-
-    #[test]
     fn a_top_claim_with_unused_outsiders_reads_partly_checked() {
         // Seed 002's rmi-fastest: rmi against hessian decided, two outsiders unsteady.
         let mut cells = rounds("rmi", &[1200.0; 6]);
@@ -1845,31 +1904,6 @@ mod tests {
         assert_eq!((v.checked, v.of, v.decided), (1, 3, false), "{v:?}");
         assert_eq!(v.label, "partly checked (1 of 3 pairs): holds");
         assert_eq!(v.basis, Some(Basis::Indicative));
-    }
-
-    #[test]
-    fn stored_verdicts_are_rendered_as_stored_and_older_snapshots_are_decided() {
-        let mut cells = rounds("x", &[1200.0; 6]);
-        cells.extend(rounds("y", &[1000.0; 6]));
-        let res = run(cells);
-        let mut r = repro(
-            vec![ratio_claim("x", "y", 1.2)],
-            vec![system("x", Some("x")), system("y", Some("y"))],
-            Vec::new(),
-        );
-        assert!(needs_decision(&r));
-        let older = crate::report::reproduction::compare(&res, &r);
-        assert_eq!(older.claims[0].label(), "holds; magnitude matches");
-        fill(&res, &mut r);
-        assert!(!needs_decision(&r));
-        // What is stored is what is printed.
-        r.verdicts[0].label = "as stored".into();
-        let cmp = crate::report::reproduction::compare(&res, &r);
-        assert_eq!(cmp.claims[0].label(), "as stored");
-        // And it survives results.json.
-        let json = serde_json::to_string(&r).unwrap();
-        let back: Reproduction = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, r);
     }
 
     #[test]
