@@ -157,7 +157,7 @@ impl Hatch {
     /// What the hatching means, for legends.
     pub fn meaning(self) -> &'static str {
         match self {
-            Hatch::LowerBound => "client-bound: lower bound",
+            Hatch::LowerBound => "client-bound: lower/upper bound",
             Hatch::Unsteady => "unsteady / noisy / few calls",
         }
     }
