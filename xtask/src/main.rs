@@ -206,6 +206,13 @@ enum LabCommand {
         /// Write summary.md, charts/ and report.html here instead of into the snapshot.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Decide a reproduction's claims again by today's rules and write
+        /// the verdicts into results.json (in --out when given, else in the
+        /// snapshot). Without it a snapshot's stored verdicts are rendered
+        /// as they are, and one without verdicts (older) is decided for
+        /// the rendering only.
+        #[arg(long)]
+        redecide: bool,
     },
     /// Compare two snapshots cell by cell, flagging changes beyond their noise.
     Compare {
@@ -408,8 +415,19 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             snapshot,
             jmeter,
             out,
+            redecide,
         } => {
-            let results = snapshot::read_snapshot(&snapshot)?;
+            let mut results = snapshot::read_snapshot(&snapshot)?;
+            let out = out.unwrap_or_else(|| snapshot.clone());
+            if redecide {
+                if let Some(mut r) = results.reproduction.take() {
+                    report::verdicts::fill(&results, &mut r);
+                    results.reproduction = Some(r);
+                    std::fs::create_dir_all(&out)?;
+                    snapshot::write_results(&out, &results)?;
+                    eprintln!("decided again: {}", out.join("results.json").display());
+                }
+            }
             let layout = jmeter.then_some(report::tables::Layout::Jmeter);
             print!("{}", report::tables::render(&results, false, layout));
             if let Some(r) = &results.reproduction {
@@ -421,7 +439,6 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
                     )
                 );
             }
-            let out = out.unwrap_or_else(|| snapshot.clone());
             let written = report::write_all(
                 &out,
                 &snapshot::name_of(&snapshot),

@@ -10,7 +10,8 @@
 //! READMEs behind (a test runs the check).
 
 use crate::manifest::Manifest;
-use crate::report::reproduction::{compare, ClaimOutcome};
+use crate::report::reproduction::{compare, pair_measured_text, ClaimOutcome};
+use crate::report::verdicts::published_text;
 use crate::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
@@ -98,24 +99,27 @@ pub fn render(manifests: &[Manifest]) -> String {
 /// One row of the claims table, from a snapshot's comparison.
 fn claim_row(seed: &str, link: &str, c: &ClaimOutcome) -> String {
     let cell = |s: &str| s.replace('|', "/").replace('\n', " ");
+    let name = |p: &rpclab_model::verdict::PairVerdict| format!("{} over {}", p.over, p.under);
+    let at = |p: &rpclab_model::verdict::PairVerdict| {
+        p.level.map(|l| format!(" (level {l})")).unwrap_or_default()
+    };
     let published: Vec<String> = c
-        .ratios
-        .iter()
-        .filter(|r| r.published.is_some())
-        .map(|r| format!("{}: {}", r.pair, r.published_text()))
-        .collect();
-    let measured: Vec<String> = c
-        .ratios
-        .iter()
-        .map(|r| {
-            let at = r.level.map(|l| format!(" (level {l})")).unwrap_or_default();
-            format!("{}{at}: {}", r.pair, r.measured_text())
+        .ratios()
+        .filter_map(|p| {
+            let ratio = published_text(p.published?);
+            Some(format!("{}{}: {ratio}", name(p), at(p)))
         })
         .collect();
-    let verdict = if c.checked == 0 {
-        format!("{}: {}", c.label(), c.detail)
+    let measured: Vec<String> = c
+        .ratios()
+        .map(|p| format!("{}{}: {}", name(p), at(p), pair_measured_text(p)))
+        .collect();
+    // Stored verdicts say why in the label; a claim with nothing decided
+    // also shows its parts.
+    let verdict = if c.verdict.checked == 0 && !c.detail().is_empty() {
+        format!("{}: {}", c.label(), c.detail())
     } else {
-        c.label()
+        c.label().to_owned()
     };
     let or_dash = |v: Vec<String>| {
         if v.is_empty() {

@@ -148,6 +148,8 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             s.not_run = Some(why);
         }
     }
+    // Decided once, here, and stored: every rendering prints these verdicts.
+    crate::report::verdicts::fill(&run.results, &mut reproduction);
     let cmp = compare(&run.results, &reproduction);
     run.results.reproduction = Some(reproduction);
     crate::snapshot::write_results(&run.snapshot, &run.results)?;

@@ -48,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report::index",
             "report::compare",
             "report::reproduction",
+            "report::verdicts",
             "report::format",
         ],
     ),

@@ -29,12 +29,34 @@ pub enum Direction {
     NotComparable,
 }
 
+impl Direction {
+    /// As every rendering prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Direction::Holds => "holds",
+            Direction::Reversed => "reversed",
+            Direction::WithinNoise => "within noise",
+            Direction::DoesNotHold => "does not hold",
+            Direction::NotComparable => "not comparable",
+        }
+    }
+}
+
 /// Whether the measured ratio bears out the published one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Magnitude {
     Matches,
     Differs,
+}
+
+impl Magnitude {
+    pub fn label(self) -> &'static str {
+        match self {
+            Magnitude::Matches => "matches",
+            Magnitude::Differs => "differs",
+        }
+    }
 }
 
 /// What a pair's ratio was computed from.
@@ -51,6 +73,28 @@ pub enum Basis {
     ServerCpuPerCall,
     /// Shown for orientation; decides nothing.
     Indicative,
+}
+
+impl Basis {
+    pub fn label(self) -> &'static str {
+        match self {
+            Basis::Trustworthy => "trustworthy",
+            Basis::PerServerCore => "per server core",
+            Basis::ServerCpuPerCall => "server CPU per call",
+            Basis::Indicative => "indicative",
+        }
+    }
+
+    /// How much a verdict on this basis carries over (higher: more); a
+    /// claim takes the weakest of its parts'.
+    pub fn strength(self) -> u8 {
+        match self {
+            Basis::Trustworthy => 3,
+            Basis::ServerCpuPerCall => 2,
+            Basis::PerServerCore => 1,
+            Basis::Indicative => 0,
+        }
+    }
 }
 
 /// One published figure's measured twin: the lab's value in the published
@@ -73,6 +117,12 @@ pub struct Twin {
     pub flags: Vec<String>,
     /// No flag keeps it out of a verdict.
     pub trustworthy: bool,
+    /// What to print beside the figure, in its published unit: `lower
+    /// bound` (a client-bound throughput), `upper bound` (a time or latency
+    /// derived from one), `unsteady`, `too few calls`, `shared CPUs`, `host
+    /// busy`. Empty when trustworthy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
     /// The busiest server and client shares of their CPU sets over its
     /// cells (0..1), so a reader sees where the limit was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,6 +152,11 @@ pub struct PairVerdict {
     pub coverage: Option<f64>,
     /// Rounds both systems were measured in (the ratios' count).
     pub rounds: u32,
+    /// The ratio was taken round by round (false: the ratio of the two
+    /// medians, with the corners of their intervals, for cells not
+    /// measured in rounds).
+    #[serde(default)]
+    pub within_rounds: bool,
     pub basis: Basis,
     pub direction: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,6 +168,32 @@ pub struct PairVerdict {
     /// busy shares).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why_undecided: Option<String>,
+    /// Both systems were latency-bound (one synchronous caller, neither
+    /// side's cores the limit): the rate is round trips, which another host
+    /// changes for both alike, so the verdict says less about the servers'
+    /// code; `server_cpu` says what their CPU cost per call was.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_dependent: bool,
+    /// For a latency-bound pair, the speed ratio of server CPU per call
+    /// (`under`'s µs per call over `over`'s: above 1, `over` is cheaper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<Spread>,
+    /// Rounds left out of the ratio, and why (`round 3: host-busy (ice)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+}
+
+/// A ratio's median over rounds with its order-statistic interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub median: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
+    pub rounds: u32,
 }
 
 /// One claim's verdict.
@@ -125,11 +206,11 @@ pub struct ClaimVerdict {
     pub direction: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub magnitude: Option<Magnitude>,
-    /// The weakest basis among the decided parts (`None` when nothing was
+    /// The weakest basis among the measured parts (`None` when nothing was
     /// measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<Basis>,
-    /// Parts checked, of all parts (`pairs`, `levels` or `systems`).
+    /// Parts checked and decided, of all parts (`pairs` or `systems`).
     pub checked: u32,
     pub of: u32,
     /// What a part is.

@@ -580,23 +580,24 @@ fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
     }
     html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
     for c in &cmp.claims {
-        let class = match if c.checked == 0 {
-            reproduction::Verdict::NotComparable
+        use rpclab_model::verdict::Direction;
+        let class = match if c.verdict.checked == 0 {
+            Direction::NotComparable
         } else {
-            c.verdict
+            c.verdict.direction
         } {
-            reproduction::Verdict::Holds => "holds",
-            reproduction::Verdict::Reversed | reproduction::Verdict::DoesNotHold => "reversed",
-            reproduction::Verdict::WithinNoise => "noise",
-            reproduction::Verdict::NotComparable => "nc",
+            Direction::Holds => "holds",
+            Direction::Reversed | Direction::DoesNotHold => "reversed",
+            Direction::WithinNoise => "noise",
+            Direction::NotComparable => "nc",
         };
         let _ = write!(
             html,
             "<tr class=\"{class}\" id=\"claim-{}\"><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
             esc(&c.id),
             esc(&c.text),
-            esc(&c.label()),
-            esc(&c.detail)
+            esc(c.label()),
+            esc(c.detail())
         );
     }
     let _ = write!(

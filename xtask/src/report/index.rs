@@ -7,10 +7,11 @@
 //! the file is stale, for CI.
 
 use crate::report::format::fmt_value;
-use crate::report::reproduction::{compare, Magnitude, Verdict};
+use crate::report::reproduction::compare;
 use crate::report::setup::Setup;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::Results;
+use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -78,12 +79,24 @@ pub fn headline(results: &Results) -> String {
         let count = |v: Verdict| {
             cmp.claims
                 .iter()
-                .filter(|c| c.checked > 0 && c.verdict == v)
+                .filter(|c| c.verdict.checked > 0 && c.verdict.direction == v)
                 .count()
         };
-        let unchecked = cmp.claims.iter().filter(|c| c.checked == 0).count();
+        let undecided =
+            |c: &&crate::report::reproduction::ClaimOutcome| c.label().starts_with("undecided");
+        let unchecked = cmp
+            .claims
+            .iter()
+            .filter(|c| c.verdict.checked == 0 && !undecided(c))
+            .count();
+        let open = cmp.claims.iter().filter(undecided).count();
         let partly = cmp.claims.iter().filter(|c| c.partly_checked()).count();
-        let magnitude = |m: Magnitude| cmp.claims.iter().filter(|c| c.magnitude == Some(m)).count();
+        let magnitude = |m: Magnitude| {
+            cmp.claims
+                .iter()
+                .filter(|c| c.verdict.magnitude == Some(m))
+                .count()
+        };
         let mut text = format!(
             "seed {}: claims {} hold, {} reversed, {} within noise, ",
             r.seed,
@@ -93,6 +106,9 @@ pub fn headline(results: &Results) -> String {
         );
         if count(Verdict::DoesNotHold) > 0 {
             text.push_str(&format!("{} do not hold, ", count(Verdict::DoesNotHold)));
+        }
+        if open > 0 {
+            text.push_str(&format!("{open} undecided, "));
         }
         text.push_str(&format!("{unchecked} not comparable"));
         if partly > 0 {

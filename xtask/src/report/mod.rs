@@ -34,6 +34,7 @@ pub mod reproduction;
 pub mod setup;
 pub mod svg;
 pub mod tables;
+pub mod verdicts;
 
 use anyhow::{Context, Result};
 use rpclab_model::result::Results;

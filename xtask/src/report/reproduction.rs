@@ -1,172 +1,81 @@
-//! Reproduction verdicts, as pure functions of a snapshot's results: every
-//! published figure beside the lab's measurement of the same cell, and
-//! every claim of the post checked against the measured ratios and
-//! rankings (`lab reproduce` is the command that runs a seed).
+//! A reproduction's report: every published figure beside the lab's
+//! measurement of the same cell, and every claim of the post with its
+//! verdict, rendered from what the snapshot stores.
 //!
 //! Absolute numbers from 2011–2019 hardware cannot match today's, so the
 //! per-cell ratio (measured / published) is shown for orientation only; the
 //! verdicts look at what can carry over between machines: which system is
-//! faster, and by roughly how much. A difference smaller than the
-//! repetitions' spread is "within noise", never a verdict either way.
+//! faster, and by roughly how much.
 //!
-//! Everything here is computed from a snapshot's `results.json` alone (its
-//! cells, aggregates and the [`Reproduction`] it carries), so `lab report`
-//! re-renders an old reproduction exactly.
+//! The verdicts and the measured twins are decided once
+//! ([`crate::report::verdicts`]) and stored in `results.json`
+//! ([`Reproduction::verdicts`], [`PublishedCell::measured`]); this module
+//! prints them and recomputes nothing, except for a snapshot written
+//! before they were stored, which [`compare`] decides on the fly.
 
 use crate::report::format::fmt_value;
-use rpclab_model::result::{
-    Aggregate, ClaimCheck, Measure, PublishedCell, Reproduction, Results, SeedSystem,
+use crate::report::verdicts;
+pub use crate::report::verdicts::{
+    EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS,
 };
+use rpclab_model::result::{PublishedCell, Reproduction, Results, SeedSystem};
+use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, PairVerdict};
 use std::fmt::Write as _;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
-/// Relative differences below this are never told apart, whatever the
-/// measured spread: a single repetition has no spread to go by.
-pub const NOISE_FLOOR: f64 = 0.05;
-
-/// How many standard deviations (as CV) a difference must exceed.
-pub const NOISE_SIGMAS: f64 = 2.0;
-
-/// Why a level has no measurement though its scenario ran.
-const NOT_THIS_LEVEL: &str = "not run under this snapshot's profile";
-
-/// Errors of one level, said once when every system shares the reason.
-fn level_errors(level: u32, errors: Vec<(String, String)>) -> Option<String> {
-    if errors.is_empty() {
-        return None;
-    }
-    let first = &errors[0].1;
-    Some(
-        if errors.iter().all(|(_, e)| e == first) && errors.len() > 1 {
-            format!("level {level}: {first}")
-        } else {
-            let each: Vec<String> = errors.iter().map(|(k, e)| format!("{k} {e}")).collect();
-            format!("level {level}: {}", each.join(", "))
-        },
-    )
-}
-
-/// A published ratio "matches" the measurement when it lies inside the
-/// measured ratio's interval widened by this share on each side (the low
-/// end divided by 1.25, the high end multiplied by 1.25): other hardware,
-/// JVMs and years move a ratio that much without changing what it says.
-/// With one repetition there is no interval, and only this widens the
-/// measured ratio.
-pub const MAGNITUDE_TOLERANCE: f64 = 0.25;
-
-/// An equivalence claim ("about as fast", 差不多) holds when the measured
-/// ratio is within this share of 1.
-pub const EQUIVALENCE_TOLERANCE: f64 = 0.10;
-
-/// What the lab's measurement says about a claim's direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Measured in the same direction as claimed (for an equivalence: level
-    /// within the tolerance; for no-errors: no call failed).
-    Holds,
-    /// Measured in the opposite direction.
-    Reversed,
-    /// Measured, but the difference is smaller than the noise.
-    WithinNoise,
-    /// Measured, and false in a way that has no direction: systems claimed
-    /// level are not, or calls failed where none should have.
-    DoesNotHold,
-    /// Not measured (a system did not run, its figure is not trustworthy,
-    /// the claim is not measurable).
-    NotComparable,
-}
-
-impl Verdict {
-    pub fn label(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Reversed => "reversed",
-            Verdict::WithinNoise => "within noise",
-            Verdict::DoesNotHold => "does not hold",
-            Verdict::NotComparable => "not comparable",
-        }
-    }
-}
-
-/// Whether the measured ratio bears out the published one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Magnitude {
-    /// The published ratio lies inside the measured interval, widened by
-    /// [`MAGNITUDE_TOLERANCE`].
-    Matches,
-    Differs,
-}
-
-impl Magnitude {
-    pub fn label(self) -> &'static str {
-        match self {
-            Magnitude::Matches => "matches",
-            Magnitude::Differs => "differs",
-        }
-    }
-}
-
-/// A claim with its verdict and the figures behind it.
+/// A claim beside its stored verdict.
 #[derive(Clone, Debug)]
 pub struct ClaimOutcome {
     pub id: String,
     pub text: String,
-    /// The direction, over the parts that were checked.
-    pub verdict: Verdict,
-    /// Over the checked parts with a published ratio: differs when any does;
-    /// None when no checked part has a published ratio.
-    pub magnitude: Option<Magnitude>,
-    /// Parts checked (measured and trustworthy on every side), of `parts`.
-    pub checked: usize,
-    /// Parts measured, but on a figure that is not trustworthy (unsteady,
-    /// client-bound, noisy, too few calls): their ratio is shown as
-    /// indicative and decides nothing.
-    pub indicative: usize,
-    pub parts: usize,
-    /// What a part is: `pairs`, `levels`, `systems`.
-    pub unit: &'static str,
-    pub detail: String,
-    /// The ratios of the checked parts, measured and published.
-    pub ratios: Vec<RatioFigure>,
+    pub verdict: ClaimVerdict,
 }
 
 impl ClaimOutcome {
-    /// Some parts were checked, not all.
+    /// Some parts were decided, not all.
     pub fn partly_checked(&self) -> bool {
-        self.checked > 0 && self.checked < self.parts
+        self.verdict.checked > 0 && self.verdict.checked < self.verdict.of
     }
 
-    /// The verdict in words: direction, how much of the claim it covers,
-    /// and the magnitude, e.g. `partly checked (2 of 3 pairs): holds;
-    /// magnitude differs`.
-    pub fn label(&self) -> String {
-        if self.checked == 0 && self.indicative > 0 {
-            return format!(
-                "undecided: {} of {} {} measured on untrustworthy figures (ratios below are indicative)",
-                self.indicative, self.parts, self.unit
-            );
-        }
-        if self.checked == 0 {
-            return Verdict::NotComparable.label().to_owned();
-        }
-        let mut s = if self.partly_checked() {
-            format!(
-                "partly checked ({} of {} {}): {}",
-                self.checked,
-                self.parts,
-                self.unit,
-                self.verdict.label()
-            )
-        } else {
-            self.verdict.label().to_owned()
-        };
-        if let Some(m) = self.magnitude {
-            s.push_str("; magnitude ");
-            s.push_str(m.label());
-        }
-        s
+    /// The verdict in words, as stored.
+    pub fn label(&self) -> &str {
+        &self.verdict.label
     }
+
+    pub fn detail(&self) -> &str {
+        &self.verdict.detail
+    }
+
+    /// The pairs measured on a basis that can decide (not indicative).
+    pub fn ratios(&self) -> impl Iterator<Item = &PairVerdict> {
+        self.verdict
+            .pairs
+            .iter()
+            .filter(|p| p.basis != Basis::Indicative)
+    }
+}
+
+/// A pair's measured ratio as the README prints it: `1.42× [1.30, 1.55]
+/// over 6 rounds`, with its basis when not the claim's measure and
+/// `undecided` when it is.
+pub fn pair_measured_text(p: &PairVerdict) -> String {
+    let mut s = verdicts::spread_text(
+        p.measured,
+        p.low,
+        p.high,
+        p.within_rounds.then_some(p.rounds),
+    );
+    if p.basis != Basis::Trustworthy {
+        s.push_str(&format!(" ({})", p.basis.label()));
+    }
+    if !p.decided {
+        s.push_str(" (undecided)");
+    }
+    if p.host_dependent {
+        s.push_str(" (host-dependent)");
+    }
+    s
 }
 
 /// One published figure next to its measurement.
@@ -179,7 +88,8 @@ pub struct CellComparison {
     pub ratio: Option<f64>,
     /// Why there is no measured value.
     pub missing: Option<String>,
-    /// Why the measured value is not trustworthy (`lower bound`, `unsteady`).
+    /// Why the measured value is not trustworthy, in the published unit
+    /// (`lower bound`, `upper bound`, `unsteady`).
     pub caveats: Vec<&'static str>,
 }
 
@@ -194,6 +104,7 @@ pub struct ComparisonTable {
 /// Everything a reproduction report shows.
 #[derive(Clone, Debug)]
 pub struct Comparison {
+    /// With its verdicts and twins (decided now when the snapshot had none).
     pub reproduction: Reproduction,
     /// System key → why its stand-in's run failed (from the snapshot's errors).
     pub run_errors: Vec<(String, String)>,
@@ -201,697 +112,108 @@ pub struct Comparison {
     pub claims: Vec<ClaimOutcome>,
 }
 
-/// A measured value derived from an aggregate, in the published unit.
-pub fn derive(a: &Aggregate, measure: Measure, total_calls: Option<u64>) -> Option<f64> {
-    let tput = a.throughput_median;
-    let ms = |us: f64| us / 1000.0;
-    let samples = (a.calls_ok + a.calls_failed) as f64;
-    Some(match measure {
-        Measure::Throughput => tput,
-        Measure::TotalSeconds => total_calls? as f64 / positive(tput)?,
-        Measure::TotalMs => total_calls? as f64 / positive(tput)? * 1000.0,
-        Measure::MsPerCall => 1000.0 / positive(tput)?,
-        Measure::LatencyMeanMs => ms(a.latency_us.mean),
-        Measure::LatencyMinMs => ms(a.latency_us.min),
-        Measure::LatencyMaxMs => ms(a.latency_us.max),
-        Measure::LatencyP50Ms => ms(a.latency_us.p50),
-        Measure::LatencyP90Ms => ms(a.latency_us.p90),
-        Measure::LatencyP95Ms => ms(a.latency_us.p95),
-        Measure::LatencyP99Ms => ms(a.latency_us.p99),
-        Measure::Samples => samples,
-        Measure::Failed => a.calls_failed as f64,
-        Measure::ErrorPercent => {
-            if samples == 0.0 {
-                return None;
-            }
-            a.calls_failed as f64 * 100.0 / samples
-        }
-        Measure::ReceivedKbPerS => a.bytes_received_per_call * tput / 1024.0,
-        Measure::SentKbPerS => a.bytes_sent_per_call * tput / 1024.0,
-    })
+/// A twin's stored caveat as the charts' word (the set is closed: see
+/// [`rpclab_model::verdict::Twin::caveats`]).
+fn caveat_word(s: &str) -> &'static str {
+    const WORDS: [&str; 6] = [
+        "lower bound",
+        "upper bound",
+        "unsteady",
+        "too few calls",
+        "shared CPUs",
+        "host busy",
+    ];
+    WORDS.into_iter().find(|w| *w == s).unwrap_or("unsteady")
 }
 
-fn positive(x: f64) -> Option<f64> {
-    (x > 0.0).then_some(x)
-}
-
-/// The relative noise of a value derived from an aggregate: its
-/// throughput CV over repetitions (latencies have no per-repetition spread
-/// in the aggregate, so throughput's stands in for them).
-fn noise(a: &Aggregate) -> f64 {
-    if a.repetitions > 1 {
-        a.throughput_cv
-    } else {
-        0.0
-    }
-}
-
-/// Measures computed from the throughput alone, so that the median
-/// throughput's interval carries over to them.
-fn throughput_based(m: Measure) -> bool {
-    matches!(
-        m,
-        Measure::Throughput
-            | Measure::TotalSeconds
-            | Measure::TotalMs
-            | Measure::MsPerCall
-            | Measure::ReceivedKbPerS
-            | Measure::SentKbPerS
-    )
-}
-
-/// The interval of a derived value, from the confidence interval of the
-/// median throughput, and that interval's confidence. None with one
-/// repetition (no spread) and for measures not derived from the throughput
-/// (the aggregate keeps one median per latency percentile, no interval).
-pub fn derive_interval(
-    a: &Aggregate,
-    measure: Measure,
-    total_calls: Option<u64>,
-) -> Option<(f64, f64, f64)> {
-    if !throughput_based(measure) {
-        return None;
-    }
-    let ci = a.throughput_ci?;
-    let at = |t: f64| {
-        let mut x = a.clone();
-        x.throughput_median = t;
-        derive(&x, measure, total_calls)
-    };
-    let (lo, hi) = (at(ci.low)?, at(ci.high)?);
-    Some((lo.min(hi), lo.max(hi), ci.confidence))
-}
-
-/// The unit of a derived value, for the claims' text.
-pub fn unit(measure: Measure) -> &'static str {
-    match measure {
-        Measure::Throughput => "calls/s",
-        Measure::TotalSeconds => "s",
-        Measure::TotalMs
-        | Measure::MsPerCall
-        | Measure::LatencyMeanMs
-        | Measure::LatencyMinMs
-        | Measure::LatencyMaxMs
-        | Measure::LatencyP50Ms
-        | Measure::LatencyP90Ms
-        | Measure::LatencyP95Ms
-        | Measure::LatencyP99Ms => "ms",
-        Measure::Samples | Measure::Failed => "calls",
-        Measure::ErrorPercent => "%",
-        Measure::ReceivedKbPerS | Measure::SentKbPerS => "KiB/s",
-    }
-}
-
-/// A measured value of one system, in a claim's measure.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Measured {
-    pub value: f64,
-    /// From the median throughput's confidence interval (see
-    /// [`derive_interval`]); None with one repetition.
-    pub interval: Option<(f64, f64)>,
-    /// Relative noise (throughput CV) for the direction's band.
-    pub noise: f64,
-    pub repetitions: u32,
-    /// Why the figure cannot decide a verdict (see [`Aggregate::caveats`]).
-    pub caveats: Vec<&'static str>,
-}
-
-impl Measured {
-    fn shown(&self, key: &str, measure: Measure) -> String {
-        format!(
-            "{key} {} {}{}",
-            fmt_value(self.value),
-            unit(measure),
-            if self.caveats.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", self.caveats.join(", "))
-            }
-        )
-    }
-}
-
-/// `x` over `y` as a speed ratio (above 1: `x` is better) and its interval
-/// from both values' intervals (the extreme corners), when either has one.
-pub fn speed_ratio(x: &Measured, y: &Measured, measure: Measure) -> (f64, Option<(f64, f64)>) {
-    let r = |a: f64, b: f64| {
-        if measure.higher_is_better() {
-            a / b
-        } else {
-            b / a
-        }
-    };
-    let ratio = r(x.value, y.value);
-    if x.interval.is_none() && y.interval.is_none() {
-        return (ratio, None);
-    }
-    let (xl, xh) = x.interval.unwrap_or((x.value, x.value));
-    let (yl, yh) = y.interval.unwrap_or((y.value, y.value));
-    let corners = [r(xl, yl), r(xl, yh), r(xh, yl), r(xh, yh)];
-    let lo = corners.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = corners.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (ratio, Some((lo, hi)))
-}
-
-/// Whether a published ratio lies inside the measured interval (the point
-/// itself with one repetition) widened by [`MAGNITUDE_TOLERANCE`].
-pub fn magnitude(published: f64, measured: f64, interval: Option<(f64, f64)>) -> Magnitude {
-    let (lo, hi) = interval.unwrap_or((measured, measured));
-    let (lo, hi) = (
-        lo / (1.0 + MAGNITUDE_TOLERANCE),
-        hi * (1.0 + MAGNITUDE_TOLERANCE),
-    );
-    if published >= lo && published <= hi {
-        Magnitude::Matches
-    } else {
-        Magnitude::Differs
-    }
-}
-
-/// A measured ratio with its interval, or the note that it has none.
-fn ratio_text(ratio: f64, interval: Option<(f64, f64)>) -> String {
-    match interval {
-        Some((lo, hi)) => format!("{ratio:.2}× [{lo:.2}, {hi:.2}]"),
-        None => format!(
-            "{ratio:.2}× (1 repetition, no spread: ±{:.0} % tolerance only)",
-            MAGNITUDE_TOLERANCE * 100.0
+/// One published figure beside its stored twin (or why it has none).
+fn cell_comparison(cell: &PublishedCell) -> CellComparison {
+    let (measured, missing, caveats) = match (&cell.measured, &cell.not_run) {
+        (Some(t), _) => (
+            Some(t.median),
+            None,
+            t.caveats.iter().map(|c| caveat_word(c)).collect(),
         ),
-    }
-}
-
-/// A published ratio as printed (`4.7×`).
-fn published_text(p: f64) -> String {
-    let s = format!("{p:.2}");
-    format!("{}×", s.trim_end_matches('0').trim_end_matches('.'))
-}
-
-/// Whether `better` beats `worse` on `measure`, beyond the noise of both.
-/// Returns the speed ratio (>1 when `better` really is better) and the verdict.
-pub fn judge(
-    better: f64,
-    worse: f64,
-    noise_better: f64,
-    noise_worse: f64,
-    measure: Measure,
-) -> (f64, Verdict) {
-    let ratio = if measure.higher_is_better() {
-        better / worse
-    } else {
-        worse / better
+        (None, why) => (
+            None,
+            Some(why.clone().unwrap_or_else(|| "no lab cell".into())),
+            Vec::new(),
+        ),
     };
-    if !ratio.is_finite() || ratio <= 0.0 {
-        return (ratio, Verdict::NotComparable);
-    }
-    let band =
-        (NOISE_SIGMAS * (noise_better.powi(2) + noise_worse.powi(2)).sqrt()).max(NOISE_FLOOR);
-    let verdict = if (ratio - 1.0).abs() <= band {
-        Verdict::WithinNoise
-    } else if ratio > 1.0 {
-        Verdict::Holds
-    } else {
-        Verdict::Reversed
-    };
-    (ratio, verdict)
-}
-
-/// Whether a speed ratio says "level": within [`EQUIVALENCE_TOLERANCE`] of
-/// 1 holds; outside it but with an interval reaching into the tolerance
-/// band is within noise; otherwise it does not hold.
-pub fn judge_equivalence(ratio: f64, interval: Option<(f64, f64)>) -> Verdict {
-    if !ratio.is_finite() || ratio <= 0.0 {
-        return Verdict::NotComparable;
-    }
-    let (lo, hi) = (1.0 - EQUIVALENCE_TOLERANCE, 1.0 + EQUIVALENCE_TOLERANCE);
-    if (lo..=hi).contains(&ratio) {
-        Verdict::Holds
-    } else if interval.is_some_and(|(a, b)| a <= hi && b >= lo) {
-        Verdict::WithinNoise
-    } else {
-        Verdict::DoesNotHold
-    }
-}
-
-/// The direction of several checked parts as one: a reversal wins, then a
-/// failure without direction, then noise; the claim holds only when every
-/// checked part holds. Unchecked parts ([`Verdict::NotComparable`]) do not
-/// vote, but [`ClaimOutcome::label`] says how many were checked.
-pub fn combine(parts: &[Verdict]) -> Verdict {
-    let measured: Vec<Verdict> = parts
-        .iter()
-        .copied()
-        .filter(|v| *v != Verdict::NotComparable)
-        .collect();
-    if measured.is_empty() {
-        Verdict::NotComparable
-    } else if measured.contains(&Verdict::Reversed) {
-        Verdict::Reversed
-    } else if measured.contains(&Verdict::DoesNotHold) {
-        Verdict::DoesNotHold
-    } else if measured.contains(&Verdict::WithinNoise) {
-        Verdict::WithinNoise
-    } else {
-        Verdict::Holds
-    }
-}
-
-/// One part of a claim: a pair, a level or a system.
-#[derive(Clone, Debug)]
-struct Part {
-    verdict: Verdict,
-    magnitude: Option<Magnitude>,
-    /// Measured on an untrustworthy figure: shown, not decided.
-    indicative: bool,
-    text: String,
-    ratio: Option<RatioFigure>,
-}
-
-/// A ratio a claim part measured, beside the published one when the post
-/// gave it (for the README's claims table).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RatioFigure {
-    /// `a over b` (a speed ratio: above 1 when `a` is faster).
-    pub pair: String,
-    pub level: Option<u32>,
-    pub measured: f64,
-    pub interval: Option<(f64, f64)>,
-    pub published: Option<f64>,
-}
-
-impl RatioFigure {
-    /// `1.42× [1.30, 1.55]`.
-    pub fn measured_text(&self) -> String {
-        match self.interval {
-            Some((lo, hi)) => format!("{:.2}× [{lo:.2}, {hi:.2}]", self.measured),
-            None => format!("{:.2}× (one repetition)", self.measured),
-        }
-    }
-
-    /// `1.4×`, or `—` when the post gave no ratio.
-    pub fn published_text(&self) -> String {
-        self.published.map_or_else(|| "—".into(), published_text)
-    }
-}
-
-impl Part {
-    /// Says which level the part was measured at.
-    fn at_level(&mut self, level: u32) {
-        self.text = format!("level {level}: {}", self.text);
-        if let Some(r) = &mut self.ratio {
-            r.level = Some(level);
-        }
-    }
-
-    fn unchecked(text: String) -> Part {
-        Part {
-            verdict: Verdict::NotComparable,
-            magnitude: None,
-            indicative: false,
-            text,
-            ratio: None,
-        }
-    }
-
-    fn indicative(text: String) -> Part {
-        Part {
-            indicative: true,
-            ..Part::unchecked(text)
-        }
-    }
-}
-
-/// A claim's parts summed up.
-struct Checked {
-    verdict: Verdict,
-    magnitude: Option<Magnitude>,
-    checked: usize,
-    indicative: usize,
-    parts: usize,
-    unit: &'static str,
-    detail: String,
-    ratios: Vec<RatioFigure>,
-}
-
-impl Checked {
-    /// `parts` counts every part the claim has, checked or not; `notes` are
-    /// said before the parts (systems missing at a level).
-    fn of(parts: Vec<Part>, total: usize, unit: &'static str, notes: Vec<String>) -> Checked {
-        let verdicts: Vec<Verdict> = parts.iter().map(|p| p.verdict).collect();
-        let checked = verdicts
-            .iter()
-            .filter(|v| **v != Verdict::NotComparable)
-            .count();
-        let indicative = parts.iter().filter(|p| p.indicative).count();
-        let mags: Vec<Magnitude> = parts
-            .iter()
-            .filter(|p| p.verdict != Verdict::NotComparable)
-            .filter_map(|p| p.magnitude)
-            .collect();
-        let magnitude = if mags.is_empty() {
-            None
-        } else if mags.contains(&Magnitude::Differs) {
-            Some(Magnitude::Differs)
-        } else {
-            Some(Magnitude::Matches)
-        };
-        let ratios = parts
-            .iter()
-            .filter(|p| p.verdict != Verdict::NotComparable)
-            .filter_map(|p| p.ratio.clone())
-            .collect();
-        let mut detail = notes;
-        detail.extend(parts.into_iter().map(|p| p.text));
-        Checked {
-            verdict: combine(&verdicts),
-            magnitude,
-            checked,
-            indicative,
-            parts: total.max(checked + indicative),
-            unit,
-            detail: detail.join("; "),
-            ratios,
-        }
-    }
-}
-
-struct Lookup<'a> {
-    results: &'a Results,
-    systems: &'a [SeedSystem],
-    cells: &'a [PublishedCell],
-}
-
-impl<'a> Lookup<'a> {
-    fn system(&self, key: &str) -> Option<&'a SeedSystem> {
-        self.systems.iter().find(|s| s.key == key)
-    }
-
-    /// The aggregate of a system's stand-in at a scenario and level, or why none.
-    fn aggregate(&self, key: &str, scenario: &str, level: u32) -> Result<&'a Aggregate, String> {
-        let s = self
-            .system(key)
-            .ok_or_else(|| format!("`{key}` is not a system of this seed"))?;
-        if s.not_run.is_some() {
-            // The reason is in the systems table; claims only point to it.
-            return Err("not run (see systems)".into());
-        }
-        let (server, variant) = (
-            s.server.as_deref().unwrap_or(""),
-            s.variant.as_deref().unwrap_or(""),
-        );
-        self.results
-            .aggregates
-            .iter()
-            .find(|a| {
-                a.server == server
-                    && a.variant == variant
-                    && a.scenario == scenario
-                    && a.concurrency == level
-            })
-            .ok_or_else(|| {
-                let ran_scenario =
-                    self.results.aggregates.iter().any(|a| {
-                        a.server == server && a.variant == variant && a.scenario == scenario
-                    });
-                let prefix = format!("{server}/{variant}: ");
-                let failed = self
-                    .results
-                    .errors
-                    .iter()
-                    .find_map(|e| e.strip_prefix(&prefix));
-                if let Some(error) = failed {
-                    format!("run failed: {}", error.lines().next().unwrap_or_default())
-                } else if ran_scenario {
-                    NOT_THIS_LEVEL.to_owned()
-                } else {
-                    format!(
-                        "not measured: no {server} {variant} cell for {scenario} in this snapshot"
-                    )
-                }
-            })
-    }
-
-    /// The published figure of a system at a lab scenario and level, in a measure.
-    fn published(
-        &self,
-        key: &str,
-        scenario: &str,
-        level: u32,
-        measure: Measure,
-    ) -> Option<&'a PublishedCell> {
-        self.cells.iter().find(|c| {
-            c.system == key
-                && c.scenario.as_deref() == Some(scenario)
-                && c.concurrency == Some(level)
-                && c.measure == Some(measure)
-        })
-    }
-
-    /// The published speed ratio of `x` over `y` at a scenario and level,
-    /// from the published cells where both have a figure: in the claim's
-    /// measure, or, for a throughput claim, in any measure derived from
-    /// throughput alone (a total time counts only for equal call counts).
-    fn published_ratio(
-        &self,
-        x: &str,
-        y: &str,
-        scenario: &str,
-        level: u32,
-        measure: Measure,
-    ) -> Option<f64> {
-        let mut candidates = vec![measure];
-        if throughput_based(measure) {
-            candidates.extend([
-                Measure::Throughput,
-                Measure::MsPerCall,
-                Measure::TotalSeconds,
-                Measure::TotalMs,
-            ]);
-        }
-        candidates.into_iter().find_map(|m| {
-            let px = self.published(x, scenario, level, m)?;
-            let py = self.published(y, scenario, level, m)?;
-            if matches!(m, Measure::TotalSeconds | Measure::TotalMs)
-                && px.total_calls != py.total_calls
-            {
-                return None;
-            }
-            let (vx, vy) = (px.value?, py.value?);
-            let r = if m.higher_is_better() {
-                vx / vy
-            } else {
-                vy / vx
-            };
-            (r.is_finite() && r > 0.0).then_some(r)
-        })
-    }
-
-    /// A system's measured value in a measure; a total over calls takes the
-    /// published run's call count from the published cell of that system,
-    /// scenario and level.
-    fn value(&self, key: &str, scenario: &str, level: u32, m: Measure) -> Result<Measured, String> {
-        let a = self.aggregate(key, scenario, level)?;
-        let total_calls = self
-            .published(key, scenario, level, m)
-            .and_then(|c| c.total_calls);
-        if matches!(m, Measure::TotalSeconds | Measure::TotalMs) && total_calls.is_none() {
-            return Err(format!(
-                "{key}: no published call count for a total at {scenario} level {level}"
-            ));
-        }
-        let value = derive(a, m, total_calls)
-            .ok_or_else(|| format!("{key}: no {m:?} in its measurement"))?;
-        Ok(Measured {
-            value,
-            interval: derive_interval(a, m, total_calls).map(|(lo, hi, _)| (lo, hi)),
-            noise: noise(a),
-            repetitions: a.repetitions,
-            caveats: a.caveats(),
-        })
-    }
-}
-
-/// One directional part: `ahead` is claimed better than `behind` (by
-/// `published`, when the post gives a ratio). Untrustworthy figures are
-/// shown with their caveat and leave the part unchecked.
-fn directed(
-    m: Measure,
-    (ka, a): (&str, &Measured),
-    (kb, b): (&str, &Measured),
-    published: Option<f64>,
-) -> Part {
-    let name = format!("{ka} over {kb}");
-    let untrusted: Vec<String> = [(ka, a), (kb, b)]
-        .iter()
-        .filter(|(_, x)| !x.caveats.is_empty())
-        .map(|(k, x)| x.shown(k, m))
-        .collect();
-    if !untrusted.is_empty() {
-        // Shown, so a smoke or a short run still says which way and how far
-        // its figures point; never counted as a verdict.
-        let (ratio, interval) = speed_ratio(a, b, m);
-        let mut text = format!(
-            "{name}: not checked, {}; indicative {}",
-            untrusted.join(", "),
-            ratio_text(ratio, interval)
-        );
-        if let Some(p) = published {
-            text.push_str(&format!(
-                " against published {} (magnitude would {})",
-                published_text(p),
-                match magnitude(p, ratio, interval) {
-                    Magnitude::Matches => "match",
-                    Magnitude::Differs => "differ",
-                }
-            ));
-        }
-        return Part::indicative(text);
-    }
-    let (ratio, verdict) = judge(a.value, b.value, a.noise, b.noise, m);
-    if verdict == Verdict::NotComparable {
-        return Part::unchecked(format!("{name}: no ratio ({ratio})"));
-    }
-    let (_, interval) = speed_ratio(a, b, m);
-    let mut text = format!(
-        "{name} {} ({})",
-        ratio_text(ratio, interval),
-        verdict.label()
-    );
-    let magnitude = published.map(|p| {
-        let g = magnitude(p, ratio, interval);
-        text.push_str(&format!(
-            ", magnitude {}: published {}",
-            g.label(),
-            published_text(p)
-        ));
-        g
-    });
-    Part {
-        indicative: false,
-        verdict,
-        magnitude,
-        text,
-        ratio: Some(RatioFigure {
-            pair: name,
-            level: None,
-            measured: ratio,
-            interval,
-            published,
-        }),
-    }
-}
-
-/// The measured values of `keys` at a level: the trustworthy ones, and
-/// notes for the rest (missing, or shown with their caveat).
-fn measured_at<'k>(
-    lookup: &Lookup,
-    keys: &'k [String],
-    scenario: &str,
-    level: u32,
-    m: Measure,
-) -> (Vec<(&'k str, Measured)>, Vec<String>) {
-    let mut trusted = Vec::new();
-    let mut errors = Vec::new();
-    let mut untrusted = Vec::new();
-    for key in keys {
-        match lookup.value(key, scenario, level, m) {
-            Ok(v) if v.caveats.is_empty() => trusted.push((key.as_str(), v)),
-            Ok(v) => untrusted.push(v.shown(key, m)),
-            Err(why) => errors.push((key.clone(), why)),
-        }
-    }
-    let mut notes: Vec<String> = level_errors(level, errors).into_iter().collect();
-    if !untrusted.is_empty() {
-        notes.push(format!("level {level}: not used, {}", untrusted.join(", ")));
-    }
-    (trusted, notes)
-}
-
-/// Compares a snapshot's measurements with the published figures it carries.
-pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
-    let lookup = Lookup {
-        results,
-        systems: &reproduction.systems,
-        cells: &reproduction.cells,
-    };
-    let mut tables: Vec<ComparisonTable> = Vec::new();
-    for cell in &reproduction.cells {
-        let mut caveats = Vec::new();
-        let (measured, missing) = match (
-            &cell.unlinked,
-            &cell.scenario,
-            cell.concurrency,
-            cell.measure,
-        ) {
-            (Some(why), _, _, _) => (None, Some(format!("no lab cell: {why}"))),
-            (None, Some(s), Some(c), Some(m)) => match lookup.aggregate(&cell.system, s, c) {
-                Ok(a) => match derive(a, m, cell.total_calls).inspect(|_| caveats = a.caveats()) {
-                    Some(v) => (Some(v), None),
-                    None => (None, Some("not derivable from the measurement".into())),
-                },
-                Err(why) => (None, Some(why)),
-            },
-            _ => (None, Some("no lab cell".into())),
-        };
-        let ratio = measured
+    CellComparison {
+        published: cell.clone(),
+        measured,
+        ratio: measured
             .zip(cell.value)
-            .and_then(|(m, p)| (p != 0.0).then_some(m / p));
-        let cmp = CellComparison {
-            published: cell.clone(),
-            measured,
-            ratio,
-            missing,
-            caveats,
-        };
-        let table = match tables.iter_mut().find(|t| t.title == cell.table) {
-            Some(t) => t,
-            None => {
-                tables.push(ComparisonTable {
-                    title: cell.table.clone(),
-                    columns: Vec::new(),
-                    rows: Vec::new(),
-                });
-                tables.last_mut().expect("just pushed")
-            }
-        };
-        let col = match table.columns.iter().position(|c| c == &cell.column) {
-            Some(i) => i,
-            None => {
-                table.columns.push(cell.column.clone());
-                for (_, cells) in &mut table.rows {
-                    cells.push(None);
-                }
-                table.columns.len() - 1
-            }
-        };
-        let width = table.columns.len();
-        let row = match table.rows.iter().position(|(r, _)| r == &cell.row) {
-            Some(i) => i,
-            None => {
-                table.rows.push((cell.row.clone(), vec![None; width]));
-                table.rows.len() - 1
-            }
-        };
-        table.rows[row].1[col] = Some(cmp);
+            .and_then(|(m, p)| (p != 0.0).then_some(m / p)),
+        missing,
+        caveats,
     }
-    let claims = reproduction
+}
+
+/// Places a comparison in its seed table, adding the table, column and row
+/// as they first appear.
+fn place(tables: &mut Vec<ComparisonTable>, cmp: CellComparison) {
+    let cell = &cmp.published;
+    let ti = match tables.iter().position(|t| t.title == cell.table) {
+        Some(i) => i,
+        None => {
+            tables.push(ComparisonTable {
+                title: cell.table.clone(),
+                columns: Vec::new(),
+                rows: Vec::new(),
+            });
+            tables.len() - 1
+        }
+    };
+    let table = &mut tables[ti];
+    let col = match table.columns.iter().position(|c| c == &cell.column) {
+        Some(i) => i,
+        None => {
+            table.columns.push(cell.column.clone());
+            for (_, cells) in &mut table.rows {
+                cells.push(None);
+            }
+            table.columns.len() - 1
+        }
+    };
+    let width = table.columns.len();
+    let row = match table.rows.iter().position(|(r, _)| r == &cell.row) {
+        Some(i) => i,
+        None => {
+            table.rows.push((cell.row.clone(), vec![None; width]));
+            table.rows.len() - 1
+        }
+    };
+    table.rows[row].1[col] = Some(cmp);
+}
+
+/// The reproduction's figures and claims as stored in the snapshot (decided
+/// now, by [`verdicts::decided`], when it stores none).
+pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
+    let r = verdicts::decided(results, reproduction);
+    let mut tables: Vec<ComparisonTable> = Vec::new();
+    for cell in &r.cells {
+        place(&mut tables, cell_comparison(cell));
+    }
+    let claims = r
         .claims
         .iter()
-        .map(|c| {
-            let k = check_claim(&lookup, &c.check);
-            ClaimOutcome {
-                id: c.id.clone(),
-                text: c.text.clone(),
-                verdict: k.verdict,
-                magnitude: k.magnitude,
-                checked: k.checked,
-                indicative: k.indicative,
-                parts: k.parts,
-                unit: k.unit,
-                detail: k.detail,
-                ratios: k.ratios,
-            }
+        .enumerate()
+        .map(|(i, c)| ClaimOutcome {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            // Stored in the claims' order; by id should they ever differ.
+            verdict: r
+                .verdicts
+                .get(i)
+                .filter(|v| v.claim == c.id)
+                .or_else(|| r.verdicts.iter().find(|v| v.claim == c.id))
+                .cloned()
+                .unwrap_or_else(|| not_decided(&c.id)),
         })
         .collect();
-    let run_errors = reproduction
+    let run_errors = r
         .systems
         .iter()
         .filter_map(|s| {
@@ -907,288 +229,29 @@ pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
         })
         .collect();
     Comparison {
-        reproduction: reproduction.clone(),
+        reproduction: r,
         run_errors,
         tables,
         claims,
     }
 }
 
-fn check_claim(lookup: &Lookup, check: &ClaimCheck) -> Checked {
-    match check {
-        ClaimCheck::NotCheckable { reason } => Checked {
-            verdict: Verdict::NotComparable,
-            magnitude: None,
-            checked: 0,
-            indicative: 0,
-            parts: 0,
-            unit: "parts",
-            detail: reason.clone(),
-            ratios: Vec::new(),
-        },
-        ClaimCheck::Ratio {
-            measure,
-            scenario,
-            concurrency,
-            pairs,
-        } => {
-            let mut parts = Vec::new();
-            for p in pairs {
-                // A published ratio below 1 says `over` is the slower one:
-                // the claim is then `under` ahead by 1 / ratio.
-                let (ahead, behind, published) = if p.published < 1.0 {
-                    (&p.under, &p.over, 1.0 / p.published)
-                } else {
-                    (&p.over, &p.under, p.published)
-                };
-                let a = lookup.value(ahead, scenario, *concurrency, *measure);
-                let b = lookup.value(behind, scenario, *concurrency, *measure);
-                parts.push(match (a, b) {
-                    (Ok(a), Ok(b)) => {
-                        let mut part = directed(
-                            *measure,
-                            (ahead, &a),
-                            (behind, &b),
-                            (published > 0.0).then_some(published),
-                        );
-                        if let Some(r) = &mut part.ratio {
-                            r.level = Some(*concurrency);
-                        }
-                        part
-                    }
-                    (Err(why), _) | (_, Err(why)) => {
-                        Part::unchecked(format!("{ahead} over {behind}: {why}"))
-                    }
-                });
-            }
-            Checked::of(parts, pairs.len(), "pairs", Vec::new())
-        }
-        ClaimCheck::Ranking {
-            measure,
-            scenario,
-            levels,
-            order,
-        } => {
-            let mut parts = Vec::new();
-            let mut notes = Vec::new();
-            for level in levels {
-                let (measured, level_notes) =
-                    measured_at(lookup, order, scenario, *level, *measure);
-                notes.extend(level_notes);
-                for w in measured.windows(2) {
-                    let ((ka, a), (kb, b)) = (&w[0], &w[1]);
-                    let published = lookup.published_ratio(ka, kb, scenario, *level, *measure);
-                    let mut part = directed(*measure, (ka, a), (kb, b), published);
-                    part.at_level(*level);
-                    parts.push(part);
-                }
-            }
-            let total = order.len().saturating_sub(1) * levels.len();
-            Checked::of(parts, total, "pairs", notes)
-        }
-        ClaimCheck::Top {
-            measure,
-            scenario,
-            levels,
-            systems,
-            among,
-        } => extremes(lookup, *measure, scenario, levels, systems, among, false),
-        ClaimCheck::Bottom {
-            measure,
-            scenario,
-            levels,
-            systems,
-            among,
-        } => extremes(lookup, *measure, scenario, levels, systems, among, true),
-        ClaimCheck::Equivalent {
-            measure,
-            scenario,
-            levels,
-            systems,
-            behind,
-        } => {
-            let mut parts = Vec::new();
-            let mut notes = Vec::new();
-            for level in levels {
-                let mut keys = systems.clone();
-                keys.extend(behind.iter().cloned());
-                let (measured, level_notes) =
-                    measured_at(lookup, &keys, scenario, *level, *measure);
-                notes.extend(level_notes);
-                let get = |k: &str| measured.iter().find(|(x, _)| *x == k).map(|(_, v)| v);
-                let Some(reference) = systems.first() else {
-                    continue;
-                };
-                for other in &systems[1..] {
-                    let (Some(r), Some(o)) = (get(reference), get(other)) else {
-                        continue;
-                    };
-                    let (ratio, interval) = speed_ratio(o, r, *measure);
-                    let verdict = judge_equivalence(ratio, interval);
-                    let mut text = format!(
-                        "level {level}: {other} / {reference} {} ({}: level within ±{:.0} %)",
-                        ratio_text(ratio, interval),
-                        verdict.label(),
-                        EQUIVALENCE_TOLERANCE * 100.0
-                    );
-                    let published =
-                        lookup.published_ratio(other, reference, scenario, *level, *measure);
-                    let magnitude = published.map(|p| {
-                        let g = magnitude(p, ratio, interval);
-                        text.push_str(&format!(
-                            ", magnitude {}: published {}",
-                            g.label(),
-                            published_text(p)
-                        ));
-                        g
-                    });
-                    parts.push(Part {
-                        indicative: false,
-                        verdict,
-                        magnitude,
-                        text,
-                        ratio: Some(RatioFigure {
-                            pair: format!("{other} over {reference}"),
-                            level: Some(*level),
-                            measured: ratio,
-                            interval,
-                            published,
-                        }),
-                    });
-                }
-                for leader in behind {
-                    for member in systems {
-                        let (Some(l), Some(x)) = (get(leader), get(member)) else {
-                            continue;
-                        };
-                        let published =
-                            lookup.published_ratio(leader, member, scenario, *level, *measure);
-                        let mut part = directed(*measure, (leader, l), (member, x), published);
-                        part.at_level(*level);
-                        parts.push(part);
-                    }
-                }
-            }
-            let per_level = systems.len().saturating_sub(1) + behind.len() * systems.len();
-            Checked::of(parts, per_level * levels.len(), "pairs", notes)
-        }
-        ClaimCheck::NoErrors { scenario, systems } | ClaimCheck::Fails { scenario, systems } => {
-            // no-errors holds when no call failed, fails when some did.
-            let expect_failures = matches!(check, ClaimCheck::Fails { .. });
-            let mut parts = Vec::new();
-            for key in systems {
-                let aggs: Vec<&Aggregate> = match lookup.system(key) {
-                    Some(SeedSystem {
-                        server: Some(server),
-                        variant: Some(variant),
-                        ..
-                    }) => lookup
-                        .results
-                        .aggregates
-                        .iter()
-                        .filter(|a| {
-                            &a.server == server && &a.variant == variant && &a.scenario == scenario
-                        })
-                        .collect(),
-                    Some(SeedSystem {
-                        not_run: Some(_), ..
-                    }) => {
-                        parts.push(Part::unchecked(format!("{key} not run (see systems)")));
-                        continue;
-                    }
-                    _ => Vec::new(),
-                };
-                if aggs.is_empty() {
-                    parts.push(Part::unchecked(format!("{key}: not measured")));
-                    continue;
-                }
-                let failed: u64 = aggs.iter().map(|a| a.calls_failed).sum();
-                let calls: u64 = aggs.iter().map(|a| a.calls_ok + a.calls_failed).sum();
-                parts.push(Part {
-                    indicative: false,
-                    verdict: if (failed > 0) == expect_failures {
-                        Verdict::Holds
-                    } else {
-                        Verdict::DoesNotHold
-                    },
-                    magnitude: None,
-                    text: format!("{key}: {failed} of {calls} calls failed"),
-                    ratio: None,
-                });
-            }
-            Checked::of(parts, systems.len(), "systems", Vec::new())
-        }
+/// A claim with no stored verdict (cannot happen after [`verdicts::decided`]).
+fn not_decided(id: &str) -> ClaimVerdict {
+    ClaimVerdict {
+        claim: id.to_owned(),
+        decided: false,
+        direction: Direction::NotComparable,
+        magnitude: None,
+        basis: None,
+        checked: 0,
+        of: 0,
+        unit: "parts".into(),
+        not_run: false,
+        label: Direction::NotComparable.label().into(),
+        detail: "no verdict stored".into(),
+        pairs: Vec::new(),
     }
-}
-
-/// Checks that `systems` are the best (or, with `worst`, the worst) of
-/// `among` at each level: the weakest member of the claimed group must beat
-/// the strongest outsider beyond the noise. A level is checked when every
-/// member of the group has a trustworthy figure and at least one outsider
-/// does; outsiders without one are named.
-fn extremes(
-    lookup: &Lookup,
-    measure: Measure,
-    scenario: &str,
-    levels: &[u32],
-    systems: &[String],
-    among: &[String],
-    worst: bool,
-) -> Checked {
-    let mut parts = Vec::new();
-    let mut notes = Vec::new();
-    for level in levels {
-        let (measured, level_notes) = measured_at(lookup, among, scenario, *level, measure);
-        notes.extend(level_notes);
-        let (group, rest): (Vec<_>, Vec<_>) = measured
-            .iter()
-            .partition(|(k, _)| systems.iter().any(|s| s == k));
-        if group.len() < systems.len() || rest.is_empty() {
-            parts.push(Part::unchecked(format!(
-                "level {level}: not checked, {}",
-                if group.len() < systems.len() {
-                    "a claimed system has no trustworthy figure"
-                } else {
-                    "no other system has a trustworthy figure"
-                }
-            )));
-            continue;
-        }
-        // "Better" in the claim's sense: for a bottom claim, worse.
-        let ahead = |x: f64, y: f64| (x > y) == (measure.higher_is_better() != worst);
-        let weakest = group
-            .iter()
-            .copied()
-            .reduce(|acc, x| {
-                if ahead(acc.1.value, x.1.value) {
-                    x
-                } else {
-                    acc
-                }
-            })
-            .expect("not empty");
-        let strongest = rest
-            .iter()
-            .copied()
-            .reduce(|acc, x| {
-                if ahead(x.1.value, acc.1.value) {
-                    x
-                } else {
-                    acc
-                }
-            })
-            .expect("not empty");
-        let (a, b) = if worst {
-            (strongest, weakest)
-        } else {
-            (weakest, strongest)
-        };
-        let published = lookup.published_ratio(a.0, b.0, scenario, *level, measure);
-        let mut part = directed(measure, (a.0, &a.1), (b.0, &b.1), published);
-        part.at_level(*level);
-        parts.push(part);
-    }
-    Checked::of(parts, levels.len(), "levels", notes)
 }
 
 /// A system's line in the systems table: not run (why), run failed (why),
@@ -1298,9 +361,9 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
     let mut b = Builder::default();
     b.push_record(["claim", "verdict", "measured"]);
     for c in &cmp.claims {
-        b.push_record([c.text.clone(), c.label(), c.detail.clone()]);
+        b.push_record([c.text.clone(), c.label().to_owned(), c.detail().to_owned()]);
     }
-    out.push_str(&style(b, markdown, &[(0, 44), (2, 80)]));
+    out.push_str(&style(b, markdown, &[(0, 44), (1, 36), (2, 80)]));
     let _ = writeln!(out, "\n\n{}\n", verdict_legend());
     if !r.deviations.is_empty() {
         let _ = writeln!(out, "{}Deviations from the post\n", h(3));
@@ -1353,14 +416,24 @@ pub fn unmeasured(cmp: &Comparison) -> Vec<(String, usize)> {
 
 /// How to read a verdict, said once under the claims.
 pub fn verdict_legend() -> String {
+    let f = NOISE_FLOOR * 100.0;
     format!(
-        "Direction: holds, reversed, within noise (inside max({:.0} %, {NOISE_SIGMAS} × the combined CV)), \
-         does not hold; only trustworthy figures decide (not client-bound, steady, enough calls, not noisy). \
-         Magnitude: measured ratio [interval from the medians' order-statistic intervals] against the published one; \
-         it matches inside the interval widened by {:.0} %. Equivalence: within ±{:.0} % of 1.",
-        NOISE_FLOOR * 100.0,
-        MAGNITUDE_TOLERANCE * 100.0,
-        EQUIVALENCE_TOLERANCE * 100.0
+        "Each pair's ratio is the median of its per-round ratios (systems measured in interleaved rounds; \
+         rounds with a host-busy or failed cell left out) with its order-statistic interval, or, for cells not \
+         measured in rounds, the ratio of the medians with the corners of their intervals. \
+         Direction: holds when the interval's low end is ≥ {up:.2}, reversed when its high end is ≤ {down:.2}, \
+         within noise (decided: the systems are level) when it lies inside [{down:.2}, {up:.2}], undecided when it \
+         reaches across an edge of that {f:.0} % band. Basis: trustworthy figures (not client-bound, steady, enough \
+         calls, own CPUs, host quiet on most rounds) decide on the claim's measure; a client-bound figure whose server \
+         was below 90 % busy decides on calls per server core-second; anything else is indicative and decides \
+         nothing. A latency-bound pair (one synchronous caller, neither side's cores the limit) is marked \
+         host-dependent, with its server CPU per call. Magnitude: the published ratio matches inside the interval \
+         widened by {m:.0} %. Equivalence: holds when the interval lies within ±{e:.0} % of 1, does not hold when \
+         it lies outside.",
+        up = 1.0 + NOISE_FLOOR,
+        down = 1.0 / (1.0 + NOISE_FLOOR),
+        m = MAGNITUDE_TOLERANCE * 100.0,
+        e = EQUIVALENCE_TOLERANCE * 100.0
     )
 }
 
@@ -1383,103 +456,12 @@ fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
 }
 
 #[cfg(test)]
-mod tests_support {
-    use super::*;
-    use rpclab_model::result::{Latency, SeedClaim};
-
-    pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
-        Aggregate {
-            server: server.into(),
-            variant: "v".into(),
-            scenario: "s".into(),
-            concurrency: 1,
-            repetitions: 3,
-            throughput_median: tput,
-            throughput_min: tput,
-            throughput_max: tput,
-            throughput_cv: cv,
-            throughput_ci: None,
-            latency_us: Latency {
-                min: 100.0,
-                mean: 2000.0,
-                p50: 1500.0,
-                p90: 3000.0,
-                p95: 4000.0,
-                p99: 5000.0,
-                p999: 7000.0,
-                max: 9000.0,
-            },
-            calls_ok: 1000,
-            calls_failed: failed,
-            server_cpu_us_per_call: None,
-            client_cpu_us_per_call: None,
-            bytes_sent_per_call: 100.0,
-            bytes_received_per_call: 200.0,
-            cell_flags: Vec::new(),
-            noisy: false,
-            flags: Vec::new(),
-        }
-    }
-
-    /// An aggregate whose median throughput has the interval [lo, hi] at 75 %
-    /// (three repetitions).
-    pub fn spread(server: &str, tput: f64, lo: f64, hi: f64) -> Aggregate {
-        let mut a = agg(server, tput, 0.02, 0);
-        a.throughput_ci = Some(rpclab_model::result::MedianInterval {
-            low: lo,
-            high: hi,
-            confidence: 0.75,
-        });
-        a
-    }
-
-    pub fn system(key: &str, server: Option<&str>) -> SeedSystem {
-        SeedSystem {
-            key: key.into(),
-            published_as: key.into(),
-            server: server.map(Into::into),
-            variant: server.map(|_| "v".into()),
-            not_run: server.is_none().then(|| "no server folder yet".into()),
-            note: None,
-        }
-    }
-
-    pub fn results(aggs: Vec<Aggregate>) -> Results {
-        Results {
-            schema_version: 1,
-            complete: true,
-            errors: Vec::new(),
-            cells: Vec::new(),
-            aggregates: aggs,
-            reproduction: None,
-            rounds: None,
-        }
-    }
-
-    pub fn repro(
-        claims: Vec<SeedClaim>,
-        systems: Vec<SeedSystem>,
-        cells: Vec<PublishedCell>,
-    ) -> Reproduction {
-        Reproduction {
-            seed: "t".into(),
-            title: "t".into(),
-            source: "s".into(),
-            notes: Vec::new(),
-            deviations: Vec::new(),
-            systems,
-            cells,
-            claims,
-            verdicts: Vec::new(),
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
-    use super::tests_support::*;
     use super::*;
-    use rpclab_model::result::{RatioPair, SeedClaim};
+    use crate::report::verdicts::derive;
+    use crate::report::verdicts::tests_support::*;
+    use rpclab_model::result::{ClaimCheck, Measure, RatioPair, SeedClaim};
+    use rpclab_model::verdict::Direction as Verdict;
 
     #[test]
     fn derived_values_follow_the_published_meaning() {
@@ -1495,55 +477,6 @@ mod tests {
         assert!((kb - 200.0 * 5000.0 / 1024.0).abs() < 1e-9);
         let failing = agg("x", 5000.0, 0.0, 1000);
         assert_eq!(derive(&failing, Measure::ErrorPercent, None), Some(50.0));
-    }
-
-    #[test]
-    fn judging_respects_direction_and_noise() {
-        // Throughput: higher is better.
-        assert_eq!(
-            judge(140.0, 100.0, 0.0, 0.0, Measure::Throughput).1,
-            Verdict::Holds
-        );
-        assert_eq!(
-            judge(80.0, 100.0, 0.0, 0.0, Measure::Throughput).1,
-            Verdict::Reversed
-        );
-        // Inside the 5% floor.
-        assert_eq!(
-            judge(103.0, 100.0, 0.0, 0.0, Measure::Throughput).1,
-            Verdict::WithinNoise
-        );
-        // A 20% lead is noise when each side varies by 10%: band 2·√(0.1²+0.1²) ≈ 28%.
-        assert_eq!(
-            judge(120.0, 100.0, 0.1, 0.1, Measure::Throughput).1,
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            judge(140.0, 100.0, 0.1, 0.1, Measure::Throughput).1,
-            Verdict::Holds
-        );
-        // Times: lower is better, and the ratio is a speed ratio.
-        let (r, v) = judge(10.0, 20.0, 0.0, 0.0, Measure::TotalSeconds);
-        assert_eq!((r, v), (2.0, Verdict::Holds));
-        assert_eq!(
-            judge(2.0, 1.0, 0.0, 0.0, Measure::LatencyMeanMs).1,
-            Verdict::Reversed
-        );
-        assert_eq!(
-            judge(0.0, 0.0, 0.0, 0.0, Measure::Throughput).1,
-            Verdict::NotComparable
-        );
-    }
-
-    #[test]
-    fn combining_verdicts() {
-        use Verdict::*;
-        assert_eq!(combine(&[Holds, NotComparable]), Holds);
-        assert_eq!(combine(&[Holds, Reversed, WithinNoise]), Reversed);
-        assert_eq!(combine(&[Holds, WithinNoise]), WithinNoise);
-        assert_eq!(combine(&[Holds, DoesNotHold, WithinNoise]), DoesNotHold);
-        assert_eq!(combine(&[NotComparable]), NotComparable);
-        assert_eq!(combine(&[]), NotComparable);
     }
 
     #[test]
@@ -1583,7 +516,7 @@ mod tests {
             Vec::new(),
         );
         let cmp = compare(&res, &r);
-        let v: Vec<Verdict> = cmp.claims.iter().map(|c| c.verdict).collect();
+        let v: Vec<Verdict> = cmp.claims.iter().map(|c| c.verdict.direction).collect();
         assert_eq!(
             v,
             [
@@ -1594,14 +527,14 @@ mod tests {
             ]
         );
         assert!(
-            cmp.claims[0].detail.contains("3.00×"),
+            cmp.claims[0].detail().contains("3.00×"),
             "{}",
-            cmp.claims[0].detail
+            cmp.claims[0].detail()
         );
         assert!(
-            cmp.claims[2].detail.contains("not run"),
+            cmp.claims[2].detail().contains("not run"),
             "{}",
-            cmp.claims[2].detail
+            cmp.claims[2].detail()
         );
     }
 
@@ -1672,31 +605,31 @@ mod tests {
         ];
         let cmp = compare(&res, &repro(claims, systems, Vec::new()));
         // b (200) is not ahead of c (250): the ranking is reversed.
-        assert_eq!(cmp.claims[0].verdict, Verdict::Reversed);
+        assert_eq!(cmp.claims[0].verdict.direction, Verdict::Reversed);
         assert_eq!(
-            cmp.claims[1].verdict,
+            cmp.claims[1].verdict.direction,
             Verdict::Holds,
             "{}",
-            cmp.claims[1].detail
+            cmp.claims[1].detail()
         );
         assert_eq!(
-            cmp.claims[2].verdict,
+            cmp.claims[2].verdict.direction,
             Verdict::Holds,
             "{}",
-            cmp.claims[2].detail
+            cmp.claims[2].detail()
         );
         assert_eq!(
-            cmp.claims[3].verdict,
+            cmp.claims[3].verdict.direction,
             Verdict::Reversed,
             "{}",
-            cmp.claims[3].detail
+            cmp.claims[3].detail()
         );
         // Failed calls are not a direction: the claim does not hold.
         assert_eq!(
-            cmp.claims[4].verdict,
+            cmp.claims[4].verdict.direction,
             Verdict::DoesNotHold,
             "{}",
-            cmp.claims[4].detail
+            cmp.claims[4].detail()
         );
     }
 
@@ -1780,9 +713,11 @@ mod tests {
 
 #[cfg(test)]
 mod verdict_tests {
-    use super::tests_support::*;
     use super::*;
-    use rpclab_model::result::{CellFlag, RatioPair, SeedClaim};
+    use crate::report::verdicts::derive_interval;
+    use crate::report::verdicts::tests_support::*;
+    use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
+    use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
     fn ratio_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
         SeedClaim {
@@ -1824,15 +759,16 @@ mod verdict_tests {
             ),
         );
         let c = &cmp.claims[0];
-        assert_eq!(c.verdict, Verdict::Holds);
-        assert_eq!(c.magnitude, Some(Magnitude::Differs));
+        assert_eq!(c.verdict.direction, Verdict::Holds);
+        assert!(c.verdict.decided);
+        assert_eq!(c.verdict.magnitude, Some(Magnitude::Differs));
         assert_eq!(c.label(), "holds; magnitude differs");
         assert!(
-            c.detail.contains(
+            c.detail().contains(
                 "ice over grpc 1.90× [1.71, 2.10] (holds), magnitude differs: published 4.7×"
             ),
             "{}",
-            c.detail
+            c.detail()
         );
         // Inside the interval widened by the tolerance: 2.10 × 1.25 = 2.62.
         let cmp = compare(
@@ -1866,12 +802,12 @@ mod verdict_tests {
         // 6 % is past the 5 % floor: the direction holds; 4.7 is far off.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude differs");
         assert!(
-            cmp.claims[0].detail.contains("1 repetition, no spread"),
+            cmp.claims[0].detail().contains("1 repetition, no spread"),
             "{}",
-            cmp.claims[0].detail
+            cmp.claims[0].detail()
         );
         // 1.06 × 1.25 = 1.325 ≥ 1.3.
-        assert_eq!(cmp.claims[1].magnitude, Some(Magnitude::Matches));
+        assert_eq!(cmp.claims[1].verdict.magnitude, Some(Magnitude::Matches));
     }
 
     #[test]
@@ -1896,19 +832,25 @@ mod verdict_tests {
             ),
         );
         let c = &cmp.claims[0];
-        assert_eq!((c.checked, c.parts), (1, 3));
+        assert_eq!((c.verdict.checked, c.verdict.of), (1, 3));
+        assert!(!c.verdict.decided);
         assert_eq!(
             c.label(),
             "partly checked (1 of 3 pairs): holds; magnitude matches"
         );
-        assert!(c.detail.contains("ice over dubbo: not run"), "{}", c.detail);
-        assert!(c.detail.contains("not measured"), "{}", c.detail);
+        assert!(
+            c.detail().contains("ice over dubbo: dubbo not run"),
+            "{}",
+            c.detail()
+        );
+        assert!(c.detail().contains("not measured"), "{}", c.detail());
     }
 
     #[test]
     fn untrustworthy_figures_are_shown_with_their_caveat_and_decide_nothing() {
         let mut ice = agg("ice", 100_000.0, 0.01, 0);
         ice.cell_flags = vec![CellFlag::ClientBound];
+        // Noisy repetitions no longer distrust a figure: the interval carries the noise.
         let mut rmi = agg("rmi", 50_000.0, 0.2, 0);
         rmi.noisy = true;
         let res = results(vec![ice, rmi, agg("grpc", 20_000.0, 0.01, 0)]);
@@ -1931,33 +873,39 @@ mod verdict_tests {
             ),
         );
         let c = &cmp.claims[0];
-        assert_eq!((c.checked, c.indicative, c.parts), (0, 1, 1));
-        assert_eq!(c.verdict, Verdict::NotComparable);
+        assert_eq!((c.verdict.checked, c.verdict.of), (0, 1));
+        assert_eq!(c.verdict.direction, Verdict::NotComparable);
+        assert_eq!(
+            c.verdict.basis,
+            Some(rpclab_model::verdict::Basis::Indicative)
+        );
         assert!(
-            c.label().starts_with("undecided: 1 of 1 pairs"),
+            c.label() == "undecided (0 of 1 pairs decided)",
             "{}",
             c.label()
         );
         assert!(
-            c.detail
-                .contains("not checked, ice 100000 calls/s (lower bound)"),
+            c.detail().contains(
+                "ice over grpc: not checked, ice 100000 calls/s (lower bound: client-bound)"
+            ),
             "{}",
-            c.detail
+            c.detail()
         );
         // 100000 / 20000: the direction and size it points to, undecided.
         assert!(
-            c.detail.contains("indicative 5.00×")
-                && c.detail
+            c.detail().contains("indicative 5.00×")
+                && c.detail()
                     .contains("against published 4.7× (magnitude would match)"),
             "{}",
-            c.detail
+            c.detail()
         );
         let r = &cmp.claims[1];
-        assert_eq!(r.checked, 0, "{}", r.detail);
+        assert_eq!((r.verdict.checked, r.verdict.of), (1, 2), "{}", r.detail());
         assert!(
-            r.detail.contains("rmi 50000 calls/s (unsteady)"),
+            r.label()
+                .starts_with("partly checked (1 of 2 pairs): holds"),
             "{}",
-            r.detail
+            r.label()
         );
     }
 
@@ -2013,32 +961,17 @@ mod verdict_tests {
         // 0.95: level; the published 0.976 lies in the tolerance around it.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude matches");
         assert!(
-            cmp.claims[0].detail.contains("dubbo / motan 0.95×"),
+            cmp.claims[0].detail().contains("dubbo / motan 0.95×"),
             "{}",
-            cmp.claims[0].detail
+            cmp.claims[0].detail()
         );
         // 0.30: not level, and equivalence has no direction to reverse.
-        assert_eq!(cmp.claims[1].verdict, Verdict::DoesNotHold);
+        assert_eq!(cmp.claims[1].verdict.direction, Verdict::DoesNotHold);
         // Level with each other, both behind Hessian: 3 parts.
-        assert_eq!(cmp.claims[2].parts, 3);
-        assert_eq!(cmp.claims[2].verdict, Verdict::Holds);
+        assert_eq!(cmp.claims[2].verdict.of, 3);
+        assert_eq!(cmp.claims[2].verdict.direction, Verdict::Holds);
         // ... but not behind sofa.
-        assert_eq!(cmp.claims[3].verdict, Verdict::Reversed);
-    }
-
-    #[test]
-    fn an_equivalence_outside_the_tolerance_but_inside_the_noise_is_undecided() {
-        assert_eq!(judge_equivalence(1.05, None), Verdict::Holds);
-        assert_eq!(judge_equivalence(1.2, None), Verdict::DoesNotHold);
-        assert_eq!(
-            judge_equivalence(1.2, Some((1.05, 1.4))),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            judge_equivalence(0.7, Some((0.6, 0.8))),
-            Verdict::DoesNotHold
-        );
-        assert_eq!(judge_equivalence(f64::NAN, None), Verdict::NotComparable);
+        assert_eq!(cmp.claims[3].verdict.direction, Verdict::Reversed);
     }
 
     #[test]
@@ -2082,76 +1015,7 @@ mod verdict_tests {
         );
         let c = &cmp.claims[0];
         assert_eq!(c.label(), "holds; magnitude differs");
-        assert!(c.detail.contains("published 1.2×"), "{}", c.detail);
-    }
-
-    #[test]
-    fn every_measure_is_looked_up_with_the_published_call_count() {
-        let res = results(vec![agg("a", 5000.0, 0.0, 10)]);
-        let sys = systems(&["a"]);
-        let all = [
-            (Measure::Throughput, 5000.0),
-            (Measure::TotalSeconds, 60.0),
-            (Measure::TotalMs, 60_000.0),
-            (Measure::MsPerCall, 0.2),
-            (Measure::LatencyMeanMs, 2.0),
-            (Measure::LatencyMinMs, 0.1),
-            (Measure::LatencyMaxMs, 9.0),
-            (Measure::LatencyP50Ms, 1.5),
-            (Measure::LatencyP90Ms, 3.0),
-            (Measure::LatencyP95Ms, 4.0),
-            (Measure::LatencyP99Ms, 5.0),
-            (Measure::Samples, 1010.0),
-            (Measure::Failed, 10.0),
-            (Measure::ErrorPercent, 1000.0 / 1010.0),
-            (Measure::ReceivedKbPerS, 200.0 * 5000.0 / 1024.0),
-            (Measure::SentKbPerS, 100.0 * 5000.0 / 1024.0),
-        ];
-        let cells: Vec<PublishedCell> = all
-            .iter()
-            .map(|(m, _)| PublishedCell {
-                table: "T".into(),
-                row: "a".into(),
-                column: format!("{m:?}"),
-                system: "a".into(),
-                metric: format!("{m:?}"),
-                unit: String::new(),
-                value: Some(1.0),
-                raw: "1".into(),
-                measure: Some(*m),
-                total_calls: Some(300_000),
-                scenario: Some("s".into()),
-                concurrency: Some(1),
-                unlinked: None,
-                measured: None,
-                not_run: None,
-            })
-            .collect();
-        let lookup = Lookup {
-            results: &res,
-            systems: &sys,
-            cells: &cells,
-        };
-        for (m, want) in all {
-            let got = lookup
-                .value("a", "s", 1, m)
-                .unwrap_or_else(|e| panic!("{m:?}: {e}"));
-            assert!(
-                (got.value - want).abs() < 1e-9,
-                "{m:?}: {} ≠ {want}",
-                got.value
-            );
-            assert_eq!(got.interval, None, "{m:?}: no spread in this aggregate");
-        }
-        // Without a published call count a total cannot be derived, and says why.
-        let bare = Lookup {
-            results: &res,
-            systems: &sys,
-            cells: &[],
-        };
-        let why = bare.value("a", "s", 1, Measure::TotalSeconds).unwrap_err();
-        assert!(why.contains("no published call count"), "{why}");
-        assert!(bare.value("a", "s", 1, Measure::Throughput).is_ok());
+        assert!(c.detail().contains("published 1.2×"), "{}", c.detail());
     }
 
     #[test]
@@ -2168,5 +1032,68 @@ mod verdict_tests {
             derive_interval(&agg("b", 1.0, 0.0, 0), Measure::Throughput, None),
             None
         );
+    }
+
+    #[test]
+    fn a_time_from_a_lower_bound_throughput_is_an_upper_bound() {
+        let mut a = agg("a", 1000.0, 0.0, 0);
+        a.cell_flags = vec![CellFlag::ClientBound];
+        let res = results(vec![a]);
+        let published = |measure: Measure| PublishedCell {
+            table: "T".into(),
+            row: "a".into(),
+            column: format!("{measure:?}"),
+            system: "a".into(),
+            unit: crate::report::verdicts::unit(measure).into(),
+            value: Some(1.0),
+            raw: "1".into(),
+            measure: Some(measure),
+            total_calls: Some(10_000),
+            scenario: Some("s".into()),
+            concurrency: Some(1),
+            ..PublishedCell::default()
+        };
+        let cells = vec![
+            published(Measure::Throughput),
+            published(Measure::TotalSeconds),
+        ];
+        let mut r = repro(Vec::new(), vec![system("a", Some("a"))], cells);
+        crate::report::verdicts::fill(&res, &mut r);
+        let tput = r.cells[0].measured.as_ref().unwrap();
+        let total = r.cells[1].measured.as_ref().unwrap();
+        assert_eq!(tput.caveats, ["lower bound"]);
+        assert_eq!(
+            (total.median, total.caveats.as_slice()),
+            (10.0, &["upper bound".to_owned()][..])
+        );
+        assert!(!total.trustworthy);
+        let text = render(&compare(&res, &r), false);
+        assert!(text.contains("lab 10.00 s (upper bound)"), "{text}");
+        assert!(!text.contains(" s (lower bound)"), "{text}");
+    }
+
+    #[test]
+    fn stored_verdicts_are_rendered_as_stored_and_older_snapshots_are_decided() {
+        let mut cells = rounds("x", &[1200.0; 6]);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        let res = run(cells);
+        let mut r = repro(
+            vec![ratio_claim(&[("x", "y", 1.2)])],
+            vec![system("x", Some("x")), system("y", Some("y"))],
+            Vec::new(),
+        );
+        assert!(crate::report::verdicts::needs_decision(&r));
+        let older = compare(&res, &r);
+        assert_eq!(older.claims[0].label(), "holds; magnitude matches");
+        crate::report::verdicts::fill(&res, &mut r);
+        assert!(!crate::report::verdicts::needs_decision(&r));
+        // What is stored is what is printed.
+        r.verdicts[0].label = "as stored".into();
+        let cmp = compare(&res, &r);
+        assert_eq!(cmp.claims[0].label(), "as stored");
+        // And it survives results.json.
+        let json = serde_json::to_string(&r).unwrap();
+        let back: Reproduction = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
     }
 }

@@ -137,7 +137,9 @@ pub fn marker(
 /// figure carries a caveat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Hatch {
-    /// Diagonal lines: client-bound, the figure is a lower bound of the server.
+    /// Diagonal lines: client-bound, the figure is a bound of the server's
+    /// (a lower bound of its throughput, an upper bound of a time derived
+    /// from it).
     LowerBound,
     /// Crossed lines: unsteady after warm-up, noisy repetitions, too few
     /// calls, or shared CPUs.
@@ -155,7 +157,7 @@ impl Hatch {
     /// What the hatching means, for legends.
     pub fn meaning(self) -> &'static str {
         match self {
-            Hatch::LowerBound => "client-bound: lower bound",
+            Hatch::LowerBound => "client-bound: lower/upper bound",
             Hatch::Unsteady => "unsteady / noisy / few calls",
         }
     }
@@ -164,10 +166,11 @@ impl Hatch {
     /// ([`rpclab_model::result::Aggregate::caveats`]) gets.
     pub fn of(caveats: &[&str]) -> Vec<Hatch> {
         let mut out = Vec::new();
-        if caveats.contains(&"lower bound") {
+        let bound = |c: &&str| *c == "lower bound" || *c == "upper bound";
+        if caveats.iter().any(bound) {
             out.push(Hatch::LowerBound);
         }
-        if caveats.iter().any(|c| *c != "lower bound") {
+        if caveats.iter().any(|c| !bound(c)) {
             out.push(Hatch::Unsteady);
         }
         out

@@ -1,0 +1,1971 @@
+//! Deciding a reproduction's claims, once, as data: every claim's
+//! [`ClaimVerdict`] and every published figure's measured [`Twin`], from a
+//! snapshot's cells and aggregates.
+//!
+//! `lab reproduce` stores the outcome in `results.json`; `lab report` fills
+//! it in for older snapshots (and recomputes it with `--redecide`); every
+//! rendering prints what is stored, so two renderings of one snapshot
+//! cannot disagree.
+//!
+//! A pair's ratio is taken **within rounds** where the run measured its
+//! systems in interleaved rounds: the cells of both systems with the same
+//! `repetition` were measured within the same minutes, so a drift of the
+//! host lands on both, and the median of the per-round ratios with its
+//! order-statistic interval carries the noise. Rounds where either cell is
+//! `host-busy` or failed are left out. Cells not measured in rounds (older
+//! snapshots) fall back to the ratio of the two medians with the corners of
+//! their intervals. The decision bands are in [`band`] and
+//! [`equivalence_band`]; the bases in [`basis_of`].
+
+use crate::aggregate::{median, median_interval, CI_TARGET};
+use crate::report::format::fmt_value;
+use rpclab_model::result::{
+    Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
+    Results, SeedSystem,
+};
+use rpclab_model::spec::Load;
+use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, Magnitude, PairVerdict, Spread, Twin};
+
+/// Relative differences below this are never told apart: a pair's
+/// interval must clear 1 + f (or 1 / (1 + f)) to decide a direction.
+pub const NOISE_FLOOR: f64 = 0.05;
+
+/// How many standard deviations (as CV) a difference must exceed (used by
+/// `lab compare`; the verdicts go by intervals instead).
+pub const NOISE_SIGMAS: f64 = 2.0;
+
+/// Why a level has no measurement though its scenario ran.
+pub const NOT_THIS_LEVEL: &str = "not run under this snapshot's profile";
+
+/// A published ratio "matches" the measurement when it lies inside the
+/// measured ratio's interval widened by this share on each side (the low
+/// end divided by 1.25, the high end multiplied by 1.25): other hardware,
+/// JVMs and years move a ratio that much without changing what it says.
+/// With one repetition there is no interval, and only this widens the
+/// measured ratio.
+pub const MAGNITUDE_TOLERANCE: f64 = 0.25;
+
+/// An equivalence claim ("about as fast", 差不多) holds when the measured
+/// ratio's interval lies within this share of 1.
+pub const EQUIVALENCE_TOLERANCE: f64 = 0.10;
+
+/// A measured value derived from an aggregate, in the published unit.
+pub fn derive(a: &Aggregate, measure: Measure, total_calls: Option<u64>) -> Option<f64> {
+    let tput = a.throughput_median;
+    let ms = |us: f64| us / 1000.0;
+    let samples = (a.calls_ok + a.calls_failed) as f64;
+    Some(match measure {
+        Measure::Throughput => tput,
+        Measure::TotalSeconds => total_calls? as f64 / positive(tput)?,
+        Measure::TotalMs => total_calls? as f64 / positive(tput)? * 1000.0,
+        Measure::MsPerCall => 1000.0 / positive(tput)?,
+        Measure::LatencyMeanMs => ms(a.latency_us.mean),
+        Measure::LatencyMinMs => ms(a.latency_us.min),
+        Measure::LatencyMaxMs => ms(a.latency_us.max),
+        Measure::LatencyP50Ms => ms(a.latency_us.p50),
+        Measure::LatencyP90Ms => ms(a.latency_us.p90),
+        Measure::LatencyP95Ms => ms(a.latency_us.p95),
+        Measure::LatencyP99Ms => ms(a.latency_us.p99),
+        Measure::Samples => samples,
+        Measure::Failed => a.calls_failed as f64,
+        Measure::ErrorPercent => {
+            if samples == 0.0 {
+                return None;
+            }
+            a.calls_failed as f64 * 100.0 / samples
+        }
+        Measure::ReceivedKbPerS => a.bytes_received_per_call * tput / 1024.0,
+        Measure::SentKbPerS => a.bytes_sent_per_call * tput / 1024.0,
+    })
+}
+
+fn positive(x: f64) -> Option<f64> {
+    (x > 0.0).then_some(x)
+}
+
+/// Measures computed from the throughput alone, so that the median
+/// throughput's interval carries over to them.
+pub fn throughput_based(m: Measure) -> bool {
+    matches!(
+        m,
+        Measure::Throughput
+            | Measure::TotalSeconds
+            | Measure::TotalMs
+            | Measure::MsPerCall
+            | Measure::ReceivedKbPerS
+            | Measure::SentKbPerS
+    )
+}
+
+/// The interval of a derived value, from the confidence interval of the
+/// median throughput, and that interval's confidence. None with one
+/// repetition (no spread) and for measures not derived from the throughput
+/// (the aggregate keeps one median per latency percentile, no interval).
+pub fn derive_interval(
+    a: &Aggregate,
+    measure: Measure,
+    total_calls: Option<u64>,
+) -> Option<(f64, f64, f64)> {
+    if !throughput_based(measure) {
+        return None;
+    }
+    let ci = a.throughput_ci?;
+    let at = |t: f64| {
+        let mut x = a.clone();
+        x.throughput_median = t;
+        derive(&x, measure, total_calls)
+    };
+    let (lo, hi) = (at(ci.low)?, at(ci.high)?);
+    Some((lo.min(hi), lo.max(hi), ci.confidence))
+}
+
+/// The unit of a derived value, for the claims' text.
+pub fn unit(measure: Measure) -> &'static str {
+    match measure {
+        Measure::Throughput => "calls/s",
+        Measure::TotalSeconds => "s",
+        Measure::TotalMs
+        | Measure::MsPerCall
+        | Measure::LatencyMeanMs
+        | Measure::LatencyMinMs
+        | Measure::LatencyMaxMs
+        | Measure::LatencyP50Ms
+        | Measure::LatencyP90Ms
+        | Measure::LatencyP95Ms
+        | Measure::LatencyP99Ms => "ms",
+        Measure::Samples | Measure::Failed => "calls",
+        Measure::ErrorPercent => "%",
+        Measure::ReceivedKbPerS | Measure::SentKbPerS => "KiB/s",
+    }
+}
+
+/// `x` over `y` as a speed ratio (above 1: `x` is better) and its interval
+/// from both values' intervals (the extreme corners), when either has one.
+pub fn corner_ratio(
+    (x, xi): (f64, Option<(f64, f64)>),
+    (y, yi): (f64, Option<(f64, f64)>),
+    higher_is_better: bool,
+) -> (f64, Option<(f64, f64)>) {
+    let r = |a: f64, b: f64| if higher_is_better { a / b } else { b / a };
+    let ratio = r(x, y);
+    if xi.is_none() && yi.is_none() {
+        return (ratio, None);
+    }
+    let (xl, xh) = xi.unwrap_or((x, x));
+    let (yl, yh) = yi.unwrap_or((y, y));
+    let corners = [r(xl, yl), r(xl, yh), r(xh, yl), r(xh, yh)];
+    let lo = corners.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = corners.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (ratio, Some((lo, hi)))
+}
+
+/// Whether a published ratio lies inside the measured interval (the point
+/// itself with one repetition) widened by [`MAGNITUDE_TOLERANCE`].
+pub fn magnitude(published: f64, measured: f64, interval: Option<(f64, f64)>) -> Magnitude {
+    let (lo, hi) = interval.unwrap_or((measured, measured));
+    let (lo, hi) = (
+        lo / (1.0 + MAGNITUDE_TOLERANCE),
+        hi * (1.0 + MAGNITUDE_TOLERANCE),
+    );
+    if published >= lo && published <= hi {
+        Magnitude::Matches
+    } else {
+        Magnitude::Differs
+    }
+}
+
+/// A published ratio as printed (`4.7×`).
+pub fn published_text(p: f64) -> String {
+    let s = format!("{p:.2}");
+    format!("{}×", s.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// The busy share at or above which a side's cores count as the limit,
+/// where a cell does not record its own (`limit.threshold`).
+pub const BUSY_THRESHOLD: f64 = 0.9;
+
+/// Every claim decided and every published figure's twin (or why none), in
+/// the reproduction's order.
+#[derive(Clone, Debug)]
+pub struct Decided {
+    pub verdicts: Vec<ClaimVerdict>,
+    pub twins: Vec<Result<Twin, String>>,
+}
+
+/// Decides every claim of `r` and measures every published figure's twin
+/// from the snapshot's cells and aggregates.
+pub fn decide(results: &Results, r: &Reproduction) -> Decided {
+    let lookup = Lookup {
+        results,
+        systems: &r.systems,
+        cells: &r.cells,
+    };
+    Decided {
+        verdicts: r
+            .claims
+            .iter()
+            .map(|c| {
+                let mut v = check_claim(&lookup, &c.check);
+                v.claim.clone_from(&c.id);
+                v.not_run = claim_systems(&c.check)
+                    .iter()
+                    .any(|k| lookup.system(k).is_some_and(|s| s.not_run.is_some()));
+                v
+            })
+            .collect(),
+        twins: r.cells.iter().map(|c| lookup.twin(c)).collect(),
+    }
+}
+
+/// The systems a claim names.
+fn claim_systems(check: &ClaimCheck) -> Vec<&String> {
+    match check {
+        ClaimCheck::Ratio { pairs, .. } => pairs.iter().flat_map(|p| [&p.over, &p.under]).collect(),
+        ClaimCheck::Ranking { order, .. } => order.iter().collect(),
+        ClaimCheck::Top { among, .. } | ClaimCheck::Bottom { among, .. } => among.iter().collect(),
+        ClaimCheck::Equivalent {
+            systems, behind, ..
+        } => systems.iter().chain(behind).collect(),
+        ClaimCheck::NoErrors { systems, .. } | ClaimCheck::Fails { systems, .. } => {
+            systems.iter().collect()
+        }
+        ClaimCheck::NotCheckable { .. } => Vec::new(),
+    }
+}
+
+/// Stores [`decide`]'s outcome in the reproduction (what `lab reproduce`
+/// writes into `results.json`).
+pub fn fill(results: &Results, r: &mut Reproduction) {
+    let d = decide(results, r);
+    r.verdicts = d.verdicts;
+    for (cell, twin) in r.cells.iter_mut().zip(d.twins) {
+        (cell.measured, cell.not_run) = match twin {
+            Ok(t) => (Some(t), None),
+            Err(why) => (None, Some(why)),
+        };
+    }
+}
+
+/// A reproduction written before verdicts were stored (or by a version that
+/// stored fewer): every claim needs a verdict and every figure a twin or a
+/// reason.
+pub fn needs_decision(r: &Reproduction) -> bool {
+    r.verdicts.len() != r.claims.len()
+        || r.claims
+            .iter()
+            .zip(&r.verdicts)
+            .any(|(c, v)| c.id != v.claim)
+        || r.cells
+            .iter()
+            .any(|c| c.measured.is_none() && c.not_run.is_none())
+}
+
+/// The reproduction with its verdicts: as stored, or decided now when the
+/// snapshot has none.
+pub fn decided(results: &Results, r: &Reproduction) -> Reproduction {
+    let mut r = r.clone();
+    if needs_decision(&r) {
+        fill(results, &mut r);
+    }
+    r
+}
+
+/// Why a figure cannot decide a verdict on the claim's own measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Caveat {
+    NotSteady,
+    TooFewCalls,
+    ClientBound,
+    SharedCpus,
+    /// Most of its rounds were `host-busy`.
+    HostBusy,
+}
+
+impl Caveat {
+    fn flag(self) -> &'static str {
+        match self {
+            Caveat::NotSteady => "not-steady",
+            Caveat::TooFewCalls => "too-few-calls",
+            Caveat::ClientBound => "client-bound",
+            Caveat::SharedCpus => "shared-cpus",
+            Caveat::HostBusy => "host-busy on most rounds",
+        }
+    }
+
+    /// The caveat beside a figure in `m`: a client-bound throughput is a
+    /// lower bound of the server's, and a time derived from it (or a
+    /// latency measured through it) an upper bound.
+    fn words(self, m: Measure) -> &'static str {
+        match self {
+            Caveat::ClientBound if m.higher_is_better() => "lower bound",
+            Caveat::ClientBound => "upper bound",
+            Caveat::NotSteady => "unsteady",
+            Caveat::TooFewCalls => "too few calls",
+            Caveat::SharedCpus => "shared CPUs",
+            Caveat::HostBusy => "host busy",
+        }
+    }
+}
+
+/// One system's measurement at a scenario and level, in a claim's measure.
+struct Figure<'a> {
+    key: String,
+    agg: &'a Aggregate,
+    /// Its cells (rounds or repetitions); empty for a results file that
+    /// keeps only aggregates.
+    cells: Vec<&'a Cell>,
+    measure: Measure,
+    total_calls: Option<u64>,
+    value: f64,
+}
+
+fn has_flag(c: &Cell, f: CellFlag) -> bool {
+    c.flags.contains(&f) || (f == CellFlag::ClientBound && c.client_bound.is_some())
+}
+
+/// A cell's threshold for a side's cores to count as the limit.
+fn threshold(c: &Cell) -> f64 {
+    c.limit
+        .as_ref()
+        .map(|l| l.threshold)
+        .filter(|t| *t > 0.0)
+        .unwrap_or(BUSY_THRESHOLD)
+}
+
+/// The server's CPU set was at its threshold or above: the figure is the
+/// server's capacity, whatever the client did (the engine judges such a
+/// cell server-bound; older snapshots flagged some client-bound).
+fn server_full(c: &Cell) -> bool {
+    c.limit
+        .as_ref()
+        .and_then(|l| l.server_busy)
+        .is_some_and(|b| b >= threshold(c))
+}
+
+/// Client-bound, and its server not full: the figure is a bound.
+fn client_limited(c: &Cell) -> bool {
+    has_flag(c, CellFlag::ClientBound) && !server_full(c)
+}
+
+impl Figure<'_> {
+    fn caveats(&self) -> Vec<Caveat> {
+        let has = |f: CellFlag| self.agg.cell_flags.contains(&f);
+        let mut out = Vec::new();
+        if has(CellFlag::NotSteady) {
+            out.push(Caveat::NotSteady);
+        }
+        if has(CellFlag::TooFewCalls) {
+            out.push(Caveat::TooFewCalls);
+        }
+        let bound = if self.cells.is_empty() {
+            has(CellFlag::ClientBound) || self.agg.flags.iter().any(|f| f == "client-bound")
+        } else {
+            self.cells.iter().any(|c| client_limited(c))
+        };
+        if bound {
+            out.push(Caveat::ClientBound);
+        }
+        if has(CellFlag::SharedCpus) {
+            out.push(Caveat::SharedCpus);
+        }
+        let busy = self
+            .cells
+            .iter()
+            .filter(|c| has_flag(c, CellFlag::HostBusy))
+            .count();
+        if (self.cells.is_empty() && has(CellFlag::HostBusy)) || 2 * busy > self.cells.len() {
+            out.push(Caveat::HostBusy);
+        }
+        out
+    }
+
+    /// The busiest server and client shares over its cells.
+    fn busy(&self) -> (Option<f64>, Option<f64>) {
+        let max = |side: fn(&rpclab_model::result::Limit) -> Option<f64>| {
+            self.cells
+                .iter()
+                .filter_map(|c| c.limit.as_ref().and_then(side))
+                .reduce(f64::max)
+        };
+        (max(|l| l.server_busy), max(|l| l.client_busy))
+    }
+
+    /// Client-bound, but on every client-bound cell its server was below
+    /// the threshold: the server had room, and its calls per core-second
+    /// still say what its code costs.
+    fn server_had_room(&self) -> bool {
+        self.cells.iter().filter(|c| client_limited(c)).all(|c| {
+            c.limit
+                .as_ref()
+                .and_then(|l| l.server_busy)
+                .is_some_and(|b| b < threshold(c))
+        })
+    }
+
+    /// Every cell knows its server's busy cores.
+    fn has_server_cores(&self) -> bool {
+        !self.cells.is_empty()
+            && self
+                .cells
+                .iter()
+                .all(|c| c.server_cost.is_some_and(|s| s.cpu_cores_busy > 0.0))
+    }
+
+    /// One synchronous caller and neither side's cores the limit, on every
+    /// cell: round trips set the rate.
+    fn latency_bound(&self) -> bool {
+        !self.cells.is_empty()
+            && self.cells.iter().all(|c| {
+                matches!(&c.report.load, Load::Closed(l) if l.callers() == 1)
+                    && c.limit
+                        .as_ref()
+                        .is_some_and(|l| l.side == LimitSide::Neither)
+            })
+    }
+
+    /// `server 45 %, client 98 % busy`, or nothing when unknown.
+    fn busy_text(&self) -> Option<String> {
+        let pct = |x: Option<f64>| x.map(|v| format!("{:.0} %", v * 100.0));
+        match self.busy() {
+            (None, None) => None,
+            (s, c) => Some(format!(
+                "server {}, client {} busy",
+                pct(s).unwrap_or_else(|| "?".into()),
+                pct(c).unwrap_or_else(|| "?".into())
+            )),
+        }
+    }
+
+    /// The figure with what keeps it out of a verdict: `ice 100000 calls/s
+    /// (lower bound: client-bound; server 45 %, client 98 % busy)`.
+    fn shown(&self) -> String {
+        let caveats = self.caveats();
+        let mut s = format!(
+            "{} {} {}",
+            self.key,
+            fmt_value(self.value),
+            unit(self.measure)
+        );
+        if !caveats.is_empty() {
+            let words: Vec<&str> = caveats.iter().map(|c| c.words(self.measure)).collect();
+            let flags: Vec<&str> = caveats.iter().map(|c| c.flag()).collect();
+            s.push_str(&format!(" ({}: {}", words.join(", "), flags.join(", ")));
+            if let Some(b) = self.busy_text() {
+                s.push_str(&format!("; {b}"));
+            }
+            s.push(')');
+        }
+        s
+    }
+
+    fn twin(&self) -> Twin {
+        let caveats = self.caveats();
+        let interval = derive_interval(self.agg, self.measure, self.total_calls);
+        let mut flags: Vec<String> = self.agg.cell_flags.iter().map(|f| f.to_string()).collect();
+        if self.agg.noisy {
+            flags.push("noisy".into());
+        }
+        let (server_busy, client_busy) = self.busy();
+        Twin {
+            median: self.value,
+            low: interval.map(|i| i.0),
+            high: interval.map(|i| i.1),
+            coverage: interval.map(|i| i.2),
+            rounds: self.agg.repetitions,
+            flags,
+            trustworthy: caveats.is_empty(),
+            caveats: caveats
+                .iter()
+                .map(|c| c.words(self.measure).to_owned())
+                .collect(),
+            server_busy,
+            client_busy,
+        }
+    }
+}
+
+struct Lookup<'a> {
+    results: &'a Results,
+    systems: &'a [SeedSystem],
+    cells: &'a [PublishedCell],
+}
+
+impl<'a> Lookup<'a> {
+    fn system(&self, key: &str) -> Option<&'a SeedSystem> {
+        self.systems.iter().find(|s| s.key == key)
+    }
+
+    /// The aggregate of a system's stand-in at a scenario and level, or why none.
+    fn aggregate(&self, key: &str, scenario: &str, level: u32) -> Result<&'a Aggregate, String> {
+        let s = self
+            .system(key)
+            .ok_or_else(|| format!("`{key}` is not a system of this seed"))?;
+        if s.not_run.is_some() {
+            // The reason is in the systems table; claims only point to it.
+            return Err("not run (see systems)".into());
+        }
+        let (server, variant) = (
+            s.server.as_deref().unwrap_or(""),
+            s.variant.as_deref().unwrap_or(""),
+        );
+        let same = |a: &Aggregate| a.server == server && a.variant == variant;
+        self.results
+            .aggregates
+            .iter()
+            .find(|a| same(a) && a.scenario == scenario && a.concurrency == level)
+            .ok_or_else(|| {
+                let prefix = format!("{server}/{variant}: ");
+                let failed = self
+                    .results
+                    .errors
+                    .iter()
+                    .find_map(|e| e.strip_prefix(&prefix));
+                if let Some(error) = failed {
+                    format!("run failed: {}", error.lines().next().unwrap_or_default())
+                } else if self
+                    .results
+                    .aggregates
+                    .iter()
+                    .any(|a| same(a) && a.scenario == scenario)
+                {
+                    NOT_THIS_LEVEL.to_owned()
+                } else {
+                    format!(
+                        "not measured: no {server} {variant} cell for {scenario} in this snapshot"
+                    )
+                }
+            })
+    }
+
+    /// The published figure of a system at a lab scenario and level, in a measure.
+    fn published(
+        &self,
+        key: &str,
+        scenario: &str,
+        level: u32,
+        measure: Measure,
+    ) -> Option<&'a PublishedCell> {
+        self.cells.iter().find(|c| {
+            c.system == key
+                && c.scenario.as_deref() == Some(scenario)
+                && c.concurrency == Some(level)
+                && c.measure == Some(measure)
+        })
+    }
+
+    /// The published speed ratio of `x` over `y` at a scenario and level,
+    /// from the published cells where both have a figure: in the claim's
+    /// measure, or, for a throughput claim, in any measure derived from
+    /// throughput alone (a total time counts only for equal call counts).
+    fn published_ratio(
+        &self,
+        x: &str,
+        y: &str,
+        scenario: &str,
+        level: u32,
+        measure: Measure,
+    ) -> Option<f64> {
+        let mut candidates = vec![measure];
+        if throughput_based(measure) {
+            candidates.extend([
+                Measure::Throughput,
+                Measure::MsPerCall,
+                Measure::TotalSeconds,
+                Measure::TotalMs,
+            ]);
+        }
+        candidates.into_iter().find_map(|m| {
+            let px = self.published(x, scenario, level, m)?;
+            let py = self.published(y, scenario, level, m)?;
+            if matches!(m, Measure::TotalSeconds | Measure::TotalMs)
+                && px.total_calls != py.total_calls
+            {
+                return None;
+            }
+            let (vx, vy) = (px.value?, py.value?);
+            let r = if m.higher_is_better() {
+                vx / vy
+            } else {
+                vy / vx
+            };
+            (r.is_finite() && r > 0.0).then_some(r)
+        })
+    }
+
+    /// A system's figure in a measure, with `total_calls` for a total.
+    fn figure_with(
+        &self,
+        key: &str,
+        scenario: &str,
+        level: u32,
+        measure: Measure,
+        total_calls: Option<u64>,
+    ) -> Result<Figure<'a>, String> {
+        let agg = self.aggregate(key, scenario, level)?;
+        if matches!(measure, Measure::TotalSeconds | Measure::TotalMs) && total_calls.is_none() {
+            return Err(format!(
+                "no published call count for a total at {scenario} level {level}"
+            ));
+        }
+        let value = derive(agg, measure, total_calls)
+            .ok_or_else(|| format!("no {measure:?} in its measurement"))?;
+        let cells = self
+            .results
+            .cells
+            .iter()
+            .filter(|c| {
+                c.server == agg.server
+                    && c.variant == agg.variant
+                    && c.scenario == scenario
+                    && c.concurrency == level
+            })
+            .collect();
+        Ok(Figure {
+            key: key.to_owned(),
+            agg,
+            cells,
+            measure,
+            total_calls,
+            value,
+        })
+    }
+
+    /// A system's figure in a claim's measure; a total over calls takes the
+    /// published run's call count from the published cell of that system,
+    /// scenario and level.
+    fn figure(
+        &self,
+        key: &str,
+        scenario: &str,
+        level: u32,
+        measure: Measure,
+    ) -> Result<Figure<'a>, String> {
+        let total_calls = self
+            .published(key, scenario, level, measure)
+            .and_then(|c| c.total_calls);
+        self.figure_with(key, scenario, level, measure, total_calls)
+    }
+
+    /// A published figure's measured twin, or why it has none.
+    fn twin(&self, cell: &'a PublishedCell) -> Result<Twin, String> {
+        if let Some(why) = &cell.unlinked {
+            return Err(format!("no lab cell: {why}"));
+        }
+        let (Some(scenario), Some(level), Some(m)) =
+            (cell.scenario.as_deref(), cell.concurrency, cell.measure)
+        else {
+            return Err("no lab cell".into());
+        };
+        self.aggregate(&cell.system, scenario, level)?;
+        let f = self
+            .figure_with(&cell.system, scenario, level, m, cell.total_calls)
+            .map_err(|_| "not derivable from the measurement".to_owned())?;
+        Ok(f.twin())
+    }
+}
+
+/// What a pair's ratio is taken on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum On {
+    /// The claim's measure, as a speed ratio.
+    Measure(Measure),
+    /// Throughput ÷ the server's busy cores.
+    PerServerCore,
+    /// The server's CPU time per call (lower is better).
+    ServerCpu,
+}
+
+impl On {
+    fn higher_is_better(self) -> bool {
+        match self {
+            On::Measure(m) => m.higher_is_better(),
+            On::PerServerCore => true,
+            On::ServerCpu => false,
+        }
+    }
+
+    /// One cell's value.
+    fn cell_value(self, f: &Figure, c: &Cell) -> Option<f64> {
+        let v = match self {
+            On::Measure(m) => {
+                let single = crate::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
+                derive(single.first()?, m, f.total_calls)?
+            }
+            On::PerServerCore => c.throughput_per_s / c.server_cost?.cpu_cores_busy,
+            On::ServerCpu => c.server_cost?.cpu_us_per_call,
+        };
+        (v.is_finite() && v > 0.0 && c.calls_ok > 0).then_some(v)
+    }
+
+    fn speed(self, x: f64, y: f64) -> f64 {
+        if self.higher_is_better() {
+            x / y
+        } else {
+            y / x
+        }
+    }
+}
+
+/// A pair's ratio: its spread, whether taken within rounds, and the rounds
+/// left out.
+#[derive(Clone, Debug, PartialEq)]
+struct Ratio {
+    spread: Spread,
+    within_rounds: bool,
+    left_out: Vec<String>,
+}
+
+/// The cells were measured in interleaved rounds (the run says so, or its
+/// cells carry their place in a round).
+fn in_rounds(results: &Results, x: &Figure, y: &Figure) -> bool {
+    results.rounds.is_some()
+        || x.cells
+            .iter()
+            .chain(&y.cells)
+            .any(|c| c.round_position.is_some())
+}
+
+/// The per-round speed ratios of `x` over `y`, and the rounds left out
+/// (either cell host-busy, or failed: no calls or no value).
+fn by_rounds(x: &Figure, y: &Figure, on: On) -> (Vec<f64>, Vec<String>) {
+    let mut ratios = Vec::new();
+    let mut left_out = Vec::new();
+    for cx in &x.cells {
+        let Some(cy) = y.cells.iter().find(|c| c.repetition == cx.repetition) else {
+            continue;
+        };
+        let both = [(x.key.as_str(), *cx), (y.key.as_str(), *cy)];
+        let busy: Vec<&str> = both
+            .iter()
+            .filter(|(_, c)| has_flag(c, CellFlag::HostBusy))
+            .map(|(k, _)| *k)
+            .collect();
+        if !busy.is_empty() {
+            left_out.push(format!(
+                "round {}: host-busy ({})",
+                cx.repetition,
+                busy.join(", ")
+            ));
+            continue;
+        }
+        match (on.cell_value(x, cx), on.cell_value(y, cy)) {
+            (Some(a), Some(b)) => ratios.push(on.speed(a, b)),
+            (a, _) => left_out.push(format!(
+                "round {}: failed ({})",
+                cx.repetition,
+                if a.is_none() { &x.key } else { &y.key }
+            )),
+        }
+    }
+    (ratios, left_out)
+}
+
+/// The median of per-round ratios with its order-statistic interval.
+fn spread_of(ratios: &[f64]) -> Spread {
+    let ci = median_interval(ratios, CI_TARGET);
+    Spread {
+        median: median(ratios),
+        low: ci.map(|c| c.low),
+        high: ci.map(|c| c.high),
+        coverage: ci.map(|c| c.confidence),
+        rounds: ratios.len() as u32,
+    }
+}
+
+/// One side of a ratio of medians: the median, its interval and that
+/// interval's coverage, and how many values it summarises.
+struct Side {
+    value: f64,
+    interval: Option<(f64, f64)>,
+    coverage: Option<f64>,
+    n: u32,
+}
+
+impl Side {
+    /// On the claim's measure from the aggregate (as before rounds); on
+    /// the other bases from the cells.
+    fn of(f: &Figure, on: On) -> Option<Side> {
+        if let On::Measure(m) = on {
+            let i = derive_interval(f.agg, m, f.total_calls);
+            return Some(Side {
+                value: f.value,
+                interval: i.map(|(lo, hi, _)| (lo, hi)),
+                coverage: i.map(|i| i.2),
+                n: f.agg.repetitions,
+            });
+        }
+        let v: Vec<f64> = f.cells.iter().filter_map(|c| on.cell_value(f, c)).collect();
+        if v.is_empty() {
+            return None;
+        }
+        let i = median_interval(&v, CI_TARGET);
+        Some(Side {
+            value: median(&v),
+            interval: i.map(|i| (i.low, i.high)),
+            coverage: i.map(|i| i.confidence),
+            n: v.len() as u32,
+        })
+    }
+}
+
+/// The ratio of the two medians with the corners of their intervals, for
+/// cells not measured in rounds. Its coverage is at least the product of
+/// the two intervals' (both cover their medians at once).
+fn ratio_of_medians(x: &Figure, y: &Figure, on: On) -> Option<Spread> {
+    let (sx, sy) = (Side::of(x, on)?, Side::of(y, on)?);
+    let (ratio, interval) = corner_ratio(
+        (sx.value, sx.interval),
+        (sy.value, sy.interval),
+        on.higher_is_better(),
+    );
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return None;
+    }
+    let coverage = match (sx.coverage, sy.coverage) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(1.0) * b.unwrap_or(1.0)),
+    };
+    Some(Spread {
+        median: ratio,
+        low: interval.map(|i| i.0),
+        high: interval.map(|i| i.1),
+        coverage,
+        rounds: sx.n.min(sy.n),
+    })
+}
+
+/// `x` over `y` on `on`: within rounds where there are two usable rounds or
+/// more, else the ratio of medians.
+fn ratio(results: &Results, x: &Figure, y: &Figure, on: On) -> Option<Ratio> {
+    let mut left_out = Vec::new();
+    if in_rounds(results, x, y) {
+        let (ratios, dropped) = by_rounds(x, y, on);
+        if ratios.len() >= 2 {
+            return Some(Ratio {
+                spread: spread_of(&ratios),
+                within_rounds: true,
+                left_out: dropped,
+            });
+        }
+        left_out = dropped;
+    }
+    Some(Ratio {
+        spread: ratio_of_medians(x, y, on)?,
+        within_rounds: false,
+        left_out,
+    })
+}
+
+/// The direction a speed ratio's interval decides, with the noise floor
+/// f = [`NOISE_FLOOR`]: low ≥ 1 + f holds; high ≤ 1 / (1 + f) is reversed;
+/// an interval inside [1 / (1 + f), 1 + f] is within noise (the systems are
+/// level, decided). Otherwise it straddles a band edge and is undecided
+/// (the direction is then the median's, for orientation).
+pub fn band(low: f64, high: f64, median: f64) -> (Direction, bool) {
+    let up = 1.0 + NOISE_FLOOR;
+    let point = |r: f64| {
+        if r >= up {
+            Direction::Holds
+        } else if r <= 1.0 / up {
+            Direction::Reversed
+        } else {
+            Direction::WithinNoise
+        }
+    };
+    if !(low.is_finite() && high.is_finite() && low > 0.0) {
+        return (Direction::NotComparable, false);
+    }
+    if low >= up {
+        (Direction::Holds, true)
+    } else if high <= 1.0 / up {
+        (Direction::Reversed, true)
+    } else if low >= 1.0 / up && high <= up {
+        (Direction::WithinNoise, true)
+    } else {
+        (point(median), false)
+    }
+}
+
+/// An equivalence ("about as fast"): holds, decided, when the interval lies
+/// inside 1 ± [`EQUIVALENCE_TOLERANCE`]; does not hold when it lies
+/// entirely outside; otherwise undecided.
+pub fn equivalence_band(low: f64, high: f64, median: f64) -> (Direction, bool) {
+    let (a, b) = (1.0 - EQUIVALENCE_TOLERANCE, 1.0 + EQUIVALENCE_TOLERANCE);
+    if !(low.is_finite() && high.is_finite() && low > 0.0) {
+        return (Direction::NotComparable, false);
+    }
+    let point = if (a..=b).contains(&median) {
+        Direction::Holds
+    } else {
+        Direction::DoesNotHold
+    };
+    if low >= a && high <= b {
+        (Direction::Holds, true)
+    } else if high < a || low > b {
+        (Direction::DoesNotHold, true)
+    } else {
+        (point, false)
+    }
+}
+
+/// What a pair can be decided on: **trustworthy** when neither figure has
+/// a caveat; **per server core** when the only caveat is client-bound with
+/// the server below its threshold on every such cell (a throughput-derived
+/// measure, server CPU known); **indicative** otherwise.
+fn basis_of(x: &Figure, y: &Figure) -> Basis {
+    let (cx, cy) = (x.caveats(), y.caveats());
+    if cx.is_empty() && cy.is_empty() {
+        return Basis::Trustworthy;
+    }
+    let room = |f: &Figure, c: &[Caveat]| {
+        c.iter().all(|k| *k == Caveat::ClientBound)
+            && (c.is_empty() || f.server_had_room())
+            && f.has_server_cores()
+    };
+    if throughput_based(x.measure) && room(x, &cx) && room(y, &cy) {
+        Basis::PerServerCore
+    } else {
+        Basis::Indicative
+    }
+}
+
+/// A pair's verdict: `x` claimed ahead of `y` (or level with it, for an
+/// equivalence). None when no ratio can be formed (a zero figure).
+fn pair(
+    results: &Results,
+    x: &Figure,
+    y: &Figure,
+    published: Option<f64>,
+    level: Option<u32>,
+    equivalence: bool,
+) -> Option<PairVerdict> {
+    let basis = basis_of(x, y);
+    let on = match basis {
+        Basis::PerServerCore => On::PerServerCore,
+        _ => On::Measure(x.measure),
+    };
+    let r = ratio(results, x, y, on)?;
+    let s = &r.spread;
+    let (low, high) = (s.low.unwrap_or(s.median), s.high.unwrap_or(s.median));
+    let (direction, in_band) = if equivalence {
+        equivalence_band(low, high, s.median)
+    } else {
+        band(low, high, s.median)
+    };
+    let decided = in_band && basis != Basis::Indicative;
+    let host_dependent = basis == Basis::Trustworthy && x.latency_bound() && y.latency_bound();
+    let mut p = PairVerdict {
+        over: x.key.clone(),
+        under: y.key.clone(),
+        level,
+        published,
+        measured: s.median,
+        low: s.low,
+        high: s.high,
+        coverage: s.coverage,
+        rounds: s.rounds,
+        within_rounds: r.within_rounds,
+        basis,
+        direction,
+        magnitude: published.map(|p| magnitude(p, s.median, s.low.zip(s.high))),
+        decided,
+        why_undecided: None,
+        host_dependent,
+        server_cpu: None,
+        left_out: r.left_out.clone(),
+    };
+    if host_dependent {
+        p.server_cpu = ratio(results, x, y, On::ServerCpu).map(|r| r.spread);
+    }
+    if !decided {
+        p.why_undecided = Some(why_undecided(&p, x, y, equivalence));
+    }
+    Some(p)
+}
+
+/// Why a pair is not decided: the figures' flags and busy shares, or the
+/// interval reaching across a band edge.
+fn why_undecided(p: &PairVerdict, x: &Figure, y: &Figure, equivalence: bool) -> String {
+    if p.basis == Basis::Indicative {
+        let shown: Vec<String> = [x, y]
+            .iter()
+            .filter(|f| !f.caveats().is_empty())
+            .map(|f| f.shown())
+            .collect();
+        let mut why = shown.join(", ");
+        let bound_only = [x, y]
+            .iter()
+            .all(|f| f.caveats().iter().all(|c| *c == Caveat::ClientBound));
+        if bound_only && !throughput_based(x.measure) {
+            why.push_str("; no per-core comparison for a latency measure");
+        } else if bound_only {
+            why.push_str("; no per-core comparison: no server CPU figures");
+        }
+        return why;
+    }
+    let (low, high) = (p.low.unwrap_or(p.measured), p.high.unwrap_or(p.measured));
+    let edge = if equivalence {
+        format!("±{:.0} % equivalence band", EQUIVALENCE_TOLERANCE * 100.0)
+    } else {
+        format!("{:.0} % noise band", NOISE_FLOOR * 100.0)
+    };
+    let mut why = format!(
+        "interval [{low:.2}, {high:.2}] reaches across an edge of the {edge}; more rounds may decide it"
+    );
+    let busy: Vec<String> = [x, y]
+        .iter()
+        .filter_map(|f| f.busy_text().map(|b| format!("{}: {b}", f.key)))
+        .collect();
+    if !busy.is_empty() {
+        why.push_str(&format!(" ({})", busy.join("; ")));
+    }
+    why
+}
+
+/// A measured ratio in words: `1.90× [1.71, 2.10] over 6 rounds`.
+pub fn spread_text(
+    median: f64,
+    low: Option<f64>,
+    high: Option<f64>,
+    rounds: Option<u32>,
+) -> String {
+    match (low.zip(high), rounds) {
+        (Some((lo, hi)), Some(n)) => format!("{median:.2}× [{lo:.2}, {hi:.2}] over {n} rounds"),
+        (Some((lo, hi)), None) => format!("{median:.2}× [{lo:.2}, {hi:.2}]"),
+        (None, _) => format!(
+            "{median:.2}× (1 repetition, no spread: ±{:.0} % tolerance only)",
+            MAGNITUDE_TOLERANCE * 100.0
+        ),
+    }
+}
+
+/// A pair's part of a claim's detail, from its verdict.
+fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
+    let name = if equivalence {
+        format!("{} / {}", p.over, p.under)
+    } else {
+        format!("{} over {}", p.over, p.under)
+    };
+    let ratio = spread_text(
+        p.measured,
+        p.low,
+        p.high,
+        p.within_rounds.then_some(p.rounds),
+    );
+    let mut text = if p.basis == Basis::Indicative {
+        format!(
+            "{name}: not checked, {}; indicative {ratio}",
+            p.why_undecided.as_deref().unwrap_or_default()
+        )
+    } else {
+        let on = match p.basis {
+            Basis::PerServerCore => " per server core",
+            _ => "",
+        };
+        let mut t = if p.decided {
+            format!("{name}{on} {ratio} ({}", p.direction.label())
+        } else {
+            format!(
+                "{name}{on} {ratio} (undecided, leaning {}",
+                p.direction.label()
+            )
+        };
+        if equivalence {
+            t.push_str(&format!(
+                ": level within ±{:.0} %",
+                EQUIVALENCE_TOLERANCE * 100.0
+            ));
+        }
+        t.push(')');
+        t
+    };
+    if let (Some(pb), Some(g)) = (p.published, p.magnitude) {
+        if p.basis == Basis::Indicative {
+            text.push_str(&format!(
+                " against published {} (magnitude would {})",
+                published_text(pb),
+                match g {
+                    Magnitude::Matches => "match",
+                    Magnitude::Differs => "differ",
+                }
+            ));
+        } else {
+            text.push_str(&format!(
+                ", magnitude {}: published {}",
+                g.label(),
+                published_text(pb)
+            ));
+        }
+    }
+    if p.basis == Basis::PerServerCore {
+        text.push_str(", calls per server core-second: a figure was client-bound");
+    }
+    if p.basis != Basis::Indicative {
+        if let Some(why) = &p.why_undecided {
+            text.push_str(&format!("; undecided: {why}"));
+        }
+    }
+    text.push_str(&pair_notes(p, &name));
+    text
+}
+
+/// What a pair's text adds after its verdict: host dependence with the
+/// server CPU ratio, and the rounds left out.
+fn pair_notes(p: &PairVerdict, name: &str) -> String {
+    let mut text = String::new();
+    if p.host_dependent {
+        text.push_str(
+            "; host-dependent: latency-bound (one synchronous caller, neither side's cores the limit)",
+        );
+        if let Some(c) = &p.server_cpu {
+            let n = (c.rounds > 1 && p.within_rounds).then_some(c.rounds);
+            text.push_str(&format!(
+                ", server CPU per call {name} {}",
+                spread_text(c.median, c.low, c.high, n)
+            ));
+        }
+    }
+    if !p.left_out.is_empty() {
+        text.push_str(&format!("; left out: {}", p.left_out.join(", ")));
+    }
+    text
+}
+
+/// One part of a claim (a pair or a system), decided or not.
+struct Part {
+    direction: Direction,
+    decided: bool,
+    /// Something was measured for it (a ratio, or calls counted).
+    measured: bool,
+    magnitude: Option<Magnitude>,
+    basis: Option<Basis>,
+    text: String,
+    pair: Option<PairVerdict>,
+}
+
+impl Part {
+    fn unchecked(text: String) -> Part {
+        Part {
+            direction: Direction::NotComparable,
+            decided: false,
+            measured: false,
+            magnitude: None,
+            basis: None,
+            text,
+            pair: None,
+        }
+    }
+
+    fn of_pair(p: PairVerdict, prefix: &str, equivalence: bool) -> Part {
+        Part {
+            direction: p.direction,
+            decided: p.decided,
+            measured: true,
+            magnitude: p.magnitude,
+            basis: Some(p.basis),
+            text: format!("{prefix}{}", pair_text(&p, equivalence)),
+            pair: Some(p),
+        }
+    }
+}
+
+/// The direction of several decided parts as one: a reversal wins, then a
+/// failure without direction, then noise; the claim holds only when every
+/// decided part holds.
+pub fn combine(parts: &[Direction]) -> Direction {
+    let measured: Vec<Direction> = parts
+        .iter()
+        .copied()
+        .filter(|v| *v != Direction::NotComparable)
+        .collect();
+    if measured.is_empty() {
+        Direction::NotComparable
+    } else if measured.contains(&Direction::Reversed) {
+        Direction::Reversed
+    } else if measured.contains(&Direction::DoesNotHold) {
+        Direction::DoesNotHold
+    } else if measured.contains(&Direction::WithinNoise) {
+        Direction::WithinNoise
+    } else {
+        Direction::Holds
+    }
+}
+
+/// The verdict in words: `holds; magnitude differs`, `partly checked (1 of
+/// 3 pairs): holds`, `undecided (0 of 1 pairs decided)` (the detail says
+/// why, pair by pair), `not comparable`.
+pub fn label(v: &ClaimVerdict, measured_undecided: bool) -> String {
+    if v.of == 0 || (v.checked == 0 && !measured_undecided) {
+        return Direction::NotComparable.label().to_owned();
+    }
+    if v.checked == 0 {
+        // Why, pair by pair, is in the detail.
+        return format!("undecided (0 of {} {} decided)", v.of, v.unit);
+    }
+    let mut s = if v.checked < v.of {
+        format!(
+            "partly checked ({} of {} {}): {}",
+            v.checked,
+            v.of,
+            v.unit,
+            v.direction.label()
+        )
+    } else {
+        v.direction.label().to_owned()
+    };
+    if let Some(m) = v.magnitude {
+        s.push_str("; magnitude ");
+        s.push_str(m.label());
+    }
+    s
+}
+
+/// A claim's parts summed up: `total` counts every part the claim has,
+/// decided or not; `notes` come before the parts in the detail.
+fn summarise(parts: Vec<Part>, total: usize, unit: &str, notes: Vec<String>) -> ClaimVerdict {
+    let decided: Vec<&Part> = parts.iter().filter(|p| p.decided).collect();
+    let mags: Vec<Magnitude> = decided.iter().filter_map(|p| p.magnitude).collect();
+    let magnitude = if mags.is_empty() {
+        None
+    } else if mags.contains(&Magnitude::Differs) {
+        Some(Magnitude::Differs)
+    } else {
+        Some(Magnitude::Matches)
+    };
+    let of = total.max(parts.len()) as u32;
+    let mut v = ClaimVerdict {
+        claim: String::new(),
+        decided: of > 0 && decided.len() as u32 == of,
+        direction: combine(&decided.iter().map(|p| p.direction).collect::<Vec<_>>()),
+        magnitude,
+        basis: parts
+            .iter()
+            .filter_map(|p| p.basis)
+            .min_by_key(|b| b.strength()),
+        checked: decided.len() as u32,
+        of,
+        unit: unit.to_owned(),
+        not_run: false,
+        label: String::new(),
+        detail: String::new(),
+        pairs: Vec::new(),
+    };
+    v.label = label(&v, parts.iter().any(|p| p.measured && !p.decided));
+    let mut detail = notes;
+    for p in parts {
+        detail.push(p.text);
+        v.pairs.extend(p.pair);
+    }
+    v.detail = detail.join("; ");
+    v
+}
+
+/// One directional part: `ahead` claimed better than `behind` at `level`.
+#[allow(clippy::too_many_arguments)]
+fn directed(
+    l: &Lookup,
+    m: Measure,
+    scenario: &str,
+    level: u32,
+    prefix: &str,
+    (ahead, behind): (&str, &str),
+    published: Option<f64>,
+    equivalence: bool,
+) -> Part {
+    let name = if equivalence {
+        format!("{prefix}{ahead} / {behind}")
+    } else {
+        format!("{prefix}{ahead} over {behind}")
+    };
+    let (a, b) = (
+        l.figure(ahead, scenario, level, m),
+        l.figure(behind, scenario, level, m),
+    );
+    match (a, b) {
+        (Ok(a), Ok(b)) => match pair(l.results, &a, &b, published, Some(level), equivalence) {
+            Some(p) => Part::of_pair(p, prefix, equivalence),
+            None => Part::unchecked(format!("{name}: no ratio (a zero figure)")),
+        },
+        (Err(why), _) => Part::unchecked(format!("{name}: {ahead} {why}")),
+        (_, Err(why)) => Part::unchecked(format!("{name}: {behind} {why}")),
+    }
+}
+
+fn check_claim(l: &Lookup, check: &ClaimCheck) -> ClaimVerdict {
+    match check {
+        ClaimCheck::NotCheckable { reason } => {
+            summarise(Vec::new(), 0, "parts", vec![reason.clone()])
+        }
+        ClaimCheck::Ratio {
+            measure,
+            scenario,
+            concurrency,
+            pairs,
+        } => {
+            let parts = pairs
+                .iter()
+                .map(|p| {
+                    // A published ratio below 1 says `over` is the slower one:
+                    // the claim is then `under` ahead by 1 / ratio.
+                    let (ahead, behind, published) = if p.published < 1.0 {
+                        (&p.under, &p.over, 1.0 / p.published)
+                    } else {
+                        (&p.over, &p.under, p.published)
+                    };
+                    let published = (published > 0.0 && published.is_finite()).then_some(published);
+                    let pair = (ahead.as_str(), behind.as_str());
+                    directed(
+                        l,
+                        *measure,
+                        scenario,
+                        *concurrency,
+                        "",
+                        pair,
+                        published,
+                        false,
+                    )
+                })
+                .collect();
+            summarise(parts, pairs.len(), "pairs", Vec::new())
+        }
+        ClaimCheck::Ranking {
+            measure,
+            scenario,
+            levels,
+            order,
+        } => {
+            let mut parts = Vec::new();
+            for level in levels {
+                for w in order.windows(2) {
+                    parts.push(level_pair(l, *measure, scenario, *level, (&w[0], &w[1])));
+                }
+            }
+            let total = order.len().saturating_sub(1) * levels.len();
+            summarise(parts, total, "pairs", Vec::new())
+        }
+        ClaimCheck::Top {
+            measure,
+            scenario,
+            levels,
+            systems,
+            among,
+        } => extremes(l, *measure, scenario, levels, systems, among, false),
+        ClaimCheck::Bottom {
+            measure,
+            scenario,
+            levels,
+            systems,
+            among,
+        } => extremes(l, *measure, scenario, levels, systems, among, true),
+        ClaimCheck::Equivalent {
+            measure,
+            scenario,
+            levels,
+            systems,
+            behind,
+        } => equivalent(l, *measure, scenario, levels, systems, behind),
+        ClaimCheck::NoErrors { scenario, systems } => errors(l, scenario, systems, false),
+        ClaimCheck::Fails { scenario, systems } => errors(l, scenario, systems, true),
+    }
+}
+
+/// `ahead` over `behind` at a level of a multi-level claim, with the
+/// published ratio from the published cells.
+fn level_pair(l: &Lookup, m: Measure, scenario: &str, level: u32, (a, b): (&str, &str)) -> Part {
+    let published = l.published_ratio(a, b, scenario, level, m);
+    let prefix = format!("level {level}: ");
+    directed(l, m, scenario, level, &prefix, (a, b), published, false)
+}
+
+/// `systems` are the best (or, with `worst`, the worst) of `among` at each
+/// level: every member against every outsider, each pair a part, so a
+/// claim whose outsiders could not all be measured reads partly checked.
+fn extremes(
+    l: &Lookup,
+    m: Measure,
+    scenario: &str,
+    levels: &[u32],
+    systems: &[String],
+    among: &[String],
+    worst: bool,
+) -> ClaimVerdict {
+    let outsiders: Vec<&String> = among.iter().filter(|k| !systems.contains(k)).collect();
+    let mut parts = Vec::new();
+    for level in levels {
+        for member in systems {
+            for outsider in &outsiders {
+                let (a, b) = if worst {
+                    (outsider.as_str(), member.as_str())
+                } else {
+                    (member.as_str(), outsider.as_str())
+                };
+                parts.push(level_pair(l, m, scenario, *level, (a, b)));
+            }
+        }
+    }
+    let total = systems.len() * outsiders.len() * levels.len();
+    summarise(parts, total, "pairs", Vec::new())
+}
+
+/// Every system level with the first (an equivalence part each), and every
+/// system of `behind` ahead of each of them.
+fn equivalent(
+    l: &Lookup,
+    m: Measure,
+    scenario: &str,
+    levels: &[u32],
+    systems: &[String],
+    behind: &[String],
+) -> ClaimVerdict {
+    let mut parts = Vec::new();
+    for level in levels {
+        let Some(reference) = systems.first() else {
+            continue;
+        };
+        let prefix = format!("level {level}: ");
+        for other in &systems[1..] {
+            let published = l.published_ratio(other, reference, scenario, *level, m);
+            let pair = (other.as_str(), reference.as_str());
+            parts.push(directed(
+                l, m, scenario, *level, &prefix, pair, published, true,
+            ));
+        }
+        for leader in behind {
+            for member in systems {
+                parts.push(level_pair(l, m, scenario, *level, (leader, member)));
+            }
+        }
+    }
+    let per_level = systems.len().saturating_sub(1) + behind.len() * systems.len();
+    summarise(parts, per_level * levels.len(), "pairs", Vec::new())
+}
+
+/// no-errors (`expect_failures` false: holds when no call failed) and
+/// fails (holds when some did), per system over every level of the scenario.
+fn errors(l: &Lookup, scenario: &str, systems: &[String], expect_failures: bool) -> ClaimVerdict {
+    let mut parts = Vec::new();
+    for key in systems {
+        let aggs: Vec<&Aggregate> = match l.system(key) {
+            Some(SeedSystem {
+                not_run: Some(_), ..
+            }) => {
+                parts.push(Part::unchecked(format!("{key} not run (see systems)")));
+                continue;
+            }
+            Some(SeedSystem {
+                server: Some(server),
+                variant: Some(variant),
+                ..
+            }) => l
+                .results
+                .aggregates
+                .iter()
+                .filter(|a| &a.server == server && &a.variant == variant && a.scenario == scenario)
+                .collect(),
+            _ => Vec::new(),
+        };
+        if aggs.is_empty() {
+            parts.push(Part::unchecked(format!("{key}: not measured")));
+            continue;
+        }
+        let failed: u64 = aggs.iter().map(|a| a.calls_failed).sum();
+        let calls: u64 = aggs.iter().map(|a| a.calls_ok + a.calls_failed).sum();
+        parts.push(Part {
+            direction: if (failed > 0) == expect_failures {
+                Direction::Holds
+            } else {
+                Direction::DoesNotHold
+            },
+            decided: true,
+            measured: true,
+            magnitude: None,
+            basis: None,
+            text: format!("{key}: {failed} of {calls} calls failed"),
+            pair: None,
+        });
+    }
+    summarise(parts, systems.len(), "systems", Vec::new())
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+    use rpclab_model::result::{Cost, Latency, Limit, SeedClaim};
+
+    pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
+        Aggregate {
+            server: server.into(),
+            variant: "v".into(),
+            scenario: "s".into(),
+            concurrency: 1,
+            repetitions: 3,
+            throughput_median: tput,
+            throughput_min: tput,
+            throughput_max: tput,
+            throughput_cv: cv,
+            throughput_ci: None,
+            latency_us: Latency {
+                min: 100.0,
+                mean: 2000.0,
+                p50: 1500.0,
+                p90: 3000.0,
+                p95: 4000.0,
+                p99: 5000.0,
+                p999: 7000.0,
+                max: 9000.0,
+            },
+            calls_ok: 1000,
+            calls_failed: failed,
+            server_cpu_us_per_call: None,
+            client_cpu_us_per_call: None,
+            bytes_sent_per_call: 100.0,
+            bytes_received_per_call: 200.0,
+            cell_flags: Vec::new(),
+            noisy: false,
+            flags: Vec::new(),
+        }
+    }
+
+    /// An aggregate whose median throughput has the interval [lo, hi] at 75 %
+    /// (three repetitions).
+    pub fn spread(server: &str, tput: f64, lo: f64, hi: f64) -> Aggregate {
+        let mut a = agg(server, tput, 0.02, 0);
+        a.throughput_ci = Some(rpclab_model::result::MedianInterval {
+            low: lo,
+            high: hi,
+            confidence: 0.75,
+        });
+        a
+    }
+
+    pub fn system(key: &str, server: Option<&str>) -> SeedSystem {
+        SeedSystem {
+            key: key.into(),
+            published_as: key.into(),
+            server: server.map(Into::into),
+            variant: server.map(|_| "v".into()),
+            not_run: server.is_none().then(|| "no server folder yet".into()),
+            note: None,
+        }
+    }
+
+    pub fn results(aggs: Vec<Aggregate>) -> Results {
+        Results {
+            schema_version: 1,
+            complete: true,
+            errors: Vec::new(),
+            cells: Vec::new(),
+            aggregates: aggs,
+            reproduction: None,
+            rounds: None,
+        }
+    }
+
+    pub fn repro(
+        claims: Vec<SeedClaim>,
+        systems: Vec<SeedSystem>,
+        cells: Vec<PublishedCell>,
+    ) -> Reproduction {
+        Reproduction {
+            seed: "t".into(),
+            title: "t".into(),
+            source: "s".into(),
+            notes: Vec::new(),
+            deviations: Vec::new(),
+            systems,
+            cells,
+            claims,
+            verdicts: Vec::new(),
+        }
+    }
+
+    pub fn template() -> Cell {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+        )
+        .unwrap();
+        let r: Results = serde_json::from_str(&text).unwrap();
+        r.cells[0].clone()
+    }
+
+    /// A server-bound cell of `server` in round `round` (server 95 %,
+    /// client 50 % busy, one core busy).
+    pub fn cell(server: &str, round: u32, tput: f64) -> Cell {
+        let mut c = template();
+        c.server = server.into();
+        c.variant = "v".into();
+        c.scenario = "s".into();
+        c.concurrency = 1;
+        c.repetition = round;
+        c.round_position = Some(1);
+        c.throughput_per_s = tput;
+        c.report.throughput_per_s = tput;
+        c.calls_ok = 10_000;
+        c.calls_failed = 0;
+        c.flags = vec![CellFlag::ServerBound];
+        c.limit = Some(Limit {
+            side: LimitSide::Server,
+            server_busy: Some(0.95),
+            client_busy: Some(0.5),
+            threshold: 0.9,
+            note: String::new(),
+        });
+        c.server_cost = Some(Cost {
+            cpu_cores_busy: 1.0,
+            cpu_us_per_call: 1e6 / tput,
+            ..Cost::default()
+        });
+        c
+    }
+
+    /// Rounds of `server` at these throughputs.
+    pub fn rounds(server: &str, tputs: &[f64]) -> Vec<Cell> {
+        tputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| cell(server, i as u32 + 1, *t))
+            .collect()
+    }
+
+    pub fn run(cells: Vec<Cell>) -> Results {
+        let mut r = results(crate::aggregate::aggregate(&cells, 0.1));
+        r.cells = cells;
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
+    use rpclab_model::result::{Limit, RatioPair, SeedClaim};
+
+    fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
+        SeedClaim {
+            id: format!("{over}-{under}"),
+            text: String::new(),
+            check: ClaimCheck::Ratio {
+                measure: Measure::Throughput,
+                scenario: "s".into(),
+                concurrency: 1,
+                pairs: vec![RatioPair {
+                    over: over.into(),
+                    under: under.into(),
+                    published,
+                }],
+            },
+        }
+    }
+
+    fn verdict(res: &Results, claim: SeedClaim, keys: &[&str]) -> ClaimVerdict {
+        let systems = keys.iter().map(|k| system(k, Some(k))).collect();
+        decide(res, &repro(vec![claim], systems, Vec::new()))
+            .verdicts
+            .remove(0)
+    }
+
+    #[test]
+    fn a_pair_is_taken_round_by_round() {
+        // The host drifts by ±20 % from round to round, on both alike: the
+        // per-round ratio stays 1.2 while the medians' corners would span
+        // [0.9, 1.6].
+        let x = [1000.0, 1200.0, 900.0, 1100.0, 1000.0, 1050.0];
+        let y: Vec<f64> = x.iter().map(|t| t / 1.2).collect();
+        let mut cells = rounds("x", &x);
+        cells.extend(rounds("y", &y));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert!(p.within_rounds && p.rounds == 6, "{p:?}");
+        assert!((p.measured - 1.2).abs() < 1e-9 && (p.low.unwrap() - 1.2).abs() < 1e-9);
+        assert!((p.coverage.unwrap() - 0.96875).abs() < 1e-9);
+        assert_eq!((p.direction, p.decided), (Direction::Holds, true));
+        assert_eq!(p.basis, Basis::Trustworthy);
+        assert!(v.decided && v.label == "holds; magnitude matches", "{v:?}");
+        assert!(
+            v.detail.contains("1.20× [1.20, 1.20] over 6 rounds"),
+            "{}",
+            v.detail
+        );
+    }
+
+    #[test]
+    fn host_busy_and_failed_rounds_are_left_out_and_said() {
+        let mut cells = rounds("x", &[1200.0; 7]);
+        cells.extend(rounds("y", &[1000.0; 7]));
+        cells[2].flags.push(CellFlag::HostBusy);
+        cells[7 + 4].calls_ok = 0;
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert_eq!(p.rounds, 5, "{p:?}");
+        assert_eq!(
+            p.left_out,
+            ["round 3: host-busy (x)", "round 5: failed (y)"],
+            "{p:?}"
+        );
+        assert!(
+            v.detail
+                .contains("left out: round 3: host-busy (x), round 5: failed (y)"),
+            "{}",
+            v.detail
+        );
+        // One host-busy round of seven does not make the figure untrustworthy.
+        assert_eq!(p.basis, Basis::Trustworthy);
+    }
+
+    #[test]
+    fn host_busy_on_most_rounds_makes_a_figure_indicative() {
+        let mut cells = rounds("x", &[1200.0; 6]);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        for c in &mut cells[..4] {
+            c.flags.push(CellFlag::HostBusy);
+        }
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        assert_eq!(v.pairs[0].basis, Basis::Indicative);
+        assert!(!v.decided && v.checked == 0, "{v:?}");
+        assert!(
+            v.detail.contains("host busy: host-busy on most rounds"),
+            "{}",
+            v.detail
+        );
+    }
+
+    #[test]
+    fn the_bands_decide_or_leave_undecided() {
+        use Direction::*;
+        assert_eq!(band(1.06, 1.3, 1.1), (Holds, true));
+        assert_eq!(band(0.7, 0.95, 0.8), (Reversed, true));
+        assert_eq!(band(0.96, 1.04, 1.0), (WithinNoise, true));
+        // Straddling an edge: the median's leaning, undecided.
+        assert_eq!(band(1.01, 1.2, 1.1), (Holds, false));
+        assert_eq!(band(0.9, 1.0, 0.97), (WithinNoise, false));
+        assert_eq!(band(0.5, 2.0, 0.8), (Reversed, false));
+        assert_eq!(band(f64::NAN, 1.0, 1.0), (NotComparable, false));
+        assert_eq!(equivalence_band(0.92, 1.08, 1.0), (Holds, true));
+        assert_eq!(equivalence_band(1.15, 1.3, 1.2), (DoesNotHold, true));
+        assert_eq!(equivalence_band(0.5, 0.8, 0.7), (DoesNotHold, true));
+        assert_eq!(equivalence_band(1.05, 1.2, 1.12), (DoesNotHold, false));
+        assert_eq!(equivalence_band(0.85, 1.05, 0.95), (Holds, false));
+    }
+
+    #[test]
+    fn an_interval_across_a_band_edge_leaves_the_claim_undecided_and_says_why() {
+        let mut cells = rounds("x", &[1000.0, 1100.0, 1040.0, 980.0, 1200.0, 1000.0]);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.1), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert!(!p.decided && p.basis == Basis::Trustworthy, "{p:?}");
+        assert_eq!(v.label, "undecided (0 of 1 pairs decided)");
+        assert_eq!(v.direction, Direction::NotComparable);
+        let why = p.why_undecided.as_deref().unwrap();
+        assert!(
+            why.contains("reaches across an edge of the 5 % noise band")
+                && why.contains("x: server 95 %, client 50 % busy"),
+            "{why}"
+        );
+        assert!(v.detail.contains("(undecided, leaning"), "{}", v.detail);
+        // Level within the band on every round: decided, within noise.
+        let mut cells = rounds("x", &[1010.0, 990.0, 1020.0, 1000.0, 1030.0, 1000.0]);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.1), &["x", "y"]);
+        assert_eq!((v.direction, v.decided), (Direction::WithinNoise, true));
+    }
+
+    /// `x` client-bound (client 97 %) with its server at `server_busy`, on
+    /// `cores` busy cores.
+    fn client_bound(mut c: Cell, server_busy: f64, cores: f64) -> Cell {
+        c.flags = vec![CellFlag::ClientBound];
+        c.limit = Some(Limit {
+            side: LimitSide::Client,
+            server_busy: Some(server_busy),
+            client_busy: Some(0.97),
+            threshold: 0.9,
+            note: String::new(),
+        });
+        c.server_cost.as_mut().unwrap().cpu_cores_busy = cores;
+        c
+    }
+
+    #[test]
+    fn a_client_bound_figure_with_room_on_its_server_is_compared_per_server_core() {
+        // x: 1000 calls/s on 0.6 cores (1667 per core); y: 1200 on 1 core.
+        let mut cells: Vec<Cell> = rounds("x", &[1000.0; 6])
+            .into_iter()
+            .map(|c| client_bound(c, 0.6, 0.6))
+            .collect();
+        cells.extend(rounds("y", &[1200.0; 6]));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.4), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert_eq!(p.basis, Basis::PerServerCore);
+        assert!((p.measured - 1000.0 / 0.6 / 1200.0).abs() < 1e-9, "{p:?}");
+        assert_eq!((p.direction, p.decided), (Direction::Holds, true));
+        assert_eq!(v.basis, Some(Basis::PerServerCore));
+        assert!(
+            v.detail.contains("x over y per server core 1.39×"),
+            "{}",
+            v.detail
+        );
+        // With its server full too, the engine's rule: server-bound, its capacity.
+        let mut cells: Vec<Cell> = rounds("x", &[1000.0; 6])
+            .into_iter()
+            .map(|c| client_bound(c, 0.95, 1.0))
+            .collect();
+        cells.extend(rounds("y", &[800.0; 6]));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.25), &["x", "y"]);
+        assert_eq!(v.pairs[0].basis, Basis::Trustworthy);
+        assert!(v.decided, "{v:?}");
+    }
+
+    #[test]
+    fn other_caveats_are_indicative_and_name_the_figure_the_flag_and_the_busy_shares() {
+        let mut cells = rounds("x", &[1500.0; 6]);
+        cells[0].flags.push(CellFlag::NotSteady);
+        cells.extend(rounds("y", &[1000.0; 6]));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.5), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert_eq!((p.basis, p.decided), (Basis::Indicative, false));
+        assert_eq!(v.basis, Some(Basis::Indicative));
+        assert_eq!(
+            p.why_undecided.as_deref(),
+            Some("x 1500 calls/s (unsteady: not-steady; server 95 %, client 50 % busy)")
+        );
+        assert!(v.detail.contains("indicative 1.50×"), "{}", v.detail);
+    }
+
+    #[test]
+    fn a_latency_bound_pair_is_host_dependent_with_its_server_cpu_ratio() {
+        let neither = |mut c: Cell| {
+            c.flags.clear();
+            c.limit.as_mut().unwrap().side = LimitSide::Neither;
+            c
+        };
+        let mut cells: Vec<Cell> = rounds("x", &[2000.0; 6]).into_iter().map(neither).collect();
+        cells.extend(rounds("y", &[1000.0; 6]).into_iter().map(neither));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 2.0), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert!(p.host_dependent && p.decided, "{p:?}");
+        assert_eq!(p.basis, Basis::Trustworthy);
+        // 500 µs per call against 1000: x is twice as cheap.
+        assert!((p.server_cpu.as_ref().unwrap().median - 2.0).abs() < 1e-9);
+        assert!(
+            v.detail.contains("host-dependent: latency-bound")
+                && v.detail.contains("server CPU per call x over y 2.00×"),
+            "{}",
+            v.detail
+        );
+    }
+
+    #[test]
+    fn cells_not_in_rounds_fall_back_to_the_ratio_of_medians() {
+        let mut cells = rounds("x", &[1200.0, 1300.0, 1250.0]);
+        cells.extend(rounds("y", &[1000.0, 1050.0, 1100.0]));
+        for c in &mut cells {
+            c.round_position = None;
+        }
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert!(!p.within_rounds, "{p:?}");
+        assert!((p.measured - 1250.0 / 1050.0).abs() < 1e-9);
+        // Corners: 1200 / 1100 and 1300 / 1000.
+        assert!((p.low.unwrap() - 1200.0 / 1100.0).abs() < 1e-9);
+        assert!((p.high.unwrap() - 1.3).abs() < 1e-9);
+        assert!((p.coverage.unwrap() - 0.75 * 0.75).abs() < 1e-9);
+        assert!(!v.detail.contains("rounds"), "{}", v.detail);
+        // In rounds, but one usable round only: the same fallback, saying why.
+        let mut cells = rounds("x", &[1200.0, 1300.0]);
+        cells.extend(rounds("y", &[1000.0, 1050.0]));
+        cells[1].flags.push(CellFlag::HostBusy);
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        assert!(!v.pairs[0].within_rounds);
+        assert_eq!(v.pairs[0].left_out, ["round 2: host-busy (x)"]);
+    }
+
+    #[test]
+    fn a_top_claim_with_unused_outsiders_reads_partly_checked() {
+        // Seed 002's rmi-fastest: rmi against hessian decided, two outsiders unsteady.
+        let mut cells = rounds("rmi", &[1200.0; 6]);
+        cells.extend(rounds("hessian", &[1000.0; 6]));
+        for k in ["ws", "cxf"] {
+            let mut r = rounds(k, &[500.0; 6]);
+            r[0].flags.push(CellFlag::NotSteady);
+            cells.extend(r);
+        }
+        let top = SeedClaim {
+            id: "rmi-fastest".into(),
+            text: String::new(),
+            check: ClaimCheck::Top {
+                measure: Measure::Throughput,
+                scenario: "s".into(),
+                levels: vec![1],
+                systems: vec!["rmi".into()],
+                among: ["rmi", "hessian", "ws", "cxf"].map(String::from).to_vec(),
+            },
+        };
+        let v = verdict(&run(cells), top, &["rmi", "hessian", "ws", "cxf"]);
+        assert_eq!((v.checked, v.of, v.decided), (1, 3, false), "{v:?}");
+        assert_eq!(v.label, "partly checked (1 of 3 pairs): holds");
+        assert_eq!(v.basis, Some(Basis::Indicative));
+    }
+
+    #[test]
+    fn every_measure_is_looked_up_with_the_published_call_count() {
+        let res = results(vec![agg("a", 5000.0, 0.0, 10)]);
+        let sys = vec![system("a", Some("a"))];
+        let all = [
+            (Measure::Throughput, 5000.0),
+            (Measure::TotalSeconds, 60.0),
+            (Measure::TotalMs, 60_000.0),
+            (Measure::MsPerCall, 0.2),
+            (Measure::LatencyMeanMs, 2.0),
+            (Measure::LatencyMinMs, 0.1),
+            (Measure::LatencyMaxMs, 9.0),
+            (Measure::LatencyP50Ms, 1.5),
+            (Measure::LatencyP90Ms, 3.0),
+            (Measure::LatencyP95Ms, 4.0),
+            (Measure::LatencyP99Ms, 5.0),
+            (Measure::Samples, 1010.0),
+            (Measure::Failed, 10.0),
+            (Measure::ErrorPercent, 1000.0 / 1010.0),
+            (Measure::ReceivedKbPerS, 200.0 * 5000.0 / 1024.0),
+            (Measure::SentKbPerS, 100.0 * 5000.0 / 1024.0),
+        ];
+        let cells: Vec<PublishedCell> = all
+            .iter()
+            .map(|(m, _)| PublishedCell {
+                system: "a".into(),
+                value: Some(1.0),
+                measure: Some(*m),
+                total_calls: Some(300_000),
+                scenario: Some("s".into()),
+                concurrency: Some(1),
+                ..PublishedCell::default()
+            })
+            .collect();
+        let lookup = Lookup {
+            results: &res,
+            systems: &sys,
+            cells: &cells,
+        };
+        for (m, want) in all {
+            let got = lookup
+                .figure("a", "s", 1, m)
+                .unwrap_or_else(|e| panic!("{m:?}: {e}"));
+            assert!(
+                (got.value - want).abs() < 1e-9,
+                "{m:?}: {} ≠ {want}",
+                got.value
+            );
+        }
+        // Without a published call count a total cannot be derived, and says why.
+        let bare = Lookup {
+            results: &res,
+            systems: &sys,
+            cells: &[],
+        };
+        let why = bare
+            .figure("a", "s", 1, Measure::TotalSeconds)
+            .err()
+            .unwrap();
+        assert!(why.contains("no published call count"), "{why}");
+        assert!(bare.figure("a", "s", 1, Measure::Throughput).is_ok());
+    }
+}
