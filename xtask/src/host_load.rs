@@ -28,21 +28,22 @@ use std::collections::BTreeMap;
 /// The lab is not alone on its sets even on a quiet machine: the
 /// orchestrator itself (unpinned: its samplers read `/proc/stat` and two or
 /// three cgroups every 100 ms, it follows the client's log), dockerd and
-/// containerd-shim answering it, the kernel's timers and RCU threads, and
-/// whatever the host's own services do. An idle 2-core VM of the lab's,
-/// sampled every 100 ms for 30 s by a throwaway reader of `/proc/stat`,
-/// showed about 0.01 core per CPU on average and 0.03 to 0.05 at its worst
-/// 10-second window (see docs/methodology.md, "A busy host is seen"); the
-/// orchestrator's sampling during a cell adds well under 0.01. A tenth of a
-/// core is twice that worst case, and still small beside what it would do
-/// to a result: on the server's single core it is a 10 % slowdown, the size
-/// of the differences the lab is asked to tell apart.
+/// containerd-shim answering it, the kernel's timers and RCU work. On the
+/// lab's 2-core VM at a quiet moment (Docker's daemon up, both CPUs idle for
+/// the 3 s before), a throwaway reader of `/proc/stat` every 100 ms (in
+/// Python, so a heavier sampler than the orchestrator's) saw 0.002 and
+/// 0.008 core on its two CPUs over 30 s, 0.02 at most in any 1 s window, and
+/// no steal. A tenth of a core is five times that worst second, room for
+/// the orchestrator's own work during a cell, and still small beside what it
+/// would do to a result: on a one-core server set it is a 10 % slowdown, the
+/// size of the differences the lab is asked to tell apart.
 pub const THRESHOLD_CORES: f64 = 0.10;
 
 /// Cores' worth of stolen time (both sets together) from which a window is
 /// host-busy: a hypervisor taking 5 % of a core has neighbours at work, and
 /// unlike other processes steal is never the lab's own, so the bar is
-/// lower. A quiet VM steals well under 0.01 core.
+/// lower. The quiet VM above stole nothing (0.001 core over 20 s while the
+/// machine was busy).
 #[allow(dead_code)] // run.rs reads it once the lead wires issue 33
 pub const STEAL_CORES: f64 = 0.05;
 
