@@ -440,6 +440,7 @@ impl Bench<'_> {
                 label: name,
                 server: Some((self.engine, echo)),
                 registry: None,
+                host: None,
                 verbose: self.args.verbose,
                 clock_offset_s: 0.0,
             },

@@ -8,13 +8,14 @@
 use crate::confine;
 use crate::cost;
 use crate::docker::{ContainerSpec, Engine};
+use crate::host_load;
 use crate::hosts::Endpoint;
 use crate::images;
 use crate::progress;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;
-use rpclab_model::result::{ClientReport, Cost};
+use rpclab_model::result::{ClientReport, Cost, HostLoad};
 use rpclab_model::spec::CellSpec;
 use std::path::Path;
 
@@ -29,6 +30,27 @@ pub struct ClientRun {
     pub server_cost: Option<Cost>,
     /// The same for the registry container, measured apart.
     pub registry_cost: Option<Cost>,
+    /// The same for every idle server of [`HostWatch::idle`], in order.
+    #[allow(dead_code)] // run.rs reads it once the lead wires issue 33
+    pub idle_costs: Vec<Option<Cost>>,
+    /// What the host did beside the lab over the window, when the cell had
+    /// a [`HostWatch`], a server, and everything ran on this machine
+    /// ([`host_load`]).
+    #[allow(dead_code)] // run.rs reads it once the lead wires issue 33
+    pub host_load: Option<HostLoad>,
+}
+
+/// What the host sampler needs to tell the lab's CPU from the rest's on the
+/// server's and the client's CPU sets ([`host_load`]).
+pub struct HostWatch<'a> {
+    /// The run's server and registry CPU sets (cpuset syntax, as in
+    /// `cpus::Split`); the client's is [`ClientCell::client_cpus`].
+    pub server_cpus: &'a str,
+    pub registry_cpus: &'a str,
+    /// The servers that keep running on the server's set while this cell
+    /// measures another (an interleaved run starts every server of a post
+    /// at once): each is sampled like the server and subtracted.
+    pub idle: Vec<(&'a Engine, &'a str)>,
 }
 
 /// One client cell to run.
@@ -51,6 +73,9 @@ pub struct ClientCell<'a> {
     /// The server's registry container, sampled the same way but apart, so
     /// that its CPU does not count as the server's.
     pub registry: Option<(&'a Engine, &'a str)>,
+    /// Watch the host's CPU beside the lab's over the window
+    /// ([`ClientRun::host_load`]); None for no host figures.
+    pub host: Option<HostWatch<'a>>,
     /// Seconds the client's clock is ahead of the orchestrator's, in which
     /// the samples are taken: the window is moved back by this much before
     /// the samples are placed on it (0 when the client runs on the
@@ -76,6 +101,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         label,
         server,
         registry,
+        host,
         verbose,
         clock_offset_s,
     } = cell;
@@ -121,6 +147,25 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     let sampler = server.map(|(engine, server)| cost::Sampler::start(engine, server));
     let registry_sampler =
         registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
+    let idle_samplers: Vec<cost::Sampler> = host
+        .iter()
+        .flat_map(|h| &h.idle)
+        .map(|(engine, id)| cost::Sampler::start(engine, id))
+        .collect();
+    // `/proc/stat` is this machine's: it says something of the cell's sets
+    // only when the server and the client run on this kernel.
+    let host_sets = host
+        .as_ref()
+        .zip(server)
+        .and_then(|(h, (server_engine, id))| {
+            let here = engine.endpoint.machine().is_none()
+                && server_engine.endpoint.machine().is_none()
+                && cost::visible_here(id)
+                && cost::visible_here(&client);
+            here.then(|| host_load::Sets::parse(h.server_cpus, h.registry_cpus, client_cpus).ok())
+                .flatten()
+        });
+    let host_sampler = host_sets.clone().map(host_load::start);
     let mut lines = Box::pin(engine.follow_logs(&client));
     let mut log = String::new();
     while let Some(chunk) = lines.next().await {
@@ -141,6 +186,14 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         None => Vec::new(),
     };
     let registry_samples = match registry_sampler {
+        Some(sampler) => sampler.finish().await,
+        None => Vec::new(),
+    };
+    let mut idle_samples = Vec::new();
+    for sampler in idle_samplers {
+        idle_samples.push(sampler.finish().await);
+    }
+    let host_samples = match host_sampler {
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
     };
@@ -170,19 +223,38 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     )
     .with_context(|| format!("{} is not a client report", report_path.display()))?;
     let calls = report.calls_ok + report.calls_failed;
+    let window = report
+        .window_unix_s
+        .map(|[start, end]| [start - clock_offset_s, end - clock_offset_s]);
     let over_window = |samples: &[cost::Sample]| {
-        report
-            .window_unix_s
-            .map(|[start, end]| [start - clock_offset_s, end - clock_offset_s])
-            .and_then(|window| cost::over_window(samples, window, calls))
+        window.and_then(|window| cost::over_window(samples, window, calls))
     };
     let server_cost = over_window(&samples);
     let registry_cost = over_window(&registry_samples);
+    let idle_costs: Vec<Option<Cost>> = idle_samples.iter().map(|s| over_window(s)).collect();
+    let host_load = (|| {
+        let sets = host_sets?;
+        let own = host_load::Own {
+            server: server_cost?.cpu_cores_busy,
+            registry: match registry {
+                Some(_) => registry_cost?.cpu_cores_busy,
+                None => 0.0,
+            },
+            idle_servers: idle_costs
+                .iter()
+                .map(|c| c.map(|c| c.cpu_cores_busy))
+                .sum::<Option<f64>>()?,
+            client: report.client_cost?.cpu_cores_busy,
+        };
+        host_load::load_over(&host_samples, window?, &sets, own, host_load::tick_s())
+    })();
     Ok(ClientRun {
         report,
         log,
         server_cost,
         registry_cost,
+        idle_costs,
+        host_load,
     })
 }
 

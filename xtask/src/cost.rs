@@ -35,7 +35,7 @@ pub struct Sample {
     pub memory_peak: u64,
 }
 
-fn unix_now() -> f64 {
+pub fn unix_now() -> f64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -126,19 +126,38 @@ async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
     })
 }
 
-/// Reads a container's counters on a schedule until stopped.
-pub struct Sampler {
+/// Reads something on a schedule ([`SAMPLE_EVERY`]) until stopped: a
+/// container's counters ([`Sampler::start`]) or the host's
+/// ([`crate::host_load`]), so that every counter of a cell is read alike and
+/// placed on the window alike ([`delta_over`]).
+pub struct Sampler<S = Sample> {
     stop: Arc<Notify>,
-    task: tokio::task::JoinHandle<Vec<Sample>>,
+    task: tokio::task::JoinHandle<Vec<S>>,
 }
 
 impl Sampler {
+    /// Samples container `id`'s counters on `engine`.
     pub fn start(engine: &Engine, id: &str) -> Sampler {
         let (engine, id) = (engine.clone(), id.to_owned());
+        let source = Arc::new(Source::find(&id));
+        Sampler::every(move || {
+            let (source, engine, id) = (Arc::clone(&source), engine.clone(), id.clone());
+            async move { source.read(&engine, &id).await.ok() }
+        })
+    }
+}
+
+impl<S: Send + 'static> Sampler<S> {
+    /// Calls `read` at once, then every [`SAMPLE_EVERY`], and once more when
+    /// stopped; a reading that fails (None) is skipped.
+    pub fn every<F, Fut>(mut read: F) -> Sampler<S>
+    where
+        F: FnMut() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Option<S>> + Send,
+    {
         let stop = Arc::new(Notify::new());
         let stopped = Arc::clone(&stop);
         let task = tokio::spawn(async move {
-            let source = Source::find(&id);
             let mut samples = Vec::new();
             let mut tick = tokio::time::interval(SAMPLE_EVERY);
             loop {
@@ -146,46 +165,61 @@ impl Sampler {
                     _ = tick.tick() => {}
                     _ = stopped.notified() => break,
                 }
-                if let Ok(s) = source.read(&engine, &id).await {
-                    samples.push(s);
-                }
+                samples.extend(read().await);
             }
-            if let Ok(s) = source.read(&engine, &id).await {
-                samples.push(s);
-            }
+            samples.extend(read().await);
             samples
         });
         Sampler { stop, task }
     }
 
     /// Stops sampling (after one last reading) and returns every sample.
-    pub async fn finish(self) -> Vec<Sample> {
+    pub async fn finish(self) -> Vec<S> {
         self.stop.notify_one();
         self.task.await.unwrap_or_default()
     }
 }
 
-/// CPU time at `t`, interpolated between the samples around it.
-fn cpu_at(samples: &[Sample], t: f64) -> Option<f64> {
-    let after = samples.iter().position(|s| s.at >= t)?;
+/// A counter's value at `t`, interpolated between the samples around it
+/// (`read` gives a sample's time and the counter): None when `t` is outside
+/// the samples.
+pub fn counter_at<S>(samples: &[S], t: f64, read: impl Fn(&S) -> (f64, f64)) -> Option<f64> {
+    let after = samples.iter().position(|s| read(s).0 >= t)?;
+    let (b_at, b) = read(&samples[after]);
     if after == 0 {
-        return (samples[0].at == t).then_some(samples[0].cpu_ns as f64);
+        return (b_at == t).then_some(b);
     }
-    let (a, b) = (samples[after - 1], samples[after]);
-    let f = if b.at > a.at {
-        (t - a.at) / (b.at - a.at)
+    let (a_at, a) = read(&samples[after - 1]);
+    let f = if b_at > a_at {
+        (t - a_at) / (b_at - a_at)
     } else {
         1.0
     };
-    Some(a.cpu_ns as f64 + f * (b.cpu_ns as f64 - a.cpu_ns as f64))
+    Some(a + f * (b - a))
+}
+
+/// How much a counter grew over `window` (never less than 0), each edge
+/// interpolated ([`counter_at`]); None when the samples do not cover it.
+pub fn delta_over<S>(
+    samples: &[S],
+    window: [f64; 2],
+    read: impl Fn(&S) -> (f64, f64),
+) -> Option<f64> {
+    let [start, end] = window;
+    Some((counter_at(samples, end, &read)? - counter_at(samples, start, &read)?).max(0.0))
+}
+
+/// Whether container `id`'s cgroup counters are visible on this machine:
+/// then it runs on this kernel, whose `/proc/stat` counts its CPUs.
+pub fn visible_here(id: &str) -> bool {
+    !matches!(Source::find(id), Source::Api)
 }
 
 /// The cost over `window` (wall clock, seconds), `calls` calls having been
 /// made; None when the samples do not cover the window.
 pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<Cost> {
-    let [start, end] = window;
-    let cpu_ns = (cpu_at(samples, end)? - cpu_at(samples, start)?).max(0.0);
-    let wall_ns = ((end - start) * 1e9).max(1.0);
+    let cpu_ns = delta_over(samples, window, |s| (s.at, s.cpu_ns as f64))?;
+    let wall_ns = ((window[1] - window[0]) * 1e9).max(1.0);
     let peak = samples.iter().map(|s| s.memory_peak).max().unwrap_or(0);
     Some(Cost {
         cpu_ms: cpu_ns / 1e6,

@@ -65,8 +65,18 @@ impl CpuSet {
         self.0.is_empty()
     }
 
-    fn overlaps(&self, other: &CpuSet) -> bool {
+    pub fn overlaps(&self, other: &CpuSet) -> bool {
         !self.0.is_disjoint(&other.0)
+    }
+
+    /// The CPUs of either set.
+    pub fn union(&self, other: &CpuSet) -> CpuSet {
+        CpuSet(self.0.union(&other.0).copied().collect())
+    }
+
+    /// The CPU numbers, in order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().copied()
     }
 
     fn missing_from(&self, host: &CpuSet) -> Vec<usize> {

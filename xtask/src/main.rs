@@ -31,6 +31,7 @@ mod docker;
 mod engines;
 mod fuzz;
 mod host;
+mod host_load;
 mod hosts;
 mod images;
 mod lab;

@@ -7,6 +7,7 @@ use crate::run::{self, RunOptions};
 use crate::seeds::Seed;
 use anyhow::{bail, Result};
 use rpclab_model::result::{ClaimCheck, Results};
+use rpclab_model::verdict::Basis;
 use std::path::{Path, PathBuf};
 
 /// What `lab reproduce` was asked for.
@@ -199,11 +200,24 @@ fn undecided_at(
         } => s == scenario && levels.contains(&level),
         _ => false,
     };
-    let cmp = compare(results, reproduction);
+    // A pair measured on a basis that decides, whose interval still
+    // straddles a band edge: only such a pair can be decided by more
+    // rounds (an indicative figure stays one however long it is measured).
+    let decided = crate::report::verdicts::decide(results, reproduction);
     reproduction
         .claims
         .iter()
-        .zip(&cmp.claims)
+        .zip(&decided.verdicts)
         .filter(|(claim, _)| touches(&claim.check))
-        .any(|(_, outcome)| outcome.verdict == crate::report::reproduction::Verdict::WithinNoise)
+        .flat_map(|(claim, verdict)| {
+            let ratio_level = match &claim.check {
+                ClaimCheck::Ratio { concurrency, .. } => Some(*concurrency),
+                _ => None,
+            };
+            verdict
+                .pairs
+                .iter()
+                .filter(move |p| p.level.or(ratio_level) == Some(level))
+        })
+        .any(|p| !p.decided && p.basis != Basis::Indicative)
 }

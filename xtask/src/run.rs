@@ -1121,6 +1121,7 @@ impl RunContext<'_> {
             label,
             server: None,
             registry: None,
+            host: None,
             verbose: self.verbose,
             clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
         }

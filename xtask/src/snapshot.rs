@@ -62,6 +62,27 @@ pub struct RunManifest {
     pub lab: LabDef,
 }
 
+/// What the host did beside the lab over the run's windows
+/// (`host_load::summarise`), for the manifest: medians and maxima over
+/// every window that has a [`rpclab_model::result::HostLoad`], in cores.
+/// Flat, so that it is one TOML table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(dead_code)] // run.rs reads it once the lead wires issue 33
+pub struct HostLoadSummary {
+    /// Windows with a host load, and how many of them were host-busy.
+    pub windows: usize,
+    pub busy_windows: usize,
+    pub other_server_cores_median: f64,
+    pub other_server_cores_max: f64,
+    pub other_client_cores_median: f64,
+    pub other_client_cores_max: f64,
+    pub steal_cores_median: f64,
+    pub steal_cores_max: f64,
+    /// The thresholds the windows were judged by.
+    pub threshold_cores: f64,
+    pub steal_threshold_cores: f64,
+}
+
 #[derive(Clone, Serialize)]
 pub struct CpuPinning {
     pub server: String,

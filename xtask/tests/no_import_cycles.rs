@@ -62,6 +62,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "readiness",
             "registry",
             "cost",
+            "host_load",
             "calibration",
             "engines",
             "docker",

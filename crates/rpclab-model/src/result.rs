@@ -221,7 +221,14 @@ pub struct HostLoad {
     /// server of a post running) used on the server's set.
     #[serde(default)]
     pub idle_servers_cores: f64,
+    /// Cores spent in interrupts and softirqs on both sets, already inside
+    /// the busy figures above (so inside `other_*` where the kernel does
+    /// not charge them to a container): on loopback the lab's own traffic
+    /// is processed there, and this tells such work from a neighbour's.
+    #[serde(default)]
+    pub irq_cores: f64,
     /// The share of a core above which [`CellFlag::HostBusy`] is set.
+    #[serde(default)]
     pub threshold_cores: f64,
 }
 
