@@ -59,7 +59,7 @@ fn summarise(reps: &[&Cell], cv_threshold: f64) -> Aggregate {
     for c in reps {
         let legacy = c.client_bound.is_some().then_some(CellFlag::ClientBound);
         for f in c.flags.iter().copied().chain(legacy) {
-            if !cell_flags.contains(&f) {
+            if !cell_flags.contains(&f) && carried(f, reps) {
                 cell_flags.push(f);
             }
         }
@@ -135,6 +135,22 @@ fn summarise(reps: &[&Cell], cv_threshold: f64) -> Aggregate {
         noisy,
         flags,
     }
+}
+
+/// Whether a cell flag of some repetitions is the aggregate's. In blocks of
+/// repetitions every flag of any repetition is. In interleaved rounds
+/// (cells with a `round_position`) a window's own accident, `not-steady`
+/// (a noisy second in a primed server's warm-up) or `host-busy`, is the
+/// aggregate's only when more than half of its rounds carry it: the median
+/// over rounds is robust to the others, and a pair's ratio is taken round
+/// by round (`report::verdicts` leaves host-busy rounds out).
+fn carried(flag: CellFlag, reps: &[&Cell]) -> bool {
+    let in_rounds = reps.iter().any(|c| c.round_position.is_some());
+    if !in_rounds || !matches!(flag, CellFlag::NotSteady | CellFlag::HostBusy) {
+        return true;
+    }
+    let with = reps.iter().filter(|c| c.flags.contains(&flag)).count();
+    2 * with > reps.len()
 }
 
 /// The coverage the median's interval aims at: the narrowest
@@ -357,6 +373,41 @@ mod tests {
         let a = &aggregate(&r.cells[..1], DEFAULT_CV_THRESHOLD)[0];
         assert_eq!(a.throughput_ci, None);
         assert!(a.trustworthy());
+    }
+
+    #[test]
+    fn in_rounds_a_windows_accident_is_the_aggregates_only_on_most_rounds() {
+        let first = fixture().cells[0].clone();
+        let rounds: Vec<Cell> = (1..=6)
+            .map(|round| {
+                let mut c = first.clone();
+                c.repetition = round;
+                c.round_position = Some(1);
+                c.client_bound = None;
+                c.flags = vec![CellFlag::ServerBound];
+                c
+            })
+            .collect();
+        let with = |n: usize, flag: CellFlag| {
+            let mut cells = rounds.clone();
+            for c in &mut cells[..n] {
+                c.flags.push(flag);
+            }
+            aggregate(&cells, DEFAULT_CV_THRESHOLD)[0]
+                .cell_flags
+                .clone()
+        };
+        assert_eq!(with(3, CellFlag::NotSteady), [CellFlag::ServerBound]);
+        assert_eq!(
+            with(4, CellFlag::NotSteady),
+            [CellFlag::NotSteady, CellFlag::ServerBound]
+        );
+        assert_eq!(with(2, CellFlag::HostBusy), [CellFlag::ServerBound]);
+        // Any other flag of one round is the aggregate's, as in blocks.
+        assert_eq!(
+            with(1, CellFlag::ClientBound),
+            [CellFlag::ClientBound, CellFlag::ServerBound]
+        );
     }
 
     #[test]

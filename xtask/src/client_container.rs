@@ -30,13 +30,9 @@ pub struct ClientRun {
     pub server_cost: Option<Cost>,
     /// The same for the registry container, measured apart.
     pub registry_cost: Option<Cost>,
-    /// The same for every idle server of [`HostWatch::idle`], in order.
-    #[allow(dead_code)] // run.rs reads it once the lead wires issue 33
-    pub idle_costs: Vec<Option<Cost>>,
     /// What the host did beside the lab over the window, when the cell had
     /// a [`HostWatch`], a server, and everything ran on this machine
     /// ([`host_load`]).
-    #[allow(dead_code)] // run.rs reads it once the lead wires issue 33
     pub host_load: Option<HostLoad>,
 }
 
@@ -253,7 +249,6 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         log,
         server_cost,
         registry_cost,
-        idle_costs,
         host_load,
     })
 }

@@ -24,7 +24,7 @@ use crate::registry;
 use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Result};
 use rpclab_model::result::{
-    Cell, CellFlag, ClientReport, Cost, Limit, LimitSide, Priming, Results,
+    Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
 };
 use rpclab_model::spec::{CellSpec, Load};
 use std::collections::BTreeMap;
@@ -225,6 +225,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         hosts: Vec::new(),
         images: BTreeMap::new(),
         servers: Vec::new(),
+        host_load: None,
         rounds_seed: profile
             .rounds
             .map(|_| opts.rounds_seed.unwrap_or_else(crate::rounds::fresh_seed)),
@@ -269,6 +270,15 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     }
     if let Err(e) = &outcome {
         snapshot.error(format!("{e:#}"))?;
+    }
+    manifest.host_load = crate::host_load::summarise(&snapshot.results.cells);
+    if let Some(h) = &manifest.host_load {
+        if h.busy_windows > 0 {
+            eprintln!(
+                "the host was busy beside the lab in {} of {} windows (flagged host-busy): other processes used up to {:.2} core(s) of the server's CPUs, {:.2} of the client's, steal up to {:.2}",
+                h.busy_windows, h.windows, h.other_server_cores_max, h.other_client_cores_max, h.steal_cores_max
+            );
+        }
     }
     snapshot.write_manifest(&manifest)?;
     let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
@@ -1143,7 +1153,7 @@ impl RunContext<'_> {
             server,
             registry,
             port,
-            idle: _,
+            idle,
         } = *running;
         let target = format!("{}:{}", self.engines.roles.server_address, port);
         let mut spec: CellSpec = self.profile.cell_spec(
@@ -1172,12 +1182,21 @@ impl RunContext<'_> {
             report,
             server_cost,
             registry_cost,
+            host_load,
             ..
         } = client_container::run_client(
             &self.engines.client,
             ClientCell {
                 server: Some((&self.engines.server, server)),
                 registry: registry.map(|r| (&self.engines.registry, r)),
+                host: Some(client_container::HostWatch {
+                    server_cpus: &self.cpus.server,
+                    registry_cpus: &self.cpus.registry,
+                    idle: idle
+                        .iter()
+                        .map(|id| (&self.engines.server, id.as_str()))
+                        .collect(),
+                }),
                 ..self.client_cell(&dir, &spec, &label)
             },
         )
@@ -1186,6 +1205,7 @@ impl RunContext<'_> {
             &report,
             server_cost,
             registry_cost.filter(|_| self.cpus.registry == self.cpus.server),
+            host_load.as_ref(),
             self.cpus,
         );
         crate::progress::println(&format!(
@@ -1229,7 +1249,7 @@ impl RunContext<'_> {
             limit: Some(judged.limit),
             flags: judged.flags,
             primed: None,
-            host_load: None,
+            host_load,
             round_position: None,
             report,
         })
@@ -1279,6 +1299,7 @@ fn judge(
     report: &ClientReport,
     server_cost: Option<Cost>,
     registry_on_server_cpus: Option<Cost>,
+    host_load: Option<&HostLoad>,
     cpus: &cpus::Split,
 ) -> Judged {
     let server_cores = cpus.server_cores.max(1) as f64;
@@ -1363,6 +1384,9 @@ fn judge(
     }
     if cpus.shared {
         flags.push(CellFlag::SharedCpus);
+    }
+    if host_load.is_some_and(crate::host_load::host_busy) {
+        flags.push(CellFlag::HostBusy);
     }
     Judged {
         client_bound: (side == LimitSide::Client).then(|| note.clone()),
@@ -1457,7 +1481,13 @@ mod tests {
 
     #[test]
     fn a_full_server_set_is_the_limit_whatever_the_client_else_a_full_client() {
-        let j = judge(&report(0.95, 1000, true), busy(0.5), None, &split(false));
+        let j = judge(
+            &report(0.95, 1000, true),
+            busy(0.5),
+            None,
+            None,
+            &split(false),
+        );
         assert_eq!(j.limit.side, LimitSide::Client);
         assert_eq!(j.flags, vec![CellFlag::ClientBound]);
         let note = j.client_bound.unwrap();
@@ -1467,18 +1497,55 @@ mod tests {
         );
         assert!(note.contains("the server used 50 %"), "{note}");
 
-        let j = judge(&report(0.5, 1000, true), busy(0.97), None, &split(false));
+        let j = judge(
+            &report(0.5, 1000, true),
+            busy(0.97),
+            None,
+            None,
+            &split(false),
+        );
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
         assert!(j.client_bound.is_none());
 
         // Both saturated: the server's set was full, so the figure is its
         // capacity on those cores, and both shares are kept.
-        let j = judge(&report(0.99, 1000, true), busy(0.95), None, &split(false));
+        let j = judge(
+            &report(0.99, 1000, true),
+            busy(0.95),
+            None,
+            None,
+            &split(false),
+        );
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
         assert_eq!(j.limit.client_busy, Some(0.99));
         assert!(j.limit.note.contains("the client 99 %"), "{}", j.limit.note);
+    }
+
+    #[test]
+    fn a_window_another_process_shared_is_flagged_host_busy() {
+        let load = |other: f64| HostLoad {
+            other_client_cores: other,
+            threshold_cores: crate::host_load::THRESHOLD_CORES,
+            ..HostLoad::default()
+        };
+        let j = judge(
+            &report(0.3, 1000, true),
+            busy(0.95),
+            None,
+            Some(&load(0.4)),
+            &split(false),
+        );
+        assert_eq!(j.flags, vec![CellFlag::ServerBound, CellFlag::HostBusy]);
+        let j = judge(
+            &report(0.3, 1000, true),
+            busy(0.95),
+            None,
+            Some(&load(0.01)),
+            &split(false),
+        );
+        assert_eq!(j.flags, vec![CellFlag::ServerBound]);
     }
 
     #[test]
@@ -1487,18 +1554,25 @@ mod tests {
             &report(0.3, 1000, true),
             busy(0.6),
             busy(0.35),
+            None,
             &split(false),
         );
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.limit.server_busy, Some(0.6));
-        let j = judge(&report(0.3, 1000, true), busy(0.6), None, &split(false));
+        let j = judge(
+            &report(0.3, 1000, true),
+            busy(0.6),
+            None,
+            None,
+            &split(false),
+        );
         assert_eq!(j.limit.side, LimitSide::Neither);
         assert!(j.flags.is_empty());
     }
 
     #[test]
     fn unsteady_short_and_shared_cells_are_flagged() {
-        let j = judge(&report(0.3, 10, false), None, None, &split(true));
+        let j = judge(&report(0.3, 10, false), None, None, None, &split(true));
         assert_eq!(
             j.flags,
             vec![

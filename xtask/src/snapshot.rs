@@ -59,6 +59,10 @@ pub struct RunManifest {
     /// (every round's order is in `results.json`, `rounds`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rounds_seed: Option<u64>,
+    /// What the host did beside the lab over the run's windows (written
+    /// when the run ends; absent where no window could be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_load: Option<HostLoadSummary>,
     pub lab: LabDef,
 }
 
@@ -67,7 +71,6 @@ pub struct RunManifest {
 /// every window that has a [`rpclab_model::result::HostLoad`], in cores.
 /// Flat, so that it is one TOML table.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[allow(dead_code)] // run.rs reads it once the lead wires issue 33
 pub struct HostLoadSummary {
     /// Windows with a host load, and how many of them were host-busy.
     pub windows: usize,

@@ -47,6 +47,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "report::html",
             "report::index",
             "report::compare",
+            "report::repeatability",
+            "report::pair_order",
             "report::reproduction",
             "report::verdicts",
             "report::format",

@@ -497,6 +497,10 @@ pub(crate) mod tests {
             magnitude: Some(Magnitude::Matches),
             decided,
             why_undecided: (!decided).then(|| "interval crosses the noise band".into()),
+            within_rounds: true,
+            host_dependent: false,
+            server_cpu: None,
+            left_out: Vec::new(),
         }
     }
 
