@@ -37,21 +37,28 @@ struct Cli {
 enum Command {
     /// Run one cell described by a JSON spec; write report.json into --out.
     RunSpec {
+        /// The cell spec (JSON, `rpclab_model::spec::CellSpec`).
         #[arg(long)]
         spec: PathBuf,
+        /// Folder for report.json, latency.hlog and the client's files.
         #[arg(long)]
         out: PathBuf,
     },
     /// Make one verified call and exit 0 if it succeeded.
     Probe {
+        /// Protocol module, as for a direct run (`--protocol`).
         #[arg(long)]
         protocol: String,
+        /// host:port of the server.
         #[arg(long)]
         target: String,
+        /// The contract operation to call and verify.
         #[arg(long, default_value = "hello")]
         scenario: Operation,
+        /// Protocol option key=value (repeatable), e.g. serialization=kryo.
         #[arg(long, value_parser = parse_option)]
         option: Vec<(String, String)>,
+        /// Give up after this many seconds (connect and call).
         #[arg(long, default_value_t = 5.0)]
         timeout_s: f64,
     },
@@ -107,11 +114,13 @@ struct Direct {
     /// Warm up until this many 1 s intervals agree within --steady-tolerance.
     #[arg(long)]
     steady_intervals: Option<u32>,
+    /// Relative half-width of the steady band (0.03: ±3 % of the mean).
     #[arg(long, default_value_t = 0.03, requires = "steady_intervals")]
     steady_tolerance: f64,
     /// Fewer calls than this in the window flag the result too-few-calls.
     #[arg(long, default_value_t = rpclab_model::spec::DEFAULT_MIN_CALLS)]
     min_calls: u64,
+    /// Seconds of load kept on, unrecorded, after the window.
     #[arg(long, default_value_t = 0.0)]
     cooldown_s: f64,
     /// Calls each caller keeps in flight: 1 is the synchronous style, more
@@ -135,6 +144,7 @@ struct Direct {
     /// Open loop: connections shared by the senders.
     #[arg(long, default_value_t = 1, requires = "rate")]
     connections: u32,
+    /// Per-call timeout: a slower call is a failed call.
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
     /// Protocol option key=value (repeatable), e.g. transport=framed.

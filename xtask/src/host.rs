@@ -85,6 +85,17 @@ pub const LAB_INPUTS: [&str; 8] = [
     "Cargo.lock",
 ];
 
+/// The rpclab that decides a reproduction's verdicts: its git revision,
+/// `(dirty)` after it when lab inputs differ from it.
+pub fn decider(root: &Path) -> String {
+    let (sha, dirty) = git_state(root);
+    if dirty.is_empty() {
+        sha
+    } else {
+        format!("{sha} (dirty)")
+    }
+}
+
 /// The git revision of the work tree: (short sha, the lab inputs that
 /// differ from it, untracked files included).
 pub fn git_state(root: &Path) -> (String, Vec<String>) {

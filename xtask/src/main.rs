@@ -82,6 +82,8 @@ enum Top {
     /// snapshots under results/), compose/seeds/README.md's time budget
     /// (from the seed definitions). `--check`: fail when one is stale.
     Readme {
+        /// Fail, naming the block, when a generated block is stale
+        /// instead of rewriting it.
         #[arg(long)]
         check: bool,
     },
@@ -157,6 +159,7 @@ enum LabCommand {
     },
     /// List servers, variants, scenarios and profiles.
     List {
+        /// Lab definition (TOML) whose scenarios and profiles to list.
         #[arg(long, default_value = "compose/lab.toml")]
         lab: PathBuf,
     },
@@ -170,21 +173,23 @@ enum LabCommand {
         #[arg(long)]
         all: bool,
         /// Profile: the seed file's own (`reproduce`: each post's load
-        /// shape within the 90-minute budget; seed 000's `seed`) or the
-        /// base lab's (smoke, standard, seed: the default, the published
-        /// call counts).
+        /// shape in interleaved rounds, about 2 hours for all five; seed
+        /// 000's `seed`) or the base lab's (smoke-rounds, smoke, standard,
+        /// seed: the default, the published call counts).
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]
         cpus: cpus::CpuArgs,
         #[command(flatten)]
         hosts: hosts::HostArgs,
+        /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
         /// Where snapshots go [default: results, or target/rpclab-results
         /// for a scratch profile such as smoke].
         #[arg(long)]
         results_dir: Option<PathBuf>,
+        /// Show build output and every client's log lines.
         #[arg(long, short)]
         verbose: bool,
         /// Seconds to wait for a server's ports to be freed by another run.
@@ -233,6 +238,7 @@ enum LabCommand {
     },
     /// Regenerate the snapshot index, <results-dir>/README.md.
     Index {
+        /// The folder of snapshots whose README.md to write.
         #[arg(long, default_value = "results")]
         results_dir: PathBuf,
         /// Fail if the index is stale instead of rewriting it.
@@ -243,6 +249,7 @@ enum LabCommand {
     Ps,
     /// Remove every container the lab created (and with --images, its images).
     Clean {
+        /// Remove the lab's images too (the next run rebuilds them).
         #[arg(long)]
         images: bool,
     },
@@ -423,6 +430,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             if redecide {
                 if let Some(mut r) = results.reproduction.take() {
                     report::verdicts::fill(&results, &mut r);
+                    r.verdicts_by = Some(host::decider(root));
                     results.reproduction = Some(r);
                     std::fs::create_dir_all(&out)?;
                     snapshot::write_results(&out, &results)?;

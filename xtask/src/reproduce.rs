@@ -6,8 +6,7 @@ use crate::report::reproduction::{compare, render};
 use crate::run::{self, RunOptions};
 use crate::seeds::Seed;
 use anyhow::{bail, Result};
-use rpclab_model::result::{ClaimCheck, Results};
-use rpclab_model::verdict::Basis;
+use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};
 
 /// What `lab reproduce` was asked for.
@@ -132,7 +131,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             rounds_seed: opts.rounds_seed,
             more_rounds: Some(Box::new(
                 move |results: &Results, scenario: &str, level: u32| {
-                    undecided_at(results, &decisive, scenario, level)
+                    crate::report::verdicts::undecided_at(results, &decisive, scenario, level)
                 },
             )),
         },
@@ -151,6 +150,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     }
     // Decided once, here, and stored: every rendering prints these verdicts.
     crate::report::verdicts::fill(&run.results, &mut reproduction);
+    reproduction.verdicts_by = Some(crate::host::decider(root));
     let cmp = compare(&run.results, &reproduction);
     run.results.reproduction = Some(reproduction);
     crate::snapshot::write_results(&run.snapshot, &run.results)?;
@@ -162,62 +162,4 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
         run.snapshot.join("charts").display()
     );
     run.into_result()
-}
-
-/// Whether a claim that checks `scenario` at `level` is measured there but
-/// not decided yet: another round may decide it.
-fn undecided_at(
-    results: &Results,
-    reproduction: &rpclab_model::result::Reproduction,
-    scenario: &str,
-    level: u32,
-) -> bool {
-    let touches = |check: &ClaimCheck| match check {
-        ClaimCheck::Ratio {
-            scenario: s,
-            concurrency,
-            ..
-        } => s == scenario && *concurrency == level,
-        ClaimCheck::Ranking {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Top {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Bottom {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Equivalent {
-            scenario: s,
-            levels,
-            ..
-        } => s == scenario && levels.contains(&level),
-        _ => false,
-    };
-    // A pair measured on a basis that decides, whose interval still
-    // straddles a band edge: only such a pair can be decided by more
-    // rounds (an indicative figure stays one however long it is measured).
-    let decided = crate::report::verdicts::decide(results, reproduction);
-    reproduction
-        .claims
-        .iter()
-        .zip(&decided.verdicts)
-        .filter(|(claim, _)| touches(&claim.check))
-        .flat_map(|(claim, verdict)| {
-            let ratio_level = match &claim.check {
-                ClaimCheck::Ratio { concurrency, .. } => Some(*concurrency),
-                _ => None,
-            };
-            verdict
-                .pairs
-                .iter()
-                .filter(move |p| p.level.or(ratio_level) == Some(level))
-        })
-        .any(|p| !p.decided && p.basis != Basis::Indicative)
 }

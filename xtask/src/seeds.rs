@@ -979,6 +979,7 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
         cells,
         claims,
         verdicts: Vec::new(),
+        verdicts_by: None,
     }
 }
 

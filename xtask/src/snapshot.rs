@@ -18,7 +18,7 @@ use crate::host::HostInfo;
 use crate::lab::LabDef;
 use anyhow::{Context, Result};
 use rpclab_model::result::{Cell, Results, SCHEMA_VERSION};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -70,7 +70,8 @@ pub struct RunManifest {
 /// (`host_load::summarise`), for the manifest: medians and maxima over
 /// every window that has a [`rpclab_model::result::HostLoad`], in cores.
 /// Flat, so that it is one TOML table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostLoadSummary {
     /// Windows with a host load, and how many of them were host-busy.
     pub windows: usize,

@@ -550,6 +550,11 @@ pub struct Reproduction {
     /// re-rendered by `lab report`): what every rendering prints.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<crate::verdict::ClaimVerdict>,
+    /// Which rpclab decided `verdicts` (`<git revision>`, `(dirty)` after
+    /// it when its tree was): the run's own, or a later `lab report
+    /// --redecide` by newer rules over the same measured cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdicts_by: Option<String>,
 }
 
 /// One system of a seed and the lab server variant linked to it.

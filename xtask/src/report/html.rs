@@ -255,6 +255,40 @@ fn kv(html: &mut String, key: &str, value: &str) {
     let _ = write!(html, "<tr><th>{}</th><td>{value}</td></tr>", esc(key));
 }
 
+/// The host's load beside the lab in one line: how many windows another
+/// process disturbed, how much, and what the idle servers of an
+/// interleaved run cost.
+fn host_load_line(h: &crate::snapshot::HostLoadSummary, results: &Results) -> String {
+    let mut idle: Vec<f64> = results
+        .cells
+        .iter()
+        .filter_map(|c| c.host_load.map(|l| l.idle_servers_cores))
+        .collect();
+    idle.sort_by(f64::total_cmp);
+    let mut line = format!(
+        "{} of {} windows host-busy (another process above {:.2} core, or steal from {:.2}); other processes: median {:.3} / max {:.3} core(s) on the server's CPUs, {:.3} / {:.3} on the client's; steal median {:.3} / max {:.3}",
+        h.busy_windows,
+        h.windows,
+        h.threshold_cores,
+        h.steal_threshold_cores,
+        h.other_server_cores_median,
+        h.other_server_cores_max,
+        h.other_client_cores_median,
+        h.other_client_cores_max,
+        h.steal_cores_median,
+        h.steal_cores_max
+    );
+    if idle.iter().any(|c| *c > 0.0) {
+        let _ = write!(
+            line,
+            "; the idle servers beside the one under load: median {:.3}, max {:.3} core(s)",
+            idle[idle.len() / 2],
+            idle[idle.len() - 1]
+        );
+    }
+    line
+}
+
 /// How the run was made: host, CPU split, calibration, profile, versions.
 fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
     html.push_str("<h2 id=\"setup\">Setup</h2>");
@@ -301,14 +335,35 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
                 fmt_value(f.loopback_round_trips_per_s)
             )
         };
+        let mut line = format!(
+            "{} · {}",
+            side("server", &cal.server),
+            side("client", &cal.client)
+        );
+        if let Some(a) = &cal.across {
+            let _ = write!(
+                line,
+                " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
+                esc(&a.cpus),
+                fmt_value(a.loopback_round_trips_per_s)
+            );
+        }
+        kv(html, "calibration", &line);
+    }
+    if let Some(h) = &setup.host_load {
         kv(
             html,
-            "calibration",
-            &format!(
-                "{} · {}",
-                side("server", &cal.server),
-                side("client", &cal.client)
-            ),
+            "host beside the lab",
+            &esc(&host_load_line(h, results)),
+        );
+    }
+    if let Some(seed) = setup.rounds_seed {
+        kv(
+            html,
+            "rounds",
+            &esc(&format!(
+                "interleaved: every variant started and primed once, each round in a fresh random order (seed {seed}, `--rounds-seed {seed}` replays it)"
+            )),
         );
     }
     let settings: Vec<String> = setup

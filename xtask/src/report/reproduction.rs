@@ -421,9 +421,10 @@ pub fn verdict_legend() -> String {
         "Each pair's ratio is the median of its per-round ratios (systems measured in interleaved rounds; \
          rounds with a host-busy or failed cell left out) with its order-statistic interval, or, for cells not \
          measured in rounds, the ratio of the medians with the corners of their intervals. \
-         Direction: holds when the interval's low end is ≥ {up:.2}, reversed when its high end is ≤ {down:.2}, \
-         within noise (decided: the systems are level) when it lies inside [{down:.2}, {up:.2}], undecided when it \
-         reaches across an edge of that {f:.0} % band. Basis: trustworthy figures (not client-bound, steady, enough \
+         Direction: within noise (decided: the systems are level) when the interval lies inside \
+         [{down:.2}, {up:.2}]; when it is clear of 1, holds (reversed) if its median is ≥ {up:.2} (≤ {down:.2}), \
+         else within noise (a real difference below the {f:.0} % floor); undecided when it holds 1 and reaches \
+         past that band. Basis: trustworthy figures (not client-bound, steady, enough \
          calls, own CPUs, host quiet on most rounds) decide on the claim's measure; a client-bound figure whose server \
          was below 90 % busy decides on calls per server core-second; anything else is indicative and decides \
          nothing. A latency-bound pair (one synchronous caller, neither side's cores the limit) is marked \

@@ -25,6 +25,10 @@ pub struct Setup {
     pub host: Host,
     pub cpus: Cpus,
     pub calibration: Option<Calibration>,
+    /// What the host did beside the lab over the run's windows.
+    pub host_load: Option<crate::snapshot::HostLoadSummary>,
+    /// Seed of an interleaved run's order.
+    pub rounds_seed: Option<u64>,
     pub servers: Vec<ServerVersion>,
     /// The lab definition as run (its profiles are read from it).
     lab: Option<toml::Value>,
