@@ -89,6 +89,15 @@ fn server_names() -> Vec<String> {
 /// verified, the warm-up's promise kept, and every per-call figure resting
 /// on the same calls (docs/methodology.md, "What a window counts").
 fn check_cell_consistency(server: &str, c: &Value) {
+    check_cell(server, c, false);
+}
+
+/// [`check_cell_consistency`], but a server's own refusals (a Dubbo
+/// provider's "thread pool is exhausted" reply to the async scenario's
+/// 3,200 calls in flight, which a busy machine makes likelier) may be among
+/// the failed calls when `refusals_allowed`: they are replies, decoded and
+/// classified, never a wrong or unparsed one.
+fn check_cell(server: &str, c: &Value, refusals_allowed: bool) {
     let f = |v: &Value| {
         v.as_f64()
             .unwrap_or_else(|| panic!("{server}: not a number in {c}"))
@@ -96,7 +105,11 @@ fn check_cell_consistency(server: &str, c: &Value) {
     let ok = c["calls_ok"].as_u64().unwrap();
     let failed = c["calls_failed"].as_u64().unwrap();
     let calls = (ok + failed) as f64;
-    assert_eq!(failed, 0, "{server}: failed calls in {c}");
+    let refused = c["report"]["failures"]["server_error"]
+        .as_u64()
+        .unwrap_or(0);
+    let allowed = if refusals_allowed { refused } else { 0 };
+    assert_eq!(failed, allowed, "{server}: failed calls in {c}");
     assert_eq!(c["report"]["verified"], Value::Bool(true));
     assert_eq!(c["report"]["calls_ok"], c["calls_ok"]);
     // Throughput is the window's successful calls over its length.
@@ -772,7 +785,7 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
     }
     let least = rounds["min"].as_u64().unwrap();
     for c in cells {
-        check_cell_consistency(c["server"].as_str().unwrap(), c);
+        check_cell(c["server"].as_str().unwrap(), c, true);
     }
     // Every level got at least the least rounds.
     let mut levels: std::collections::BTreeMap<String, u64> = Default::default();
