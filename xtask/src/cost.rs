@@ -128,7 +128,7 @@ async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
 
 /// Reads something on a schedule ([`SAMPLE_EVERY`]) until stopped: a
 /// container's counters ([`Sampler::start`]) or the host's
-/// ([`crate::host_load`]), so that every counter of a cell is read alike and
+/// (the host sampler, `host_load`), so that every counter of a cell is read alike and
 /// placed on the window alike ([`delta_over`]).
 pub struct Sampler<S = Sample> {
     stop: Arc<Notify>,

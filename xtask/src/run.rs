@@ -874,24 +874,7 @@ impl RunContext<'_> {
         if m.registry == Registry::Zookeeper {
             ports.push(registry::ZOOKEEPER_PORT);
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(self.port_wait_s);
-        let mut told = false;
-        while let Some(busy) = ports
-            .iter()
-            .find(|p| std::net::TcpListener::bind(("127.0.0.1", **p)).is_err())
-        {
-            if std::time::Instant::now() >= deadline {
-                return;
-            }
-            if !told {
-                crate::say!(
-                    "port {busy} is in use (another run?); waiting up to {} s for it",
-                    self.port_wait_s
-                );
-                told = true;
-            }
-            tokio::time::sleep(Duration::from_secs(2)).await;
-        }
+        self.wait_for(&ports).await;
     }
 
     async fn run_server_with(
