@@ -17,7 +17,7 @@
 //! So what a reply must be to count is decided in one place per protocol,
 //! whichever engine made the call.
 
-use crate::protocol::CallError;
+use crate::call_error::CallError;
 
 /// One call made over and over on one connection, one at a time.
 pub trait Exchange: Send + 'static {

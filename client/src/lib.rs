@@ -25,6 +25,7 @@
 //! The binary `rpclab-client` is a thin command line over these.
 
 pub mod calibrate;
+pub mod call_error;
 pub mod discovery;
 pub mod exchange;
 pub mod floor;

@@ -13,10 +13,12 @@
 //! which is generic over the protocol, pays no allocation per call for
 //! dynamic dispatch.
 
+#[doc(no_inline)]
+pub use crate::call_error::CallError;
 use crate::exchange::Exchange;
 #[doc(no_inline)]
 pub use crate::exchange::NoExchange;
-use rpclab_model::contract::{Call, MismatchedArgument, Value, WrongReturn};
+use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -95,37 +97,6 @@ pub fn verify(reply: Value, call: &Call) -> Result<(), CallError> {
         "{} returned {got}",
         call.operation
     )))
-}
-
-/// Why a call failed, classified the way results report failures.
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    #[error("timed out")]
-    Timeout,
-    #[error("cannot connect: {0}")]
-    Connect(String),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-    #[error("protocol error: {0}")]
-    Protocol(String),
-    #[error("server error: {0}")]
-    Server(String),
-    #[error("wrong response: {0}")]
-    WrongResponse(String),
-    #[error("configuration: {0}")]
-    Config(String),
-}
-
-impl From<MismatchedArgument> for CallError {
-    fn from(e: MismatchedArgument) -> CallError {
-        CallError::Config(e.to_string())
-    }
-}
-
-impl From<WrongReturn> for CallError {
-    fn from(e: WrongReturn) -> CallError {
-        CallError::WrongResponse(e.to_string())
-    }
 }
 
 /// Bytes sent and received on the wire, shared by the connections of a cell.

@@ -28,6 +28,11 @@ use std::time::{Duration, Instant};
 /// Prefix of the machine-readable phase lines on standard error.
 pub const PHASE_MARKER: &str = "rpclab-phase:";
 
+/// The prefix of the client's once-a-second progress line on stderr
+/// (`rpclab-progress: phase=… calls=… rate=…/s`), which the orchestrator
+/// shows on its progress bar.
+pub const PROGRESS_MARKER: &str = "rpclab-progress:";
+
 /// A finished cell: the report and its interval log.
 pub struct CellRun {
     pub report: ClientReport,
@@ -303,7 +308,7 @@ async fn report_progress(clock: &Clock) {
         tick.tick().await;
         let now = clock.completed_calls();
         eprintln!(
-            "rpclab-progress: phase={:?} calls={now} rate={}/s",
+            "{PROGRESS_MARKER} phase={:?} calls={now} rate={}/s",
             clock.phase(),
             now - last
         );

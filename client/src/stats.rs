@@ -184,32 +184,20 @@ impl IntervalSink {
     /// The interval log in HdrHistogram's text format (V2 + DEFLATE, with
     /// version and legend lines), readable by HistogramLogAnalyzer. Values
     /// are microseconds; `MaxValueDivisor` 1000 makes `Interval_Max` read in
-    /// milliseconds.
+    /// milliseconds. The header is the hdrhistogram crate's own (comments,
+    /// start and base time, divisor), so no line of it is written twice;
+    /// the crate writes no legend, and the legend goes after the header as
+    /// Java's `HistogramLogWriter` places it.
     pub fn to_hlog(&self, comment: &str) -> std::io::Result<Vec<u8>> {
+        const LEGEND: &str = "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
         let map = self.intervals.lock().unwrap_or_else(|p| p.into_inner());
-        let epoch = |t: SystemTime| {
-            t.duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_secs_f64()
-        };
         let mut out = Vec::new();
-        use std::io::Write;
-        writeln!(out, "#{comment}")?;
-        writeln!(out, "#[Histogram log format version 1.3]")?;
-        writeln!(
-            out,
-            "#[StartTime: {:.3} (seconds since epoch)]",
-            epoch(self.start_wall)
-        )?;
-        writeln!(
-            out,
-            "#[BaseTime: {:.3} (seconds since epoch)]",
-            epoch(self.start_wall)
-        )?;
-        writeln!(out, "#[MaxValueDivisor: 1000.000]")?;
-        writeln!(out, "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"")?;
         let mut serializer = V2DeflateSerializer::new();
         let mut writer = IntervalLogWriterBuilder::new()
+            .add_comment(comment)
+            .add_comment("[Histogram log format version 1.3]")
+            .with_start_time(self.start_wall)
+            .with_base_time(self.start_wall)
             .with_max_value_divisor(1000.0)
             .begin_log_with(&mut out, &mut serializer)?;
         for (index, h) in map.iter() {
@@ -219,6 +207,12 @@ impl IntervalSink {
                 .map_err(|e| std::io::Error::other(format!("{e:?}")))?;
         }
         drop(writer);
+        let header: usize = out
+            .split_inclusive(|&b| b == b'\n')
+            .take_while(|line| line.first() == Some(&b'#'))
+            .map(<[u8]>::len)
+            .sum();
+        out.splice(header..header, LEGEND.bytes());
         Ok(out)
     }
 
@@ -305,6 +299,14 @@ mod tests {
         let text = String::from_utf8(log.clone()).unwrap();
         assert!(text.contains("#[Histogram log format version 1.3]"));
         assert!(text.contains("\"StartTimestamp\",\"Interval_Length\""));
+        for line in ["#test\n", "#[StartTime: ", "#[BaseTime: ", "#[MaxValueDivisor: 1000.000]"] {
+            assert_eq!(text.matches(line).count(), 1, "{line:?} once in:\n{text}");
+        }
+        let legend = text.find("\"StartTimestamp\"").unwrap();
+        assert!(
+            text[..legend].lines().all(|l| l.starts_with('#')),
+            "the legend follows the header, before the first interval:\n{text}"
+        );
         let mut count = 0;
         let mut intervals = 0;
         for entry in IntervalLogIterator::new(&log) {

@@ -7,7 +7,7 @@
 
 use rpclab_client::protocol::CallError;
 use rpclab_client::protocols::dubbo::codec::{self, Method, HEADER_LEN};
-use rpclab_client::protocols::dubbo::serialization::Format;
+use rpclab_client::protocols::dubbo::format::Format;
 use rpclab_model::contract::{Order, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1,59 +1,39 @@
-//! `cargo xtask`: rpclab's orchestrator, in layers that import only
-//! downwards (docs/architecture.md, "xtask's layers"; a test fails on an
-//! import cycle or an import against them):
+//! `cargo xtask`: rpclab's orchestrator. Its layers are its folders, and
+//! each imports only the folders below it (docs/architecture.md, "xtask's
+//! layers"; a test reads the folders and fails on an import cycle or an
+//! import upwards):
 //!
-//! * the commands: this file (the CLI), [`reproduce`] (`lab reproduce`),
-//!   [`outcome`] (what `lab run` and `lab reproduce` do once the run
-//!   returns), [`bench`] (`bench client`), [`fuzz`], [`readme`];
-//! * [`report`]: everything rendered from a snapshot's results alone
-//!   (tables, charts, the HTML page, the index, comparisons, reproduction
-//!   verdicts), and `report::write_all`, which every command that renders
-//!   a snapshot calls;
-//! * the engine: [`run`] (server by server, cell by cell; returns the
-//!   results), [`client_container`], [`readiness`], [`registry`], [`cost`],
-//!   [`calibration`], [`docker`] (the Docker engine, over its API only),
-//!   [`images`] (the image chain and content-hash rebuilds);
-//! * the store: [`snapshot`] (what a run leaves in its results folder) and
-//!   [`aggregate`] (repetitions summarised), data only;
-//! * the definitions: [`lab`] (`compose/` lab definitions, scenarios and
-//!   profiles), [`manifest`] (`servers/<name>/server.toml`), [`seeds`];
-//! * the basics: [`host`], [`cpus`], [`confine`] (the user, capabilities,
-//!   limits and read-only root of every container), [`owner`], [`progress`].
+//! * [`cli`]: the commands beyond this file's parsing: `lab reproduce` and
+//!   what `lab run` and `lab reproduce` do once the run returns;
+//! * [`tools`]: the developer's commands (`scaffold`, `fuzz`, `readme`);
+//! * [`bench`]: `bench client` and `bench peers`, the client against its
+//!   peers and a raw-socket floor;
+//! * [`report`]: everything rendered from a snapshot's results alone;
+//! * [`engine`]: a run on Docker, over its API only, from images to cells;
+//! * [`store`]: what a run leaves in its results folder, data only;
+//! * [`definitions`]: `compose/` lab definitions, `servers/*/server.toml`,
+//!   the seeds and host files;
+//! * [`basics`]: the host, CPU sets, confinement, ownership, progress.
 
-mod aggregate;
+mod basics;
 mod bench;
-mod calibration;
-mod client_container;
-mod confine;
-mod cost;
-mod cpus;
-mod docker;
-mod engines;
-mod fuzz;
-mod host;
-mod host_load;
-mod hosts;
-mod images;
-mod lab;
-mod manifest;
-mod outcome;
-mod owner;
-mod prebuild;
-mod progress;
-mod readiness;
-mod readme;
-mod registry;
+mod cli;
+mod definitions;
+mod engine;
 mod report;
-mod reproduce;
-mod rounds;
-mod run;
-mod scaffold;
-mod seeds;
-mod snapshot;
+mod store;
+mod tools;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
+
+use basics::{cpus, host, owner};
+use cli::{outcome, reproduce};
+use definitions::{hosts, lab, manifest, seeds};
+use engine::{docker, prebuild, run};
+use store::snapshot;
+use tools::{fuzz, readme, scaffold};
 
 #[derive(Parser)]
 #[command(

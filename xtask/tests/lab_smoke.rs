@@ -805,3 +805,127 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
         text(&clean)
     );
 }
+
+/// Kills the running lab container whose name contains `part` (SIGKILL,
+/// over the engine's API), as a crash of that server would end it; returns
+/// its name.
+fn kill_lab_container(part: &str) -> String {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let docker = bollard::Docker::connect_with_local_defaults().unwrap();
+        let list = docker
+            .list_containers(Some(
+                bollard::query_parameters::ListContainersOptionsBuilder::default()
+                    .all(false)
+                    .build(),
+            ))
+            .await
+            .unwrap();
+        let name = list
+            .into_iter()
+            .filter_map(|c| c.names.and_then(|n| n.first().cloned()))
+            .map(|n| n.trim_start_matches('/').to_owned())
+            .find(|n| n.starts_with("rpclab-") && n.contains(part))
+            .unwrap_or_else(|| panic!("no running lab container named *{part}*"));
+        docker
+            .kill_container(
+                &name,
+                None::<bollard::query_parameters::KillContainerOptions>,
+            )
+            .await
+            .unwrap();
+        name
+    })
+}
+
+/// A server that dies in the middle of a run in rounds (killed over the
+/// engine's API after the first cell): the run says which server exited and
+/// that the cells measured before are kept, goes on with the servers left
+/// for every round, ends with an error and a partial snapshot, and leaves
+/// no container behind.
+#[test]
+fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_round() {
+    let _engine = engine_lock();
+    let results = tempfile::tempdir().unwrap();
+    let log_path = results.path().join("run.log");
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let mut run = xtask_command(&[
+        "lab",
+        "reproduce",
+        "dubbo-vs-hsf",
+        "--profile",
+        "smoke-rounds",
+        "--rounds-seed",
+        "7",
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ])
+    .stdout(log_file.try_clone().unwrap())
+    .stderr(log_file)
+    .spawn()
+    .unwrap();
+    // However long the builds and the priming take: wait for the first
+    // measured cell (results.json is written after every cell).
+    let first_cell = || -> bool {
+        let Ok(dirs) = std::fs::read_dir(results.path()) else {
+            return false;
+        };
+        dirs.flatten().any(|d| {
+            std::fs::read_to_string(d.path().join("results.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|r| r["cells"].as_array().is_some_and(|c| !c.is_empty()))
+        })
+    };
+    while !first_cell() {
+        if let Some(status) = run.try_wait().unwrap() {
+            panic!(
+                "the run ended ({status}) before its first cell:\n{}",
+                std::fs::read_to_string(&log_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let killed = kill_lab_container("2.6-kryo");
+    let status = run.wait().unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(!status.success(), "a run that lost a server must fail:\n{log}");
+    assert!(log.contains("the run finished with errors"), "{log}");
+    assert!(
+        log.contains("server dubbo-2.6 exited with code") || log.contains("dubbo-2.6/2.6-kryo"),
+        "the log names the server that died ({killed}):\n{log}"
+    );
+
+    let snap = only_snapshot(results.path());
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], false, "a partial snapshot");
+    let errors = results["errors"].as_array().unwrap();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.as_str().unwrap().starts_with("dubbo-2.6/2.6-kryo:")),
+        "the error names the dead variant: {errors:?}"
+    );
+    // The survivor ran every round of its level; every cell kept is whole.
+    let cells = results["cells"].as_array().unwrap();
+    for c in cells {
+        check_cell(c["server"].as_str().unwrap(), c, true);
+    }
+    let survivor: Vec<&Value> = cells.iter().filter(|c| c["variant"] == "2.6").collect();
+    let least = results["rounds"]["min"].as_u64().unwrap();
+    assert!(
+        survivor.len() as u64 >= least,
+        "dubbo-2.6/2.6 measured in every round ({} of at least {least}): {cells:?}",
+        survivor.len()
+    );
+    let clean = xtask(&["lab", "clean"]);
+    assert!(
+        text(&clean).contains("removed 0 lab container"),
+        "the run left containers: {}",
+        text(&clean)
+    );
+}

@@ -19,69 +19,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 // ----------------------------------------------------------------------
-// The layers. A module missing here fails the test: add it to its layer,
-// and to docs/architecture.md.
+// The layers are xtask/src's folders: a module's layer is the first segment
+// of its path (`engine::run` is in `engine`), and `main`, the crate root
+// that parses the command line, is in the top one, `cli`. A file at the
+// top of xtask/src other than main.rs, or a folder not listed here, fails
+// the test: put the file in the folder of its layer, and a new layer here
+// and in docs/architecture.md.
 
-const LAYERS: &[(&str, &[&str])] = &[
-    (
-        "commands",
-        &[
-            "main",
-            "reproduce",
-            "outcome",
-            "bench",
-            "bench::peers",
-            "scaffold",
-            "fuzz",
-            "readme",
-        ],
-    ),
-    (
-        "report",
-        &[
-            "report",
-            "report::tables",
-            "report::charts",
-            "report::svg",
-            "report::setup",
-            "report::html",
-            "report::index",
-            "report::compare",
-            "report::repeatability",
-            "report::pair_order",
-            "report::reproduction",
-            "report::verdicts",
-            "report::format",
-        ],
-    ),
-    (
-        "engine",
-        &[
-            "rounds",
-            "run",
-            "prebuild",
-            "client_container",
-            "readiness",
-            "registry",
-            "cost",
-            "host_load",
-            "calibration",
-            "engines",
-            "docker",
-            "images",
-        ],
-    ),
-    ("store", &["snapshot", "aggregate"]),
-    ("definitions", &["lab", "manifest", "seeds", "hosts"]),
-    ("basics", &["host", "cpus", "confine", "owner", "progress"]),
-];
-
-/// Which layers a layer's modules may import (their own included).
+/// Which layers a layer's modules may import (their own included), top down.
 const MAY_IMPORT: &[(&str, &[&str])] = &[
     (
-        "commands",
+        "cli",
         &[
-            "commands",
+            "cli",
+            "tools",
+            "bench",
             "report",
             "engine",
             "store",
@@ -89,12 +41,30 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
             "basics",
         ],
     ),
+    (
+        "tools",
+        &["tools", "report", "store", "definitions", "basics"],
+    ),
+    (
+        "bench",
+        &["bench", "engine", "store", "definitions", "basics"],
+    ),
     ("report", &["report", "store", "definitions", "basics"]),
     ("engine", &["engine", "store", "definitions", "basics"]),
     ("store", &["store", "definitions", "basics"]),
     ("definitions", &["definitions", "basics"]),
     ("basics", &["basics"]),
 ];
+
+/// The layer of a module, from its path; None for a module outside the
+/// layer folders.
+fn layer_of(module: &str) -> Option<&'static str> {
+    let first = match module {
+        "main" => "cli",
+        m => m.split("::").next().unwrap_or(m),
+    };
+    MAY_IMPORT.iter().map(|(l, _)| *l).find(|l| *l == first)
+}
 
 // ----------------------------------------------------------------------
 // Tokens: identifiers, `::` and single punctuation, with comments and
@@ -602,9 +572,34 @@ fn xtask_has_no_import_cycle() {
 }
 
 #[test]
+fn xtask_src_holds_main_rs_and_the_layer_folders_only() {
+    let mut outside = Vec::new();
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(xtask_src()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().unwrap().is_dir() {
+            folders.push(name);
+        } else if name != "main.rs" {
+            outside.push(name);
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "files at the top of xtask/src, in no layer: {outside:?}; move each into the folder of its layer"
+    );
+    folders.sort();
+    let mut layers: Vec<String> = MAY_IMPORT.iter().map(|(l, _)| l.to_string()).collect();
+    layers.sort();
+    assert_eq!(
+        folders, layers,
+        "xtask/src's folders are its layers: a new folder is a new layer, listed in MAY_IMPORT here and in docs/architecture.md"
+    );
+}
+
+#[test]
 fn every_module_imports_only_its_layer_and_those_below() {
     let modules = read_modules(&xtask_src());
-    let layer_of = |m: &str| LAYERS.iter().find(|(_, ms)| ms.contains(&m)).map(|l| l.0);
     let missing: Vec<String> = modules
         .iter()
         .map(|m| node(&m.path))
@@ -612,7 +607,7 @@ fn every_module_imports_only_its_layer_and_those_below() {
         .collect();
     assert!(
         missing.is_empty(),
-        "modules in no layer: {missing:?}; add each to LAYERS here and to docs/architecture.md"
+        "modules in no layer: {missing:?}; move each into the folder of its layer"
     );
     let mut wrong = Vec::new();
     for ((a, b), at) in graph(&modules) {
@@ -640,18 +635,21 @@ fn architecture_md_names_every_module_in_its_layer() {
         .nth(1)
         .expect("docs/architecture.md has a section `## xtask's layers`");
     let section = section.split("\n## ").next().unwrap();
-    for (layer, modules) in LAYERS {
+    for m in read_modules(&xtask_src()) {
+        let name = node(&m.path);
+        let layer = layer_of(&name).unwrap();
         let line = section
             .lines()
-            .find(|l| l.starts_with(&format!("| {layer} |")))
-            .unwrap_or_else(|| panic!("no row `| {layer} |` in the layers table"));
-        for m in *modules {
-            let shown = m.rsplit("::").next().unwrap();
-            assert!(
-                line.contains(&format!("`{shown}`")),
-                "the `{layer}` row of docs/architecture.md does not name `{m}`"
-            );
+            .find(|l| l.starts_with(&format!("| `{layer}/` |")))
+            .unwrap_or_else(|| panic!("no row `| `{layer}/` |` in the layers table"));
+        let shown = name.rsplit("::").next().unwrap();
+        if shown == layer {
+            continue; // the folder's own mod.rs: the row names the folder
         }
+        assert!(
+            line.contains(&format!("`{shown}`")),
+            "the `{layer}/` row of docs/architecture.md does not name `{name}`"
+        );
     }
 }
 

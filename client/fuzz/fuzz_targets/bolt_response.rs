@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rpclab_client::protocols::bolt::{codec, hessian};
-use rpclab_client::protocols::dubbo::codec::Method;
+use rpclab_client::java_contract::Method;
 
 const METHODS: [Method; Method::COUNT] = Method::ALL;
 

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rpclab_client::protocols::dubbo::codec::{self, Header, Method, HEADER_LEN};
-use rpclab_client::protocols::dubbo::serialization::Format;
+use rpclab_client::protocols::dubbo::format::Format;
 use std::collections::BTreeMap;
 
 const METHODS: [Method; Method::COUNT] = Method::ALL;

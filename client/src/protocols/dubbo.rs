@@ -6,7 +6,7 @@
 //! # Options
 //!
 //! * `serialization`: `hessian2` (default; Dubbo's id 2) or another of
-//!   [`serialization::Format::names`] (see [`serialization`]). Dubbo's
+//!   [`format::Format::names`] (see [`serialization`]). Dubbo's
 //!   serializations this client does not speak are refused with a
 //!   configuration error that lists the ones it does. It must be the one
 //!   the provider is configured with: with a registry, the provider's
@@ -52,10 +52,11 @@
 //! no copy of the reply).
 
 pub mod codec;
+pub mod format;
 pub mod serialization;
 
 use self::codec::{Header, Method, HEADER_LEN};
-use self::serialization::Format;
+use self::format::Format;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};

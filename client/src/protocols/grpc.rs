@@ -69,6 +69,7 @@ mod conn;
 pub(crate) mod frame;
 mod reader;
 mod reply;
+mod shared;
 mod writer;
 
 use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
@@ -87,10 +88,7 @@ pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/grpc-client/rpclab.rs"));
 }
 
-/// Largest message encoded or decoded, each way: the contract's largest
-/// payload is a 1 MiB string, and gRPC's default limit (4 MiB decoding in
-/// tonic) leaves little margin for frameworks that pad or wrap.
-pub const MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+pub use frame::MAX_MESSAGE_SIZE;
 
 /// The `user-agent` of every request.
 const USER_AGENT: &str = concat!("rpclab-client/", env!("CARGO_PKG_VERSION"));

@@ -85,7 +85,7 @@ pub(crate) fn path_option(
     default: &str,
 ) -> Result<Arc<str>, CallError> {
     let path = options.get("path").map_or(default, String::as_str);
-    if !path.starts_with('/') || path.parse::<hyper::Uri>().is_err() {
+    if !path.starts_with('/') || path.parse::<::http::Uri>().is_err() {
         return Err(CallError::Config(format!(
             "option `path` of protocol `{protocol}` must be an absolute HTTP path such as `{default}`, not `{path}`"
         )));
@@ -166,7 +166,7 @@ impl HessianConnection {
         })?;
         self.pool
             .send_with(request.bytes(), |reply| {
-                if reply.status != hyper::StatusCode::OK {
+                if reply.status != ::http::StatusCode::OK {
                     return Err(http_status_error(&self.path, reply.status, reply.body));
                 }
                 request.reply_of(reply.body, &call.expected, |b| {
@@ -178,7 +178,7 @@ impl HessianConnection {
 }
 
 /// A reply whose HTTP status is not 200, as an error that says what to do.
-pub(crate) fn http_status_error(path: &str, status: hyper::StatusCode, body: &[u8]) -> CallError {
+pub(crate) fn http_status_error(path: &str, status: ::http::StatusCode, body: &[u8]) -> CallError {
     let mut text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
     text.retain(|c| !c.is_control());
     match status.as_u16() {

@@ -170,7 +170,7 @@ fn local_path(location: &str, endpoint: &str) -> String {
 
 async fn get(pool: &HttpPool, target: &str, path: &str) -> Result<Bytes, CallError> {
     let reply = pool.request("GET", path, &[], &[]).await?;
-    if reply.status != hyper::StatusCode::OK {
+    if reply.status != ::http::StatusCode::OK {
         return Err(CallError::Config(format!(
             "GET http://{target}{path} answered HTTP {}: cannot read the service's WSDL; \
              check the `path` and `wsdl` options (or set `wsdl = none`)",
@@ -196,7 +196,7 @@ impl Protocol for Soap {
         let wsdl = match options.get("wsdl").map(String::as_str) {
             None => Some(format!("{path}?wsdl")),
             Some("none") => None,
-            Some(w) if w.starts_with('/') && w.parse::<hyper::Uri>().is_ok() => Some(w.to_owned()),
+            Some(w) if w.starts_with('/') && w.parse::<::http::Uri>().is_ok() => Some(w.to_owned()),
             Some(w) => {
                 return Err(CallError::Config(format!(
                     "option `wsdl` of protocol `soap` must be an absolute path and query such as \

@@ -12,6 +12,7 @@
 //! exceptional) and a [`Uid`] as block data, then the value (nothing for
 //! a `void` method) or the `Throwable`.
 
+pub use crate::wire::Progress;
 use crate::wire::{self, ObjId, Uid};
 use crate::Error;
 use javaser::{ClassDesc, DecodeError, Decoder, Encoder, FieldDesc, Value, SC_SERIALIZABLE};
@@ -30,24 +31,6 @@ pub const REGISTRY_LOOKUP: i32 = 2;
 pub const DGC_INTERFACE_HASH: i64 = -669_196_253_586_618_813;
 /// DGC operation `dirty(ObjID[], long, Lease)` (clean is 0).
 pub const DGC_DIRTY: i32 = 1;
-
-/// The outcome of parsing the bytes received so far.
-#[derive(Debug)]
-pub enum Progress<T> {
-    /// A whole message: its value and how many bytes it took.
-    Done {
-        /// The message.
-        value: T,
-        /// Its length in bytes, from the message byte on.
-        len: usize,
-    },
-    /// The message is not complete yet; `total` is its whole length when
-    /// the bytes so far tell it.
-    NeedMore {
-        /// The message's total length, when known.
-        total: Option<usize>,
-    },
-}
 
 /// Starts a call message in `out` (cleared first): the message byte, the
 /// stream header and the call header. Write the arguments with the

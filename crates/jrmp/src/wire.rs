@@ -8,9 +8,26 @@
 //! DGC acknowledgement) and the server answers calls with a return and pings
 //! with a ping acknowledgement, one call at a time per connection.
 
-use crate::message::Progress;
 use crate::Error;
 use javaser::{DecodeError, Encoder};
+
+/// The outcome of parsing the bytes received so far.
+#[derive(Debug)]
+pub enum Progress<T> {
+    /// A whole message: its value and how many bytes it took.
+    Done {
+        /// The message.
+        value: T,
+        /// Its length in bytes, from the message byte on.
+        len: usize,
+    },
+    /// The message is not complete yet; `total` is its whole length when
+    /// the bytes so far tell it.
+    NeedMore {
+        /// The message's total length, when known.
+        total: Option<usize>,
+    },
+}
 
 /// `JRMI`: every connection's first four bytes.
 pub const MAGIC: u32 = 0x4a52_4d49;

@@ -172,9 +172,10 @@ pub struct Cell {
     /// The client container's cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cost: Option<Cost>,
-    /// Set when the client, not the server, may have been the limit: then
-    /// the number measures rpclab, and the reason says why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Read from snapshots written before 2026-12-05, which said in words
+    /// that the client may have been the limit; never written now (the
+    /// `client-bound` flag and `limit` carry the facts).
+    #[serde(default, skip_serializing)]
     pub client_bound: Option<String>,
     /// The registry container's cost (ZooKeeper), measured apart from the
     /// server's, when the server uses one.
@@ -339,8 +340,8 @@ pub struct Limit {
     pub client_busy: Option<f64>,
     /// The busy share at or above which a side counts as the limit.
     pub threshold: f64,
-    /// What the limit means for the figure, in words.
-    pub note: String,
+    // Snapshots written before 2026-12-05 also carry `note`, the same facts
+    // in words; it is ignored when read: the report words the facts.
 }
 
 /// A short, fixed measurement of the host taken at the start of a run, on

@@ -33,13 +33,13 @@
 //! taken round by round (the tools of a round ran back to back) and the
 //! table gives the median of those ratios with their range.
 
-use crate::cost;
-use crate::docker::{ContainerSpec, Engine};
-use crate::host::{self, HostInfo};
-use crate::images::{self, Builder};
-use crate::lab::Lab;
-use crate::manifest::{Manifest, Variant};
-use crate::readiness;
+use crate::engine::cost;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::basics::host::{self, HostInfo};
+use crate::engine::images::{self, Builder};
+use crate::definitions::lab::Lab;
+use crate::definitions::manifest::{Manifest, Variant};
+use crate::engine::readiness;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use rpclab_model::contract::Operation;
@@ -321,18 +321,18 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let lab = Lab::load(&args.lab)?;
     let engine = Engine::connect().await?;
     let host_info = HostInfo::read(&engine.version);
-    let split = crate::cpus::split(
-        &crate::cpus::Request {
+    let split = crate::basics::cpus::split(
+        &crate::basics::cpus::Request {
             server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
             registry: "auto",
             client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
             allow_shared: false,
         },
-        &crate::cpus::online(),
+        &crate::basics::cpus::online(),
     )?;
     let (server_cpus, client_cpus) = (split.server, split.client);
     let run_id = format!("bench-peers-{}", std::process::id());
-    crate::docker::set_current_run(&run_id);
+    crate::engine::docker::set_current_run(&run_id);
     let dir = std::env::temp_dir().join(format!("rpclab-{run_id}"));
     std::fs::create_dir_all(&dir)?;
 
@@ -374,7 +374,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         load_average().unwrap_or(0.0)
     );
 
-    let manifests = crate::manifest::load_all(root)?;
+    let manifests = crate::definitions::manifest::load_all(root)?;
     let mut results = Vec::new();
     let started = time::OffsetDateTime::now_utc();
     let load_before = load_average();
@@ -408,7 +408,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
                 date: started
                     .format(time::macros::format_description!("[year]-[month]-[day]"))
                     .unwrap_or_default(),
-                git: crate::host::git_state(root).0,
+                git: crate::basics::host::git_state(root).0,
                 cpu: host_info.cpu_model.clone(),
                 cores: host_info.cores,
                 server_cpus: server_cpus.clone(),
@@ -446,7 +446,7 @@ async fn start_server(
                 BTreeMap::<String, String>::new(),
                 String::from("/rpclab.Bench/Hello"),
                 false,
-                crate::confine::Policy::echo(),
+                crate::basics::confine::Policy::echo(),
                 String::from("rpclab-echo"),
             )
         }
@@ -484,13 +484,13 @@ async fn start_server(
                 options,
                 path,
                 true,
-                crate::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
                 format!("{} {}", m.name, v.name),
             )
         }
     };
     host::check_port_free(port, &name)?;
-    let entrypoint = (kind == Kind::Grpc).then(|| vec![crate::host::ECHO_BINARY.to_owned()]);
+    let entrypoint = (kind == Kind::Grpc).then(|| vec![crate::basics::host::ECHO_BINARY.to_owned()]);
     let id = engine
         .start(ContainerSpec {
             name: format!("rpclab-peers-{}-{run_id}", kind.name()),
@@ -1211,7 +1211,7 @@ fn cpu_list(text: &str) -> Result<Vec<usize>> {
 }
 
 fn load_average() -> Option<f64> {
-    crate::host::load_average()
+    crate::basics::host::load_average()
 }
 
 struct Conditions {

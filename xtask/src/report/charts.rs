@@ -854,7 +854,7 @@ mod tests {
     fn each_level_of_the_default_lab_gets_its_own_readable_chart() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../results/20261203T063645Z-vm-df511bd");
-        let results = crate::snapshot::read_snapshot(&dir).unwrap();
+        let results = crate::store::snapshot::read_snapshot(&dir).unwrap();
         let charts = throughput(&results, "order-echo");
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(

@@ -30,7 +30,7 @@
 //! or magnitude changed) is the regression. Two snapshots of different
 //! posts, or a reproduction and a lab run, are one error.
 
-use crate::aggregate::{coefficient_of_variation, median};
+use crate::store::aggregate::{coefficient_of_variation, median};
 use crate::report::format::fmt_value;
 use crate::report::pair_order;
 use crate::report::repeatability::{self, VerdictComparison};
@@ -208,7 +208,7 @@ impl Snapshot {
     /// Reads `results.json` (aggregates recomputed from the cells) and
     /// `manifest.toml` of a snapshot folder.
     pub fn read(dir: &Path) -> Result<Snapshot> {
-        let results = crate::snapshot::read_snapshot(dir)?;
+        let results = crate::store::snapshot::read_snapshot(dir)?;
         let host = std::fs::read_to_string(dir.join("manifest.toml"))
             .map(|t| HostRecord::parse(&t))
             .unwrap_or_default();
@@ -965,7 +965,6 @@ mod tests {
             server_busy: Some(0.3),
             client_busy: Some(0.2),
             threshold: 0.9,
-            note: String::new(),
         });
         assert_eq!(
             calibration_figure(&[&c]).0,
@@ -1049,7 +1048,7 @@ mod tests {
     fn two_lab_runs_get_decided_pairs_and_both_calibrations() {
         let mut a = fixture();
         a.reproduction = None;
-        a.aggregates = crate::aggregate::aggregate(&a.cells, 0.1);
+        a.aggregates = crate::store::aggregate::aggregate(&a.cells, 0.1);
         let mut sa = snapshot(a.clone());
         sa.host.calibration = Some(calibration(2.0e6, 2.0e6));
         let mut sb = snapshot(a);

@@ -258,7 +258,7 @@ fn kv(html: &mut String, key: &str, value: &str) {
 /// The host's load beside the lab in one line: how many windows another
 /// process disturbed, how much, and what the idle servers of an
 /// interleaved run cost.
-fn host_load_line(h: &crate::snapshot::HostLoadSummary, results: &Results) -> String {
+fn host_load_line(h: &crate::store::snapshot::HostLoadSummary, results: &Results) -> String {
     let mut idle: Vec<f64> = results
         .cells
         .iter()

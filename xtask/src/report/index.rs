@@ -53,7 +53,7 @@ struct Entry {
 }
 
 fn entry(dir: &Path) -> Result<Entry> {
-    let results = crate::snapshot::read_snapshot(dir)?;
+    let results = crate::store::snapshot::read_snapshot(dir)?;
     let setup = Setup::read(dir);
     Ok(Entry {
         dir: dir

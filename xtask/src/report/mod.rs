@@ -20,7 +20,7 @@
 //! `lab reproduce` and `lab report` all call it.
 //!
 //! Nothing here runs a container or decides what to measure; the report
-//! reads the store ([`crate::snapshot`], [`crate::aggregate`]) and nothing
+//! reads the store ([`crate::store::snapshot`], [`crate::store::aggregate`]) and nothing
 //! below it reads the report.
 
 pub mod charts;
@@ -50,7 +50,7 @@ pub struct Written {
 /// Writes everything a snapshot shows into `dir` from `results` and its
 /// `setup` alone: `summary.md` (the tables in Markdown, and a
 /// reproduction's comparison), `charts/*.svg` and `report.html`. `name` is
-/// the snapshot's ([`crate::snapshot::name_of`]), the title of both
+/// the snapshot's ([`crate::store::snapshot::name_of`]), the title of both
 /// documents; `setup` is [`setup::Setup::read`] of the snapshot's folder.
 pub fn write_all(
     dir: &Path,

@@ -1,7 +1,7 @@
 //! How a snapshot was made, as its report shows it: host, CPU split,
 //! calibration, profile, rpclab's and every server's versions. Read from
 //! the snapshot's `manifest.toml` (written by the run, see
-//! [`crate::snapshot::RunManifest`]) leniently: every field is optional, so
+//! [`crate::store::snapshot::RunManifest`]) leniently: every field is optional, so
 //! a manifest from an older rpclab, or none at all, still renders.
 //!
 //! Data only; [`crate::report::html`] renders it and
@@ -26,7 +26,7 @@ pub struct Setup {
     pub cpus: Cpus,
     pub calibration: Option<Calibration>,
     /// What the host did beside the lab over the run's windows.
-    pub host_load: Option<crate::snapshot::HostLoadSummary>,
+    pub host_load: Option<crate::store::snapshot::HostLoadSummary>,
     /// Seed of an interleaved run's order.
     pub rounds_seed: Option<u64>,
     pub servers: Vec<ServerVersion>,

@@ -17,7 +17,7 @@
 //! their intervals. The decision bands are in [`band`] and
 //! [`equivalence_band`]; the bases in [`basis_of`].
 
-use crate::aggregate::{median, median_interval, CI_TARGET};
+use crate::store::aggregate::{median, median_interval, CI_TARGET};
 use crate::report::format::fmt_value;
 use rpclab_model::result::{
     Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
@@ -740,7 +740,7 @@ impl On {
     fn cell_value(self, f: &Figure, c: &Cell) -> Option<f64> {
         let v = match self {
             On::Measure(m) => {
-                let single = crate::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
+                let single = crate::store::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
                 derive(single.first()?, m, f.total_calls)?
             }
             On::PerServerCore => c.throughput_per_s / c.server_cost?.cpu_cores_busy,
@@ -1672,7 +1672,6 @@ pub(crate) mod tests_support {
             server_busy: Some(0.95),
             client_busy: Some(0.5),
             threshold: 0.9,
-            note: String::new(),
         });
         c.server_cost = Some(Cost {
             cpu_cores_busy: 1.0,
@@ -1692,7 +1691,7 @@ pub(crate) mod tests_support {
     }
 
     pub fn run(cells: Vec<Cell>) -> Results {
-        let mut r = results(crate::aggregate::aggregate(&cells, 0.1));
+        let mut r = results(crate::store::aggregate::aggregate(&cells, 0.1));
         r.cells = cells;
         r
     }
@@ -1871,7 +1870,6 @@ mod tests {
             server_busy: Some(server_busy),
             client_busy: Some(0.97),
             threshold: 0.9,
-            note: String::new(),
         });
         c.server_cost.as_mut().unwrap().cpu_cores_busy = cores;
         c

@@ -35,7 +35,7 @@
 
 use super::hessian::{DValue, DraftError, Reader, Writer};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::Method;
+use crate::java_contract::Method;
 use rpclab_model::contract::{self, Value};
 
 pub const PROTOCOL_V1: u8 = 1;
@@ -72,7 +72,7 @@ pub const SERVICE: &str = "rpclab.contract.BenchService";
 /// version `1.0`, no uniqueId.
 pub const TARGET_SERVICE: &str = "rpclab.contract.BenchService:1.0";
 pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-pub const ORDER_FIELDS: [&str; 8] = crate::protocols::dubbo::codec::ORDER_FIELDS;
+pub const ORDER_FIELDS: [&str; 8] = crate::java_contract::ORDER_FIELDS;
 
 // Header keys (`RemotingConstants`).
 pub const HEAD_SERVICE: &str = "service";

@@ -318,7 +318,7 @@ pub fn status_error(status: u8, message: &str) -> CallError {
 mod tests {
     use super::*;
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
-    use crate::protocols::dubbo::serialization::Format;
+    use crate::protocols::dubbo::format::Format;
     use hessian2::{Decoder, Encoder, Object, Value as HValue};
     use proptest::prelude::*;
     use rpclab_model::contract::StringSize;

@@ -5,7 +5,7 @@
 //! one `ObjectInput`) of the channel's serialization, in the same order
 //! whatever the serialization: five strings with `writeUTF`, the arguments
 //! with `writeObject`, the attachments; a response type byte, the value or
-//! the exception, the attachments. [`codec`](super::codec) writes that
+//! the exception, the attachments. The `codec` module writes that
 //! order once, against the two traits here; each serialization implements
 //! them in its own module, mirroring Dubbo's class of the same name:
 //!
@@ -24,14 +24,16 @@
 //!   URL's `serialization=dubbo`), with the `dubbo-serialization` crate.
 //!
 //! Adding a serialization: a module implementing [`Serialization`], a `pub
-//! mod` line and one line in the `formats!` invocation below. Each is
+//! mod` line here and one line in the `formats!` invocation of the `format`
+//! module, which builds the run-time choice over codec and serializations
+//! (so this module needs nothing of the codec, which builds on it). Each is
 //! checked against bytes written by Dubbo's own `ObjectOutput` (the codec
 //! crates' golden vectors, and `tests/dubbo_golden.rs` for whole frames).
 //!
 //! The serialization is chosen once per protocol instance (the
-//! `serialization` option). [`Format`] dispatches with one `match` per
-//! body, so the codecs stay monomorphic and the hot path has no dynamic
-//! dispatch.
+//! `serialization` option). `format::Format` dispatches with one `match`
+//! per body, so the codecs stay monomorphic and the hot path has no
+//! dynamic dispatch.
 
 pub mod dubbo;
 pub mod fastjson;
@@ -40,7 +42,7 @@ pub mod hessian2;
 pub mod java;
 pub mod kryo;
 
-use super::codec::{Header, Method};
+use crate::java_contract::Method;
 use crate::protocol::CallError;
 use rpclab_model::contract::Value;
 use std::collections::BTreeMap;
@@ -97,8 +99,8 @@ pub trait ObjectInput {
     fn read_response_type(&mut self) -> Result<i32, CallError>;
 
     /// `readObject` of `method`'s return value. A `null` (or a void
-    /// method's absent value) is [`Value::Unit`]: [`codec`](super::codec)
-    /// decides whether the method may return it.
+    /// method's absent value) is [`Value::Unit`]: the codec decides
+    /// whether the method may return it.
     fn read_value(&mut self, method: Method) -> Result<Value, CallError>;
 
     /// `readThrowable`: the exception a provider threw, as a server error
@@ -113,101 +115,4 @@ pub trait ObjectInput {
     /// `readUTF`: the error message of a response whose status is not OK
     /// (`None` for a null message).
     fn read_utf(&mut self) -> Result<Option<String>, CallError>;
-}
-
-/// Declares [`Format`], the serializations the client speaks, from
-/// `Variant => path::Type` lines.
-macro_rules! formats {
-    ($($variant:ident => $ty:ty),+ $(,)?) => {
-        /// A serialization chosen at run time.
-        #[derive(Debug)]
-        pub enum Format {
-            $($variant($ty),)+
-        }
-
-        impl Format {
-            /// Every `serialization` option value the client speaks.
-            pub fn names() -> Vec<&'static str> {
-                let mut names = Vec::new();
-                $(names.extend_from_slice(<$ty as Serialization>::NAMES);)+
-                names
-            }
-
-            /// Options of the serializations, for the protocol's check.
-            pub fn options() -> Vec<&'static str> {
-                let mut options = Vec::new();
-                $(options.extend_from_slice(<$ty as Serialization>::OPTIONS);)+
-                options
-            }
-
-            /// The serialization called `name`, or `None` if the client
-            /// does not speak it.
-            pub fn new(
-                name: &str,
-                options: &BTreeMap<String, String>,
-            ) -> Option<Result<Format, CallError>> {
-                $(
-                    if <$ty as Serialization>::NAMES.contains(&name) {
-                        return Some(<$ty as Serialization>::new(name, options).map(Format::$variant));
-                    }
-                )+
-                None
-            }
-
-            /// Dubbo's id of the serialization.
-            pub fn id(&self) -> u8 {
-                match self {
-                    $(Format::$variant(s) => s.id(),)+
-                }
-            }
-
-            /// See [`codec::encode_request`](super::codec::encode_request).
-            pub fn encode_request(
-                &self,
-                out: &mut Vec<u8>,
-                id: u64,
-                method: Method,
-                argument: &Value,
-            ) -> Result<(), CallError> {
-                match self {
-                    $(Format::$variant(s) => super::codec::encode_request(s, out, id, method, argument),)+
-                }
-            }
-
-            /// See [`codec::decode_response`](super::codec::decode_response).
-            pub fn decode_response(
-                &self,
-                header: &Header,
-                body: &[u8],
-                method: Method,
-            ) -> Result<Value, CallError> {
-                match self {
-                    $(Format::$variant(s) => super::codec::decode_response(s, header, body, method),)+
-                }
-            }
-
-            /// See [`codec::heartbeat_request`](super::codec::heartbeat_request).
-            pub fn heartbeat_request(&self, id: u64) -> Result<Vec<u8>, CallError> {
-                match self {
-                    $(Format::$variant(s) => super::codec::heartbeat_request(s, id),)+
-                }
-            }
-
-            /// See [`codec::heartbeat_response`](super::codec::heartbeat_response).
-            pub fn heartbeat_response(&self, id: u64) -> Result<Vec<u8>, CallError> {
-                match self {
-                    $(Format::$variant(s) => super::codec::heartbeat_response(s, id),)+
-                }
-            }
-        }
-    };
-}
-
-formats! {
-    Hessian2 => hessian2::Hessian2,
-    Java => java::Java,
-    Fastjson2 => fastjson2::Fastjson2,
-    Fastjson => fastjson::Fastjson,
-    Kryo => kryo::Kryo,
-    Dubbo => dubbo::DubboSerialization,
 }

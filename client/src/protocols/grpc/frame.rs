@@ -12,6 +12,11 @@
 
 use std::ops::Range;
 
+/// Largest message encoded or decoded, each way: the contract's largest
+/// payload is a 1 MiB string, and gRPC's default limit (4 MiB decoding in
+/// tonic) leaves little margin for frameworks that pad or wrap.
+pub const MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
+
 /// The client connection preface (RFC 9113 §3.4).
 pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 

@@ -1,5 +1,5 @@
 //! The reader task of one HTTP/2 connection: frames in, replies out (see
-//! [`super::conn`] for how it fits with the writer).
+//! the `conn` module for how it fits with the writer).
 //!
 //! Its streams are its own (a map no one else touches); the writer's newly
 //! started ones are taken from the shared registry, under its lock, only
@@ -8,7 +8,7 @@
 //! waits for any more, because the HPACK dynamic table must follow the
 //! server's.
 
-use super::conn::{Command, Event, Reply, Settings, Shared};
+use super::shared::{Command, Event, Reply, Settings, Shared};
 use super::frame::{self, Head, HEAD_LEN};
 use super::reply::{self, Fields, Gather};
 use crate::net::CountingStream;

@@ -14,7 +14,7 @@ use crate::protocol::CallError;
 use bytes::{Bytes, BytesMut};
 use loona_hpack::Decoder;
 
-use super::MAX_MESSAGE_SIZE;
+use super::frame::MAX_MESSAGE_SIZE;
 
 /// The gRPC length prefix: a compressed flag and a 4-byte big-endian length.
 pub const PREFIX: usize = 5;

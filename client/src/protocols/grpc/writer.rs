@@ -1,8 +1,8 @@
-//! The writer task of a [`Channel`](super::conn::Channel): stream ids,
+//! The writer task of a gRPC `Channel`: stream ids,
 //! send windows, the concurrency limit, batched writes and reconnection
-//! (see [`super::conn`] for how it fits with the readers).
+//! (see the `conn` module for how it fits with the readers).
 
-use super::conn::{Call, Command, Event, Reply, Settings, Shared};
+use super::shared::{Call, Command, Event, Reply, Settings, Shared};
 use super::frame::{self, DATA, END_HEADERS, END_STREAM, HEADERS};
 use super::reader;
 use crate::net::{connect_tcp, CountingStream};

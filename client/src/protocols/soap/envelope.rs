@@ -12,10 +12,10 @@
 //!
 //! The element names (`echoOrder`, `arg0`, `echoOrderResponse`, `return`),
 //! the namespace, whether local elements are qualified and the order of the
-//! Order's fields come from the service's WSDL ([`super::wsdl`]); a list
+//! Order's fields come from the service's WSDL (the `wsdl` module, which
+//! reads them into this module's types); a list
 //! argument or result is its element repeated (`maxOccurs="unbounded"`).
 
-use super::wsdl::xml_error;
 use crate::java_contract::Method;
 use crate::protocol::CallError;
 use quick_xml::events::{BytesStart, Event};
@@ -35,6 +35,11 @@ pub const CONTENT_TYPE: &str = "text/xml; charset=utf-8";
 
 /// The Order's fields, as the contract names them (Java bean properties).
 pub use crate::java_contract::ORDER_FIELDS;
+
+/// A reply or WSDL that is not the XML it should be.
+pub(crate) fn xml_error(what: &str, e: impl std::fmt::Display) -> CallError {
+    CallError::Protocol(format!("malformed {what}: {e}"))
+}
 
 /// The namespace JAX-WS derives from the package `rpclab.contract`, which
 /// the lab's SOAP servers use.

@@ -11,7 +11,7 @@
 //! `soap:operation`s. Anything missing is a configuration error naming the
 //! WSDL and what it lacks.
 
-use super::envelope::{Operation, ORDER_FIELDS};
+use super::envelope::{xml_error, Operation, ORDER_FIELDS};
 use crate::java_contract::Method;
 use crate::protocol::CallError;
 use quick_xml::events::{BytesStart, Event};
@@ -67,10 +67,6 @@ fn attr(e: &BytesStart<'_>, name: &[u8]) -> Result<Option<String>, CallError> {
 
 fn local(qname: &str) -> String {
     qname.rsplit(':').next().unwrap_or(qname).to_owned()
-}
-
-pub(crate) fn xml_error(what: &str, e: impl std::fmt::Display) -> CallError {
-    CallError::Protocol(format!("malformed {what}: {e}"))
 }
 
 /// Where a `xs:element` inside a sequence belongs.

@@ -15,7 +15,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::Method;
+use crate::java_contract::Method;
 use dubbo_serialization::{class_descriptor, DecodeError, Field, Reader, Value as Wire, Writer};
 use rpclab_model::contract::{self, Value};
 use std::collections::BTreeMap;

@@ -14,7 +14,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::Method;
+use crate::java_contract::Method;
 use rpclab_model::contract::{self, Value};
 use serde::Deserialize;
 use std::collections::BTreeMap;

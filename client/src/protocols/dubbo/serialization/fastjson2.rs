@@ -9,7 +9,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::{Method, ORDER_CLASS};
+use crate::java_contract::{Method, ORDER_CLASS};
 use fastjson2_jsonb::dubbo::{ObjectInput as JInput, ObjectOutput as JOutput};
 use fastjson2_jsonb::{DecodeError, EncodeError, Reader, Value as JValue, Writer};
 use rpclab_model::contract::{self, Value};
@@ -313,7 +313,7 @@ fn exception_error(value: &JValue) -> CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::dubbo::codec::Method;
+    use crate::java_contract::Method;
 
     fn order(i: u32) -> contract::Order {
         contract::Order::sample(i)

@@ -19,7 +19,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::protocols::dubbo::codec::{Method, ORDER_CLASS};
+use crate::java_contract::{Method, ORDER_CLASS};
 use kryo::{ids, Class, ClassRef, DecodeError, Decoder, Dialect, Encoder, Ref, Schemas};
 use rpclab_model::contract::{self, Value};
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@
 //! `lab clean` (and the clean-up on error or Ctrl-C) can find them all, even
 //! those of a run that was killed.
 
-use crate::hosts::Endpoint;
+use crate::definitions::hosts::Endpoint;
 use anyhow::{anyhow, bail, Context, Result};
 use bollard::models::{ContainerCreateBody, HostConfig};
 use bollard::query_parameters::{
@@ -60,7 +60,7 @@ pub struct LabContainer {
     pub name: String,
     /// The run that created it.
     pub run: String,
-    /// All its labels (the owner's among them, see [`crate::owner`]).
+    /// All its labels (the owner's among them, see [`crate::basics::owner`]).
     pub labels: std::collections::BTreeMap<String, String>,
 }
 
@@ -78,7 +78,7 @@ pub struct ContainerSpec<'a> {
     /// `host_path:container_path` bind mounts.
     pub binds: Vec<String>,
     /// User, capabilities, limits and filesystem: every container has one.
-    pub confinement: &'a crate::confine::Policy,
+    pub confinement: &'a crate::basics::confine::Policy,
 }
 
 impl Engine {
@@ -353,8 +353,8 @@ impl Engine {
             (LABEL_ROLE.to_owned(), spec.role.to_owned()),
         ]);
         // Which process started it, so that a later run can tell whether
-        // this one is still alive (crate::owner).
-        labels.extend(crate::owner::Owner::me().labels());
+        // this one is still alive (crate::basics::owner).
+        labels.extend(crate::basics::owner::Owner::me().labels());
         let mut body = ContainerCreateBody {
             // The image this run built or verified, by id (tags are shared).
             image: Some(self.pinned(spec.image)),

@@ -14,10 +14,10 @@
 //! server and the client run on this kernel (their engines are local and
 //! the server's cgroup is visible here), else the cell has none.
 
-use crate::aggregate::median;
-use crate::cost;
-use crate::cpus::CpuSet;
-use crate::snapshot::HostLoadSummary;
+use crate::store::aggregate::median;
+use crate::engine::cost;
+use crate::basics::cpus::CpuSet;
+use crate::store::snapshot::HostLoadSummary;
 use anyhow::Result;
 use rpclab_model::result::{Cell, HostLoad};
 use std::collections::BTreeMap;

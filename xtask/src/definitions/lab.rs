@@ -7,7 +7,7 @@
 //! scenario (smoke, standard, seed) so that one definition serves a
 //! one-minute check and a full reproduction alike.
 
-use crate::manifest::parse_toml;
+use crate::definitions::manifest::parse_toml;
 use anyhow::{bail, Context, Result};
 use rpclab_model::contract::Operation;
 use rpclab_model::spec::{ClosedLoop, Load, OpenLoop, Pool, Schedule, Shape, Step, Stop};
@@ -38,7 +38,7 @@ pub struct LabDef {
     /// Which Docker engine runs each role (docs/multi-host.md); absent:
     /// every role on the environment's engine, over 127.0.0.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<crate::hosts::Hosts>,
+    pub hosts: Option<crate::definitions::hosts::Hosts>,
     pub profiles: BTreeMap<String, Profile>,
 }
 
@@ -51,7 +51,7 @@ fn default_profile() -> String {
 }
 
 /// CPU sets (`cpuset` syntax, e.g. `0` or `2-3`) or `auto` (see
-/// [`crate::cpus::auto_split`]: the client gets at least as many cores as
+/// [`crate::basics::cpus::auto_split`]: the client gets at least as many cores as
 /// the server, the registry a core of its own where one is left).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -185,7 +185,7 @@ pub struct Profile {
     /// How the load client is compiled: `release` (the default), or
     /// `quick` for checks whose numbers are not read.
     #[serde(default)]
-    pub client_build: crate::host::ClientBuild,
+    pub client_build: crate::basics::host::ClientBuild,
     /// A check whose snapshots are not meant to be committed: without
     /// `--results-dir` they go to [`SCRATCH_RESULTS_DIR`], not `results/`.
     #[serde(default)]

@@ -16,9 +16,9 @@
 //! settings); [`build_reproduction`] turns both into the
 //! [`Reproduction`] that a snapshot carries.
 
-use crate::lab::Scenario;
-use crate::lab::{Lab, LabDef, Profile};
-use crate::manifest::{parse_toml, Manifest};
+use crate::definitions::lab::Scenario;
+use crate::definitions::lab::{Lab, LabDef, Profile};
+use crate::definitions::manifest::{parse_toml, Manifest};
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{
     ClaimCheck, Measure, PublishedCell, RatioPair, Reproduction, SeedClaim, SeedSystem,
@@ -1014,7 +1014,7 @@ mod tests {
         let root = root();
         let ids = list(&root).unwrap();
         assert_eq!(ids.len(), 5, "{ids:?}");
-        let manifests = crate::manifest::load_all(&root).unwrap();
+        let manifests = crate::definitions::manifest::load_all(&root).unwrap();
         let mut total = 0;
         for id in ids {
             let seed = Seed::load(&root, &id).unwrap_or_else(|e| panic!("{id}: {e:#}"));
@@ -1078,7 +1078,7 @@ mod tests {
     #[test]
     fn targets_resolve_by_folder_prefix_or_framework_and_explain_misses() {
         let root = root();
-        let manifests = crate::manifest::load_all(&root).unwrap();
+        let manifests = crate::definitions::manifest::load_all(&root).unwrap();
         let by_framework = Target {
             server: None,
             framework: Some("grpc".into()),
@@ -1109,7 +1109,7 @@ mod tests {
     #[test]
     fn seed_era_variants_play_their_systems_and_the_stand_ins_stay() {
         let root = root();
-        let manifests = crate::manifest::load_all(&root).unwrap();
+        let manifests = crate::definitions::manifest::load_all(&root).unwrap();
         let played = |seed: &str| -> Vec<(String, String)> {
             Seed::load(&root, seed)
                 .unwrap()
@@ -1148,7 +1148,7 @@ mod tests {
     #[test]
     fn every_published_figure_has_a_measured_twin_under_reproduce_or_says_why_not() {
         let root = root();
-        let manifests = crate::manifest::load_all(&root).unwrap();
+        let manifests = crate::definitions::manifest::load_all(&root).unwrap();
         let mut total = 0;
         let mut mapped = 0;
         let mut reasons: Vec<String> = Vec::new();
@@ -1259,7 +1259,7 @@ mod tests {
     #[test]
     fn the_posts_own_settings_are_modelled() {
         let root = root();
-        let manifests = crate::manifest::load_all(&root).unwrap();
+        let manifests = crate::definitions::manifest::load_all(&root).unwrap();
         let played = |seed: &str| -> Vec<(String, String)> {
             Seed::load(&root, seed)
                 .unwrap()
@@ -1383,7 +1383,7 @@ mod tests {
 
     #[test]
     fn scenario_library_parses() {
-        use crate::lab::ScenarioFile;
+        use crate::definitions::lab::ScenarioFile;
         let text = std::fs::read_to_string(root().join("compose/scenarios.toml")).unwrap();
         let _: ScenarioFile = parse_toml(Path::new("scenarios.toml"), &text).unwrap();
     }

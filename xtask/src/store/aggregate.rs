@@ -9,7 +9,7 @@
 //! quantity to average). Flags: every cell flag of any repetition, `noisy`
 //! when the CV exceeds the profile's threshold, and failed calls.
 
-use crate::lab::DEFAULT_CV_THRESHOLD;
+use crate::definitions::lab::DEFAULT_CV_THRESHOLD;
 use rpclab_model::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
 
 /// One aggregate per (server, variant, scenario, concurrency), in the order

@@ -13,7 +13,7 @@
 //! Tags are shared by everything on the engine (another worktree's run may
 //! retag `rpclab/jdk:17` at any moment), so what this process builds or
 //! verifies is pinned by image id: a build's parents are passed as ids, and
-//! [`crate::docker::Engine::pinned`] gives `Engine::start` the id to run, never a tag that may have
+//! [`crate::engine::docker::Engine::pinned`] gives `Engine::start` the id to run, never a tag that may have
 //! moved since.
 //!
 //! The base is `debian:bookworm-slim` where a registry can be reached. Where
@@ -21,10 +21,10 @@
 //! imports the root filesystem through the API, so nothing ever needs to be
 //! pulled.
 
-use crate::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
-use crate::host::StaticBinaries;
-use crate::lab::Build;
-use crate::manifest::{Manifest, Variant};
+use crate::engine::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
+use crate::basics::host::StaticBinaries;
+use crate::definitions::lab::Build;
+use crate::definitions::manifest::{Manifest, Variant};
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
@@ -560,8 +560,8 @@ mod tests {
     #[ignore = "builds every image: needs a Docker engine and the network"]
     fn every_server_image_builds() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let lab = crate::lab::Lab::load(&root.join("compose/lab.toml")).unwrap();
-        let manifests = crate::manifest::load_all(root).unwrap();
+        let lab = crate::definitions::lab::Lab::load(&root.join("compose/lab.toml")).unwrap();
+        let manifests = crate::definitions::manifest::load_all(root).unwrap();
         let wanted: Vec<(&Manifest, &Variant)> = manifests
             .iter()
             .flat_map(|m| m.variants.iter().map(move |v| (m, v)))
@@ -591,7 +591,7 @@ mod tests {
     #[test]
     fn no_server_dockerfile_names_its_own_folder() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        for m in crate::manifest::load_all(root).unwrap() {
+        for m in crate::definitions::manifest::load_all(root).unwrap() {
             let text = std::fs::read_to_string(m.dir.join("Dockerfile")).unwrap();
             for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
                 assert!(

@@ -6,7 +6,7 @@
 //! service, started from the client image (entrypoint override) and pinned
 //! to the server CPUs, while the client runs cells exactly as `lab run` runs
 //! them (its own container, pinned to the client CPUs, a cell spec in a
-//! folder mounted at `/cell`, see [`crate::client_container`]).
+//! folder mounted at `/cell`, see [`crate::engine::client_container`]).
 //!
 //! For every cell it prints calls/s, the client's CPU-µs per call and cores
 //! busy (measured by the client itself over its window), calls/s per client
@@ -28,13 +28,13 @@
 
 mod peers;
 
-use crate::client_container::{self, ClientCell, ClientRun};
-use crate::cost;
-use crate::docker::{ContainerSpec, Engine};
-use crate::host::{self, HostInfo};
-use crate::images::{self, Builder};
-use crate::lab::Lab;
-use crate::readiness;
+use crate::engine::client_container::{self, ClientCell, ClientRun};
+use crate::engine::cost;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::basics::host::{self, HostInfo};
+use crate::engine::images::{self, Builder};
+use crate::definitions::lab::Lab;
+use crate::engine::readiness;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
@@ -180,14 +180,14 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     let lab = Lab::load(&args.lab)?;
     let engine = Engine::connect().await?;
     let host = HostInfo::read(&engine.version);
-    let split = crate::cpus::split(
-        &crate::cpus::Request {
+    let split = crate::basics::cpus::split(
+        &crate::basics::cpus::Request {
             server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
             registry: "auto",
             client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
             allow_shared: false,
         },
-        &crate::cpus::online(),
+        &crate::basics::cpus::online(),
     )?;
     let (server_cpus, client_cpus) = (split.server, split.client);
     let stamp = time::OffsetDateTime::now_utc()
@@ -196,7 +196,7 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
         ))
         .expect("static format");
     let run_id = format!("bench-{stamp}-{}", std::process::id());
-    crate::docker::set_current_run(&run_id);
+    crate::engine::docker::set_current_run(&run_id);
     let (out, temporary) = match &args.out {
         Some(dir) => (dir.clone(), false),
         None => (std::env::temp_dir().join(format!("rpclab-{run_id}")), true),
@@ -388,7 +388,7 @@ impl Bench<'_> {
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
-                confinement: &crate::confine::Policy::echo(),
+                confinement: &crate::basics::confine::Policy::echo(),
             })
             .await?;
         eprintln!(

@@ -3,8 +3,8 @@
 //! claim with the measurement ([`crate::report::reproduction`]).
 
 use crate::report::reproduction::{compare, render};
-use crate::run::{self, RunOptions};
-use crate::seeds::Seed;
+use crate::engine::run::{self, RunOptions};
+use crate::definitions::seeds::Seed;
 use anyhow::{bail, Result};
 use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};
@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 /// What `lab reproduce` was asked for.
 pub struct ReproduceOptions {
     pub profile: Option<String>,
-    pub cpus: crate::cpus::CpuArgs,
+    pub cpus: crate::basics::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
-    /// `None`: the profile's default ([`crate::lab::Profile::default_results_dir`]).
+    /// `None`: the profile's default ([`crate::definitions::lab::Profile::default_results_dir`]).
     pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     pub port_wait_s: u64,
     /// Which engine runs each role.
-    pub hosts: crate::hosts::HostArgs,
+    pub hosts: crate::definitions::hosts::HostArgs,
     /// Seed of the rounds' order; `None`: from the clock (recorded).
     pub rounds_seed: Option<u64>,
 }
@@ -47,7 +47,7 @@ pub async fn reproduce(root: &Path, ids: Vec<String>, opts: ReproduceOptions) ->
 
 async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result<()> {
     let seed = Seed::load(root, id)?;
-    let manifests = crate::manifest::load_all(root)?;
+    let manifests = crate::definitions::manifest::load_all(root)?;
     let systems = seed.resolve(&manifests);
     let reproduction = seed.reproduction(systems.clone());
     let variants = Seed::variants_run(&systems);
@@ -150,11 +150,11 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
     }
     // Decided once, here, and stored: every rendering prints these verdicts.
     crate::report::verdicts::fill(&run.results, &mut reproduction);
-    reproduction.verdicts_by = Some(crate::host::decider(root));
+    reproduction.verdicts_by = Some(crate::basics::host::decider(root));
     let cmp = compare(&run.results, &reproduction);
     run.results.reproduction = Some(reproduction);
-    crate::snapshot::write_results(&run.snapshot, &run.results)?;
-    crate::outcome::publish(&run)?;
+    crate::store::snapshot::write_results(&run.snapshot, &run.results)?;
+    crate::cli::outcome::publish(&run)?;
     println!("{}", render(&cmp, false));
     eprintln!(
         "report: {} (charts in {})",

@@ -9,12 +9,12 @@
 //! image builds (mostly downloads) overlap with compiling (CPU); a user can
 //! run it to warm a machine before a long run.
 
-use crate::engines::Engines;
-use crate::host;
-use crate::hosts::{HostArgs, Roles};
-use crate::images::Builder;
-use crate::lab::{Build, Lab};
-use crate::manifest::{Manifest, Registry, Variant};
+use crate::engine::engines::Engines;
+use crate::basics::host;
+use crate::definitions::hosts::{HostArgs, Roles};
+use crate::engine::images::Builder;
+use crate::definitions::lab::{Build, Lab};
+use crate::definitions::manifest::{Manifest, Registry, Variant};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -36,13 +36,13 @@ pub async fn build(root: &Path, opts: BuildOptions) -> Result<()> {
     }
     let profile_name = opts.profile.unwrap_or_else(|| lab.def.profile.clone());
     let profile = lab.profile(&profile_name)?.clone();
-    let manifests = crate::manifest::load_all(root)?;
+    let manifests = crate::definitions::manifest::load_all(root)?;
     let only = if opts.only.is_empty() {
         lab.def.servers.clone()
     } else {
         opts.only
     };
-    let selected = crate::manifest::select(&manifests, &only)?;
+    let selected = crate::definitions::manifest::select(&manifests, &only)?;
     let roles = Roles::resolve(&lab.def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
     let engines = Engines::connect(&roles).await?;
 

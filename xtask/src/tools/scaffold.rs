@@ -12,7 +12,7 @@
 //! presented as a new framework. A protocol no folder speaks gets a
 //! template folder whose Dockerfile fails until it is written.
 
-use crate::manifest::{self, Manifest};
+use crate::definitions::manifest::{self, Manifest};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};

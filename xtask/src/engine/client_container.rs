@@ -5,13 +5,13 @@
 //! Shared by `lab run` and `bench client`, so that both measure with the
 //! client exactly the same way.
 
-use crate::confine;
-use crate::cost;
-use crate::docker::{ContainerSpec, Engine};
-use crate::host_load;
-use crate::hosts::Endpoint;
-use crate::images;
-use crate::progress;
+use crate::basics::confine;
+use crate::engine::cost;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::host_load;
+use crate::definitions::hosts::Endpoint;
+use crate::engine::images;
+use crate::basics::progress;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;
@@ -168,7 +168,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         for line in chunk.lines() {
             if line.starts_with(runner::PHASE_MARKER) {
                 continue;
-            } else if let Some(p) = line.strip_prefix("rpclab-progress:") {
+            } else if let Some(p) = line.strip_prefix(runner::PROGRESS_MARKER) {
                 bar.update(p.trim());
             } else if verbose {
                 bar.println(&format!("    {line}"));

@@ -44,7 +44,7 @@ impl Owner {
     pub fn me() -> Owner {
         let pid = std::process::id();
         Owner {
-            host: crate::host::hostname(),
+            host: crate::basics::host::hostname(),
             pid,
             started: process_start(pid).unwrap_or(0),
             boot: boot_id(),
@@ -75,7 +75,7 @@ impl Owner {
     /// Whether the process still runs (same host, same boot, same pid with
     /// the same start time).
     pub fn liveness(&self) -> Liveness {
-        if self.host != crate::host::hostname() {
+        if self.host != crate::basics::host::hostname() {
             return Liveness::Unknown;
         }
         if self.boot != boot_id() {

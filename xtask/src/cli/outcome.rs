@@ -3,14 +3,14 @@
 //! regenerate the snapshot index, and say where everything is.
 
 use crate::report;
-use crate::run::RunOutcome;
+use crate::engine::run::RunOutcome;
 use anyhow::Result;
 
 /// Renders a run's snapshot and regenerates the index of its results folder,
 /// `README.md` (an index that cannot be written is a warning). The run's
 /// own errors are [`RunOutcome::into_result`]'s.
 pub fn publish(run: &RunOutcome) -> Result<()> {
-    let name = crate::snapshot::name_of(&run.snapshot);
+    let name = crate::store::snapshot::name_of(&run.snapshot);
     report::write_all(
         &run.snapshot,
         &name,
@@ -44,8 +44,8 @@ pub fn publish(run: &RunOutcome) -> Result<()> {
              pass --results-dir {} to keep a snapshot",
             run.results_dir.display(),
             run.profile,
-            crate::lab::RESULTS_DIR,
-            crate::lab::RESULTS_DIR
+            crate::definitions::lab::RESULTS_DIR,
+            crate::definitions::lab::RESULTS_DIR
         );
     }
     Ok(())

@@ -20,7 +20,7 @@ fn bars() -> &'static MultiProgress {
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {
-        $crate::progress::println(&format!($($arg)*))
+        $crate::basics::progress::println(&format!($($arg)*))
     };
 }
 

@@ -14,8 +14,8 @@
 //! The store is data only: `summary.md`, `report.html` and `charts/` are
 //! the report's, written from these results by `report::write_all`.
 
-use crate::host::HostInfo;
-use crate::lab::LabDef;
+use crate::basics::host::HostInfo;
+use crate::definitions::lab::LabDef;
 use anyhow::{Context, Result};
 use rpclab_model::result::{Cell, Results, SCHEMA_VERSION};
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,7 @@ pub struct RunManifest {
     pub profile: String,
     /// The cargo profile the load client was compiled with (`quick` only
     /// for checks whose numbers are not read).
-    pub client_build: crate::host::ClientBuild,
+    pub client_build: crate::basics::host::ClientBuild,
     pub only: Vec<String>,
     pub host: HostInfo,
     pub cpus: CpuPinning,
@@ -49,12 +49,12 @@ pub struct RunManifest {
     /// Every machine (engine) of the run, with the roles it ran, its CPU,
     /// kernel, Docker version, clock offset and calibration.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<crate::hosts::HostRecord>,
+    pub hosts: Vec<crate::definitions::hosts::HostRecord>,
     /// Image tag → image id (on the server's engine).
     pub images: BTreeMap<String, String>,
     pub servers: Vec<ServerRecord>,
     /// How the lab's own containers were confined: `registry`, `client`.
-    pub lab_confinement: BTreeMap<String, crate::confine::Policy>,
+    pub lab_confinement: BTreeMap<String, crate::basics::confine::Policy>,
     /// Seed of the rounds' order, in a run measured in interleaved rounds
     /// (every round's order is in `results.json`, `rounds`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,7 +123,7 @@ pub struct ServerRecord {
     /// How the server's container is confined (user, capabilities, limits,
     /// read-only root, tmpfs), for the variants that run.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub confinement: Option<crate::confine::Policy>,
+    pub confinement: Option<crate::basics::confine::Policy>,
 }
 
 pub struct Snapshot {
@@ -184,7 +184,7 @@ impl Snapshot {
     pub fn push(&mut self, cell: Cell) -> Result<()> {
         self.results.cells.push(cell);
         self.results.aggregates =
-            crate::aggregate::aggregate(&self.results.cells, self.cv_threshold);
+            crate::store::aggregate::aggregate(&self.results.cells, self.cv_threshold);
         self.write_results()
     }
 
@@ -238,9 +238,9 @@ pub fn read_snapshot(dir: &Path) -> Result<Results> {
             .ok()
             .and_then(|t| toml::from_str(&t).ok())
             .unwrap_or(toml::Value::Table(Default::default()));
-        results.aggregates = crate::aggregate::aggregate(
+        results.aggregates = crate::store::aggregate::aggregate(
             &results.cells,
-            crate::aggregate::cv_threshold_of(&manifest),
+            crate::store::aggregate::cv_threshold_of(&manifest),
         );
     }
     Ok(results)

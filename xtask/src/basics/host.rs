@@ -123,6 +123,26 @@ pub fn git_state(root: &Path) -> (String, Vec<String>) {
     (sha, dirty)
 }
 
+/// The files git tracks under `dir` (a folder of `root`; committed or
+/// staged), as paths relative to `root`; None outside a git checkout. The
+/// READMEs' generated blocks are made from tracked snapshots only, so that a
+/// user's own uncommitted run never makes the committed README stale.
+pub fn tracked_files(root: &Path, dir: &str) -> Option<std::collections::BTreeSet<PathBuf>> {
+    let out = Command::new("git")
+        .args(["ls-files", "-z", "--", dir])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    Some(
+        out.stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+            .collect(),
+    )
+}
+
 /// Where `rpclab-echo` is in the client image (the gRPC echo server the
 /// benchmarks measure the client against).
 pub const ECHO_BINARY: &str = "/usr/local/bin/rpclab-echo";

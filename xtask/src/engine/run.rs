@@ -11,17 +11,17 @@
 //! anything a command adds to the results, such as a reproduction's
 //! published figures.
 
-use crate::client_container::{self, ClientCell, ClientRun};
-use crate::cpus;
-use crate::docker::{ContainerSpec, Engine};
-use crate::engines::{self, Engines};
-use crate::host::{self, HostInfo};
-use crate::hosts::{HostArgs, HostRecord, Roles};
-use crate::lab::{Lab, Profile, Scenario};
-use crate::manifest::{Manifest, Registry, Variant};
-use crate::readiness;
-use crate::registry;
-use crate::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
+use crate::engine::client_container::{self, ClientCell, ClientRun};
+use crate::basics::cpus;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::engines::{self, Engines};
+use crate::basics::host::{self, HostInfo};
+use crate::definitions::hosts::{HostArgs, HostRecord, Roles};
+use crate::definitions::lab::{Lab, Profile, Scenario};
+use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::engine::readiness;
+use crate::engine::registry;
+use crate::store::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Result};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
@@ -36,10 +36,10 @@ pub struct RunOptions {
     pub lab: PathBuf,
     pub only: Vec<String>,
     pub profile: Option<String>,
-    pub cpus: crate::cpus::CpuArgs,
+    pub cpus: crate::basics::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
     /// Where snapshots go; `None`: the profile's default
-    /// ([`crate::lab::Profile::default_results_dir`]).
+    /// ([`crate::definitions::lab::Profile::default_results_dir`]).
     pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     /// Run only these (server, variant) pairs; empty: every variant of the
@@ -128,13 +128,13 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         .unwrap_or_else(|| lab.def.profile.clone());
     let profile = lab.profile(&profile_name)?.clone();
     lab.def.profile = profile_name.clone();
-    let manifests = crate::manifest::load_all(root)?;
+    let manifests = crate::definitions::manifest::load_all(root)?;
     let only = if opts.only.is_empty() {
         lab.def.servers.clone()
     } else {
         opts.only.clone()
     };
-    let selected = crate::manifest::select(&manifests, &only)?;
+    let selected = crate::definitions::manifest::select(&manifests, &only)?;
     // CPU sets are checked before anything starts: no snapshot, no build.
     let split = cpus::split(
         &cpus::Request {
@@ -176,7 +176,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     // Containers of a killed run are removed; a live run is refused.
     for (engine, _) in engines.distinct() {
         claim_engine(engine).await?;
-        crate::docker::add_run_engine(engine);
+        crate::engine::docker::add_run_engine(engine);
     }
     let host = HostInfo::read(&engines.server.version);
     let (sha, dirty) = host::git_state(root);
@@ -187,7 +187,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         ))
         .expect("static format");
     let run_id = format!("{stamp}-{}", std::process::id());
-    crate::docker::set_current_run(&run_id);
+    crate::engine::docker::set_current_run(&run_id);
     let scratch = opts.results_dir.is_none() && profile.scratch;
     let results_dir = opts
         .results_dir
@@ -228,10 +228,10 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         host_load: None,
         rounds_seed: profile
             .rounds
-            .map(|_| opts.rounds_seed.unwrap_or_else(crate::rounds::fresh_seed)),
+            .map(|_| opts.rounds_seed.unwrap_or_else(crate::engine::rounds::fresh_seed)),
         lab_confinement: BTreeMap::from([
-            ("registry".to_owned(), crate::confine::Policy::registry()),
-            ("client".to_owned(), crate::confine::Policy::client()),
+            ("registry".to_owned(), crate::basics::confine::Policy::registry()),
+            ("client".to_owned(), crate::basics::confine::Policy::client()),
         ]),
         lab: lab.def.clone(),
     };
@@ -271,7 +271,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     if let Err(e) = &outcome {
         snapshot.error(format!("{e:#}"))?;
     }
-    manifest.host_load = crate::host_load::summarise(&snapshot.results.cells);
+    manifest.host_load = crate::engine::host_load::summarise(&snapshot.results.cells);
     if let Some(h) = &manifest.host_load {
         if h.busy_windows > 0 {
             eprintln!(
@@ -312,10 +312,10 @@ struct Running<'a> {
 
 /// Makes the engine this run's: removes what runs whose orchestrator is
 /// gone left behind (one line each), and refuses to go on while another run
-/// is alive or cannot be judged (see [`crate::owner`]).
+/// is alive or cannot be judged (see [`crate::basics::owner`]).
 async fn claim_engine(engine: &Engine) -> Result<()> {
     let containers = engine.lab_containers(None).await?;
-    let stale = crate::owner::stale_runs(containers.iter().map(|c| crate::owner::Seen {
+    let stale = crate::basics::owner::stale_runs(containers.iter().map(|c| crate::basics::owner::Seen {
         id: &c.id,
         name: &c.name,
         run: &c.run,
@@ -343,7 +343,7 @@ struct RunContext<'a> {
     variants: &'a [(String, String)],
     port_wait_s: u64,
     /// Cells done out of the run's total, once the total is known.
-    bar: std::sync::OnceLock<crate::progress::RunBar>,
+    bar: std::sync::OnceLock<crate::basics::progress::RunBar>,
     /// Seconds the client's clock is ahead of the orchestrator's, once
     /// measured (0 when the client shares the orchestrator's machine).
     client_clock_offset_s: std::sync::OnceLock<f64>,
@@ -374,7 +374,7 @@ impl RunContext<'_> {
         let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
         // Every image is built on each engine that runs it (docs/multi-host.md,
         // "Images on each engine"); the server's engine comes first.
-        let mut builders = crate::prebuild::chains(
+        let mut builders = crate::engine::prebuild::chains(
             self.engines,
             self.root,
             &self.lab.def.build,
@@ -441,7 +441,7 @@ impl RunContext<'_> {
                 }
                 if record.not_run.is_none() {
                     ran_one = true;
-                    record.confinement = Some(crate::confine::Policy::server(
+                    record.confinement = Some(crate::basics::confine::Policy::server(
                         &m.confinement,
                         &m.jvm_flags,
                     )?);
@@ -466,7 +466,7 @@ impl RunContext<'_> {
             "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
             self.cpus.server, self.cpus.client
         );
-        let calibration = crate::calibration::measure(
+        let calibration = crate::engine::calibration::measure(
             &self.engines.server,
             &self.engines.client,
             self.run_id,
@@ -549,7 +549,7 @@ impl RunContext<'_> {
             );
         }
         let cells: usize = runnable.iter().map(|(_, v, _)| self.cells_of(v)).sum();
-        let _ = self.bar.set(crate::progress::RunBar::new(cells as u64));
+        let _ = self.bar.set(crate::basics::progress::RunBar::new(cells as u64));
         if let Some(policy) = self.profile.rounds {
             return self.run_rounds(&runnable, policy, snapshot, manifest).await;
         }
@@ -565,19 +565,19 @@ impl RunContext<'_> {
 
     /// An interleaved run (a profile with `rounds`): one registry for all,
     /// every variant started on its own port and primed, then each scenario
-    /// level measured in rounds (see [`crate::rounds`]).
+    /// level measured in rounds (see [`crate::engine::rounds`]).
     async fn run_rounds(
         &self,
         runnable: &[(&Manifest, &Variant, usize)],
-        policy: crate::lab::RoundsPolicy,
+        policy: crate::definitions::lab::RoundsPolicy,
         snapshot: &mut Snapshot,
         manifest: &mut RunManifest,
     ) -> Result<()> {
-        let reserved: std::collections::BTreeSet<u16> = crate::manifest::load_all(self.root)?
+        let reserved: std::collections::BTreeSet<u16> = crate::definitions::manifest::load_all(self.root)?
             .iter()
             .map(|m| m.port)
             .collect();
-        let ports = crate::rounds::ports(
+        let ports = crate::engine::rounds::ports(
             &runnable
                 .iter()
                 .map(|(m, _, _)| (m.name.as_str(), m.port))
@@ -629,7 +629,7 @@ impl RunContext<'_> {
         runnable: &[(&Manifest, &Variant, usize)],
         ports: &[u16],
         registry: Option<&registry::RunningRegistry>,
-        policy: crate::lab::RoundsPolicy,
+        policy: crate::definitions::lab::RoundsPolicy,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let mut live: Vec<Live> = Vec::new();
@@ -642,7 +642,7 @@ impl RunContext<'_> {
                 }
             }
         }
-        let mut rng = crate::rounds::SplitMix64::new(self.rounds_seed);
+        let mut rng = crate::engine::rounds::SplitMix64::new(self.rounds_seed);
         snapshot.results.rounds = Some(rpclab_model::result::Rounds {
             seed: self.rounds_seed,
             min: policy.min,
@@ -673,8 +673,8 @@ impl RunContext<'_> {
         scenario: &Scenario,
         level: u32,
         registry: Option<&str>,
-        policy: crate::lab::RoundsPolicy,
-        rng: &mut crate::rounds::SplitMix64,
+        policy: crate::definitions::lab::RoundsPolicy,
+        rng: &mut crate::engine::rounds::SplitMix64,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let mut round = 1;
@@ -932,7 +932,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
-                confinement: &crate::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                confinement: &crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
             })
             .await
     }
@@ -1074,7 +1074,7 @@ impl RunContext<'_> {
         )
         .await?;
         let warmup = report.warmup.clone().unwrap_or_default();
-        crate::progress::println(&format!(
+        crate::basics::progress::println(&format!(
             "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed",
             warmup.seconds,
             match (self.profile.steady_intervals, warmup.steady) {
@@ -1191,7 +1191,7 @@ impl RunContext<'_> {
             host_load.as_ref(),
             self.cpus,
         );
-        crate::progress::println(&format!(
+        crate::basics::progress::println(&format!(
             "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed{}",
             report.throughput_per_s,
             report.latency_us.p99 / 1e3,
@@ -1227,7 +1227,7 @@ impl RunContext<'_> {
             latency_us: report.latency_us,
             server_cost,
             client_cost: report.client_cost,
-            client_bound: judged.client_bound,
+            client_bound: None,
             registry_cost,
             limit: Some(judged.limit),
             flags: judged.flags,
@@ -1267,8 +1267,6 @@ pub const BUSY_LIMIT: f64 = 0.9;
 struct Judged {
     limit: Limit,
     flags: Vec<CellFlag>,
-    /// The client-bound flag in words (kept for readers of `client_bound`).
-    client_bound: Option<String>,
 }
 
 /// Which side's cores were the limit, and every flag of the cell.
@@ -1302,54 +1300,17 @@ fn judge(
         Load::Closed(_) => client_busy.is_some_and(|b| b >= BUSY_LIMIT),
     };
     let server_limited = server_set_busy.is_some_and(|b| b >= BUSY_LIMIT);
-    let pct = |b: Option<f64>| b.map_or("?".to_owned(), |b| format!("{:.0} %", b * 100.0));
     // A server set that was nearly all busy is the server's capacity on
     // those cores, whatever the client's share: seed 001's client-bound
     // cells had their servers 91-98 % busy, and counting them as lower
-    // bounds threw away the figure the post was about.
-    let (side, note) = if server_limited {
-        (
-            LimitSide::Server,
-            format!(
-                "the server's CPU set was the limit: {} of its {server_cores} core(s) busy{} (the client {} of its {client_cores})",
-                pct(server_set_busy),
-                if registry_on_server_cpus.is_some() {
-                    " (server and registry)"
-                } else {
-                    ""
-                },
-                pct(client_busy)
-            ),
-        )
+    // bounds threw away the figure the post was about. The cell keeps the
+    // facts (side, both shares, threshold); the report words them.
+    let side = if server_limited {
+        LimitSide::Server
     } else if client_limited {
-        let why = match late {
-            Some(p99) => format!(
-                "calls went out late (send lag p99 {:.2} ms > {:.1} ms)",
-                p99 / 1e3,
-                OPEN_LOOP_LAG_LIMIT_US / 1e3
-            ),
-            None => format!(
-                "the client kept {} of its {client_cores} core(s) busy",
-                pct(client_busy)
-            ),
-        };
-        (
-            LimitSide::Client,
-            format!(
-                "≥ {:.0} calls/s: the client was the limit ({why}); the server used {} of its {server_cores} core(s)",
-                report.throughput_per_s,
-                pct(server_busy)
-            ),
-        )
+        LimitSide::Client
     } else {
-        (
-            LimitSide::Neither,
-            format!(
-                "neither side's cores were the limit (server {}, client {} busy): latency, locks or the load's shape set the rate",
-                pct(server_busy),
-                pct(client_busy)
-            ),
-        )
+        LimitSide::Neither
     };
     let mut flags = Vec::new();
     if let Some(w) = &report.warmup {
@@ -1368,17 +1329,15 @@ fn judge(
     if cpus.shared {
         flags.push(CellFlag::SharedCpus);
     }
-    if host_load.is_some_and(crate::host_load::host_busy) {
+    if host_load.is_some_and(crate::engine::host_load::host_busy) {
         flags.push(CellFlag::HostBusy);
     }
     Judged {
-        client_bound: (side == LimitSide::Client).then(|| note.clone()),
         limit: Limit {
             side,
             server_busy,
             client_busy,
             threshold: BUSY_LIMIT,
-            note,
         },
         flags,
     }
@@ -1473,12 +1432,8 @@ mod tests {
         );
         assert_eq!(j.limit.side, LimitSide::Client);
         assert_eq!(j.flags, vec![CellFlag::ClientBound]);
-        let note = j.client_bound.unwrap();
-        assert!(
-            note.starts_with("≥ 200 calls/s: the client was the limit"),
-            "{note}"
-        );
-        assert!(note.contains("the server used 50 %"), "{note}");
+        assert_eq!(j.limit.server_busy, Some(0.5));
+        assert_eq!(j.limit.client_busy, Some(0.95));
 
         let j = judge(
             &report(0.5, 1000, true),
@@ -1489,7 +1444,6 @@ mod tests {
         );
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
-        assert!(j.client_bound.is_none());
 
         // Both saturated: the server's set was full, so the figure is its
         // capacity on those cores, and both shares are kept.
@@ -1503,14 +1457,14 @@ mod tests {
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
         assert_eq!(j.limit.client_busy, Some(0.99));
-        assert!(j.limit.note.contains("the client 99 %"), "{}", j.limit.note);
+        assert_eq!(j.limit.server_busy, Some(0.95));
     }
 
     #[test]
     fn a_window_another_process_shared_is_flagged_host_busy() {
         let load = |other: f64| HostLoad {
             other_client_cores: other,
-            threshold_cores: crate::host_load::THRESHOLD_CORES,
+            threshold_cores: crate::engine::host_load::THRESHOLD_CORES,
             ..HostLoad::default()
         };
         let j = judge(

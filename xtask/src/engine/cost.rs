@@ -13,7 +13,7 @@
 //! microseconds and no CPU on the measured cores. Otherwise (a remote
 //! engine, say) they come from the engine's stats API.
 
-use crate::docker::Engine;
+use crate::engine::docker::Engine;
 use anyhow::{Context, Result};
 use bollard::query_parameters::StatsOptionsBuilder;
 use futures_util::StreamExt;

@@ -6,10 +6,10 @@
 //! with a real ZooKeeper request (a session and a `getChildren`), and
 //! removed with the server.
 
-use crate::docker::{ContainerSpec, Engine};
-use crate::host;
-use crate::images;
-use crate::manifest::Registry;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::basics::host;
+use crate::engine::images;
+use crate::definitions::manifest::Registry;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 
@@ -58,7 +58,7 @@ pub async fn start(
             cmd: None,
             cpuset: cpus,
             binds: Vec::new(),
-            confinement: &crate::confine::Policy::registry(),
+            confinement: &crate::basics::confine::Policy::registry(),
         })
         .await?;
     let registry = RunningRegistry { id, kind };

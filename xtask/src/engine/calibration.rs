@@ -6,8 +6,8 @@
 //! The figures go into `manifest.toml`; `lab compare` reads them to warn
 //! when two snapshots come from hosts of different speed and to normalise.
 
-use crate::docker::{ContainerSpec, Engine};
-use crate::images;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::images;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{Calibration, CalibrationFigures};
 
@@ -83,7 +83,7 @@ async fn one(
             cpuset,
             binds: Vec::new(),
             // The client image, confined as the client is.
-            confinement: &crate::confine::Policy::client(),
+            confinement: &crate::basics::confine::Policy::client(),
         })
         .await?;
     let code = engine.wait(&id).await;

@@ -15,9 +15,9 @@
 //! client machine's offset before the two are put together (see
 //! docs/methodology.md, "Time across hosts").
 
-use crate::docker::{ContainerSpec, Engine};
-use crate::hosts::{ClockOffset, HostRecord, Roles};
-use crate::images;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::definitions::hosts::{ClockOffset, HostRecord, Roles};
+use crate::engine::images;
 use anyhow::{Context, Result};
 use std::time::SystemTime;
 
@@ -161,7 +161,7 @@ async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
             cmd: Some(vec!["grep -m1 '^model name' /proc/cpuinfo || true".into()]),
             cpuset: "0",
             binds: Vec::new(),
-            confinement: &crate::confine::Policy::client(),
+            confinement: &crate::basics::confine::Policy::client(),
         })
         .await?;
     let code = engine.wait(&id).await;
@@ -184,7 +184,7 @@ fn short(identity: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hosts::Endpoint;
+    use crate::definitions::hosts::Endpoint;
 
     fn engines(server: &str, registry: &str, client: &str) -> Engines {
         let e =

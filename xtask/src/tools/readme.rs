@@ -9,10 +9,10 @@
 //! server folder, a new snapshot or a changed profile cannot leave the
 //! READMEs behind (a test runs the check).
 
-use crate::manifest::Manifest;
+use crate::definitions::manifest::Manifest;
 use crate::report::reproduction::{compare, pair_measured_text, ClaimOutcome};
 use crate::report::verdicts::published_text;
-use crate::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
+use crate::definitions::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -80,8 +80,8 @@ pub fn render(manifests: &[Manifest]) -> String {
             m.framework,
             m.protocol,
             match m.registry {
-                crate::manifest::Registry::None => "none",
-                crate::manifest::Registry::Zookeeper => "ZooKeeper",
+                crate::definitions::manifest::Registry::None => "none",
+                crate::definitions::manifest::Registry::Zookeeper => "ZooKeeper",
             },
             names.len(),
             m.variants.len(),
@@ -138,15 +138,27 @@ fn claim_row(seed: &str, link: &str, c: &ClaimOutcome) -> String {
     )
 }
 
-/// The claims table: for every seed, the newest reproduction snapshot
-/// under `results_dir` (a folder of `root`), one row per claim.
+/// The claims table: for every seed, the newest reproduction snapshot that
+/// git tracks under `results_dir` (a folder of `root`), one row per claim.
 pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
     let dir = root.join(results_dir);
     let mut newest: Vec<(String, PathBuf)> = Vec::new();
+    // Only what git tracks: a run the user has not committed changes nothing
+    // here (outside a git checkout, every snapshot counts).
+    let tracked = crate::basics::host::tracked_files(root, results_dir);
+    let is_tracked = |snapshot: &Path| {
+        tracked.as_ref().is_none_or(|t| {
+            let name = crate::store::snapshot::name_of(snapshot);
+            t.contains(&Path::new(results_dir).join(name).join("results.json"))
+        })
+    };
     if dir.is_dir() {
         // Snapshot names start with their UTC time: the last one of a seed is its newest.
         for snapshot in crate::report::index::snapshots(&dir)? {
-            let results = crate::snapshot::read_results(&snapshot)?;
+            if !is_tracked(&snapshot) {
+                continue;
+            }
+            let results = crate::store::snapshot::read_results(&snapshot)?;
             if let Some(r) = &results.reproduction {
                 match newest.iter_mut().find(|(s, _)| s == &r.seed) {
                     Some(entry) => entry.1 = snapshot.clone(),
@@ -167,13 +179,13 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
             "| seed | claim | published ratio | measured ratio [interval] | verdict | report |\n| --- | --- | --- | --- | --- | --- |\n",
         );
         for (seed, snapshot) in &newest {
-            let results = crate::snapshot::read_snapshot(snapshot)?;
+            let results = crate::store::snapshot::read_snapshot(snapshot)?;
             let r = results
                 .reproduction
                 .clone()
                 .context("a reproduction snapshot without its reproduction")?;
             let cmp = compare(&results, &r);
-            let name = crate::snapshot::name_of(snapshot);
+            let name = crate::store::snapshot::name_of(snapshot);
             let link = format!("{results_dir}/{name}/report.html");
             for c in &cmp.claims {
                 out.push_str(&claim_row(seed, &link, c));
@@ -186,8 +198,8 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
 
 /// The time budget of every seed under the `reproduce` profile.
 pub fn budgets(root: &Path) -> Result<Vec<Budget>> {
-    let manifests = crate::manifest::load_all(root)?;
-    crate::seeds::list(root)?
+    let manifests = crate::definitions::manifest::load_all(root)?;
+    crate::definitions::seeds::list(root)?
         .iter()
         .map(|id| Seed::load(root, id)?.budget(REPRODUCE_PROFILE, &manifests))
         .collect()
@@ -244,8 +256,8 @@ fn splice(text: &str, block: &Block, fresh: &str) -> Result<String> {
 /// Rewrites every block, or with `check` fails when one is stale.
 pub fn run(root: &Path, check: bool) -> Result<()> {
     let generated = [
-        (&SERVERS, render(&crate::manifest::load_all(root)?)),
-        (&CLAIMS, render_claims(root, crate::lab::RESULTS_DIR)?),
+        (&SERVERS, render(&crate::definitions::manifest::load_all(root)?)),
+        (&CLAIMS, render_claims(root, crate::definitions::lab::RESULTS_DIR)?),
         (&BUDGET, render_budget(&budgets(root)?)),
     ];
     let mut stale = Vec::new();
@@ -344,7 +356,7 @@ mod tests {
             snap.join("results.json"),
         )
         .unwrap();
-        let results = crate::snapshot::read_snapshot(&snap).unwrap();
+        let results = crate::store::snapshot::read_snapshot(&snap).unwrap();
         let r = results
             .reproduction
             .clone()
@@ -354,6 +366,40 @@ mod tests {
             .lines()
             .filter(|l| l.starts_with(&format!("| {} |", r.seed)));
         assert_eq!(rows.count(), r.claims.len(), "{text}");
+        assert!(
+            text.contains("results/20260101T000000Z-test-0000000/report.html#claim-"),
+            "{text}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_snapshot_git_does_not_track_leaves_the_claims_table_as_it_is() {
+        // In a git checkout, a user's own reproduction, not yet added, is not
+        // in the table (README.md stays current for the tests); once added, it is.
+        let dir = tempfile_dir("claims-untracked");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap()
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        let snap = dir.join("results").join("20260101T000000Z-test-0000000");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+            snap.join("results.json"),
+        )
+        .unwrap();
+        let text = render_claims(&dir, "results").unwrap();
+        assert!(text.contains("No reproduction snapshot"), "{text}");
+        git(&["add", "results"]);
+        let text = render_claims(&dir, "results").unwrap();
         assert!(
             text.contains("results/20260101T000000Z-test-0000000/report.html#claim-"),
             "{text}"

@@ -2,7 +2,7 @@
 //! succeeds, not when its port opens (a JVM listens long before its RPC
 //! stack can serialise the contract's types).
 
-use crate::docker::Engine;
+use crate::engine::docker::Engine;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;

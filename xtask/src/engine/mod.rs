@@ -1,0 +1,21 @@
+//! The engine: a run on Docker, over its API only (`bollard`). It builds
+//! the images a lab needs ([`images`], [`prebuild`]), starts every server,
+//! its registry and the load client pinned to their CPU sets ([`run`],
+//! [`rounds`], [`registry`], [`readiness`], [`client_container`]) on the
+//! engines of each role ([`engines`], [`docker`]), and measures what a cell
+//! cost and what the host did beside it ([`cost`], [`host_load`],
+//! [`calibration`]). It returns results and knows nothing of how they are
+//! rendered: the report layer is beside it, not below.
+
+pub mod calibration;
+pub mod client_container;
+pub mod cost;
+pub mod docker;
+pub mod engines;
+pub mod host_load;
+pub mod images;
+pub mod prebuild;
+pub mod readiness;
+pub mod registry;
+pub mod rounds;
+pub mod run;
