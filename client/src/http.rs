@@ -35,9 +35,9 @@
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
 use crate::reference::{self, ReferenceReply};
-use bytes::{Bytes, BytesMut};
 use ::http::header::HeaderValue;
 use ::http::StatusCode;
+use bytes::{Bytes, BytesMut};
 use rpclab_model::contract::{Call, Operation, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

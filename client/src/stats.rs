@@ -299,7 +299,12 @@ mod tests {
         let text = String::from_utf8(log.clone()).unwrap();
         assert!(text.contains("#[Histogram log format version 1.3]"));
         assert!(text.contains("\"StartTimestamp\",\"Interval_Length\""));
-        for line in ["#test\n", "#[StartTime: ", "#[BaseTime: ", "#[MaxValueDivisor: 1000.000]"] {
+        for line in [
+            "#test\n",
+            "#[StartTime: ",
+            "#[BaseTime: ",
+            "#[MaxValueDivisor: 1000.000]",
+        ] {
             assert_eq!(text.matches(line).count(), 1, "{line:?} once in:\n{text}");
         }
         let legend = text.find("\"StartTimestamp\"").unwrap();

@@ -892,7 +892,10 @@ fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_ro
     let killed = kill_lab_container("2.6-kryo");
     let status = run.wait().unwrap();
     let log = std::fs::read_to_string(&log_path).unwrap();
-    assert!(!status.success(), "a run that lost a server must fail:\n{log}");
+    assert!(
+        !status.success(),
+        "a run that lost a server must fail:\n{log}"
+    );
     assert!(log.contains("the run finished with errors"), "{log}");
     assert!(
         log.contains("server dubbo-2.6 exited with code") || log.contains("dubbo-2.6/2.6-kryo"),

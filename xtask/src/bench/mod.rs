@@ -28,12 +28,12 @@
 
 mod peers;
 
+use crate::basics::host::{self, HostInfo};
+use crate::definitions::lab::Lab;
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
-use crate::basics::host::{self, HostInfo};
 use crate::engine::images::{self, Builder};
-use crate::definitions::lab::Lab;
 use crate::engine::readiness;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};

@@ -33,12 +33,12 @@
 //! taken round by round (the tools of a round ran back to back) and the
 //! table gives the median of those ratios with their range.
 
-use crate::engine::cost;
-use crate::engine::docker::{ContainerSpec, Engine};
 use crate::basics::host::{self, HostInfo};
-use crate::engine::images::{self, Builder};
 use crate::definitions::lab::Lab;
 use crate::definitions::manifest::{Manifest, Variant};
+use crate::engine::cost;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
@@ -490,7 +490,8 @@ async fn start_server(
         }
     };
     host::check_port_free(port, &name)?;
-    let entrypoint = (kind == Kind::Grpc).then(|| vec![crate::basics::host::ECHO_BINARY.to_owned()]);
+    let entrypoint =
+        (kind == Kind::Grpc).then(|| vec![crate::basics::host::ECHO_BINARY.to_owned()]);
     let id = engine
         .start(ContainerSpec {
             name: format!("rpclab-peers-{}-{run_id}", kind.name()),

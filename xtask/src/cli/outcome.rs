@@ -2,8 +2,8 @@
 //! snapshot's rendered files ([`report::write_all`]), print its tables,
 //! regenerate the snapshot index, and say where everything is.
 
-use crate::report;
 use crate::engine::run::RunOutcome;
+use crate::report;
 use anyhow::Result;
 
 /// Renders a run's snapshot and regenerates the index of its results folder,

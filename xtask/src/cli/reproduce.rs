@@ -2,9 +2,9 @@
 //! variants only), then print the comparison of every published figure and
 //! claim with the measurement ([`crate::report::reproduction`]).
 
-use crate::report::reproduction::{compare, render};
-use crate::engine::run::{self, RunOptions};
 use crate::definitions::seeds::Seed;
+use crate::engine::run::{self, RunOptions};
+use crate::report::reproduction::{compare, render};
 use anyhow::{bail, Result};
 use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};

@@ -6,12 +6,12 @@
 //! client exactly the same way.
 
 use crate::basics::confine;
+use crate::basics::progress;
+use crate::definitions::hosts::Endpoint;
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::host_load;
-use crate::definitions::hosts::Endpoint;
 use crate::engine::images;
-use crate::basics::progress;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;

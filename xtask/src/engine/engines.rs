@@ -15,8 +15,8 @@
 //! client machine's offset before the two are put together (see
 //! docs/methodology.md, "Time across hosts").
 
-use crate::engine::docker::{ContainerSpec, Engine};
 use crate::definitions::hosts::{ClockOffset, HostRecord, Roles};
+use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images;
 use anyhow::{Context, Result};
 use std::time::SystemTime;

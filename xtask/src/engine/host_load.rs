@@ -14,9 +14,9 @@
 //! server and the client run on this kernel (their engines are local and
 //! the server's cgroup is visible here), else the cell has none.
 
-use crate::store::aggregate::median;
-use crate::engine::cost;
 use crate::basics::cpus::CpuSet;
+use crate::engine::cost;
+use crate::store::aggregate::median;
 use crate::store::snapshot::HostLoadSummary;
 use anyhow::Result;
 use rpclab_model::result::{Cell, HostLoad};

@@ -21,10 +21,10 @@
 //! imports the root filesystem through the API, so nothing ever needs to be
 //! pulled.
 
-use crate::engine::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
 use crate::basics::host::StaticBinaries;
 use crate::definitions::lab::Build;
 use crate::definitions::manifest::{Manifest, Variant};
+use crate::engine::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};

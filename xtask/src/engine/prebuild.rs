@@ -9,12 +9,12 @@
 //! image builds (mostly downloads) overlap with compiling (CPU); a user can
 //! run it to warm a machine before a long run.
 
-use crate::engine::engines::Engines;
 use crate::basics::host;
 use crate::definitions::hosts::{HostArgs, Roles};
-use crate::engine::images::Builder;
 use crate::definitions::lab::{Build, Lab};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::engine::engines::Engines;
+use crate::engine::images::Builder;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 

@@ -6,10 +6,10 @@
 //! with a real ZooKeeper request (a session and a `getChildren`), and
 //! removed with the server.
 
-use crate::engine::docker::{ContainerSpec, Engine};
 use crate::basics::host;
-use crate::engine::images;
 use crate::definitions::manifest::Registry;
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::images;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 

@@ -11,14 +11,14 @@
 //! anything a command adds to the results, such as a reproduction's
 //! published figures.
 
-use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::basics::cpus;
-use crate::engine::docker::{ContainerSpec, Engine};
-use crate::engine::engines::{self, Engines};
 use crate::basics::host::{self, HostInfo};
 use crate::definitions::hosts::{HostArgs, HostRecord, Roles};
 use crate::definitions::lab::{Lab, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::engine::client_container::{self, ClientCell, ClientRun};
+use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::engines::{self, Engines};
 use crate::engine::readiness;
 use crate::engine::registry;
 use crate::store::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
@@ -226,12 +226,19 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         images: BTreeMap::new(),
         servers: Vec::new(),
         host_load: None,
-        rounds_seed: profile
-            .rounds
-            .map(|_| opts.rounds_seed.unwrap_or_else(crate::engine::rounds::fresh_seed)),
+        rounds_seed: profile.rounds.map(|_| {
+            opts.rounds_seed
+                .unwrap_or_else(crate::engine::rounds::fresh_seed)
+        }),
         lab_confinement: BTreeMap::from([
-            ("registry".to_owned(), crate::basics::confine::Policy::registry()),
-            ("client".to_owned(), crate::basics::confine::Policy::client()),
+            (
+                "registry".to_owned(),
+                crate::basics::confine::Policy::registry(),
+            ),
+            (
+                "client".to_owned(),
+                crate::basics::confine::Policy::client(),
+            ),
         ]),
         lab: lab.def.clone(),
     };
@@ -315,12 +322,13 @@ struct Running<'a> {
 /// is alive or cannot be judged (see [`crate::basics::owner`]).
 async fn claim_engine(engine: &Engine) -> Result<()> {
     let containers = engine.lab_containers(None).await?;
-    let stale = crate::basics::owner::stale_runs(containers.iter().map(|c| crate::basics::owner::Seen {
-        id: &c.id,
-        name: &c.name,
-        run: &c.run,
-        labels: &c.labels,
-    }))?;
+    let stale =
+        crate::basics::owner::stale_runs(containers.iter().map(|c| crate::basics::owner::Seen {
+            id: &c.id,
+            name: &c.name,
+            run: &c.run,
+            labels: &c.labels,
+        }))?;
     for run in stale {
         eprintln!("{}", run.message());
         for id in &run.ids {
@@ -549,7 +557,9 @@ impl RunContext<'_> {
             );
         }
         let cells: usize = runnable.iter().map(|(_, v, _)| self.cells_of(v)).sum();
-        let _ = self.bar.set(crate::basics::progress::RunBar::new(cells as u64));
+        let _ = self
+            .bar
+            .set(crate::basics::progress::RunBar::new(cells as u64));
         if let Some(policy) = self.profile.rounds {
             return self.run_rounds(&runnable, policy, snapshot, manifest).await;
         }
@@ -573,10 +583,11 @@ impl RunContext<'_> {
         snapshot: &mut Snapshot,
         manifest: &mut RunManifest,
     ) -> Result<()> {
-        let reserved: std::collections::BTreeSet<u16> = crate::definitions::manifest::load_all(self.root)?
-            .iter()
-            .map(|m| m.port)
-            .collect();
+        let reserved: std::collections::BTreeSet<u16> =
+            crate::definitions::manifest::load_all(self.root)?
+                .iter()
+                .map(|m| m.port)
+                .collect();
         let ports = crate::engine::rounds::ports(
             &runnable
                 .iter()

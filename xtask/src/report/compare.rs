@@ -30,11 +30,11 @@
 //! or magnitude changed) is the regression. Two snapshots of different
 //! posts, or a reproduction and a lab run, are one error.
 
-use crate::store::aggregate::{coefficient_of_variation, median};
 use crate::report::format::fmt_value;
 use crate::report::pair_order;
 use crate::report::repeatability::{self, VerdictComparison};
 use crate::report::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
+use crate::store::aggregate::{coefficient_of_variation, median};
 use anyhow::Result;
 use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
 use std::path::Path;

@@ -17,8 +17,8 @@
 //! their intervals. The decision bands are in [`band`] and
 //! [`equivalence_band`]; the bases in [`basis_of`].
 
-use crate::store::aggregate::{median, median_interval, CI_TARGET};
 use crate::report::format::fmt_value;
+use crate::store::aggregate::{median, median_interval, CI_TARGET};
 use rpclab_model::result::{
     Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
     Results, SeedSystem,
@@ -740,7 +740,8 @@ impl On {
     fn cell_value(self, f: &Figure, c: &Cell) -> Option<f64> {
         let v = match self {
             On::Measure(m) => {
-                let single = crate::store::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
+                let single =
+                    crate::store::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
                 derive(single.first()?, m, f.total_calls)?
             }
             On::PerServerCore => c.throughput_per_s / c.server_cost?.cpu_cores_busy,

@@ -10,9 +10,9 @@
 //! READMEs behind (a test runs the check).
 
 use crate::definitions::manifest::Manifest;
+use crate::definitions::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
 use crate::report::reproduction::{compare, pair_measured_text, ClaimOutcome};
 use crate::report::verdicts::published_text;
-use crate::definitions::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -256,8 +256,14 @@ fn splice(text: &str, block: &Block, fresh: &str) -> Result<String> {
 /// Rewrites every block, or with `check` fails when one is stale.
 pub fn run(root: &Path, check: bool) -> Result<()> {
     let generated = [
-        (&SERVERS, render(&crate::definitions::manifest::load_all(root)?)),
-        (&CLAIMS, render_claims(root, crate::definitions::lab::RESULTS_DIR)?),
+        (
+            &SERVERS,
+            render(&crate::definitions::manifest::load_all(root)?),
+        ),
+        (
+            &CLAIMS,
+            render_claims(root, crate::definitions::lab::RESULTS_DIR)?,
+        ),
         (&BUDGET, render_budget(&budgets(root)?)),
     ];
     let mut stale = Vec::new();
