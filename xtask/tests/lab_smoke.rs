@@ -40,6 +40,25 @@ fn thrift_smoke_args(results: &Path) -> Vec<String> {
     .collect()
 }
 
+/// Seed 003 (two Dubbo 2.6 variants) reproduced in interleaved rounds with
+/// the quick `smoke-rounds` profile and a fixed order seed, into `results`.
+fn rounds_smoke_args(results: &Path) -> Vec<String> {
+    [
+        "lab",
+        "reproduce",
+        "dubbo-vs-hsf",
+        "--profile",
+        "smoke-rounds",
+        "--rounds-seed",
+        "7",
+        "--results-dir",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([results.to_str().unwrap().to_owned()])
+    .collect()
+}
+
 fn xtask(args: &[&str]) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -716,17 +735,8 @@ fn is_part_of(file: &str, stem: &str) -> bool {
 fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let out = xtask(&[
-        "lab",
-        "reproduce",
-        "dubbo-vs-hsf",
-        "--profile",
-        "smoke-rounds",
-        "--rounds-seed",
-        "7",
-        "--results-dir",
-        results.path().to_str().unwrap(),
-    ]);
+    let args = rounds_smoke_args(results.path());
+    let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let log = text(&out);
     assert!(out.status.success(), "lab reproduce failed:\n{log}");
     let snap = only_snapshot(results.path());
@@ -852,21 +862,12 @@ fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_ro
     let results = tempfile::tempdir().unwrap();
     let log_path = results.path().join("run.log");
     let log_file = std::fs::File::create(&log_path).unwrap();
-    let mut run = xtask_command(&[
-        "lab",
-        "reproduce",
-        "dubbo-vs-hsf",
-        "--profile",
-        "smoke-rounds",
-        "--rounds-seed",
-        "7",
-        "--results-dir",
-        results.path().to_str().unwrap(),
-    ])
-    .stdout(log_file.try_clone().unwrap())
-    .stderr(log_file)
-    .spawn()
-    .unwrap();
+    let args = rounds_smoke_args(results.path());
+    let mut run = xtask_command(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .unwrap();
     // However long the builds and the priming take: wait for the first
     // measured cell (results.json is written after every cell).
     let first_cell = || -> bool {

@@ -1302,12 +1302,11 @@ fn judge(
             / server_cores
     });
     let client_busy = report.client_cost.map(|c| c.cpu_cores_busy / client_cores);
-    let late = match (&report.load, report.send_lag_us) {
-        (Load::Open(_), Some(lag)) => (lag.p99 > OPEN_LOOP_LAG_LIMIT_US).then_some(lag.p99),
-        _ => None,
-    };
     let client_limited = match report.load {
-        Load::Open(_) => late.is_some(),
+        // An open loop's client is the limit when its calls went out late.
+        Load::Open(_) => report
+            .send_lag_us
+            .is_some_and(|lag| lag.p99 > OPEN_LOOP_LAG_LIMIT_US),
         Load::Closed(_) => client_busy.is_some_and(|b| b >= BUSY_LIMIT),
     };
     let server_limited = server_set_busy.is_some_and(|b| b >= BUSY_LIMIT);

@@ -355,13 +355,7 @@ mod tests {
     fn the_claims_table_has_a_row_per_claim_of_a_reproduction_snapshot() {
         // The test fixture is a reproduction snapshot (seed 001's figures).
         let dir = tempfile_dir("claims-one");
-        let snap = dir.join("results").join("20260101T000000Z-test-0000000");
-        std::fs::create_dir_all(&snap).unwrap();
-        std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-            snap.join("results.json"),
-        )
-        .unwrap();
+        let snap = fixture_snapshot(&dir);
         let results = crate::store::snapshot::read_snapshot(&snap).unwrap();
         let r = results
             .reproduction
@@ -395,13 +389,7 @@ mod tests {
             assert!(ok, "git {args:?}");
         };
         git(&["init", "-q"]);
-        let snap = dir.join("results").join("20260101T000000Z-test-0000000");
-        std::fs::create_dir_all(&snap).unwrap();
-        std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-            snap.join("results.json"),
-        )
-        .unwrap();
+        fixture_snapshot(&dir);
         let text = render_claims(&dir, "results").unwrap();
         assert!(text.contains("No reproduction snapshot"), "{text}");
         git(&["add", "results"]);
@@ -411,6 +399,19 @@ mod tests {
             "{text}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The test fixture (a reproduction snapshot of seed 001's figures) as
+    /// snapshot `20260101T000000Z-test-0000000` under `dir/results`.
+    fn fixture_snapshot(dir: &Path) -> PathBuf {
+        let snap = dir.join("results").join("20260101T000000Z-test-0000000");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+            snap.join("results.json"),
+        )
+        .unwrap();
+        snap
     }
 
     fn tempfile_dir(name: &str) -> PathBuf {
