@@ -266,12 +266,9 @@ fn main() {
     drop(runtime);
     let result = match outcome {
         Ok(result) => result,
-        Err(_) => {
-            // The normal paths clean up after themselves; a panic skips
-            // them, so remove whatever the run left before exiting.
-            docker::remove_run_containers_after_panic();
-            std::process::exit(101);
-        }
+        // A run's scope removed its containers while the panic unwound
+        // (crate::engine::scope).
+        Err(_) => std::process::exit(101),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -13,6 +13,7 @@
 //! (ZooKeeper) gets a core of its own where one is left, so its CPU does
 //! not count against the server's.
 
+use crate::basics::role::Role;
 use anyhow::{bail, Result};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -194,7 +195,7 @@ pub fn auto_split(host: &CpuSet) -> (CpuSet, CpuSet, CpuSet) {
 /// Resolves and checks the request against the host's CPUs.
 pub fn split(request: &Request, host: &CpuSet) -> Result<Split> {
     let (auto_server, auto_registry, auto_client) = auto_split(host);
-    let resolve = |role: &str, asked: &str, auto: &CpuSet| -> Result<CpuSet> {
+    let resolve = |role: Role, asked: &str, auto: &CpuSet| -> Result<CpuSet> {
         if asked == "auto" {
             return Ok(auto.clone());
         }
@@ -212,14 +213,14 @@ pub fn split(request: &Request, host: &CpuSet) -> Result<Split> {
         }
         Ok(set)
     };
-    let server = resolve("server", request.server, &auto_server)?;
+    let server = resolve(Role::Server, request.server, &auto_server)?;
     // A registry left on `auto` follows an explicit server set.
     let registry = if request.registry == "auto" && request.server != "auto" {
         server.clone()
     } else {
-        resolve("registry", request.registry, &auto_registry)?
+        resolve(Role::Registry, request.registry, &auto_registry)?
     };
-    let client = resolve("client", request.client, &auto_client)?;
+    let client = resolve(Role::Client, request.client, &auto_client)?;
     let shared = server.overlaps(&client) || registry.overlaps(&client);
     if shared && !request.allow_shared {
         let role = if server.overlaps(&client) {

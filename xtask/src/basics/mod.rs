@@ -1,7 +1,7 @@
 //! The basics every layer may use: facts about the host ([`host`]), the CPU
-//! sets of each role ([`cpus`]), how every container is confined
-//! ([`confine`]), which orchestrator owns the lab's containers ([`owner`]),
-//! and the progress bar ([`progress`]). They import nothing of the crate
+//! sets of each role ([`cpus`]), the roles themselves ([`role`]), how every
+//! container is confined ([`confine`]), which orchestrator owns the lab's
+//! containers ([`owner`]), and the progress bar ([`progress`]). They import nothing of the crate
 //! but each other.
 
 pub mod confine;
@@ -9,3 +9,4 @@ pub mod cpus;
 pub mod host;
 pub mod owner;
 pub mod progress;
+pub mod role;

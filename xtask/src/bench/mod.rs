@@ -196,7 +196,9 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
         ))
         .expect("static format");
     let run_id = format!("bench-{stamp}-{}", std::process::id());
-    crate::engine::docker::set_current_run(&run_id);
+    // Removes the bench's containers should the process panic.
+    let mut _scope = crate::engine::scope::RunScope::open(run_id.clone());
+    _scope.watch(&engine);
     let (out, temporary) = match &args.out {
         Some(dir) => (dir.clone(), false),
         None => (std::env::temp_dir().join(format!("rpclab-{run_id}")), true),
@@ -381,7 +383,7 @@ impl Bench<'_> {
             .start(ContainerSpec {
                 name: format!("rpclab-echo-{}", self.run_id),
                 image: images::CLIENT,
-                role: "server",
+                role: crate::basics::role::Role::Server.into(),
                 run_id: self.run_id,
                 env: vec![format!("RPCLAB_PORT={port}")],
                 entrypoint: Some(vec![host::ECHO_BINARY.to_owned()]),

@@ -332,7 +332,9 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     )?;
     let (server_cpus, client_cpus) = (split.server, split.client);
     let run_id = format!("bench-peers-{}", std::process::id());
-    crate::engine::docker::set_current_run(&run_id);
+    // Removes the bench's containers should the process panic.
+    let mut _scope = crate::engine::scope::RunScope::open(run_id.clone());
+    _scope.watch(&engine);
     let dir = std::env::temp_dir().join(format!("rpclab-{run_id}"));
     std::fs::create_dir_all(&dir)?;
 
@@ -496,7 +498,7 @@ async fn start_server(
         .start(ContainerSpec {
             name: format!("rpclab-peers-{}-{run_id}", kind.name()),
             image: &image,
-            role: "server",
+            role: crate::basics::role::Role::Server.into(),
             run_id,
             env,
             entrypoint,

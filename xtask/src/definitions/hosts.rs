@@ -21,6 +21,7 @@
 //! client (and the orchestrator's readiness probe) reaches it at (see
 //! docs/multi-host.md for why that must be a private interface).
 
+use crate::basics::role::Role;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -230,6 +231,15 @@ impl Roles {
             server_address: LOOPBACK.into(),
             bind: LOOPBACK.into(),
             tls_cert_path: None,
+        }
+    }
+
+    /// The engine `role` runs on.
+    pub fn endpoint(&self, role: Role) -> &Endpoint {
+        match role {
+            Role::Server => &self.server,
+            Role::Registry => &self.registry,
+            Role::Client => &self.client,
         }
     }
 

@@ -6,7 +6,8 @@
 //! The figures go into `manifest.toml`; `lab compare` reads them to warn
 //! when two snapshots come from hosts of different speed and to normalise.
 
-use crate::engine::docker::{ContainerSpec, Engine};
+use crate::basics::role::Role;
+use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{Calibration, CalibrationFigures};
@@ -28,8 +29,8 @@ pub async fn measure(
     one_machine: bool,
 ) -> Result<Calibration> {
     Ok(Calibration {
-        server: one(server_engine, run_id, server_cpus, "server", None).await?,
-        client: one(client_engine, run_id, client_cpus, "client", None).await?,
+        server: one(server_engine, run_id, server_cpus, Role::Server.as_str(), None).await?,
+        client: one(client_engine, run_id, client_cpus, Role::Client.as_str(), None).await?,
         across: if one_machine && server_cpus != client_cpus {
             Some(
                 one(
@@ -75,7 +76,7 @@ async fn one(
                 cpus.replace(',', "_")
             ),
             image: images::CLIENT,
-            role: "calibration",
+            role: ContainerRole::Calibration,
             run_id,
             env: Vec::new(),
             entrypoint: None,

@@ -7,6 +7,7 @@
 
 use crate::basics::confine;
 use crate::basics::progress;
+use crate::basics::role::Role;
 use crate::definitions::hosts::Endpoint;
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
@@ -115,7 +116,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     let spec_container = |binds: Vec<String>| ContainerSpec {
         name: format!("rpclab-client-{run_id}-{}", unique()),
         image: images::CLIENT,
-        role: "client",
+        role: Role::Client.into(),
         run_id,
         env: Vec::new(),
         entrypoint: None,

@@ -8,6 +8,7 @@
 //! `lab clean` (and the clean-up on error or Ctrl-C) can find them all, even
 //! those of a run that was killed.
 
+use crate::basics::role::Role;
 use crate::definitions::hosts::Endpoint;
 use anyhow::{anyhow, bail, Context, Result};
 use bollard::models::{ContainerCreateBody, HostConfig};
@@ -20,6 +21,7 @@ use bollard::{body_full, Docker};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// Label on everything the lab creates.
 pub const LABEL_MANAGED: &str = "io.rpclab.managed";
@@ -29,13 +31,6 @@ pub const LABEL_RUN: &str = "io.rpclab.run";
 pub const LABEL_ROLE: &str = "io.rpclab.role";
 /// Label on images: hash of every input of the build.
 pub const LABEL_INPUT_HASH: &str = "io.rpclab.input-hash";
-
-/// (engine, image tag) → the id this process built or verified for it on
-/// that engine (the image builder pins what it builds; [`Engine::start`]
-/// runs the pinned id, since tags are shared by everything on the engine,
-/// and every engine of a multi-host run has images of its own).
-static PINNED: std::sync::Mutex<Option<HashMap<(String, String), String>>> =
-    std::sync::Mutex::new(None);
 
 /// A connection to the Docker engine.
 #[derive(Clone)]
@@ -52,6 +47,12 @@ pub struct Engine {
     pub hostname: String,
     /// Where the engine keeps its images and containers (`DockerRootDir`).
     pub data_root: String,
+    /// Image tag → the id this process built or verified for it on this
+    /// engine (the image builder pins what it builds; [`Engine::start`]
+    /// runs the pinned id, since tags are shared by everything on the
+    /// engine). Shared by the clones of this connection; every engine of a
+    /// multi-host run has images, and so pins, of its own.
+    pins: Arc<Mutex<HashMap<String, String>>>,
 }
 
 /// A container the lab created.
@@ -64,11 +65,37 @@ pub struct LabContainer {
     pub labels: std::collections::BTreeMap<String, String>,
 }
 
+/// What a container is to its run, as its role label ([`LABEL_ROLE`]) says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContainerRole {
+    /// One of the run's parts.
+    Plays(Role),
+    /// A host calibration, or the machine's CPU model read, before any
+    /// server starts.
+    Calibration,
+}
+
+impl ContainerRole {
+    /// The role label's value.
+    pub fn label(self) -> &'static str {
+        match self {
+            ContainerRole::Plays(role) => role.as_str(),
+            ContainerRole::Calibration => "calibration",
+        }
+    }
+}
+
+impl From<Role> for ContainerRole {
+    fn from(role: Role) -> ContainerRole {
+        ContainerRole::Plays(role)
+    }
+}
+
 /// What to start.
 pub struct ContainerSpec<'a> {
     pub name: String,
     pub image: &'a str,
-    pub role: &'a str,
+    pub role: ContainerRole,
     pub run_id: &'a str,
     pub env: Vec<String>,
     /// Overrides the image's entrypoint (e.g. another binary of the image).
@@ -158,6 +185,7 @@ impl Engine {
             engine_id: info.id.unwrap_or_default(),
             hostname: info.name.unwrap_or_default(),
             data_root: info.docker_root_dir.unwrap_or_default(),
+            pins: Arc::default(),
         })
     }
 
@@ -175,6 +203,7 @@ impl Engine {
             engine_id: "SHARED:ID".into(),
             hostname: "this-machine".into(),
             data_root: format!("/var/lib/{data_root}"),
+            pins: Arc::default(),
         }
     }
 
@@ -191,21 +220,24 @@ impl Engine {
 
     /// Pins `tag` on this engine to `id` (see [`Engine::pinned`]).
     pub fn pin(&self, tag: &str, id: &str) {
-        let mut pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-        pinned
-            .get_or_insert_with(HashMap::new)
-            .insert((self.identity(), tag.to_owned()), id.to_owned());
+        let mut pins = self.pins.lock().unwrap_or_else(|e| e.into_inner());
+        pins.insert(tag.to_owned(), id.to_owned());
     }
 
     /// The id this process built or verified for `image` on this engine,
     /// or `image` itself when it did neither.
     pub fn pinned(&self, image: &str) -> String {
-        let pinned = PINNED.lock().unwrap_or_else(|e| e.into_inner());
-        pinned
-            .as_ref()
-            .and_then(|p| p.get(&(self.identity(), image.to_owned())))
-            .cloned()
-            .unwrap_or_else(|| image.to_owned())
+        let pins = self.pins.lock().unwrap_or_else(|e| e.into_inner());
+        pins.get(image).cloned().unwrap_or_else(|| image.to_owned())
+    }
+
+    /// This connection, sharing the pins of `other`, another connection
+    /// to the same engine ([`Engine::same_engine`]).
+    pub fn sharing_pins_of(self, other: &Engine) -> Engine {
+        Engine {
+            pins: other.pins.clone(),
+            ..self
+        }
     }
 
     pub fn api(&self) -> &Docker {
@@ -350,7 +382,7 @@ impl Engine {
         let mut labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
             (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
-            (LABEL_ROLE.to_owned(), spec.role.to_owned()),
+            (LABEL_ROLE.to_owned(), spec.role.label().to_owned()),
         ]);
         // Which process started it, so that a later run can tell whether
         // this one is still alive (crate::basics::owner).
@@ -600,54 +632,6 @@ impl Engine {
     }
 }
 
-/// The run whose containers must not outlive the process (set when a run
-/// or bench starts), and the engines it uses besides the default one.
-static CURRENT_RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-static RUN_ENGINES: std::sync::Mutex<Vec<Engine>> = std::sync::Mutex::new(Vec::new());
-
-/// Marks `run_id` as the run to clean up should the process panic.
-pub fn set_current_run(run_id: &str) {
-    let _ = CURRENT_RUN.set(run_id.to_owned());
-}
-
-/// Adds `engine` to those cleaned up should the process panic.
-pub fn add_run_engine(engine: &Engine) {
-    let mut engines = RUN_ENGINES.lock().unwrap_or_else(|e| e.into_inner());
-    if !engines.iter().any(|e| e.same_engine(engine)) {
-        engines.push(engine.clone());
-    }
-}
-
-/// Best-effort removal of the current run's containers, on a fresh runtime,
-/// after a panic unwound past the normal clean-up.
-pub fn remove_run_containers_after_panic() {
-    let Some(run_id) = CURRENT_RUN.get() else {
-        return;
-    };
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
-    let endpoints: Vec<Endpoint> = {
-        let engines = RUN_ENGINES.lock().unwrap_or_else(|e| e.into_inner());
-        engines.iter().map(|e| e.endpoint.clone()).collect()
-    };
-    runtime.block_on(async {
-        // The default engine first, then every other engine of the run
-        // (connections are made anew: the old runtime is gone).
-        if let Ok(engine) = Engine::connect().await {
-            let _ = engine.remove_lab_containers(Some(run_id)).await;
-        }
-        for endpoint in endpoints.iter().filter(|e| **e != Endpoint::Default) {
-            if let Ok(engine) = Engine::connect_to(endpoint, None).await {
-                let _ = engine.remove_lab_containers(Some(run_id)).await;
-            }
-        }
-    });
-}
-
 fn no_daemon(detail: &str) -> anyhow::Error {
     anyhow!(
         "cannot reach the Docker engine ({detail}).\n\
@@ -675,6 +659,10 @@ mod tests {
         b.pin("rpclab/test-pinned:1", "sha256:4567");
         assert_eq!(a.pinned("rpclab/test-pinned:1"), "sha256:0123");
         assert!(!a.same_engine(&b) && a.same_engine(&engine("engine-a")));
+        // A clone is the same connection, with the same pins.
+        let a_again = a.clone();
+        a_again.pin("rpclab/test-pinned:2", "sha256:89ab");
+        assert_eq!(a.pinned("rpclab/test-pinned:2"), "sha256:89ab");
     }
 
     #[tokio::test]

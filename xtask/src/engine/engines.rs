@@ -15,8 +15,9 @@
 //! client machine's offset before the two are put together (see
 //! docs/methodology.md, "Time across hosts").
 
+use crate::basics::role::Role;
 use crate::definitions::hosts::{ClockOffset, HostRecord, Roles};
-use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
 use anyhow::{Context, Result};
 use std::time::SystemTime;
@@ -30,22 +31,29 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Connects to every role's engine (each endpoint once).
+    /// Connects to every role's engine (each endpoint once). Roles whose
+    /// endpoints differ in spelling only keep their own connections but
+    /// share the images pinned on that engine.
     pub async fn connect(roles: &Roles) -> Result<Engines> {
         let certs = roles.tls_cert_path.as_deref();
-        let server = Engine::connect_to(&roles.server, certs).await?;
-        let registry = if roles.registry == roles.server {
-            server.clone()
-        } else {
-            Engine::connect_to(&roles.registry, certs).await?
-        };
-        let client = if roles.client == roles.server {
-            server.clone()
-        } else if roles.client == roles.registry {
-            registry.clone()
-        } else {
-            Engine::connect_to(&roles.client, certs).await?
-        };
+        let mut engines: Vec<Engine> = Vec::with_capacity(Role::ALL.len());
+        for role in Role::ALL {
+            let endpoint = roles.endpoint(role);
+            let engine = match engines.iter().find(|e| e.endpoint == *endpoint) {
+                Some(known) => known.clone(),
+                None => {
+                    let fresh = Engine::connect_to(endpoint, certs).await?;
+                    match engines.iter().find(|e| e.same_engine(&fresh)) {
+                        Some(known) => fresh.sharing_pins_of(known),
+                        None => fresh,
+                    }
+                }
+            };
+            engines.push(engine);
+        }
+        let [server, registry, client]: [Engine; 3] = engines
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("one engine per role"));
         Ok(Engines {
             server,
             registry,
@@ -54,14 +62,20 @@ impl Engines {
         })
     }
 
+    /// The engine that runs `role`.
+    pub fn of(&self, role: Role) -> &Engine {
+        match role {
+            Role::Server => &self.server,
+            Role::Registry => &self.registry,
+            Role::Client => &self.client,
+        }
+    }
+
     /// Every engine once, each with the roles it runs, server's first.
-    pub fn distinct(&self) -> Vec<(&Engine, Vec<&'static str>)> {
-        let mut out: Vec<(&Engine, Vec<&'static str>)> = Vec::new();
-        for (role, engine) in [
-            ("server", &self.server),
-            ("registry", &self.registry),
-            ("client", &self.client),
-        ] {
+    pub fn distinct(&self) -> Vec<(&Engine, Vec<Role>)> {
+        let mut out: Vec<(&Engine, Vec<Role>)> = Vec::new();
+        for role in Role::ALL {
+            let engine = self.of(role);
             match out.iter_mut().find(|(e, _)| e.same_engine(engine)) {
                 Some((_, roles)) => roles.push(role),
                 None => out.push((engine, vec![role])),
@@ -120,7 +134,7 @@ pub async fn clock_offset(engine: &Engine) -> Result<ClockOffset> {
 
 /// What the manifest records of `engine`'s machine (its calibration is
 /// added by the run once measured).
-pub async fn describe(engine: &Engine, roles: &[&str], run_id: &str) -> Result<HostRecord> {
+pub async fn describe(engine: &Engine, roles: &[Role], run_id: &str) -> Result<HostRecord> {
     let info = engine
         .api()
         .info()
@@ -154,7 +168,7 @@ async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
         .start(ContainerSpec {
             name: format!("rpclab-cpuinfo-{run_id}-{}", short(&engine.identity())),
             image: images::CLIENT,
-            role: "calibration",
+            role: ContainerRole::Calibration,
             run_id,
             env: Vec::new(),
             entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
@@ -197,7 +211,7 @@ mod tests {
         }
     }
 
-    fn roles_of(e: &Engines) -> Vec<(String, Vec<&'static str>)> {
+    fn roles_of(e: &Engines) -> Vec<(String, Vec<Role>)> {
         e.distinct()
             .into_iter()
             .map(|(engine, roles)| {
@@ -213,20 +227,20 @@ mod tests {
     fn each_engine_appears_once_with_its_roles_the_servers_first() {
         assert_eq!(
             roles_of(&engines("a", "a", "a")),
-            [("a".to_owned(), vec!["server", "registry", "client"])]
+            [("a".to_owned(), Role::ALL.to_vec())]
         );
         assert_eq!(
             roles_of(&engines("a", "a", "b")),
             [
-                ("a".to_owned(), vec!["server", "registry"]),
-                ("b".to_owned(), vec!["client"])
+                ("a".to_owned(), vec![Role::Server, Role::Registry]),
+                ("b".to_owned(), vec![Role::Client])
             ]
         );
         assert_eq!(
             roles_of(&engines("a", "b", "a")),
             [
-                ("a".to_owned(), vec!["server", "client"]),
-                ("b".to_owned(), vec!["registry"])
+                ("a".to_owned(), vec![Role::Server, Role::Client]),
+                ("b".to_owned(), vec![Role::Registry])
             ]
         );
     }

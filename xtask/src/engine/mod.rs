@@ -1,8 +1,9 @@
 //! The engine: a run on Docker, over its API only (`bollard`). It builds
 //! the images a lab needs ([`images`], [`prebuild`]), starts every server,
-//! its registry and the load client pinned to their CPU sets ([`run`],
-//! [`rounds`], [`registry`], [`readiness`], [`client_container`]) on the
-//! engines of each role ([`engines`], [`docker`]), and measures what a cell
+//! its registry and the load client pinned to their CPU sets ([`plan`],
+//! [`run`], [`rounds`], [`registry`], [`readiness`], [`client_container`])
+//! on the engines of each role ([`engines`], [`docker`]), within a run's
+//! [`scope`] (its id, and the clean-up of its containers), and measures what a cell
 //! cost and what the host did beside it ([`cost`], [`host_load`],
 //! [`calibration`]). It returns results and knows nothing of how they are
 //! rendered: the report layer is beside it, not below.
@@ -14,8 +15,10 @@ pub mod docker;
 pub mod engines;
 pub mod host_load;
 pub mod images;
+pub mod plan;
 pub mod prebuild;
 pub mod readiness;
 pub mod registry;
 pub mod rounds;
 pub mod run;
+pub mod scope;

@@ -10,6 +10,7 @@
 //! run it to warm a machine before a long run.
 
 use crate::basics::host;
+use crate::basics::role::Role;
 use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Build, Lab};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
@@ -63,7 +64,7 @@ pub async fn build(root: &Path, opts: BuildOptions) -> Result<()> {
             "built {} images on {} ({}) for {} server variants of {} (profile {profile_name})",
             builder.built.len(),
             builder.engine.endpoint,
-            roles.join(", "),
+            crate::basics::role::joined(roles),
             wanted.len(),
             opts.lab.display()
         );
@@ -86,7 +87,7 @@ pub async fn chains<'a>(
     build: &'a Build,
     verbose: bool,
     selected: &[&Manifest],
-) -> Result<Vec<(Builder<'a>, Vec<&'static str>)>> {
+) -> Result<Vec<(Builder<'a>, Vec<Role>)>> {
     let any_java = selected.iter().any(|m| m.language == "java");
     let any_registry = selected
         .iter()
@@ -96,8 +97,8 @@ pub async fn chains<'a>(
         let mut builder = Builder::new(engine, root, build, verbose);
         builder.base().await?;
         builder.runtime().await?;
-        let server = roles.contains(&"server");
-        let registry = roles.contains(&"registry") && any_registry;
+        let server = roles.contains(&Role::Server);
+        let registry = roles.contains(&Role::Registry) && any_registry;
         if (server && any_java) || registry {
             builder.jdk().await?;
         }

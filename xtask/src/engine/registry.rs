@@ -51,7 +51,7 @@ pub async fn start(
         .start(ContainerSpec {
             name: format!("rpclab-zookeeper-{server}-{run_id}"),
             image: images::ZOOKEEPER,
-            role: "registry",
+            role: crate::basics::role::Role::Registry.into(),
             run_id,
             env: vec![format!("ZK_PORT={ZOOKEEPER_PORT}")],
             entrypoint: None,

@@ -11,16 +11,20 @@
 //! anything a command adds to the results, such as a reproduction's
 //! published figures.
 
+use crate::basics::confine::Policy;
 use crate::basics::cpus;
 use crate::basics::host::{self, HostInfo};
+use crate::basics::role::Role;
 use crate::definitions::hosts::{HostArgs, HostRecord, Roles};
-use crate::definitions::lab::{Lab, Profile, Scenario};
+use crate::definitions::lab::{Lab, LabDef, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::engines::{self, Engines};
+use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::readiness;
 use crate::engine::registry;
+use crate::engine::scope::RunScope;
 use crate::store::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
 use anyhow::{anyhow, bail, Result};
 use rpclab_model::result::{
@@ -118,16 +122,12 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
 /// Runs an already loaded lab definition. An error means nothing was
 /// measured and no snapshot (or only its manifest) was written; a run that
 /// stopped later returns its outcome with `stopped` set.
-pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
-    if let Some(ca) = &opts.ca_certificates {
-        lab.def.build.ca_certificates = ca.clone();
-    }
+pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
     let profile_name = opts
         .profile
         .clone()
         .unwrap_or_else(|| lab.def.profile.clone());
     let profile = lab.profile(&profile_name)?.clone();
-    lab.def.profile = profile_name.clone();
     let manifests = crate::definitions::manifest::load_all(root)?;
     let only = if opts.only.is_empty() {
         lab.def.servers.clone()
@@ -136,32 +136,10 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     };
     let selected = crate::definitions::manifest::select(&manifests, &only)?;
     // CPU sets are checked before anything starts: no snapshot, no build.
-    let split = cpus::split(
-        &cpus::Request {
-            server: opts
-                .cpus
-                .server_cpus
-                .as_deref()
-                .unwrap_or(&lab.def.cpus.server),
-            registry: opts
-                .cpus
-                .registry_cpus
-                .as_deref()
-                .unwrap_or(&lab.def.cpus.registry),
-            client: opts
-                .cpus
-                .client_cpus
-                .as_deref()
-                .unwrap_or(&lab.def.cpus.client),
-            allow_shared: opts.cpus.allow_shared_cpus,
-        },
-        &cpus::online(),
-    )?;
-    lab.def.cpus.server = split.server.clone();
-    lab.def.cpus.registry = split.registry.clone();
-    lab.def.cpus.client = split.client.clone();
+    let split = split_cpus(&lab.def.cpus, &opts.cpus)?;
+    let def = as_run(&lab.def, &profile_name, &split, opts.ca_certificates.as_ref());
 
-    let roles = Roles::resolve(&lab.def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
+    let roles = Roles::resolve(&def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
     let engines = Engines::connect(&roles).await?;
     if !roles.is_single() {
         for (engine, roles) in engines.distinct() {
@@ -169,30 +147,27 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
                 "engine {} (data root {}): {}",
                 engine.endpoint,
                 engine.data_root,
-                roles.join(", ")
+                crate::basics::role::joined(&roles)
             );
         }
     }
-    // Containers of a killed run are removed; a live run is refused.
-    for (engine, _) in engines.distinct() {
-        claim_engine(engine).await?;
-        crate::engine::docker::add_run_engine(engine);
-    }
-    let host = HostInfo::read(&engines.server.version);
-    let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
         .format(time::macros::format_description!(
             "[year][month][day]T[hour][minute][second]Z"
         ))
         .expect("static format");
-    let run_id = format!("{stamp}-{}", std::process::id());
-    crate::engine::docker::set_current_run(&run_id);
+    let mut scope = RunScope::open(format!("{stamp}-{}", std::process::id()));
+    // Containers of a killed run are removed; a live run is refused.
+    for (engine, _) in engines.distinct() {
+        scope.claim(engine).await?;
+    }
     let scratch = opts.results_dir.is_none() && profile.scratch;
     let results_dir = opts
         .results_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from(profile.default_results_dir()));
+    let (sha, dirty) = host::git_state(root);
     let mut snapshot = Snapshot::create(
         &results_dir,
         &stamp,
@@ -201,9 +176,8 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         profile.cv_threshold,
     )?;
     eprintln!("snapshot: {}", snapshot.dir.display());
-
     let mut manifest = RunManifest {
-        run_id: run_id.clone(),
+        run_id: scope.id().to_owned(),
         rpclab_version: env!("CARGO_PKG_VERSION").to_owned(),
         git_revision: sha,
         git_dirty: !dirty.is_empty(),
@@ -213,8 +187,8 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
             .unwrap_or_default(),
         profile: profile_name,
         client_build: profile.client_build,
-        only: only.clone(),
-        host,
+        only,
+        host: HostInfo::read(&engines.server.version),
         cpus: CpuPinning {
             server: split.server.clone(),
             registry: split.registry.clone(),
@@ -231,16 +205,10 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
         lab_confinement: BTreeMap::from([
-            (
-                "registry".to_owned(),
-                crate::basics::confine::Policy::registry(),
-            ),
-            (
-                "client".to_owned(),
-                crate::basics::confine::Policy::client(),
-            ),
+            (Role::Registry.to_string(), Policy::registry()),
+            (Role::Client.to_string(), Policy::client()),
         ]),
-        lab: lab.def.clone(),
+        lab: def.clone(),
     };
     snapshot.write_manifest(&manifest)?;
 
@@ -248,9 +216,10 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         root,
         engine: &engines.server,
         engines: &engines,
-        lab: &lab,
+        scenarios: &lab.scenarios,
+        def: &def,
         profile: &profile,
-        run_id: &run_id,
+        run_id: scope.id(),
         cpus: &split,
         verbose: opts.verbose,
         variants: &opts.variants,
@@ -266,12 +235,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
     };
     // Whatever happened, no container of this run survives it, on any engine.
-    let mut removed = Ok(0);
-    for (engine, _) in engines.distinct() {
-        if let Err(e) = engine.remove_lab_containers(Some(&run_id)).await {
-            removed = Err(e.context(format!("on {}", engine.endpoint)));
-        }
-    }
+    let removed = scope.close().await;
     if let Some(bar) = ctx.bar.get() {
         bar.finish();
     }
@@ -294,13 +258,42 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         snapshot: snapshot.dir,
         results_dir,
         scratch,
-        profile: lab.def.profile.clone(),
+        profile: def.profile,
         results: snapshot.results,
         servers: manifest.servers,
         took: run_started.elapsed(),
         stopped: outcome.err(),
         cleanup: removed.err(),
     })
+}
+
+/// The CPU sets of the run: the flags over the lab's `[cpus]`, checked
+/// against the host's online CPUs.
+fn split_cpus(lab: &crate::definitions::lab::Cpus, flags: &cpus::CpuArgs) -> Result<cpus::Split> {
+    cpus::split(
+        &cpus::Request {
+            server: flags.server_cpus.as_deref().unwrap_or(&lab.server),
+            registry: flags.registry_cpus.as_deref().unwrap_or(&lab.registry),
+            client: flags.client_cpus.as_deref().unwrap_or(&lab.client),
+            allow_shared: flags.allow_shared_cpus,
+        },
+        &cpus::online(),
+    )
+}
+
+/// The lab definition as this run ran it, which `manifest.toml` records:
+/// the file's, with the profile, the CPU sets and the CA certificates the
+/// command line chose over it.
+fn as_run(def: &LabDef, profile: &str, split: &cpus::Split, ca: Option<&PathBuf>) -> LabDef {
+    let mut ran = def.clone();
+    ran.profile = profile.to_owned();
+    ran.cpus.server = split.server.clone();
+    ran.cpus.registry = split.registry.clone();
+    ran.cpus.client = split.client.clone();
+    if let Some(ca) = ca {
+        ran.build.ca_certificates = ca.clone();
+    }
+    ran
 }
 
 /// The containers of the server variant being measured.
@@ -317,33 +310,14 @@ struct Running<'a> {
     idle: &'a [String],
 }
 
-/// Makes the engine this run's: removes what runs whose orchestrator is
-/// gone left behind (one line each), and refuses to go on while another run
-/// is alive or cannot be judged (see [`crate::basics::owner`]).
-async fn claim_engine(engine: &Engine) -> Result<()> {
-    let containers = engine.lab_containers(None).await?;
-    let stale =
-        crate::basics::owner::stale_runs(containers.iter().map(|c| crate::basics::owner::Seen {
-            id: &c.id,
-            name: &c.name,
-            run: &c.run,
-            labels: &c.labels,
-        }))?;
-    for run in stale {
-        eprintln!("{}", run.message());
-        for id in &run.ids {
-            engine.remove(id).await?;
-        }
-    }
-    Ok(())
-}
-
 struct RunContext<'a> {
     root: &'a Path,
     /// The server role's engine (`engines.server`).
     engine: &'a Engine,
     engines: &'a Engines,
-    lab: &'a Lab,
+    scenarios: &'a [Scenario],
+    /// The lab definition as the run runs it ([`as_run`]).
+    def: &'a LabDef,
     profile: &'a Profile,
     run_id: &'a str,
     cpus: &'a cpus::Split,
@@ -361,23 +335,81 @@ struct RunContext<'a> {
 }
 
 impl RunContext<'_> {
-    /// How many cells a variant will run under this lab and profile.
-    fn cells_of(&self, v: &Variant) -> usize {
-        self.lab
-            .scenarios
-            .iter()
-            .filter(|sc| v.cannot_carry(sc.operation).is_none())
-            .map(|sc| sc.levels(self.profile).len() * self.profile.least_repetitions() as usize)
-            .sum()
-    }
-
+    /// Plans the run, builds and calibrates, then measures the plan: in
+    /// blocks of repetitions, one server variant after the other, or in
+    /// interleaved rounds.
     async fn run_all(
         &self,
         selected: &[&Manifest],
         snapshot: &mut Snapshot,
         manifest: &mut RunManifest,
     ) -> Result<()> {
-        // Build everything first: a build error should not come after an hour of measuring.
+        let plan = plan::plan(
+            self.scenarios,
+            self.profile,
+            selected,
+            &Filters {
+                profile: &self.def.profile,
+                variants: self.variants,
+                all_local: self.engines.roles.all_local(),
+            },
+        )?;
+        let cells = plan.cells();
+        let Plan {
+            servers,
+            runnable,
+            levels,
+        } = plan;
+        manifest.servers = servers;
+        self.build_and_calibrate(selected, &runnable, snapshot, manifest)
+            .await?;
+        if runnable.is_empty() {
+            let reasons: Vec<String> = manifest
+                .servers
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {}: {}",
+                        s.name,
+                        s.variant,
+                        s.not_run.as_deref().unwrap_or("?")
+                    )
+                })
+                .collect();
+            bail!(
+                "none of the selected servers can run:\n- {}",
+                reasons.join("\n- ")
+            );
+        }
+        let _ = self
+            .bar
+            .set(crate::basics::progress::RunBar::new(cells as u64));
+        if let Some(policy) = self.profile.rounds {
+            return self
+                .run_rounds(&runnable, &levels, policy, snapshot, manifest)
+                .await;
+        }
+        for planned in &runnable {
+            if let Err(e) = self.run_server(planned, snapshot).await {
+                // One broken server must not cost the others their run.
+                let (m, v) = (planned.manifest, planned.variant);
+                crate::say!("error: {e:#}");
+                snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds every image the run needs on each engine (a build error
+    /// should not come after an hour of measuring), then calibrates the
+    /// host and describes each engine's machine, into the manifest.
+    async fn build_and_calibrate(
+        &self,
+        selected: &[&Manifest],
+        runnable: &[Planned<'_>],
+        snapshot: &mut Snapshot,
+        manifest: &mut RunManifest,
+    ) -> Result<()> {
         // The client compiles in the background while the images build.
         let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
         // Every image is built on each engine that runs it (docs/multi-host.md,
@@ -385,84 +417,16 @@ impl RunContext<'_> {
         let mut builders = crate::engine::prebuild::chains(
             self.engines,
             self.root,
-            &self.lab.def.build,
+            &self.def.build,
             self.verbose,
             selected,
         )
         .await?;
-        // (server, variant, its record in the manifest)
-        let mut runnable: Vec<(&Manifest, &Variant, usize)> = Vec::new();
-        for m in selected {
-            let mut ran_one = false;
-            for v in &m.variants {
-                if !self.variants.is_empty()
-                    && !self
-                        .variants
-                        .iter()
-                        .any(|(s, n)| s == &m.name && n == &v.name)
-                {
-                    continue;
-                }
-                let mut record = ServerRecord {
-                    name: m.name.clone(),
-                    framework: m.framework.clone(),
-                    protocol: m.protocol.clone(),
-                    variant: v.name.clone(),
-                    version: v.version.clone(),
-                    jvm_flags: m.jvm_flags.clone(),
-                    jvm: m.jvm_of(v).map(|j| j.to_string()),
-                    image: m.image(v),
-                    not_run: m.not_runnable(v),
-                    notes: v.notes.clone(),
-                    skipped_scenarios: self
-                        .lab
-                        .scenarios
-                        .iter()
-                        .filter_map(|sc| {
-                            v.cannot_carry(sc.operation)
-                                .map(|why| format!("{}: {why}", sc.name))
-                        })
-                        .collect(),
-                    confinement: None,
-                    port: None,
-                };
-                if record.not_run.is_none()
-                    && m.registry != Registry::None
-                    && !self.engines.roles.all_local()
-                {
-                    record.not_run = Some(
-                        "a server with a registry runs only with server, registry and client on this machine (docs/multi-host.md, \"What is not done\")"
-                            .into(),
-                    );
-                }
-                if record.not_run.is_none() && !m.bind_from_env && !self.engines.roles.all_local() {
-                    record.not_run = Some(format!(
-                        "it binds 127.0.0.1 only (no `bind_from_env` in servers/{}/server.toml), so a client on another machine cannot reach it",
-                        m.name
-                    ));
-                }
-                if record.not_run.is_none() && ran_one && self.profile.first_variant_only {
-                    record.not_run = Some(format!(
-                        "profile `{}` runs only the first runnable variant of each server",
-                        self.lab.def.profile
-                    ));
-                }
-                if record.not_run.is_none() {
-                    ran_one = true;
-                    record.confinement = Some(crate::basics::confine::Policy::server(
-                        &m.confinement,
-                        &m.jvm_flags,
-                    )?);
-                    runnable.push((m, v, manifest.servers.len()));
-                }
-                manifest.servers.push(record);
-            }
-        }
         let wanted: Vec<(&Manifest, &Variant)> =
-            runnable.iter().map(|(m, v, _)| (*m, *v)).collect();
+            runnable.iter().map(|p| (p.manifest, p.variant)).collect();
         let ids = builders[0].0.servers(&wanted).await?;
-        for ((m, v, record), id) in runnable.iter().zip(&ids) {
-            manifest.servers[*record].image = format!("{}@{id}", m.image(v));
+        for (p, id) in runnable.iter().zip(&ids) {
+            manifest.servers[p.record].image = format!("{}@{id}", p.manifest.image(p.variant));
         }
         let binary = client_build.finish()?;
         // Every engine runs the client image: the client's for the load,
@@ -470,6 +434,34 @@ impl RunContext<'_> {
         for (builder, _) in &mut builders {
             builder.client(&binary).await?;
         }
+        let calibration = self.calibrate().await?;
+        let mut hosts: Vec<HostRecord> = Vec::new();
+        for (builder, roles) in &builders {
+            hosts.push(self.describe(builder, roles, &calibration).await?);
+        }
+        let client_clock = hosts
+            .iter()
+            .find(|h| h.roles.iter().any(|r| r == Role::Client.as_str()))
+            .map(|h| h.clock)
+            .expect("one host runs the client");
+        let foreign = self.engines.client_clock_is_foreign();
+        let _ = self.client_clock_offset_s.set(if foreign {
+            client_clock.offset_ms / 1e3
+        } else {
+            0.0
+        });
+        for h in &mut hosts {
+            h.clock_applied = foreign && h.roles.iter().any(|r| r == Role::Client.as_str());
+        }
+        manifest.calibration = Some(calibration);
+        manifest.hosts = hosts;
+        manifest.images = builders[0].0.built.clone().into_iter().collect();
+        snapshot.write_manifest(manifest)
+    }
+
+    /// The host calibration: the server's CPUs on its engine, the client's
+    /// on its own.
+    async fn calibrate(&self) -> Result<rpclab_model::result::Calibration> {
         eprintln!(
             "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
             self.cpus.server, self.cpus.client
@@ -490,87 +482,40 @@ impl RunContext<'_> {
             calibration.client.cpu_rounds_per_s,
             calibration.client.loopback_round_trips_per_s
         );
-        let mut hosts: Vec<HostRecord> = Vec::new();
-        for (builder, roles) in &builders {
-            let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
-            if roles.contains(&"server") {
-                record
-                    .calibration
-                    .insert("server".into(), calibration.server.clone());
-            }
-            if roles.contains(&"client") {
-                record
-                    .calibration
-                    .insert("client".into(), calibration.client.clone());
-            }
-            record.images = builder.built.clone().into_iter().collect();
-            if !self.engines.roles.is_single() {
-                eprintln!(
-                    "  {} ({}): {} cores, {}, clock {:+.3} ms ± {:.3} ms",
-                    record.endpoint,
-                    roles.join(", "),
-                    record.cores,
-                    record.cpu_model,
-                    record.clock.offset_ms,
-                    record.clock.uncertainty_ms
-                );
-            }
-            hosts.push(record);
-        }
-        let client_clock = hosts
-            .iter()
-            .find(|h| h.roles.iter().any(|r| r == "client"))
-            .map(|h| h.clock)
-            .expect("one host runs the client");
-        let _ = self
-            .client_clock_offset_s
-            .set(if self.engines.client_clock_is_foreign() {
-                client_clock.offset_ms / 1e3
-            } else {
-                0.0
-            });
-        for h in &mut hosts {
-            h.clock_applied =
-                h.roles.iter().any(|r| r == "client") && self.engines.client_clock_is_foreign();
-        }
-        manifest.calibration = Some(calibration);
-        manifest.hosts = hosts;
-        manifest.images = builders[0].0.built.clone().into_iter().collect();
-        snapshot.write_manifest(manifest)?;
+        Ok(calibration)
+    }
 
-        if runnable.is_empty() {
-            let reasons: Vec<String> = manifest
-                .servers
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{} {}: {}",
-                        s.name,
-                        s.variant,
-                        s.not_run.as_deref().unwrap_or("?")
-                    )
-                })
-                .collect();
-            bail!(
-                "none of the selected servers can run:\n- {}",
-                reasons.join("\n- ")
+    /// What the manifest records of the machine of `builder`'s engine,
+    /// which runs `roles`: with the calibration of those roles' CPU sets
+    /// and the images it built.
+    async fn describe(
+        &self,
+        builder: &crate::engine::images::Builder<'_>,
+        roles: &[Role],
+        calibration: &rpclab_model::result::Calibration,
+    ) -> Result<HostRecord> {
+        let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
+        for (role, figures) in [
+            (Role::Server, &calibration.server),
+            (Role::Client, &calibration.client),
+        ] {
+            if roles.contains(&role) {
+                record.calibration.insert(role.to_string(), figures.clone());
+            }
+        }
+        record.images = builder.built.clone().into_iter().collect();
+        if !self.engines.roles.is_single() {
+            eprintln!(
+                "  {} ({}): {} cores, {}, clock {:+.3} ms ± {:.3} ms",
+                record.endpoint,
+                record.roles.join(", "),
+                record.cores,
+                record.cpu_model,
+                record.clock.offset_ms,
+                record.clock.uncertainty_ms
             );
         }
-        let cells: usize = runnable.iter().map(|(_, v, _)| self.cells_of(v)).sum();
-        let _ = self
-            .bar
-            .set(crate::basics::progress::RunBar::new(cells as u64));
-        if let Some(policy) = self.profile.rounds {
-            return self.run_rounds(&runnable, policy, snapshot, manifest).await;
-        }
-        for (m, v, _) in runnable {
-            if let Err(e) = self.run_server(m, v, snapshot).await {
-                // One broken server must not cost the others their run.
-                crate::say!("error: {e:#}");
-                snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
-            }
-        }
-        Ok(())
+        Ok(record)
     }
 
     /// An interleaved run (a profile with `rounds`): one registry for all,
@@ -578,7 +523,8 @@ impl RunContext<'_> {
     /// level measured in rounds (see [`crate::engine::rounds`]).
     async fn run_rounds(
         &self,
-        runnable: &[(&Manifest, &Variant, usize)],
+        runnable: &[Planned<'_>],
+        levels: &[(&Scenario, u32)],
         policy: crate::definitions::lab::RoundsPolicy,
         snapshot: &mut Snapshot,
         manifest: &mut RunManifest,
@@ -591,26 +537,26 @@ impl RunContext<'_> {
         let ports = crate::engine::rounds::ports(
             &runnable
                 .iter()
-                .map(|(m, _, _)| (m.name.as_str(), m.port))
+                .map(|p| (p.manifest.name.as_str(), p.manifest.port))
                 .collect::<Vec<_>>(),
             &reserved,
         );
-        for ((m, _, record), port) in runnable.iter().zip(&ports) {
-            if *port != m.port {
-                manifest.servers[*record].port = Some(*port);
+        for (p, port) in runnable.iter().zip(&ports) {
+            if *port != p.manifest.port {
+                manifest.servers[p.record].port = Some(*port);
             }
         }
         snapshot.write_manifest(manifest)?;
         let needs_registry = runnable
             .iter()
-            .any(|(m, _, _)| m.registry != Registry::None);
+            .any(|p| p.manifest.registry != Registry::None);
         if self.engines.roles.server.machine().is_none() {
             let mut wanted = ports.clone();
             if needs_registry {
                 wanted.push(registry::ZOOKEEPER_PORT);
             }
             self.wait_for(&wanted).await;
-            for (m, port) in runnable.iter().map(|(m, _, _)| m).zip(&ports) {
+            for (m, port) in runnable.iter().map(|p| p.manifest).zip(&ports) {
                 host::check_port_free(*port, &m.name)?;
             }
         }
@@ -627,7 +573,7 @@ impl RunContext<'_> {
         )
         .await?;
         let result = self
-            .rounds_with(runnable, &ports, registry.as_ref(), policy, snapshot)
+            .rounds_with(runnable, levels, &ports, registry.as_ref(), policy, snapshot)
             .await;
         if let Some(r) = registry {
             self.engines.registry.remove(&r.id).await?;
@@ -637,14 +583,16 @@ impl RunContext<'_> {
 
     async fn rounds_with(
         &self,
-        runnable: &[(&Manifest, &Variant, usize)],
+        runnable: &[Planned<'_>],
+        levels: &[(&Scenario, u32)],
         ports: &[u16],
         registry: Option<&registry::RunningRegistry>,
         policy: crate::definitions::lab::RoundsPolicy,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let mut live: Vec<Live> = Vec::new();
-        for ((m, v, _), port) in runnable.iter().zip(ports) {
+        for (p, port) in runnable.iter().zip(ports) {
+            let (m, v) = (p.manifest, p.variant);
             match self.start_primed(m, v, *port, registry, snapshot).await {
                 Ok(l) => live.push(l),
                 Err(e) => {
@@ -661,13 +609,11 @@ impl RunContext<'_> {
             orders: Vec::new(),
         });
         let registry = registry.map(|r| r.id.as_str());
-        for scenario in &self.lab.scenarios {
-            for level in scenario.levels(self.profile) {
-                self.level_in_rounds(
-                    &mut live, scenario, level, registry, policy, &mut rng, snapshot,
-                )
-                .await?;
-            }
+        for &(scenario, level) in levels {
+            self.level_in_rounds(
+                &mut live, scenario, level, registry, policy, &mut rng, snapshot,
+            )
+            .await?;
         }
         for l in &live {
             self.engine.remove(&l.id).await?;
@@ -774,11 +720,7 @@ impl RunContext<'_> {
         if let Some(code) = self.engine.exit_code(&l.id).await? {
             let log = self.engine.log_tail(&l.id, 30).await;
             l.alive = false;
-            let e = format!(
-                "server {} exited with code {code} during scenario {} (concurrency {level}); \
-                 cells measured before it are kept.\n--- last lines of its log ---\n{log}",
-                m.name, scenario.name
-            );
+            let e = exited(m, scenario, level, code, &log);
             crate::say!("error: {e}");
             snapshot.error(format!("{}/{}: {e}", m.name, v.name))?;
         } else {
@@ -855,7 +797,10 @@ impl RunContext<'_> {
         }
     }
 
-    async fn run_server(&self, m: &Manifest, v: &Variant, snapshot: &mut Snapshot) -> Result<()> {
+    /// A run in blocks: `planned`'s variant with its registry, every cell
+    /// of it, then both removed.
+    async fn run_server(&self, planned: &Planned<'_>, snapshot: &mut Snapshot) -> Result<()> {
+        let m = planned.manifest;
         // Ports can be checked only on the orchestrator's own machine.
         let local = self.engines.roles.server.machine().is_none();
         if local {
@@ -871,7 +816,7 @@ impl RunContext<'_> {
         )
         .await?;
         let result = self
-            .run_server_with(m, v, registry.as_ref(), snapshot)
+            .run_server_with(planned, registry.as_ref(), snapshot)
             .await;
         if let Some(r) = registry {
             self.engines.registry.remove(&r.id).await?;
@@ -890,19 +835,19 @@ impl RunContext<'_> {
 
     async fn run_server_with(
         &self,
-        m: &Manifest,
-        v: &Variant,
+        planned: &Planned<'_>,
         registry: Option<&registry::RunningRegistry>,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
-        let server = self.start_server(m, v, m.port, registry).await?;
+        let m = planned.manifest;
+        let server = self.start_server(m, planned.variant, m.port, registry).await?;
         let running = Running {
             server: &server,
             registry: registry.map(|r| r.id.as_str()),
             port: m.port,
             idle: &[],
         };
-        let result = self.measure_server(m, v, &running, snapshot).await;
+        let result = self.measure_server(planned, &running, snapshot).await;
         self.engine.remove(&server).await?;
         result
     }
@@ -936,7 +881,7 @@ impl RunContext<'_> {
             .start(ContainerSpec {
                 name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
                 image: &m.image(v),
-                role: "server",
+                role: Role::Server.into(),
                 run_id: self.run_id,
                 env,
                 entrypoint: None,
@@ -973,64 +918,55 @@ impl RunContext<'_> {
         .await
     }
 
+    /// Measures the cells of `planned` in order on its running server.
     async fn measure_server(
         &self,
-        m: &Manifest,
-        v: &Variant,
+        planned: &Planned<'_>,
         running: &Running<'_>,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
-        let server = running.server;
+        let (m, v, server) = (planned.manifest, planned.variant, running.server);
         self.wait_ready(m, v, server, m.port).await?;
         let mut starts = 1;
         let mut primed = self.prime(m, v, m.port, snapshot, starts).await?;
         // The next cell is the first this JVM serves (it warms up longest),
         // unless priming already served its first calls.
         let mut cold = primed.is_none();
-        for scenario in &self.lab.scenarios {
-            if let Some(why) = v.cannot_carry(scenario.operation) {
-                crate::say!(
-                    "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
-                    m.name,
-                    v.name,
-                    scenario.name,
-                    scenario.operation
-                );
-                continue;
+        for (scenario, why) in &planned.skipped {
+            crate::say!(
+                "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
+                m.name,
+                v.name,
+                scenario.name,
+                scenario.operation
+            );
+        }
+        for cell in &planned.cells {
+            let (scenario, level, rep) = (cell.scenario, cell.level, cell.repetition);
+            if rep > 1 && self.profile.restart_between_repetitions {
+                // A cold JVM for every repetition: the spread then
+                // includes start-up and JIT effects.
+                self.engine.restart(server).await?;
+                self.wait_ready(m, v, server, m.port).await?;
+                starts += 1;
+                primed = self.prime(m, v, m.port, snapshot, starts).await?;
+                cold = primed.is_none();
             }
-            for concurrency in scenario.levels(self.profile) {
-                for rep in 1..=self.profile.repetitions {
-                    if rep > 1 && self.profile.restart_between_repetitions {
-                        // A cold JVM for every repetition: the spread then
-                        // includes start-up and JIT effects.
-                        self.engine.restart(server).await?;
-                        self.wait_ready(m, v, server, m.port).await?;
-                        starts += 1;
-                        primed = self.prime(m, v, m.port, snapshot, starts).await?;
-                        cold = primed.is_none();
-                    }
-                    let cell = self
-                        .run_cell(m, v, scenario, concurrency, rep, cold, running, snapshot)
-                        .await
-                        .map(|cell| Cell {
-                            primed: primed.take(),
-                            ..cell
-                        });
-                    cold = false;
-                    if let Some(code) = self.engine.exit_code(server).await? {
-                        let log = self.engine.log_tail(server, 30).await;
-                        bail!(
-                            "server {} exited with code {code} during scenario {} (concurrency {concurrency}); \
-                             cells measured before it are kept.\n--- last lines of its log ---\n{log}",
-                            m.name,
-                            scenario.name
-                        );
-                    }
-                    snapshot.push(cell?)?;
-                    if let Some(bar) = self.bar.get() {
-                        bar.cell_done();
-                    }
-                }
+            let cell = self
+                .run_cell(m, v, scenario, level, rep, cold, running, snapshot)
+                .await
+                .map(|cell| Cell {
+                    primed: primed.take(),
+                    ..cell
+                });
+            cold = false;
+            if let Some(code) = self.engine.exit_code(server).await? {
+                let log = self.engine.log_tail(server, 30).await;
+                bail!(exited(m, scenario, level, code, &log));
+            }
+            snapshot.push(cell?)?;
+            if let Some(bar) = self.bar.get() {
+                bar.cell_done();
             }
         }
         Ok(())
@@ -1055,7 +991,7 @@ impl RunContext<'_> {
         if !self.profile.primes() {
             return Ok(None);
         }
-        let Some((scenario, level)) = self.lab.scenarios.iter().find_map(|sc| {
+        let Some((scenario, level)) = self.scenarios.iter().find_map(|sc| {
             let top = sc.levels(self.profile).into_iter().max()?;
             v.cannot_carry(sc.operation).is_none().then_some((sc, top))
         }) else {
@@ -1269,6 +1205,15 @@ impl Live<'_> {
     fn key(&self) -> String {
         format!("{}/{}", self.m.name, self.v.name)
     }
+}
+
+/// What a server that exited during a cell leaves as the run's error.
+fn exited(m: &Manifest, scenario: &Scenario, level: u32, code: i64, log: &str) -> String {
+    format!(
+        "server {} exited with code {code} during scenario {} (concurrency {level}); \
+         cells measured before it are kept.\n--- last lines of its log ---\n{log}",
+        m.name, scenario.name
+    )
 }
 
 /// Share of a CPU set's cores at or above which that side is the limit.

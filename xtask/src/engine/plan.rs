@@ -1,0 +1,326 @@
+//! What a run will do, decided before anything starts: which server
+//! variants run (and why each of the others does not), which cells each
+//! measures, and in which order. Pure: from the lab definition, the
+//! profile, the selected manifests and the filters, with no engine asked;
+//! [`crate::engine::run`] carries it out.
+
+use crate::basics::confine::Policy;
+use crate::definitions::lab::{Profile, Scenario};
+use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::store::snapshot::ServerRecord;
+use anyhow::Result;
+
+/// What the run is asked to cover, besides the lab and its profile.
+pub struct Filters<'a> {
+    /// The profile's name, as the reasons quote it.
+    pub profile: &'a str,
+    /// Run only these (server, variant) pairs; empty: every variant of the
+    /// selected servers.
+    pub variants: &'a [(String, String)],
+    /// Server, registry and client all run on the orchestrator's machine.
+    pub all_local: bool,
+}
+
+/// A run's plan.
+pub struct Plan<'a> {
+    /// Every selected server variant as `manifest.toml` records it, with
+    /// why it is not run when it is not; in the manifests' order.
+    pub servers: Vec<ServerRecord>,
+    /// The variants that run, in the order they run.
+    pub runnable: Vec<Planned<'a>>,
+    /// Every scenario level, in the order a run in rounds measures them.
+    pub levels: Vec<(&'a Scenario, u32)>,
+}
+
+/// A server variant the run measures.
+pub struct Planned<'a> {
+    pub manifest: &'a Manifest,
+    pub variant: &'a Variant,
+    /// Its record's index in [`Plan::servers`].
+    pub record: usize,
+    /// The scenarios it cannot carry, and why.
+    pub skipped: Vec<(&'a Scenario, &'a str)>,
+    /// Its cells in the order a run in blocks measures them: each scenario
+    /// it can carry, each level, each repetition. A run in rounds measures
+    /// the same cells (a repetition is then a round), level by level across
+    /// the variants, and may add rounds while a claim is undecided.
+    pub cells: Vec<PlannedCell<'a>>,
+}
+
+/// One cell of a plan.
+#[derive(Clone, Copy, Debug)]
+pub struct PlannedCell<'a> {
+    pub scenario: &'a Scenario,
+    pub level: u32,
+    /// The repetition (or round), from 1.
+    pub repetition: u32,
+}
+
+impl Plan<'_> {
+    /// How many cells the run measures at least.
+    pub fn cells(&self) -> usize {
+        self.runnable.iter().map(|p| p.cells.len()).sum()
+    }
+}
+
+/// The plan of a run of `scenarios` under `profile` over the `selected`
+/// servers. An error is a server whose confinement cannot be derived.
+pub fn plan<'a>(
+    scenarios: &'a [Scenario],
+    profile: &Profile,
+    selected: &[&'a Manifest],
+    filters: &Filters<'_>,
+) -> Result<Plan<'a>> {
+    let mut servers: Vec<ServerRecord> = Vec::new();
+    let mut runnable: Vec<Planned<'a>> = Vec::new();
+    for &m in selected {
+        let mut ran_one = false;
+        for v in m.variants.iter().filter(|v| wanted(filters, m, v)) {
+            let mut record = record_of(m, v, scenarios);
+            record.not_run = record
+                .not_run
+                .or_else(|| not_run(m, filters, ran_one && profile.first_variant_only));
+            if record.not_run.is_none() {
+                ran_one = true;
+                record.confinement = Some(Policy::server(&m.confinement, &m.jvm_flags)?);
+                runnable.push(Planned {
+                    manifest: m,
+                    variant: v,
+                    record: servers.len(),
+                    skipped: scenarios
+                        .iter()
+                        .filter_map(|sc| v.cannot_carry(sc.operation).map(|why| (sc, why)))
+                        .collect(),
+                    cells: cells_of(v, scenarios, profile),
+                });
+            }
+            servers.push(record);
+        }
+    }
+    let levels = scenarios
+        .iter()
+        .flat_map(|sc| sc.levels(profile).into_iter().map(move |level| (sc, level)))
+        .collect();
+    Ok(Plan {
+        servers,
+        runnable,
+        levels,
+    })
+}
+
+/// Whether the filters let variant `v` of `m` in.
+fn wanted(filters: &Filters<'_>, m: &Manifest, v: &Variant) -> bool {
+    filters.variants.is_empty()
+        || filters
+            .variants
+            .iter()
+            .any(|(s, n)| s == &m.name && n == &v.name)
+}
+
+/// Why a variant its manifest allows does not run in this run, if it does
+/// not; `a_variant_ran`: the profile runs one variant per server, and an
+/// earlier one runs.
+fn not_run(m: &Manifest, filters: &Filters<'_>, a_variant_ran: bool) -> Option<String> {
+    if m.registry != Registry::None && !filters.all_local {
+        return Some(
+            "a server with a registry runs only with server, registry and client on this machine (docs/multi-host.md, \"What is not done\")"
+                .into(),
+        );
+    }
+    if !m.bind_from_env && !filters.all_local {
+        return Some(format!(
+            "it binds 127.0.0.1 only (no `bind_from_env` in servers/{}/server.toml), so a client on another machine cannot reach it",
+            m.name
+        ));
+    }
+    a_variant_ran.then(|| {
+        format!(
+            "profile `{}` runs only the first runnable variant of each server",
+            filters.profile
+        )
+    })
+}
+
+/// The manifest's record of variant `v`, before the run decides on it.
+fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord {
+    ServerRecord {
+        name: m.name.clone(),
+        framework: m.framework.clone(),
+        protocol: m.protocol.clone(),
+        variant: v.name.clone(),
+        version: v.version.clone(),
+        jvm_flags: m.jvm_flags.clone(),
+        jvm: m.jvm_of(v).map(|j| j.to_string()),
+        image: m.image(v),
+        not_run: m.not_runnable(v),
+        notes: v.notes.clone(),
+        skipped_scenarios: scenarios
+            .iter()
+            .filter_map(|sc| {
+                v.cannot_carry(sc.operation)
+                    .map(|why| format!("{}: {why}", sc.name))
+            })
+            .collect(),
+        confinement: None,
+        port: None,
+    }
+}
+
+/// The cells of `v`, in a run in blocks' order.
+fn cells_of<'a>(v: &Variant, scenarios: &'a [Scenario], profile: &Profile) -> Vec<PlannedCell<'a>> {
+    let repetitions = profile.least_repetitions();
+    scenarios
+        .iter()
+        .filter(|sc| v.cannot_carry(sc.operation).is_none())
+        .flat_map(|scenario| {
+            scenario.levels(profile).into_iter().flat_map(move |level| {
+                (1..=repetitions).map(move |repetition| PlannedCell {
+                    scenario,
+                    level,
+                    repetition,
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(text: &str) -> Manifest {
+        let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\n";
+        toml::from_str(&format!("{base}{text}")).unwrap()
+    }
+
+    fn scenarios() -> Vec<Scenario> {
+        let file: crate::definitions::lab::ScenarioFile = toml::from_str(
+            r#"
+            [[scenario]]
+            name = "echo"
+            description = "d"
+            operation = "order-echo"
+            shape = "client-programs"
+            concurrency = [1, 5, 20]
+
+            [[scenario]]
+            name = "list"
+            description = "d"
+            operation = "orders-echo"
+            shape = "client-programs"
+            concurrency = [1, 5]
+            "#,
+        )
+        .unwrap();
+        file.scenarios
+    }
+
+    fn profile(extra: &str) -> Profile {
+        toml::from_str(&format!("measure_s = 1.0\n{extra}")).unwrap()
+    }
+
+    const TWO_VARIANTS: &str = r#"
+        name = "a"
+        [[variant]]
+        name = "one"
+        version = "1"
+        [[variant]]
+        name = "two"
+        version = "2"
+        cannot_carry = { operations = ["orders-echo"], reason = "no lists" }
+    "#;
+
+    fn filters<'a>(variants: &'a [(String, String)], all_local: bool) -> Filters<'a> {
+        Filters {
+            profile: "p",
+            variants,
+            all_local,
+        }
+    }
+
+    fn cells(p: &Planned<'_>) -> Vec<(String, u32, u32)> {
+        p.cells
+            .iter()
+            .map(|c| (c.scenario.name.clone(), c.level, c.repetition))
+            .collect()
+    }
+
+    #[test]
+    fn each_variant_runs_every_scenario_it_carries_level_by_level_repetition_by_repetition() {
+        let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
+        let profile = profile("repetitions = 2\nmax_levels = 2");
+        let plan = plan(&scenarios, &profile, &[&a], &filters(&[], true)).unwrap();
+        assert_eq!(plan.servers.len(), 2);
+        assert!(plan.servers.iter().all(|s| s.not_run.is_none()));
+        let [one, two] = &plan.runnable[..] else {
+            panic!("two variants run")
+        };
+        let at = |s: &str, level, rep| (s.to_owned(), level, rep);
+        assert_eq!(
+            cells(one),
+            [
+                at("echo", 1, 1),
+                at("echo", 1, 2),
+                at("echo", 5, 1),
+                at("echo", 5, 2),
+                at("list", 1, 1),
+                at("list", 1, 2),
+                at("list", 5, 1),
+                at("list", 5, 2),
+            ]
+        );
+        // The second cannot carry the list: skipped, and recorded so.
+        assert_eq!(cells(two).len(), 4);
+        assert_eq!(two.skipped.len(), 1);
+        assert_eq!(two.skipped[0].1, "no lists");
+        assert_eq!(plan.servers[1].skipped_scenarios, ["list: no lists"]);
+        assert_eq!(plan.cells(), 12);
+        let levels: Vec<(&str, u32)> = plan.levels.iter().map(|(s, l)| (s.name.as_str(), *l)).collect();
+        assert_eq!(levels, [("echo", 1), ("echo", 5), ("list", 1), ("list", 5)]);
+    }
+
+    #[test]
+    fn a_run_in_rounds_plans_its_least_rounds() {
+        let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
+        let profile = profile("repetitions = 9\nmax_levels = 1\nrounds = { min = 3, max = 5 }");
+        let plan = plan(&scenarios, &profile, &[&a], &filters(&[], true)).unwrap();
+        assert_eq!(cells(&plan.runnable[0]).len(), 2 * 3);
+        assert_eq!(plan.cells(), 2 * 3 + 3);
+    }
+
+    #[test]
+    fn filters_and_the_profile_leave_variants_out_with_a_reason() {
+        let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
+        let b = manifest("name = \"b\"\nregistry = \"zookeeper\"\nbind_from_env = true\n[[variant]]\nname = \"x\"\nversion = \"1\"\nunavailable = \"gone\"\n[[variant]]\nname = \"y\"\nversion = \"1\"\n");
+        let profile = profile("first_variant_only = true");
+        // One variant per server; b's first is unavailable, so its second runs.
+        let plan = plan(&scenarios, &profile, &[&a, &b], &filters(&[], true)).unwrap();
+        let run: Vec<(&str, &str)> = plan
+            .runnable
+            .iter()
+            .map(|p| (p.manifest.name.as_str(), p.variant.name.as_str()))
+            .collect();
+        assert_eq!(run, [("a", "one"), ("b", "y")]);
+        let reasons: Vec<Option<&str>> = plan.servers.iter().map(|s| s.not_run.as_deref()).collect();
+        assert_eq!(
+            reasons,
+            [
+                None,
+                Some("profile `p` runs only the first runnable variant of each server"),
+                Some("gone"),
+                None
+            ]
+        );
+        assert_eq!(plan.runnable[1].record, 3);
+        // Only the pairs asked for.
+        let only = [("a".to_owned(), "two".to_owned())];
+        let plan = super::plan(&scenarios, &profile, &[&a, &b], &filters(&only, true)).unwrap();
+        assert_eq!(plan.servers.len(), 1);
+        assert_eq!(plan.runnable[0].variant.name, "two");
+        // A client on another machine: neither a registry nor a loopback-only server.
+        let plan = super::plan(&scenarios, &profile, &[&a, &b], &filters(&[], false)).unwrap();
+        assert!(plan.runnable.is_empty());
+        assert!(plan.servers[0].not_run.as_deref().unwrap().contains("binds 127.0.0.1 only"));
+        assert!(plan.servers[3].not_run.as_deref().unwrap().contains("with a registry"));
+    }
+}
