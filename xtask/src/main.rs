@@ -114,28 +114,7 @@ enum LabCommand {
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]
-        cpus: cpus::CpuArgs,
-        #[command(flatten)]
-        hosts: hosts::HostArgs,
-        /// Folder of extra CA certificates (*.crt) to trust in image builds.
-        #[arg(long)]
-        ca_certs: Option<PathBuf>,
-        /// Where snapshots go [default: results, or target/rpclab-results
-        /// for a scratch profile such as smoke, so a check never edits the
-        /// committed results/ and its index].
-        #[arg(long)]
-        results_dir: Option<PathBuf>,
-        /// Show build output and the client's whole log.
-        #[arg(long, short)]
-        verbose: bool,
-        /// Seconds to wait for a server's ports to be freed by another run.
-        #[arg(long, default_value_t = 0)]
-        wait_for_ports: u64,
-        /// Seed of the rounds' random order (profiles with `rounds`), to
-        /// replay a run's order [default: drawn from the clock; recorded
-        /// in manifest.toml either way].
-        #[arg(long)]
-        rounds_seed: Option<u64>,
+        run: RunFlags,
     },
     /// List servers, variants, scenarios and profiles.
     List {
@@ -159,26 +138,7 @@ enum LabCommand {
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]
-        cpus: cpus::CpuArgs,
-        #[command(flatten)]
-        hosts: hosts::HostArgs,
-        /// Folder of extra CA certificates (*.crt) to trust in image builds.
-        #[arg(long)]
-        ca_certs: Option<PathBuf>,
-        /// Where snapshots go [default: results, or target/rpclab-results
-        /// for a scratch profile such as smoke].
-        #[arg(long)]
-        results_dir: Option<PathBuf>,
-        /// Show build output and every client's log lines.
-        #[arg(long, short)]
-        verbose: bool,
-        /// Seconds to wait for a server's ports to be freed by another run.
-        #[arg(long, default_value_t = 0)]
-        wait_for_ports: u64,
-        /// Seed of the rounds' random order, to replay a run's order
-        /// [default: drawn from the clock; recorded in manifest.toml].
-        #[arg(long)]
-        rounds_seed: Option<u64>,
+        run: RunFlags,
     },
     /// Re-render a snapshot's summary.md, charts and HTML page from its
     /// results.json and manifest.toml alone (what `lab run` writes, through
@@ -233,6 +193,35 @@ enum LabCommand {
         #[arg(long)]
         images: bool,
     },
+}
+
+/// What `lab run` and `lab reproduce` both take: where each role runs, what
+/// the builds trust, where the snapshot goes.
+#[derive(clap::Args)]
+struct RunFlags {
+    #[command(flatten)]
+    cpus: cpus::CpuArgs,
+    #[command(flatten)]
+    hosts: hosts::HostArgs,
+    /// Folder of extra CA certificates (*.crt) to trust in image builds.
+    #[arg(long)]
+    ca_certs: Option<PathBuf>,
+    /// Where snapshots go [default: results, or target/rpclab-results
+    /// for a scratch profile such as smoke, so a check never edits the
+    /// committed results/ and its index].
+    #[arg(long)]
+    results_dir: Option<PathBuf>,
+    /// Show build output and every line of each client's log.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Seconds to wait for a server's ports to be freed by another run.
+    #[arg(long, default_value_t = 0)]
+    wait_for_ports: u64,
+    /// Seed of the rounds' random order (profiles with `rounds`), to
+    /// replay a run's order [default: drawn from the clock; recorded
+    /// in manifest.toml either way].
+    #[arg(long)]
+    rounds_seed: Option<u64>,
 }
 
 fn repo_root() -> PathBuf {
@@ -293,99 +282,37 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             verbose,
             hosts,
         } => {
-            prebuild::build(
-                root,
-                prebuild::BuildOptions {
-                    lab,
-                    only,
-                    profile,
-                    ca_certificates: ca_certs,
-                    verbose,
-                    hosts,
-                },
-            )
-            .await
+            let options = prebuild::BuildOptions {
+                lab,
+                only,
+                profile,
+                ca_certificates: ca_certs,
+                verbose,
+                hosts,
+            };
+            prebuild::build(root, options).await
         }
         LabCommand::Run {
             lab,
             only,
             profile,
-            cpus,
-            hosts,
-            ca_certs,
-            results_dir,
-            verbose,
-            wait_for_ports,
-            rounds_seed,
-        } => {
-            let run = run::run(
-                root,
-                run::RunOptions {
-                    lab,
-                    only,
-                    profile,
-                    cpus,
-                    ca_certificates: ca_certs,
-                    results_dir,
-                    verbose,
-                    variants: Vec::new(),
-                    port_wait_s: wait_for_ports,
-                    hosts,
-                    rounds_seed,
-                    more_rounds: None,
-                },
-            )
-            .await?;
-            outcome::publish(&run)?;
-            run.into_result()
-        }
+            run,
+        } => lab_run(root, lab, only, profile, run).await,
         LabCommand::Reproduce {
             seeds,
             all,
             profile,
-            cpus,
-            hosts,
-            ca_certs,
-            results_dir,
-            verbose,
-            wait_for_ports,
-            rounds_seed,
+            run,
         } => {
             let ids = if all { seeds::list(root)? } else { seeds };
-            reproduce::reproduce(
-                root,
-                ids,
-                reproduce::ReproduceOptions {
-                    profile,
-                    cpus,
-                    ca_certificates: ca_certs,
-                    results_dir,
-                    verbose,
-                    port_wait_s: wait_for_ports,
-                    hosts,
-                    rounds_seed,
-                },
-            )
-            .await
+            lab_reproduce(root, ids, profile, run).await
         }
         LabCommand::Compare {
             a,
             b,
             fail_on_regression,
             normalize,
-        } => {
-            let report = report::compare::compare_dirs(&a, &b, normalize)?;
-            println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
-            match report.regression() {
-                Some(what) if fail_on_regression => Err(report::compare::RegressionFound(format!(
-                    "{what} from {} to {}",
-                    a.display(),
-                    b.display()
-                ))
-                .into()),
-                _ => Ok(()),
-            }
-        }
+        } => compare(&a, &b, fail_on_regression, normalize),
         LabCommand::Index { results_dir, check } => {
             let path = report::index::write(&results_dir, check)?;
             println!(
@@ -401,85 +328,165 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             jmeter,
             out,
             redecide,
-        } => {
-            let mut results = snapshot::read_snapshot(&snapshot)?;
-            let out = out.unwrap_or_else(|| snapshot.clone());
-            if redecide {
-                if let Some(mut r) = results.reproduction.take() {
-                    report::verdicts::fill(&results, &mut r);
-                    r.verdicts_by = Some(host::decider(root));
-                    results.reproduction = Some(r);
-                    std::fs::create_dir_all(&out)?;
-                    snapshot::write_results(&out, &results)?;
-                    eprintln!("decided again: {}", out.join("results.json").display());
-                }
-            }
-            let layout = jmeter.then_some(report::tables::Layout::Jmeter);
-            print!("{}", report::tables::render(&results, false, layout));
-            if let Some(r) = &results.reproduction {
-                print!(
-                    "{}",
-                    report::reproduction::render(
-                        &report::reproduction::compare(&results, r),
-                        false
-                    )
-                );
-            }
-            let written = report::write_all(
-                &out,
-                &snapshot::name_of(&snapshot),
-                &results,
-                &report::setup::Setup::read(&snapshot),
-            )?;
-            eprintln!(
-                "wrote {}, {} and {} chart(s) under {}",
-                written.summary.display(),
-                written.page.display(),
-                written.charts.len(),
-                out.join("charts").display()
-            );
-            Ok(())
-        }
-        LabCommand::Ps => {
-            let engine = docker::Engine::connect().await?;
-            let containers = engine.lab_containers(None).await?;
-            if containers.is_empty() {
-                println!("no lab container");
-            }
-            for c in containers {
-                let owner = match owner::Owner::from_labels(&c.labels) {
-                    Some(o) => format!(
-                        "pid {} on {} ({})",
-                        o.pid,
-                        o.host,
-                        match o.liveness() {
-                            owner::Liveness::Alive => "running",
-                            owner::Liveness::Gone => "gone: the next run removes it",
-                            owner::Liveness::Unknown => "another host",
-                        }
-                    ),
-                    None => "no owner label".to_owned(),
-                };
-                println!(
-                    "{}  {}  run {}  {owner}",
-                    &c.id[..12.min(c.id.len())],
-                    c.name,
-                    c.run
-                );
-            }
-            Ok(())
-        }
-        LabCommand::Clean { images } => {
-            let engine = docker::Engine::connect().await?;
-            let containers = engine.remove_lab_containers(None).await?;
-            println!("removed {containers} lab container(s)");
-            if images {
-                let n = engine.remove_lab_images().await?;
-                println!("removed {n} lab image(s)");
-            }
-            Ok(())
+        } => rerender(root, &snapshot, jmeter, out, redecide),
+        LabCommand::Ps => ps().await,
+        LabCommand::Clean { images } => clean(images).await,
+    }
+}
+
+/// `lab run`: the run, then what a finished run writes and prints.
+async fn lab_run(
+    root: &Path,
+    lab: PathBuf,
+    only: Vec<String>,
+    profile: Option<String>,
+    flags: RunFlags,
+) -> Result<()> {
+    let run = run::run(
+        root,
+        run::RunOptions {
+            lab,
+            only,
+            profile,
+            cpus: flags.cpus,
+            ca_certificates: flags.ca_certs,
+            results_dir: flags.results_dir,
+            verbose: flags.verbose,
+            variants: Vec::new(),
+            port_wait_s: flags.wait_for_ports,
+            hosts: flags.hosts,
+            rounds_seed: flags.rounds_seed,
+            more_rounds: None,
+        },
+    )
+    .await?;
+    outcome::publish(&run)?;
+    run.into_result()
+}
+
+/// `lab reproduce`: each seed's stand-ins, one seed after the other.
+async fn lab_reproduce(
+    root: &Path,
+    ids: Vec<String>,
+    profile: Option<String>,
+    flags: RunFlags,
+) -> Result<()> {
+    let options = reproduce::ReproduceOptions {
+        profile,
+        cpus: flags.cpus,
+        ca_certificates: flags.ca_certs,
+        results_dir: flags.results_dir,
+        verbose: flags.verbose,
+        port_wait_s: flags.wait_for_ports,
+        hosts: flags.hosts,
+        rounds_seed: flags.rounds_seed,
+    };
+    reproduce::reproduce(root, ids, options).await
+}
+
+/// `lab compare`: two snapshots side by side; with `fail_on_regression`,
+/// a regression is the command's error.
+fn compare(a: &Path, b: &Path, fail_on_regression: bool, normalize: bool) -> Result<()> {
+    let report = report::compare::compare_dirs(a, b, normalize)?;
+    println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
+    match report.regression() {
+        Some(what) if fail_on_regression => Err(report::compare::RegressionFound(format!(
+            "{what} from {} to {}",
+            a.display(),
+            b.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// `lab report`: a snapshot rendered again from its files, its claims
+/// decided again first with `redecide`.
+fn rerender(
+    root: &Path,
+    snapshot: &Path,
+    jmeter: bool,
+    out: Option<PathBuf>,
+    redecide: bool,
+) -> Result<()> {
+    let mut results = snapshot::read_snapshot(snapshot)?;
+    let out = out.unwrap_or_else(|| snapshot.to_owned());
+    if redecide {
+        if let Some(mut r) = results.reproduction.take() {
+            report::verdicts::fill(&results, &mut r);
+            r.verdicts_by = Some(host::decider(root));
+            results.reproduction = Some(r);
+            std::fs::create_dir_all(&out)?;
+            snapshot::write_results(&out, &results)?;
+            eprintln!("decided again: {}", out.join("results.json").display());
         }
     }
+    let layout = jmeter.then_some(report::tables::Layout::Jmeter);
+    print!("{}", report::tables::render(&results, false, layout));
+    if let Some(r) = &results.reproduction {
+        print!(
+            "{}",
+            report::reproduction::render(&report::reproduction::compare(&results, r), false)
+        );
+    }
+    let written = report::write_all(
+        &out,
+        &snapshot::name_of(snapshot),
+        &results,
+        &report::setup::Setup::read(snapshot),
+    )?;
+    eprintln!(
+        "wrote {}, {} and {} chart(s) under {}",
+        written.summary.display(),
+        written.page.display(),
+        written.charts.len(),
+        out.join("charts").display()
+    );
+    Ok(())
+}
+
+/// `lab ps`: the lab's containers, each with its run and whether its
+/// orchestrator still lives.
+async fn ps() -> Result<()> {
+    let engine = docker::Engine::connect().await?;
+    let containers = engine.lab_containers(None).await?;
+    if containers.is_empty() {
+        println!("no lab container");
+    }
+    for c in containers {
+        let owner = match owner::Owner::from_labels(&c.labels) {
+            Some(o) => format!(
+                "pid {} on {} ({})",
+                o.pid,
+                o.host,
+                match o.liveness() {
+                    owner::Liveness::Alive => "running",
+                    owner::Liveness::Gone => "gone: the next run removes it",
+                    owner::Liveness::Unknown => "another host",
+                }
+            ),
+            None => "no owner label".to_owned(),
+        };
+        println!(
+            "{}  {}  run {}  {owner}",
+            &c.id[..12.min(c.id.len())],
+            c.name,
+            c.run
+        );
+    }
+    Ok(())
+}
+
+/// `lab clean`: every lab container, and with `images` every lab image.
+async fn clean(images: bool) -> Result<()> {
+    let engine = docker::Engine::connect().await?;
+    let containers = engine.remove_lab_containers(None).await?;
+    println!("removed {containers} lab container(s)");
+    if images {
+        let n = engine.remove_lab_images().await?;
+        println!("removed {n} lab image(s)");
+    }
+    Ok(())
 }
 
 fn list(root: &Path, lab_path: &Path) -> Result<()> {

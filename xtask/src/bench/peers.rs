@@ -84,8 +84,10 @@ pub struct PeersArgs {
     /// Print the table without writing it into docs/client-ceiling.md.
     #[arg(long)]
     no_doc: bool,
+    /// Lab definition (TOML) whose build settings and CPU sets to use.
     #[arg(long, default_value = "compose/lab.toml")]
     lab: PathBuf,
+    /// Show build output.
     #[arg(long, short)]
     verbose: bool,
 }

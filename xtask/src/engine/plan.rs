@@ -189,7 +189,7 @@ mod tests {
     use super::*;
 
     fn manifest(text: &str) -> Manifest {
-        let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\n";
+        let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\njvm_flags = [\"-Xmx256m\"]\n";
         toml::from_str(&format!("{base}{text}")).unwrap()
     }
 
