@@ -224,17 +224,9 @@ struct RunFlags {
     rounds_seed: Option<u64>,
 }
 
-fn repo_root() -> PathBuf {
-    // xtask lives in <root>/xtask; cargo sets CARGO_MANIFEST_DIR at build time.
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the repository")
-        .to_owned()
-}
-
 fn main() {
     let cli = Cli::parse();
-    let root = repo_root();
+    let root = host::repo_root();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

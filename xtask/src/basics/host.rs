@@ -52,6 +52,15 @@ impl HostInfo {
     }
 }
 
+/// The repository's root: xtask lives in `<root>/xtask`, and cargo sets
+/// `CARGO_MANIFEST_DIR` at build time.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is inside the repository")
+        .to_owned()
+}
+
 pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_owned())

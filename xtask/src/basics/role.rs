@@ -32,7 +32,11 @@ impl Role {
 
 /// `roles` as a line says them: `server, registry`.
 pub fn joined(roles: &[Role]) -> String {
-    roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+    roles
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for Role {

@@ -1003,10 +1003,7 @@ mod tests {
     use super::*;
 
     fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_owned()
+        crate::basics::host::repo_root()
     }
 
     #[test]

@@ -29,8 +29,22 @@ pub async fn measure(
     one_machine: bool,
 ) -> Result<Calibration> {
     Ok(Calibration {
-        server: one(server_engine, run_id, server_cpus, Role::Server.as_str(), None).await?,
-        client: one(client_engine, run_id, client_cpus, Role::Client.as_str(), None).await?,
+        server: one(
+            server_engine,
+            run_id,
+            server_cpus,
+            Role::Server.as_str(),
+            None,
+        )
+        .await?,
+        client: one(
+            client_engine,
+            run_id,
+            client_cpus,
+            Role::Client.as_str(),
+            None,
+        )
+        .await?,
         across: if one_machine && server_cpus != client_cpus {
             Some(
                 one(

@@ -106,41 +106,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
-    let confinement = confine::Policy::client();
-    let bar = progress::CellBar::new(label);
-    // The environment's engine sees this filesystem: the cell folder is
-    // bind-mounted. Another engine (maybe on another machine) gets the spec
-    // through the API in a volume of the container's, and the folder back
-    // the same way once the client exits.
-    let through_api = engine.endpoint != Endpoint::Default;
-    let spec_container = |binds: Vec<String>| ContainerSpec {
-        name: format!("rpclab-client-{run_id}-{}", unique()),
-        image: images::CLIENT,
-        role: Role::Client.into(),
-        run_id,
-        env: Vec::new(),
-        entrypoint: None,
-        cmd: Some(
-            ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
-                .map(String::from)
-                .to_vec(),
-        ),
-        cpuset: client_cpus,
-        binds,
-        confinement: &confinement,
-    };
-    let client = if through_api {
-        let mut files = images::BuildContext::new();
-        files.add(&dir.join("spec.json"), "spec.json")?;
-        engine
-            .start_with_files(spec_container(Vec::new()), "/cell", files.finish()?)
-            .await?
-    } else {
-        confine::prepare_bind_dir(&dir)?;
-        engine
-            .start(spec_container(vec![format!("{}:/cell", dir.display())]))
-            .await?
-    };
+    let (client, through_api) = start(engine, run_id, client_cpus, &dir).await?;
     let sampler = server.map(|(engine, server)| cost::Sampler::start(engine, server));
     let registry_sampler =
         registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
@@ -163,21 +129,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
                 .flatten()
         });
     let host_sampler = host_sets.clone().map(host_load::start);
-    let mut lines = Box::pin(engine.follow_logs(&client));
-    let mut log = String::new();
-    while let Some(chunk) = lines.next().await {
-        for line in chunk.lines() {
-            if line.starts_with(runner::PHASE_MARKER) {
-                continue;
-            } else if let Some(p) = line.strip_prefix(runner::PROGRESS_MARKER) {
-                bar.update(p.trim());
-            } else if verbose {
-                bar.println(&format!("    {line}"));
-            }
-        }
-        log.push_str(&chunk);
-    }
-    bar.finish();
+    let log = follow(engine, &client, label, verbose).await;
     let samples = match sampler {
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
@@ -194,31 +146,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
     };
-    let code = engine.wait(&client).await?;
-    if through_api {
-        let fetched = engine.download(&client, "/cell").await;
-        let unpacked = fetched.and_then(|tar| unpack_cell(&tar, &dir));
-        if let Err(e) = unpacked {
-            let _ = engine.remove(&client).await;
-            return Err(e.context("cannot fetch the cell folder from the client container"));
-        }
-    }
-    engine.remove(&client).await?;
-    std::fs::write(dir.join("client.log"), &log)?;
-    if code != 0 {
-        let tail: Vec<&str> = log.lines().rev().take(20).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!(
-            "the load client exited with code {code}:\n{}",
-            tail.join("\n")
-        );
-    }
-    let report_path = dir.join("report.json");
-    let report: ClientReport = serde_json::from_slice(
-        &std::fs::read(&report_path)
-            .with_context(|| format!("the client wrote no {}", report_path.display()))?,
-    )
-    .with_context(|| format!("{} is not a client report", report_path.display()))?;
+    let report = collect(engine, &client, through_api, &dir, &log).await?;
     let calls = report.calls_ok + report.calls_failed;
     let window = report
         .window_unix_s
@@ -252,6 +180,112 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         registry_cost,
         host_load,
     })
+}
+
+/// Starts the client container of the cell whose spec is in `dir`; returns
+/// its id and whether the cell folder goes through the API.
+///
+/// The environment's engine sees this filesystem: the cell folder is
+/// bind-mounted. Another engine (maybe on another machine) gets the spec
+/// through the API in a volume of the container's, and the folder back
+/// the same way once the client exits ([`collect`]).
+async fn start(
+    engine: &Engine,
+    run_id: &str,
+    client_cpus: &str,
+    dir: &Path,
+) -> Result<(String, bool)> {
+    let confinement = confine::Policy::client();
+    let through_api = engine.endpoint != Endpoint::Default;
+    let spec_container = |binds: Vec<String>| ContainerSpec {
+        name: format!("rpclab-client-{run_id}-{}", unique()),
+        image: images::CLIENT,
+        role: Role::Client.into(),
+        run_id,
+        env: Vec::new(),
+        entrypoint: None,
+        cmd: Some(
+            ["run-spec", "--spec", "/cell/spec.json", "--out", "/cell"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        cpuset: client_cpus,
+        binds,
+        confinement: &confinement,
+    };
+    let client = if through_api {
+        let mut files = images::BuildContext::new();
+        files.add(&dir.join("spec.json"), "spec.json")?;
+        engine
+            .start_with_files(spec_container(Vec::new()), "/cell", files.finish()?)
+            .await?
+    } else {
+        confine::prepare_bind_dir(dir)?;
+        engine
+            .start(spec_container(vec![format!("{}:/cell", dir.display())]))
+            .await?
+    };
+    Ok((client, through_api))
+}
+
+/// Follows the client's output until it exits, its progress on one line
+/// ([`progress::CellBar`]), every other line too when `verbose`; returns
+/// the whole output.
+async fn follow(engine: &Engine, client: &str, label: &str, verbose: bool) -> String {
+    let bar = progress::CellBar::new(label);
+    let mut lines = Box::pin(engine.follow_logs(client));
+    let mut log = String::new();
+    while let Some(chunk) = lines.next().await {
+        for line in chunk.lines() {
+            if line.starts_with(runner::PHASE_MARKER) {
+                continue;
+            } else if let Some(p) = line.strip_prefix(runner::PROGRESS_MARKER) {
+                bar.update(p.trim());
+            } else if verbose {
+                bar.println(&format!("    {line}"));
+            }
+        }
+        log.push_str(&chunk);
+    }
+    bar.finish();
+    log
+}
+
+/// Once the client exited: its folder fetched (through the API), the
+/// container removed, its output saved as `client.log`, and the report
+/// it wrote read back; a non-zero exit is an error with its last lines.
+async fn collect(
+    engine: &Engine,
+    client: &str,
+    through_api: bool,
+    dir: &Path,
+    log: &str,
+) -> Result<ClientReport> {
+    let code = engine.wait(client).await?;
+    if through_api {
+        let fetched = engine.download(client, "/cell").await;
+        let unpacked = fetched.and_then(|tar| unpack_cell(&tar, dir));
+        if let Err(e) = unpacked {
+            let _ = engine.remove(client).await;
+            return Err(e.context("cannot fetch the cell folder from the client container"));
+        }
+    }
+    engine.remove(client).await?;
+    std::fs::write(dir.join("client.log"), log)?;
+    if code != 0 {
+        let tail: Vec<&str> = log.lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(
+            "the load client exited with code {code}:\n{}",
+            tail.join("\n")
+        );
+    }
+    let report_path = dir.join("report.json");
+    serde_json::from_slice(
+        &std::fs::read(&report_path)
+            .with_context(|| format!("the client wrote no {}", report_path.display()))?,
+    )
+    .with_context(|| format!("{} is not a client report", report_path.display()))
 }
 
 /// Writes the files of a container folder's tar (entries `cell/…`) into `dir`.

@@ -147,6 +147,22 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// [`Builder::ensure`] of an image with one parent, which its
+    /// Dockerfile names by the build argument `parent.0`.
+    async fn ensure_on(
+        &mut self,
+        tag: &str,
+        dockerfile: &str,
+        context: BuildContext,
+        parent: (&str, &str),
+    ) -> Result<()> {
+        let (arg, image) = parent;
+        let args = HashMap::from([(arg.to_owned(), image.to_owned())]);
+        self.ensure(tag, dockerfile, context, args, &[image])
+            .await?;
+        Ok(())
+    }
+
     /// Builds `tag` unless an image with the same input hash exists.
     async fn ensure(
         &mut self,
@@ -253,20 +269,21 @@ impl<'a> Builder<'a> {
                 .to_owned();
             ctx.add(&cert, &format!("certs/{name}"))?;
         }
-        let args = HashMap::from([("RPCLAB_BASE_IMAGE".to_owned(), BASE.to_owned())]);
-        self.ensure(RUNTIME, "Dockerfile", ctx, args, &[BASE])
-            .await?;
-        Ok(())
+        self.ensure_on(RUNTIME, "Dockerfile", ctx, ("RPCLAB_BASE_IMAGE", BASE))
+            .await
     }
 
     /// `jdk`: the runtime plus JDK 17 and Maven, for every Java server.
     pub async fn jdk(&mut self) -> Result<()> {
         let mut ctx = BuildContext::new();
         ctx.add(&self.root.join("images/jdk"), "jdk")?;
-        let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
-        self.ensure(JDK, "jdk/Dockerfile", ctx, args, &[RUNTIME])
-            .await?;
-        Ok(())
+        self.ensure_on(
+            JDK,
+            "jdk/Dockerfile",
+            ctx,
+            ("RPCLAB_RUNTIME_IMAGE", RUNTIME),
+        )
+        .await
     }
 
     /// The ZooKeeper registry, for servers whose manifest needs one.
@@ -289,10 +306,8 @@ impl<'a> Builder<'a> {
                 ctx.add(&entry, &name)?;
             }
         }
-        let args = HashMap::from([("RPCLAB_JDK_IMAGE".to_owned(), JDK.to_owned())]);
-        self.ensure(ZOOKEEPER, "Dockerfile", ctx, args, &[JDK])
-            .await?;
-        Ok(())
+        self.ensure_on(ZOOKEEPER, "Dockerfile", ctx, ("RPCLAB_JDK_IMAGE", JDK))
+            .await
     }
 
     /// The client image around the statically linked client binary, plus
@@ -302,10 +317,8 @@ impl<'a> Builder<'a> {
         ctx.add(&self.root.join("images/client/Dockerfile"), "Dockerfile")?;
         ctx.add(&binaries.client, "rpclab-client")?;
         ctx.add(&binaries.echo, "rpclab-echo")?;
-        let args = HashMap::from([("RPCLAB_RUNTIME_IMAGE".to_owned(), RUNTIME.to_owned())]);
-        self.ensure(CLIENT, "Dockerfile", ctx, args, &[RUNTIME])
-            .await?;
-        Ok(())
+        self.ensure_on(CLIENT, "Dockerfile", ctx, ("RPCLAB_RUNTIME_IMAGE", RUNTIME))
+            .await
     }
 
     /// `maven`: the JDK image plus the Maven plugins and JUnit runner of
@@ -313,10 +326,8 @@ impl<'a> Builder<'a> {
     pub async fn maven(&mut self) -> Result<()> {
         let mut ctx = BuildContext::new();
         ctx.add(&self.root.join("images/maven"), "maven")?;
-        let args = HashMap::from([("RPCLAB_JDK_IMAGE".to_owned(), JDK.to_owned())]);
-        self.ensure(MAVEN, "maven/Dockerfile", ctx, args, &[JDK])
-            .await?;
-        Ok(())
+        self.ensure_on(MAVEN, "maven/Dockerfile", ctx, ("RPCLAB_JDK_IMAGE", JDK))
+            .await
     }
 
     /// Builds the image of every (server, variant), several at a time, and

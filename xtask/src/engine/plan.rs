@@ -275,7 +275,11 @@ mod tests {
         assert_eq!(two.skipped[0].1, "no lists");
         assert_eq!(plan.servers[1].skipped_scenarios, ["list: no lists"]);
         assert_eq!(plan.cells(), 12);
-        let levels: Vec<(&str, u32)> = plan.levels.iter().map(|(s, l)| (s.name.as_str(), *l)).collect();
+        let levels: Vec<(&str, u32)> = plan
+            .levels
+            .iter()
+            .map(|(s, l)| (s.name.as_str(), *l))
+            .collect();
         assert_eq!(levels, [("echo", 1), ("echo", 5), ("list", 1), ("list", 5)]);
     }
 
@@ -301,7 +305,8 @@ mod tests {
             .map(|p| (p.manifest.name.as_str(), p.variant.name.as_str()))
             .collect();
         assert_eq!(run, [("a", "one"), ("b", "y")]);
-        let reasons: Vec<Option<&str>> = plan.servers.iter().map(|s| s.not_run.as_deref()).collect();
+        let reasons: Vec<Option<&str>> =
+            plan.servers.iter().map(|s| s.not_run.as_deref()).collect();
         assert_eq!(
             reasons,
             [
@@ -320,7 +325,15 @@ mod tests {
         // A client on another machine: neither a registry nor a loopback-only server.
         let plan = super::plan(&scenarios, &profile, &[&a, &b], &filters(&[], false)).unwrap();
         assert!(plan.runnable.is_empty());
-        assert!(plan.servers[0].not_run.as_deref().unwrap().contains("binds 127.0.0.1 only"));
-        assert!(plan.servers[3].not_run.as_deref().unwrap().contains("with a registry"));
+        assert!(plan.servers[0]
+            .not_run
+            .as_deref()
+            .unwrap()
+            .contains("binds 127.0.0.1 only"));
+        assert!(plan.servers[3]
+            .not_run
+            .as_deref()
+            .unwrap()
+            .contains("with a registry"));
     }
 }

@@ -137,7 +137,12 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     let selected = crate::definitions::manifest::select(&manifests, &only)?;
     // CPU sets are checked before anything starts: no snapshot, no build.
     let split = split_cpus(&lab.def.cpus, &opts.cpus)?;
-    let def = as_run(&lab.def, &profile_name, &split, opts.ca_certificates.as_ref());
+    let def = as_run(
+        &lab.def,
+        &profile_name,
+        &split,
+        opts.ca_certificates.as_ref(),
+    );
 
     let roles = Roles::resolve(&def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
     let engines = Engines::connect(&roles).await?;
@@ -573,7 +578,14 @@ impl RunContext<'_> {
         )
         .await?;
         let result = self
-            .rounds_with(runnable, levels, &ports, registry.as_ref(), policy, snapshot)
+            .rounds_with(
+                runnable,
+                levels,
+                &ports,
+                registry.as_ref(),
+                policy,
+                snapshot,
+            )
             .await;
         if let Some(r) = registry {
             self.engines.registry.remove(&r.id).await?;
@@ -840,7 +852,9 @@ impl RunContext<'_> {
         snapshot: &mut Snapshot,
     ) -> Result<()> {
         let m = planned.manifest;
-        let server = self.start_server(m, planned.variant, m.port, registry).await?;
+        let server = self
+            .start_server(m, planned.variant, m.port, registry)
+            .await?;
         let running = Running {
             server: &server,
             registry: registry.map(|r| r.id.as_str()),

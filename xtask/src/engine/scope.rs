@@ -132,7 +132,10 @@ mod tests {
         let mut scope = RunScope::open("20260101T000000Z-1".into());
         let a = Engine::unconnected("a", Endpoint::Default);
         scope.watch(&a);
-        scope.watch(&Engine::unconnected("a", Endpoint::Unix("/run/a.sock".into())));
+        scope.watch(&Engine::unconnected(
+            "a",
+            Endpoint::Unix("/run/a.sock".into()),
+        ));
         scope.watch(&Engine::unconnected("b", Endpoint::Default));
         assert_eq!(scope.engines.len(), 2);
         assert_eq!(scope.id(), "20260101T000000Z-1");
