@@ -12,7 +12,7 @@ use std::path::Path;
 
 use common::{golden, manifest, IMPLS};
 use hessian2::Encoder;
-use java_interop::{java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 
 #[test]
 fn java_reads_what_rust_writes() {
@@ -40,12 +40,18 @@ fn java_reads_what_rust_writes() {
             "alibaba-lite" => ("lite", Some("alibaba-lite")),
             other => panic!("unknown implementation {other}"),
         };
-        let mut verify =
-            JavaVerify::exec_java(&golden().pom(), &format!("{java_impl} {}", dir.display()));
+        let mut verify = JavaVerify::exec_java(
+            &golden().pom(),
+            "rpclab.golden.Verify",
+            &format!("{java_impl} {}", dir.display()),
+        );
         if let Some(p) = profile {
             verify = verify.profile(p);
         }
-        if let Err(e) = verify.run(&format!("{impl_name} ({})", m.artifact), written) {
+        if let Err(e) = verify.run(
+            &format!("{impl_name} ({})", m.artifact),
+            &all_passed(written),
+        ) {
             failures.push(e);
         }
     }

@@ -13,9 +13,12 @@ impl Golden {
     /// The golden folder of the crate at `manifest_dir`; a test passes
     /// `env!("CARGO_MANIFEST_DIR")`.
     pub fn of(manifest_dir: &str) -> Self {
-        Self {
-            dir: Path::new(manifest_dir).join("golden"),
-        }
+        Self::at(Path::new(manifest_dir).join("golden"))
+    }
+
+    /// A golden folder elsewhere (a protocol's, inside the client).
+    pub fn at(dir: PathBuf) -> Self {
+        Self { dir }
     }
 
     /// The folder itself.
@@ -33,12 +36,22 @@ impl Golden {
         self.dir.join("java").join("pom.xml")
     }
 
-    /// The bytes of `golden/vectors/<name>.bin` (`name` may name a
-    /// subfolder, as `kryo4/order`); panics with the path and how to
-    /// regenerate the vectors when it cannot be read.
+    /// The bytes of `vectors/<name>.bin` (`name` may name a subfolder, as
+    /// `kryo4/order`).
     pub fn vector(&self, name: &str) -> Vec<u8> {
-        let path = self.vectors().join(format!("{name}.bin"));
-        std::fs::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run golden/regenerate.sh)", path.display()))
+        self.file(&format!("{name}.bin"))
+    }
+
+    /// The bytes of `vectors/<path>`; panics with the path and how to
+    /// regenerate the vectors when it cannot be read.
+    pub fn file(&self, path: &str) -> Vec<u8> {
+        let path = self.vectors().join(path);
+        std::fs::read(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (regenerate with {}/regenerate.sh)",
+                path.display(),
+                self.dir.display()
+            )
+        })
     }
 }

@@ -11,7 +11,9 @@
 //!   (nullable strings, as a Java object);
 //! - [`java_tests_enabled`], [`write_cases`] and [`JavaVerify`]: the
 //!   "Rust writes, Java reads" test, which writes every case to a folder
-//!   and runs `rpclab.golden.Verify` over it with Maven.
+//!   and runs the golden project's Verify over it with Maven (also used
+//!   by the client's protocol tests, whose golden projects live under
+//!   `client/`).
 //!
 //! The crate has no dependencies, so that the codec crates stay usable
 //! without the rest of the lab.
@@ -21,5 +23,5 @@ mod maven;
 mod order;
 
 pub use golden::Golden;
-pub use maven::{java_tests_enabled, write_cases, JavaVerify};
+pub use maven::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 pub use order::{Order, ORDER_CLASS};

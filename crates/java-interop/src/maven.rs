@@ -7,7 +7,7 @@
 //! missing JDK is not mistaken for a pass; RPCLAB_SKIP_JAVA_TESTS=1 skips
 //! it deliberately.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SKIP_VARIABLE: &str = "RPCLAB_SKIP_JAVA_TESTS";
@@ -51,81 +51,97 @@ pub fn write_cases<N: AsRef<str>>(
     written
 }
 
-/// One run of `rpclab.golden.Verify` with Maven.
+/// `<n> passed, 0 failed`: what the codec crates' Verify prints when it
+/// read all `written` files.
+pub fn all_passed(written: usize) -> String {
+    format!("{written} passed, 0 failed")
+}
+
+/// One run of a golden project's Verify with Maven.
 pub struct JavaVerify {
-    mvn: Command,
-    passed_prefix: String,
+    pom: PathBuf,
+    profile: Option<String>,
+    clean: bool,
+    env: Vec<(String, String)>,
+    exec: Vec<String>,
 }
 
 impl JavaVerify {
-    /// `mvn compile exec:java` of Verify in the project `pom`, with
-    /// `args` as its arguments (the folder, and what else the project's
-    /// Verify takes).
-    pub fn exec_java(pom: &Path, args: &str) -> Self {
-        let mut verify = Self::compile(pom);
-        verify
-            .mvn
-            .args(["exec:java", "-Dexec.mainClass=rpclab.golden.Verify"])
-            .arg(format!("-Dexec.args={args}"));
-        verify
+    /// `mvn compile exec:java` of `main_class` in the project `pom`, with
+    /// `args` as its arguments (the folder, and what else it takes).
+    pub fn exec_java(pom: &Path, main_class: &str, args: &str) -> Self {
+        Self::new(
+            pom,
+            vec![
+                "exec:java".into(),
+                format!("-Dexec.mainClass={main_class}"),
+                format!("-Dexec.args={args}"),
+            ],
+        )
     }
 
-    /// `mvn compile exec:exec` of Verify over `dir`, for a project whose
-    /// pom forks the JVM itself (to pass it flags) and takes the main class
-    /// and the folder as the properties `golden.main` and `golden.dir`.
+    /// `mvn compile exec:exec` of `rpclab.golden.Verify` over `dir`, for a
+    /// project whose pom forks the JVM itself (to pass it flags) and takes
+    /// the main class and the folder as the properties `golden.main` and
+    /// `golden.dir`.
     pub fn exec_exec(pom: &Path, dir: &Path) -> Self {
-        let mut verify = Self::compile(pom);
-        verify
-            .mvn
-            .args(["exec:exec", "-Dgolden.main=rpclab.golden.Verify"])
-            .arg(format!("-Dgolden.dir={}", dir.display()));
-        verify
+        Self::new(
+            pom,
+            vec![
+                "exec:exec".into(),
+                "-Dgolden.main=rpclab.golden.Verify".into(),
+                format!("-Dgolden.dir={}", dir.display()),
+            ],
+        )
     }
 
-    fn compile(pom: &Path) -> Self {
-        let mut mvn = Command::new("mvn");
-        mvn.args(["-B", "-q", "-Dstyle.color=never", "-f"])
-            .arg(pom)
-            .arg("compile");
+    fn new(pom: &Path, exec: Vec<String>) -> Self {
         Self {
-            mvn,
-            passed_prefix: String::new(),
+            pom: pom.to_owned(),
+            profile: None,
+            clean: false,
+            env: Vec::new(),
+            exec,
         }
     }
 
     /// Activates the Maven profile `profile` (a line of the Java library).
     pub fn profile(mut self, profile: &str) -> Self {
-        self.mvn.arg(format!("-P{profile}"));
+        self.profile = Some(profile.to_owned());
+        self
+    }
+
+    /// Cleans the build first (when profiles compile different sources
+    /// into one build folder).
+    pub fn clean(mut self) -> Self {
+        self.clean = true;
         self
     }
 
     /// Sets the environment variable `key` of Maven's JVM (MAVEN_OPTS for
     /// the flags that `exec:java`, which runs in that JVM, needs).
     pub fn env(mut self, key: &str, value: &str) -> Self {
-        self.mvn.env(key, value);
-        self
-    }
-
-    /// Requires Verify's verdict line to start with `prefix`, as
-    /// `kryo4: 40 passed, 0 failed` when one project verifies several lines.
-    pub fn verdict_prefix(mut self, prefix: &str) -> Self {
-        self.passed_prefix = prefix.to_owned();
+        self.env.push((key.to_owned(), value.to_owned()));
         self
     }
 
     /// Runs Maven, prints what Verify said under `label`, and returns Err
-    /// with Maven's output unless it succeeded and Verify passed all
-    /// `written` files.
-    pub fn run(mut self, label: &str, written: usize) -> Result<(), String> {
-        let out = self.mvn.output().expect("run mvn");
+    /// with Maven's output unless it succeeded and Verify printed
+    /// `verdict`.
+    pub fn run(self, label: &str, verdict: &str) -> Result<(), String> {
+        let mut mvn = Command::new("mvn");
+        mvn.args(["-B", "-q", "-Dstyle.color=never", "-f"])
+            .arg(&self.pom)
+            .args(self.profile.map(|p| format!("-P{p}")))
+            .args(self.clean.then_some("clean"))
+            .arg("compile")
+            .args(&self.exec)
+            .envs(self.env);
+        let out = mvn.output().expect("run mvn");
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        eprintln!(
-            "{label}: Rust wrote {written} files; Java says:\n{}",
-            stdout.trim()
-        );
-        let verdict = format!("{}{written} passed, 0 failed", self.passed_prefix);
-        if out.status.success() && stdout.contains(&verdict) {
+        eprintln!("{label}: Java says:\n{}", stdout.trim());
+        if out.status.success() && stdout.contains(verdict) {
             Ok(())
         } else {
             Err(format!(

@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 
 use common::{case_names, golden, rust_write};
-use java_interop::{java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 
 #[test]
 fn java_reads_what_rust_writes() {
@@ -25,8 +25,12 @@ fn java_reads_what_rust_writes() {
         (name, bytes)
     });
     let written = write_cases(&dir, cases);
-    let verify = JavaVerify::exec_java(&golden().pom(), &dir.display().to_string());
-    if let Err(e) = verify.run("javaser", written) {
+    let verify = JavaVerify::exec_java(
+        &golden().pom(),
+        "rpclab.golden.Verify",
+        &dir.display().to_string(),
+    );
+    if let Err(e) = verify.run("javaser", &all_passed(written)) {
         panic!("{e}");
     }
 }

@@ -13,7 +13,7 @@ mod common;
 use std::path::Path;
 
 use common::{case_names, golden, rust_write};
-use java_interop::{java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 
 #[test]
 fn java_reads_what_rust_writes() {
@@ -22,8 +22,12 @@ fn java_reads_what_rust_writes() {
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fastjson2-jsonb-java-interop");
     let written = write_cases(&dir, case_names().into_iter().map(|n| (n, rust_write(n))));
-    let verify = JavaVerify::exec_java(&golden().pom(), &dir.display().to_string());
-    if let Err(e) = verify.run("fastjson2-jsonb", written) {
+    let verify = JavaVerify::exec_java(
+        &golden().pom(),
+        "rpclab.golden.Verify",
+        &dir.display().to_string(),
+    );
+    if let Err(e) = verify.run("fastjson2-jsonb", &all_passed(written)) {
         panic!("{e}");
     }
 }

@@ -14,7 +14,7 @@ mod common;
 use std::path::Path;
 
 use common::{cases, dialects, golden, rust_write_with};
-use java_interop::{java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 
 /// What Kryo's reflection needs opened on Java 17 (as the servers'
 /// jvm_flags and golden/regenerate.sh).
@@ -55,11 +55,17 @@ fn java_reads_what_rust_writes() {
                     rust_write_with(&steps, dialect, share).map(|bytes| (name, bytes))
                 }),
             );
-            let verify = JavaVerify::exec_java(&golden().pom(), &dir.display().to_string())
-                .profile(line)
-                .env("MAVEN_OPTS", &opens.join(" "))
-                .verdict_prefix(&format!("{line}: "));
-            if let Err(e) = verify.run(&format!("{line} (shared strings: {share})"), written) {
+            let verify = JavaVerify::exec_java(
+                &golden().pom(),
+                "rpclab.golden.Verify",
+                &dir.display().to_string(),
+            )
+            .profile(line)
+            .env("MAVEN_OPTS", &opens.join(" "));
+            if let Err(e) = verify.run(
+                &format!("{line} (shared strings: {share})"),
+                &format!("{line}: {}", all_passed(written)),
+            ) {
                 panic!("{e}");
             }
         }
