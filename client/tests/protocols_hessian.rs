@@ -14,13 +14,15 @@
 
 mod common;
 
+use common::options;
+
 use java_interop::{java_tests_enabled, write_cases, Golden, JavaVerify};
 use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
 use rpclab_model::contract::{Operation, StringSize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,13 +180,6 @@ async fn golden_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         }
     });
     (addr, accepted)
-}
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::options;
+
 use java_interop::{java_tests_enabled, Golden, JavaVerify};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
@@ -24,7 +26,7 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::soap::envelope::{self, Operation};
 use rpclab_client::protocols::soap::{wsdl, Soap};
 use rpclab_model::contract::{Operation as ContractOp, StringSize, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -277,13 +279,6 @@ async fn golden_server(stack: &'static str) -> String {
         }
     });
     addr
-}
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
