@@ -173,23 +173,55 @@ struct Bench<'a> {
     floor: Vec<String>,
 }
 
-async fn client(root: &Path, args: ClientArgs) -> Result<()> {
-    if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
-        bail!("--duration-s must be positive and --warmup-s zero or positive");
-    }
-    let lab = Lab::load(&args.lab)?;
+/// What both benches start from: the lab, the engine and its host, and the
+/// cores split between the server and the client as `--server-cpus` and
+/// `--client-cpus` ask (the lab's split where they are not given).
+struct Setup {
+    lab: Lab,
+    engine: Engine,
+    host: HostInfo,
+    server_cpus: String,
+    client_cpus: String,
+}
+
+async fn set_up(lab: &Path, server_cpus: Option<&str>, client_cpus: Option<&str>) -> Result<Setup> {
+    let lab = Lab::load(lab)?;
     let engine = Engine::connect().await?;
     let host = HostInfo::read(&engine.version);
     let split = crate::basics::cpus::split(
         &crate::basics::cpus::Request {
-            server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
+            server: server_cpus.unwrap_or(&lab.def.cpus.server),
             registry: "auto",
-            client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
+            client: client_cpus.unwrap_or(&lab.def.cpus.client),
             allow_shared: false,
         },
         &crate::basics::cpus::online(),
     )?;
-    let (server_cpus, client_cpus) = (split.server, split.client);
+    Ok(Setup {
+        lab,
+        engine,
+        host,
+        server_cpus: split.server,
+        client_cpus: split.client,
+    })
+}
+
+async fn client(root: &Path, args: ClientArgs) -> Result<()> {
+    if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
+        bail!("--duration-s must be positive and --warmup-s zero or positive");
+    }
+    let Setup {
+        lab,
+        engine,
+        host,
+        server_cpus,
+        client_cpus,
+    } = set_up(
+        &args.lab,
+        args.server_cpus.as_deref(),
+        args.client_cpus.as_deref(),
+    )
+    .await?;
     let stamp = time::OffsetDateTime::now_utc()
         .format(time::macros::format_description!(
             "[year][month][day]T[hour][minute][second]Z"
