@@ -27,8 +27,9 @@
 //! cell can be told from a slow client.
 
 mod peers;
+mod setup;
 
-use crate::basics::host::{self, HostInfo};
+use crate::basics::host;
 use crate::definitions::lab::Lab;
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::cost;
@@ -173,50 +174,17 @@ struct Bench<'a> {
     floor: Vec<String>,
 }
 
-/// What both benches start from: the lab, the engine and its host, and the
-/// cores split between the server and the client as `--server-cpus` and
-/// `--client-cpus` ask (the lab's split where they are not given).
-struct Setup {
-    lab: Lab,
-    engine: Engine,
-    host: HostInfo,
-    server_cpus: String,
-    client_cpus: String,
-}
-
-async fn set_up(lab: &Path, server_cpus: Option<&str>, client_cpus: Option<&str>) -> Result<Setup> {
-    let lab = Lab::load(lab)?;
-    let engine = Engine::connect().await?;
-    let host = HostInfo::read(&engine.version);
-    let split = crate::basics::cpus::split(
-        &crate::basics::cpus::Request {
-            server: server_cpus.unwrap_or(&lab.def.cpus.server),
-            registry: "auto",
-            client: client_cpus.unwrap_or(&lab.def.cpus.client),
-            allow_shared: false,
-        },
-        &crate::basics::cpus::online(),
-    )?;
-    Ok(Setup {
-        lab,
-        engine,
-        host,
-        server_cpus: split.server,
-        client_cpus: split.client,
-    })
-}
-
 async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
         bail!("--duration-s must be positive and --warmup-s zero or positive");
     }
-    let Setup {
+    let setup::Setup {
         lab,
         engine,
         host,
         server_cpus,
         client_cpus,
-    } = set_up(
+    } = setup::set_up(
         &args.lab,
         args.server_cpus.as_deref(),
         args.client_cpus.as_deref(),

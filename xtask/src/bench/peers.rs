@@ -317,13 +317,13 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
             )),
         })
         .collect::<Result<_>>()?;
-    let super::Setup {
+    let super::setup::Setup {
         lab,
         engine,
         host: host_info,
         server_cpus,
         client_cpus,
-    } = super::set_up(
+    } = super::setup::set_up(
         &args.lab,
         args.server_cpus.as_deref(),
         args.client_cpus.as_deref(),
