@@ -6,24 +6,21 @@
 //! decodes what the client writes (`rpclab.golden.Verify`, which needs Maven
 //! and a JDK; skipped with RPCLAB_SKIP_JAVA_TESTS=1).
 
+use java_interop::{java_tests_enabled, write_cases, Golden, JavaVerify};
 use rpclab_client::protocol::CallError;
 use rpclab_client::protocols::motan::codec::{self, Method, RequestTemplate, Serialization};
 use rpclab_client::protocols::motan::SOURCE;
 use rpclab_model::contract::{Order, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 const SERIALIZATIONS: [Serialization; 2] = [Serialization::Hessian2, Serialization::Simple];
 
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/motan")
+fn golden() -> Golden {
+    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/motan"))
 }
 
 fn vector(s: Serialization, case: &str) -> Vec<u8> {
-    let path = golden_dir()
-        .join("vectors")
-        .join(format!("{}-{case}.bin", s.name()));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    golden().vector(&format!("{}-{case}", s.name()))
 }
 
 fn decode(s: Serialization, case: &str, method: Method) -> Result<Value, CallError> {
@@ -172,59 +169,30 @@ fn requests_are_javas_bytes() {
 /// and the deserialized arguments.
 #[test]
 fn motan_reads_what_rust_writes() {
-    if std::env::var("RPCLAB_SKIP_JAVA_TESTS").as_deref() == Ok("1") {
-        eprintln!("motan_reads_what_rust_writes: skipped (RPCLAB_SKIP_JAVA_TESTS=1)");
+    if !java_tests_enabled() {
         return;
     }
-    match Command::new("mvn").arg("-v").output() {
-        Ok(out) if out.status.success() => {}
-        other => panic!(
-            "cannot run `mvn -v` ({other:?}): Maven and a JDK 17+ are needed to check that \
-             Motan reads what Rust writes; set RPCLAB_SKIP_JAVA_TESTS=1 to skip this test"
-        ),
-    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("motan-java-interop");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut written = 0;
+    let mut frames = Vec::new();
     for s in SERIALIZATIONS {
         let t = template(s);
         for (case, id, method, argument) in requests(s) {
             let mut out = Vec::new();
             t.encode(&mut out, id + 100, method, &argument).unwrap();
-            std::fs::write(dir.join(format!("{}-{case}.bin", s.name())), out).unwrap();
-            written += 1;
+            frames.push((format!("{}-{case}", s.name()), out));
         }
-        std::fs::write(
-            dir.join(format!("{}-heartbeat-request.bin", s.name())),
-            codec::heartbeat(99, false),
-        )
-        .unwrap();
-        written += 1;
+        frames.push((
+            format!("{}-heartbeat-request", s.name()),
+            codec::heartbeat(99, false).to_vec(),
+        ));
     }
-    let out = Command::new("mvn")
-        .args(["-B", "-q", "-Dstyle.color=never", "-f"])
-        .arg(golden_dir().join("java/pom.xml"))
-        .args([
-            "compile",
-            "exec:java",
-            "-Dexec.mainClass=rpclab.golden.Verify",
-        ])
-        .arg(format!("-Dexec.args={}", dir.display()))
-        .output()
-        .expect("run mvn");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    eprintln!(
-        "Rust wrote {written} frames; Motan says:\n{}",
-        stdout.trim()
+    let written = write_cases(&dir, frames);
+    let verify = JavaVerify::exec_java(
+        &golden().pom(),
+        "rpclab.golden.Verify",
+        &dir.display().to_string(),
     );
-    assert!(
-        out.status.success(),
-        "Motan could not read what Rust wrote:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains(&format!("{written} checked, 0 failed")),
-        "{stdout}"
-    );
+    if let Err(e) = verify.run("motan", &format!("{written} checked, 0 failed")) {
+        panic!("{e}");
+    }
 }

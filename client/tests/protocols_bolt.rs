@@ -12,28 +12,19 @@
 
 mod common;
 
-use common::FakeConnection;
+use common::{options, FakeConnection};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::bolt::codec::{self, Header};
 use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
 use rpclab_client::protocols::bolt::Bolt;
 use rpclab_model::contract::{Call, Operation, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 // ---- a real SOFA-RPC provider ------------------------------------------------
 
@@ -122,26 +113,19 @@ struct Behaviour {
     close_after: Option<usize>,
 }
 
-struct FakeProvider {
-    addr: SocketAddr,
+/// What the provider's connections saw.
+#[derive(Clone, Default)]
+struct Seen {
     acks_received: Arc<AtomicUsize>,
     heartbeats_received: Arc<AtomicUsize>,
 }
 
+type FakeProvider = common::SeeingServer<Seen>;
+
 /// A provider of `hello` and `empty` that answers each request on its own
 /// task (`hello("slow")` after 200 ms, so replies overtake each other).
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    let acks = Arc::new(AtomicUsize::new(0));
-    let beats = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (Arc::clone(&acks), Arc::clone(&beats));
-    let addr =
-        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&a), Arc::clone(&b)))
-            .await;
-    FakeProvider {
-        addr,
-        acks_received: acks,
-        heartbeats_received: beats,
-    }
+    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
 fn sofa_response(id: u32, value: Option<&str>) -> Vec<u8> {
@@ -175,18 +159,19 @@ fn sofa_response(id: u32, value: Option<&str>) -> Vec<u8> {
     out
 }
 
-async fn serve(
-    mut conn: FakeConnection,
-    behaviour: Behaviour,
-    acks: Arc<AtomicUsize>,
-    beats: Arc<AtomicUsize>,
-) {
+async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
     if behaviour.heartbeat_first {
         conn.send(codec::heartbeat_request(1_000_000).to_vec());
     }
     let mut requests = 0;
     while let Some((h, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
-        answer(&h, &frame, &conn.tx, &acks, &beats);
+        answer(
+            &h,
+            &frame,
+            &conn.tx,
+            &seen.acks_received,
+            &seen.heartbeats_received,
+        );
         if h.is_request() && !h.is_heartbeat() {
             requests += 1;
             if Some(requests) == behaviour.close_after {
@@ -254,12 +239,7 @@ async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
     })
     .await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
-    let conn = Arc::new(
-        protocol
-            .connect(&provider.addr.to_string(), WireCounter::default())
-            .await
-            .unwrap(),
-    );
+    let conn = Arc::new(common::connect(&protocol, provider.addr).await);
     let mut tasks = Vec::new();
     let order = Arc::new(std::sync::Mutex::new(Vec::new()));
     for i in 0..40 {
@@ -286,22 +266,19 @@ async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
     assert!(order[..36].iter().all(|i| i % 10 != 0), "{order:?}");
     // The provider's heartbeat was answered.
     common::eventually("the heartbeat's answer", || {
-        provider.acks_received.load(Ordering::SeqCst) >= 1
+        provider.seen.acks_received.load(Ordering::SeqCst) >= 1
     })
     .await;
-    assert_eq!(provider.acks_received.load(Ordering::SeqCst), 1);
+    assert_eq!(provider.seen.acks_received.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]
 async fn an_idle_connection_sends_heartbeats() {
     let provider = fake_provider(Behaviour::default()).await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = protocol
-        .connect(&provider.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&protocol, provider.addr).await;
     common::eventually("an idle heartbeat", || {
-        provider.heartbeats_received.load(Ordering::SeqCst) >= 1
+        provider.seen.heartbeats_received.load(Ordering::SeqCst) >= 1
     })
     .await;
     // Still usable afterwards (the ack matched no call).
@@ -316,12 +293,7 @@ async fn a_server_that_hangs_up_fails_waiting_and_later_calls() {
     })
     .await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
-    let conn = Arc::new(
-        protocol
-            .connect(&provider.addr.to_string(), WireCounter::default())
-            .await
-            .unwrap(),
-    );
+    let conn = Arc::new(common::connect(&protocol, provider.addr).await);
     // The first is slow (answered after the hang-up: never), the second
     // makes the provider hang up.
     let slow = {

@@ -6,25 +6,16 @@
 
 mod common;
 
-use common::FakeConnection;
+use common::{options, FakeConnection};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
 use rpclab_client::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
 use rpclab_client::protocols::dubbo::Dubbo;
 use rpclab_model::contract::{Operation, Value};
-use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 /// How the fake provider behaves.
 #[derive(Clone, Copy)]
@@ -35,35 +26,23 @@ struct Behaviour {
     close_after: Option<usize>,
 }
 
-struct FakeProvider {
-    addr: SocketAddr,
+/// What the provider's connections saw.
+#[derive(Clone, Default)]
+struct Seen {
     heartbeats_answered: Arc<AtomicUsize>,
     heartbeats_received: Arc<AtomicUsize>,
 }
+
+type FakeProvider = common::SeeingServer<Seen>;
 
 /// A provider of `rpclab.contract.BenchService`: echoes, greets (slowly for
 /// "slow", so replies overtake each other), and answers each request on its
 /// own task.
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    let answered = Arc::new(AtomicUsize::new(0));
-    let received = Arc::new(AtomicUsize::new(0));
-    let (a, r) = (Arc::clone(&answered), Arc::clone(&received));
-    let addr =
-        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&a), Arc::clone(&r)))
-            .await;
-    FakeProvider {
-        addr,
-        heartbeats_answered: answered,
-        heartbeats_received: received,
-    }
+    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(
-    mut conn: FakeConnection,
-    behaviour: Behaviour,
-    heartbeats_answered: Arc<AtomicUsize>,
-    heartbeats_received: Arc<AtomicUsize>,
-) {
+async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
     if behaviour.heartbeat_first {
         conn.send(codec::heartbeat_request(&Hessian2, 1_000_000).unwrap());
     }
@@ -71,10 +50,10 @@ async fn serve(
     while let Some((header, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
         if header.is_event() {
             if header.is_request() {
-                heartbeats_received.fetch_add(1, Ordering::Relaxed);
+                seen.heartbeats_received.fetch_add(1, Ordering::Relaxed);
                 conn.send(codec::heartbeat_response(&Hessian2, header.id).unwrap());
             } else {
-                heartbeats_answered.fetch_add(1, Ordering::Relaxed);
+                seen.heartbeats_answered.fetch_add(1, Ordering::Relaxed);
             }
             continue;
         }
@@ -184,10 +163,7 @@ async fn exceptions_and_server_heartbeats() {
     })
     .await;
     let dubbo = Dubbo::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = dubbo
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&dubbo, server.addr).await;
     let mut call = Operation::Hello.call();
     call.argument = Value::Str("throw".into());
     match conn.call(&call).await {
@@ -203,12 +179,12 @@ async fn exceptions_and_server_heartbeats() {
     common::eventually(
         "the answer to the server's heartbeat and an idle one",
         || {
-            server.heartbeats_answered.load(Ordering::Relaxed) >= 1
-                && server.heartbeats_received.load(Ordering::Relaxed) >= 1
+            server.seen.heartbeats_answered.load(Ordering::Relaxed) >= 1
+                && server.seen.heartbeats_received.load(Ordering::Relaxed) >= 1
         },
     )
     .await;
-    assert_eq!(server.heartbeats_answered.load(Ordering::Relaxed), 1);
+    assert_eq!(server.seen.heartbeats_answered.load(Ordering::Relaxed), 1);
     // Still usable.
     let call = Operation::Empty.call();
     assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
@@ -217,11 +193,7 @@ async fn exceptions_and_server_heartbeats() {
 #[tokio::test]
 async fn a_cancelled_call_leaves_the_connection_usable() {
     let server = fake_provider(NORMAL).await;
-    let conn = Dubbo::new(&options(&[]))
-        .unwrap()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&Dubbo::new(&options(&[])).unwrap(), server.addr).await;
     common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
 }
 
@@ -232,11 +204,7 @@ async fn a_server_that_hangs_up_fails_the_calls() {
         close_after: Some(1),
     })
     .await;
-    let conn = Dubbo::new(&options(&[]))
-        .unwrap()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&Dubbo::new(&options(&[])).unwrap(), server.addr).await;
     common::calls_fail_once_the_server_hangs_up(&conn).await;
 }
 
@@ -250,10 +218,7 @@ async fn connect_failures_and_mismatched_arguments() {
     assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
 
     let server = fake_provider(NORMAL).await;
-    let conn = dubbo
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&dubbo, server.addr).await;
     let mut call = Operation::OrderEcho.call();
     call.argument = Value::Unit;
     assert!(matches!(conn.call(&call).await, Err(CallError::Config(_))));

@@ -14,31 +14,27 @@
 
 mod common;
 
+use common::options;
+
+use java_interop::{java_tests_enabled, write_cases, Golden, JavaVerify};
 use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
 use rpclab_model::contract::{Operation, StringSize};
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/hessian/golden")
+fn golden() -> Golden {
+    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/hessian/golden"))
 }
 
 fn vector(name: &str) -> Vec<u8> {
-    let path = golden_dir().join("vectors").join(name);
-    std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (regenerate with src/protocols/hessian/golden/regenerate.sh)",
-            path.display()
-        )
-    })
+    golden().file(name)
 }
 
 /// The operations with a golden vector (the 1 MiB string is left out to
@@ -93,47 +89,23 @@ fn rust_reads_the_skeletons_replies_and_faults() {
 
 #[test]
 fn java_reads_what_rust_writes() {
-    if std::env::var("RPCLAB_SKIP_JAVA_TESTS").as_deref() == Ok("1") {
-        eprintln!("java_reads_what_rust_writes: skipped (RPCLAB_SKIP_JAVA_TESTS=1)");
+    if !java_tests_enabled() {
         return;
     }
-    if !Command::new("mvn")
-        .arg("-v")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        panic!(
-            "cannot run `mvn -v`: Maven and a JDK 17+ are needed to check that Java reads what \
-             Rust writes; set RPCLAB_SKIP_JAVA_TESTS=1 to skip this test"
-        );
-    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hessian-rpc-java-interop");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, op) in CASES {
-        std::fs::write(dir.join(format!("{name}.call.bin")), rust_call(op)).unwrap();
+    let calls = CASES.map(|(name, op)| (format!("{name}.call"), rust_call(op)));
+    write_cases(&dir, calls);
+    let verify = JavaVerify::exec_java(
+        &golden().pom(),
+        "rpclab.hessiangolden.Verify",
+        &dir.display().to_string(),
+    );
+    if let Err(e) = verify.run(
+        "hessian",
+        &format!("checked {} calls, 0 failed", CASES.len()),
+    ) {
+        panic!("{e}");
     }
-    let out = Command::new("mvn")
-        .args(["-B", "-q", "-Dstyle.color=never", "-f"])
-        .arg(golden_dir().join("java/pom.xml"))
-        .args([
-            "compile",
-            "exec:java",
-            "-Dexec.mainClass=rpclab.hessiangolden.Verify",
-        ])
-        .arg(format!("-Dexec.args={}", dir.display()))
-        .output()
-        .expect("run mvn");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "Java's Verify failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains(&format!("checked {} calls, 0 failed", CASES.len())),
-        "{stdout}"
-    );
 }
 
 /// An HTTP/1.1 server that answers each golden call with the golden reply
@@ -208,13 +180,6 @@ async fn golden_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         }
     });
     (addr, accepted)
-}
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::FakeConnection;
+use common::{options, FakeConnection};
 use proptest::prelude::*;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::ice::codec::{
@@ -17,9 +17,7 @@ use rpclab_client::protocols::ice::codec::{
 };
 use rpclab_client::protocols::ice::Ice;
 use rpclab_model::contract::{Operation, Order, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,13 +25,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ice-protocol/golden")
@@ -354,34 +345,22 @@ const NORMAL: Behaviour = Behaviour {
     close_after: None,
 };
 
-struct FakeServer {
-    addr: SocketAddr,
+/// What the server's connections saw.
+#[derive(Clone, Default)]
+struct Seen {
     heartbeats_received: Arc<AtomicUsize>,
     closes_received: Arc<AtomicUsize>,
 }
 
+type FakeServer = common::SeeingServer<Seen>;
+
 /// An Ice server of `rpclab::Bench` answering each request on its own
 /// task, `hello("slow")` late, so replies overtake each other.
 async fn fake_server(behaviour: Behaviour) -> FakeServer {
-    let heartbeats = Arc::new(AtomicUsize::new(0));
-    let closes = Arc::new(AtomicUsize::new(0));
-    let (h, c) = (Arc::clone(&heartbeats), Arc::clone(&closes));
-    let addr =
-        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&h), Arc::clone(&c)))
-            .await;
-    FakeServer {
-        addr,
-        heartbeats_received: heartbeats,
-        closes_received: closes,
-    }
+    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(
-    mut conn: FakeConnection,
-    behaviour: Behaviour,
-    heartbeats: Arc<AtomicUsize>,
-    closes: Arc<AtomicUsize>,
-) {
+async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
     conn.send(codec::validate_connection().to_vec());
     let mut requests = 0;
     while let Some((h, message)) = conn
@@ -390,11 +369,11 @@ async fn serve(
     {
         match h.message_type {
             codec::VALIDATE_CONNECTION => {
-                heartbeats.fetch_add(1, Ordering::Relaxed);
+                seen.heartbeats_received.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
             codec::CLOSE_CONNECTION => {
-                closes.fetch_add(1, Ordering::Relaxed);
+                seen.closes_received.fetch_add(1, Ordering::Relaxed);
                 return;
             }
             _ => {}
@@ -470,22 +449,19 @@ async fn many_in_flight_on_one_connection_out_of_order() {
     // Dropping the connection closes it gracefully.
     drop(conn);
     common::eventually("the graceful close", || {
-        server.closes_received.load(Ordering::Relaxed) >= 1
+        server.seen.closes_received.load(Ordering::Relaxed) >= 1
     })
     .await;
-    assert_eq!(server.closes_received.load(Ordering::Relaxed), 1);
+    assert_eq!(server.seen.closes_received.load(Ordering::Relaxed), 1);
 }
 
 #[tokio::test]
 async fn heartbeats_when_idle() {
     let server = fake_server(NORMAL).await;
     let ice = Ice::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = ice
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&ice, server.addr).await;
     common::eventually("an idle heartbeat", || {
-        server.heartbeats_received.load(Ordering::Relaxed) >= 1
+        server.seen.heartbeats_received.load(Ordering::Relaxed) >= 1
     })
     .await;
     assert_eq!(
@@ -502,10 +478,7 @@ async fn a_server_that_closes_fails_the_calls_clearly() {
     })
     .await;
     let ice = Ice::new(&options(&[])).unwrap();
-    let conn = ice
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&ice, server.addr).await;
     let e = common::calls_fail_once_the_server_hangs_up(&conn).await;
     assert!(e.to_string().contains("close-connection"), "{e}");
     assert!(conn.is_closed());
@@ -514,11 +487,7 @@ async fn a_server_that_closes_fails_the_calls_clearly() {
 #[tokio::test]
 async fn a_cancelled_call_leaves_the_connection_usable() {
     let server = fake_server(NORMAL).await;
-    let conn = Ice::new(&options(&[]))
-        .unwrap()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&Ice::new(&options(&[])).unwrap(), server.addr).await;
     common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::FakeConnection;
+use common::{options, FakeConnection};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::motan::codec::{self, Header, Serialization};
@@ -14,18 +14,10 @@ use rpclab_client::protocols::motan::simple::{self, SimpleReader, SimpleValue};
 use rpclab_client::protocols::motan::Motan;
 use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 #[derive(Clone, Copy)]
 struct Behaviour {
@@ -40,35 +32,23 @@ const NORMAL: Behaviour = Behaviour {
     close_after: None,
 };
 
-struct FakeProvider {
-    addr: SocketAddr,
+/// What the provider's connections saw.
+#[derive(Clone, Default)]
+struct Seen {
     heartbeats_answered: Arc<AtomicUsize>,
     heartbeats_received: Arc<AtomicUsize>,
 }
+
+type FakeProvider = common::SeeingServer<Seen>;
 
 /// A motan2 provider of `rpclab.contract.BenchService` in group `rpclab`:
 /// echoes, greets (slowly for "slow", so replies overtake each other),
 /// throws for "throw", and answers each request on its own task.
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    let answered = Arc::new(AtomicUsize::new(0));
-    let received = Arc::new(AtomicUsize::new(0));
-    let (a, r) = (Arc::clone(&answered), Arc::clone(&received));
-    let addr =
-        common::fake_server(move |conn| serve(conn, behaviour, Arc::clone(&a), Arc::clone(&r)))
-            .await;
-    FakeProvider {
-        addr,
-        heartbeats_answered: answered,
-        heartbeats_received: received,
-    }
+    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(
-    mut conn: FakeConnection,
-    behaviour: Behaviour,
-    heartbeats_answered: Arc<AtomicUsize>,
-    heartbeats_received: Arc<AtomicUsize>,
-) {
+async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
     if behaviour.heartbeat_first {
         conn.send(codec::heartbeat(1_000_000, false).to_vec());
     }
@@ -84,9 +64,9 @@ async fn serve(
     {
         if header.is_heartbeat() {
             if header.is_response() {
-                heartbeats_answered.fetch_add(1, Ordering::Relaxed);
+                seen.heartbeats_answered.fetch_add(1, Ordering::Relaxed);
             } else {
-                heartbeats_received.fetch_add(1, Ordering::Relaxed);
+                seen.heartbeats_received.fetch_add(1, Ordering::Relaxed);
                 conn.send(codec::heartbeat(header.id, true).to_vec());
             }
             continue;
@@ -212,10 +192,7 @@ async fn every_operation_many_in_flight_on_one_connection() {
 async fn the_simple_serialization_carries_strings_and_void() {
     let server = fake_provider(NORMAL).await;
     let motan = Motan::new(&options(&[("serialization", "simple")])).unwrap();
-    let conn = motan
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&motan, server.addr).await;
     for op in Operation::ALL {
         let call = op.call();
         match op {
@@ -235,12 +212,7 @@ async fn the_simple_serialization_carries_strings_and_void() {
 async fn refused_calls_do_not_starve_the_runtime() {
     let server = fake_provider(NORMAL).await;
     let motan = Motan::new(&options(&[("serialization", "simple")])).unwrap();
-    let conn = Arc::new(
-        motan
-            .connect(&server.addr.to_string(), WireCounter::default())
-            .await
-            .unwrap(),
-    );
+    let conn = Arc::new(common::connect(&motan, server.addr).await);
     let spinner = {
         let conn = Arc::clone(&conn);
         tokio::spawn(async move {
@@ -267,10 +239,7 @@ async fn exceptions_and_provider_heartbeats() {
     })
     .await;
     let motan = Motan::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = motan
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&motan, server.addr).await;
     let mut call = Operation::Hello.call();
     call.argument = Value::Str("throw".into());
     match conn.call(&call).await {
@@ -284,12 +253,12 @@ async fn exceptions_and_provider_heartbeats() {
     common::eventually(
         "the answer to the provider's heartbeat and an idle one",
         || {
-            server.heartbeats_answered.load(Ordering::Relaxed) >= 1
-                && server.heartbeats_received.load(Ordering::Relaxed) >= 1
+            server.seen.heartbeats_answered.load(Ordering::Relaxed) >= 1
+                && server.seen.heartbeats_received.load(Ordering::Relaxed) >= 1
         },
     )
     .await;
-    assert_eq!(server.heartbeats_answered.load(Ordering::Relaxed), 1);
+    assert_eq!(server.seen.heartbeats_answered.load(Ordering::Relaxed), 1);
     let call = Operation::Empty.call();
     assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
 }
@@ -297,11 +266,7 @@ async fn exceptions_and_provider_heartbeats() {
 #[tokio::test]
 async fn a_cancelled_call_leaves_the_connection_usable() {
     let server = fake_provider(NORMAL).await;
-    let conn = Motan::new(&options(&[]))
-        .unwrap()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&Motan::new(&options(&[])).unwrap(), server.addr).await;
     common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
 }
 
@@ -312,11 +277,7 @@ async fn a_provider_that_hangs_up_fails_the_calls() {
         close_after: Some(1),
     })
     .await;
-    let conn = Motan::new(&options(&[]))
-        .unwrap()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&Motan::new(&options(&[])).unwrap(), server.addr).await;
     common::calls_fail_once_the_server_hangs_up(&conn).await;
 }
 

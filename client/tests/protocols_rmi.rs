@@ -10,13 +10,14 @@
 
 mod common;
 
+use common::options;
+
 use jrmp::message::{self, Progress};
 use jrmp::{method_hash, RemoteRef};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::rmi::contract::{self, Method};
 use rpclab_client::protocols::rmi::Rmi;
 use rpclab_model::contract::{Operation, Value};
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -55,13 +56,6 @@ fn stub(lookup_case: &str) -> RemoteRef {
         panic!()
     };
     RemoteRef::from_stub(value.value.as_ref().unwrap()).unwrap()
-}
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 #[test]

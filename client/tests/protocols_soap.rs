@@ -15,6 +15,9 @@
 
 mod common;
 
+use common::options;
+
+use java_interop::{java_tests_enabled, Golden, JavaVerify};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
@@ -23,9 +26,8 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::soap::envelope::{self, Operation};
 use rpclab_client::protocols::soap::{wsdl, Soap};
 use rpclab_model::contract::{Operation as ContractOp, StringSize, Value};
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -41,18 +43,12 @@ const CASES: [(&str, ContractOp); 6] = [
     ("empty", ContractOp::Empty),
 ];
 
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/soap/golden")
+fn golden() -> Golden {
+    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/soap/golden"))
 }
 
 fn vector(stack: &str, name: &str) -> Vec<u8> {
-    let path = golden_dir().join("vectors").join(stack).join(name);
-    std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (regenerate with src/protocols/soap/golden/regenerate.sh)",
-            path.display()
-        )
-    })
+    golden().file(&format!("{stack}/{name}"))
 }
 
 /// The operations as the client reads them from a stack's golden WSDL.
@@ -163,19 +159,8 @@ fn rust_reads_java_replies_and_faults() {
 
 #[test]
 fn java_reads_what_rust_writes() {
-    if std::env::var("RPCLAB_SKIP_JAVA_TESTS").as_deref() == Ok("1") {
-        eprintln!("java_reads_what_rust_writes: skipped (RPCLAB_SKIP_JAVA_TESTS=1)");
+    if !java_tests_enabled() {
         return;
-    }
-    if !Command::new("mvn")
-        .arg("-v")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        panic!(
-            "cannot run `mvn -v`: Maven and a JDK 17+ are needed to check that Java reads what \
-             Rust writes; set RPCLAB_SKIP_JAVA_TESTS=1 to skip this test"
-        );
     }
     // One stack after the other: both use the golden project's build
     // folder and the generator's fixed ports.
@@ -192,33 +177,20 @@ fn java_reads_what_rust_writes() {
             )
             .unwrap();
         }
-        let out = Command::new("mvn")
-            .args(["-B", "-q", "-Dstyle.color=never", "-f"])
-            .arg(golden_dir().join("java/pom.xml"))
-            .arg(format!("-P{stack}"))
-            .args([
-                "clean",
-                "compile",
-                "exec:java",
-                "-Dexec.mainClass=rpclab.soapgolden.Verify",
-            ])
-            .arg(format!(
-                "-Dexec.args={} {}",
-                dir.display(),
-                golden_dir().join("vectors").join(stack).display()
-            ))
-            .output()
-            .expect("run mvn");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stack}: Java's Verify failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        let args = format!(
+            "{} {}",
+            dir.display(),
+            golden().vectors().join(stack).display()
         );
-        assert!(
-            stdout.contains(&format!("checked {} requests, 0 failed", CASES.len())),
-            "{stack}: {stdout}"
-        );
+        let verify = JavaVerify::exec_java(&golden().pom(), "rpclab.soapgolden.Verify", &args)
+            .profile(stack)
+            .clean();
+        if let Err(e) = verify.run(
+            stack,
+            &format!("checked {} requests, 0 failed", CASES.len()),
+        ) {
+            panic!("{e}");
+        }
     }
 }
 
@@ -235,7 +207,7 @@ async fn golden_server(stack: &'static str) -> String {
     }
     let mut gets: HashMap<String, Vec<u8>> = HashMap::new();
     gets.insert("/bench?wsdl".into(), vector(stack, "service.wsdl"));
-    if let Ok(xsd) = std::fs::read(golden_dir().join("vectors").join(stack).join("service.xsd")) {
+    if let Ok(xsd) = std::fs::read(golden().vectors().join(stack).join("service.xsd")) {
         gets.insert("/bench?xsd=1".into(), xsd);
     }
     let fault = vector(stack, "fault.response.xml");
@@ -307,13 +279,6 @@ async fn golden_server(stack: &'static str) -> String {
         }
     });
     addr
-}
-
-fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,7 +17,6 @@ use rpclab_client::runner::run_cell;
 use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
 use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -122,11 +121,11 @@ fn sync_server(transport: &str, protocol: &str) -> SyncServer {
 }
 
 fn thrift(transport: &str, protocol: &str) -> Thrift {
-    let options: BTreeMap<String, String> = [("transport", transport), ("protocol", protocol)]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Thrift::new(&options).unwrap()
+    Thrift::new(&common::options(&[
+        ("transport", transport),
+        ("protocol", protocol),
+    ]))
+    .unwrap()
 }
 
 #[tokio::test]

@@ -137,6 +137,47 @@ where
     addr
 }
 
+/// A fake server started by [`fake_server_seeing`]: where it listens, and
+/// what its connections saw (counters the test waits on and checks).
+#[allow(dead_code)]
+pub struct SeeingServer<S> {
+    pub addr: SocketAddr,
+    pub seen: S,
+}
+
+/// Like [`fake_server`], handing every connection a clone of one fresh `S`
+/// (counters behind `Arc`s) to record what it saw.
+#[allow(dead_code)]
+pub async fn fake_server_seeing<S, F, Fut>(serve: F) -> SeeingServer<S>
+where
+    S: Default + Clone + Send + Sync + 'static,
+    F: Fn(FakeConnection, S) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let seen = S::default();
+    let for_connections = seen.clone();
+    let addr = fake_server(move |conn| serve(conn, for_connections.clone())).await;
+    SeeingServer { addr, seen }
+}
+
+/// Options as a cell gives them, from `(key, value)` pairs.
+#[allow(dead_code)]
+pub fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A connection of `protocol` to the fake server at `addr`.
+#[allow(dead_code)]
+pub async fn connect<P: Protocol>(protocol: &P, addr: SocketAddr) -> P::Conn {
+    protocol
+        .connect(&addr.to_string(), WireCounter::default())
+        .await
+        .unwrap()
+}
+
 /// A fake server's side of a connection: the client's frames as they come
 /// (read in chunks, split as the test says), and a channel whose messages
 /// a task writes in order (so replies can be sent from other tasks).

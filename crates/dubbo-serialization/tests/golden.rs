@@ -31,7 +31,7 @@ fn rust_writes_every_golden_vector_byte_for_byte() {
 #[test]
 fn every_golden_vector_has_a_case() {
     let names = case_names();
-    for entry in std::fs::read_dir(common::golden_dir().join("vectors")).unwrap() {
+    for entry in std::fs::read_dir(common::golden().vectors()).unwrap() {
         let file = entry.unwrap().file_name().into_string().unwrap();
         let name = file.strip_suffix(".bin").unwrap();
         assert!(names.contains(&name), "{file} has no case in tests/common");

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{write_order_object, Order};
+use common::{write_order_object, BuilderOrder, Order};
 use dubbo_serialization::{Reader, Value, Writer};
 use proptest::prelude::*;
 

@@ -184,13 +184,7 @@ fn every_implementation_has_the_same_cases() {
 }
 
 fn vector(impl_name: &str, case: &str) -> Vec<u8> {
-    std::fs::read(
-        common::golden_dir()
-            .join("vectors")
-            .join(impl_name)
-            .join(format!("{case}.bin")),
-    )
-    .unwrap()
+    common::golden().vector(&format!("{impl_name}/{case}"))
 }
 
 #[test]

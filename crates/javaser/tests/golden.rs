@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{case_names, rust_write, vectors_dir};
+use common::{case_names, golden, rust_write};
 use javaser::{java, Content, Decoder, Encoder, Value};
 
 fn vector(name: &str) -> Vec<u8> {
-    std::fs::read(vectors_dir().join(format!("{name}.bin"))).unwrap()
+    golden().vector(name)
 }
 
 fn contents(name: &str) -> Vec<Content> {

@@ -7,12 +7,12 @@
 
 mod common;
 
-use common::{case, case_names, golden_dir, rust_check, rust_write, vector, Step};
+use common::{case, case_names, golden, rust_check, rust_write, vector, Step};
 use fastjson2_jsonb::dubbo::{ObjectInput, ObjectOutput};
 
 #[test]
 fn every_vector_has_a_case_and_every_case_a_vector() {
-    let mut files: Vec<String> = std::fs::read_dir(golden_dir().join("vectors"))
+    let mut files: Vec<String> = std::fs::read_dir(golden().vectors())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter_map(|n| n.strip_suffix(".bin").map(str::to_owned))

@@ -7,12 +7,13 @@
 
 mod common;
 
-use common::{cases, check_read, dialects, golden_dir, rust_write};
+use common::{cases, check_read, dialects, golden, rust_write, Step};
+use kryo::Dialect;
 
 #[test]
 fn every_case_has_a_vector_and_every_vector_a_case() {
     for (dir, _) in dialects() {
-        let mut on_disk: Vec<String> = std::fs::read_dir(golden_dir().join("vectors").join(dir))
+        let mut on_disk: Vec<String> = std::fs::read_dir(golden().vectors().join(dir))
             .expect("golden/vectors")
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .filter_map(|n| n.strip_suffix(".bin").map(str::to_owned))
@@ -31,23 +32,29 @@ fn every_case_has_a_vector_and_every_vector_a_case() {
     }
 }
 
+/// Every case that has a vector of a line: `<line>/<name>`, the line's
+/// dialect, the case's steps and the bytes Java wrote.
+fn java_vectors() -> Vec<(String, Dialect, Vec<Step>, Vec<u8>)> {
+    let mut found = Vec::new();
+    for (dir, dialect) in dialects() {
+        for (name, steps) in cases() {
+            let path = golden().vectors().join(dir).join(format!("{name}.bin"));
+            if let Ok(bytes) = std::fs::read(&path) {
+                found.push((format!("{dir}/{name}"), dialect, steps, bytes));
+            }
+        }
+    }
+    found
+}
+
 #[test]
 fn rust_reads_what_java_writes() {
     let mut checked = 0;
-    for (dir, dialect) in dialects() {
-        for (name, steps) in cases() {
-            let path = golden_dir()
-                .join("vectors")
-                .join(dir)
-                .join(format!("{name}.bin"));
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue;
-            };
-            if let Err(e) = check_read(&steps, &bytes, dialect) {
-                panic!("{dir}/{name}: {e}");
-            }
-            checked += 1;
+    for (at, dialect, steps, bytes) in java_vectors() {
+        if let Err(e) = check_read(&steps, &bytes, dialect) {
+            panic!("{at}: {e}");
         }
+        checked += 1;
     }
     assert!(checked >= 60, "only {checked} vectors checked");
 }
@@ -55,34 +62,25 @@ fn rust_reads_what_java_writes() {
 #[test]
 fn rust_writes_what_java_writes() {
     let mut checked = 0;
-    for (dir, dialect) in dialects() {
-        for (name, steps) in cases() {
-            let path = golden_dir()
-                .join("vectors")
-                .join(dir)
-                .join(format!("{name}.bin"));
-            let Ok(java) = std::fs::read(&path) else {
-                continue;
-            };
-            let Some(rust) = rust_write(&steps, dialect) else {
-                continue;
-            };
-            if rust != java {
-                let at = rust
-                    .iter()
-                    .zip(&java)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(rust.len().min(java.len()));
-                panic!(
-                    "{dir}/{name}: Rust wrote {} bytes, Java {}; first difference at byte {at}\nrust: {:02x?}\njava: {:02x?}",
-                    rust.len(),
-                    java.len(),
-                    &rust[at.saturating_sub(8)..(at + 16).min(rust.len())],
-                    &java[at.saturating_sub(8)..(at + 16).min(java.len())]
-                );
-            }
-            checked += 1;
+    for (case, dialect, steps, java) in java_vectors() {
+        let Some(rust) = rust_write(&steps, dialect) else {
+            continue;
+        };
+        if rust != java {
+            let at = rust
+                .iter()
+                .zip(&java)
+                .position(|(a, b)| a != b)
+                .unwrap_or(rust.len().min(java.len()));
+            panic!(
+                "{case}: Rust wrote {} bytes, Java {}; first difference at byte {at}\nrust: {:02x?}\njava: {:02x?}",
+                rust.len(),
+                java.len(),
+                &rust[at.saturating_sub(8)..(at + 16).min(rust.len())],
+                &java[at.saturating_sub(8)..(at + 16).min(java.len())]
+            );
         }
+        checked += 1;
     }
     assert!(checked >= 56, "only {checked} vectors compared");
 }
@@ -91,15 +89,7 @@ fn rust_writes_what_java_writes() {
 fn the_two_lines_differ_where_documented() {
     // Same calls, different bytes: this is why the client needs to know the
     // server's Kryo line.
-    let read = |dir: &str, name: &str| {
-        std::fs::read(
-            golden_dir()
-                .join("vectors")
-                .join(dir)
-                .join(format!("{name}.bin")),
-        )
-        .unwrap()
-    };
+    let read = |dir: &str, name: &str| golden().vector(&format!("{dir}/{name}"));
     for name in [
         "prims",
         "order",
@@ -119,8 +109,7 @@ fn dialect_ids_are_the_ones_dubbos_kryo_registered() {
     // golden/vectors/<line>/ids.txt: `kryo.getRegistration(c).getId()` of
     // the Kryo instance Dubbo's ObjectOutput uses, written by Generate.
     for (dir, d) in dialects() {
-        let text = std::fs::read_to_string(golden_dir().join("vectors").join(dir).join("ids.txt"))
-            .unwrap();
+        let text = std::fs::read_to_string(golden().vectors().join(dir).join("ids.txt")).unwrap();
         let id = |class: &str| -> u32 {
             text.lines()
                 .find_map(|l| l.strip_prefix(class)?.strip_prefix(' ')?.parse().ok())

@@ -12,9 +12,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{cases, dialects, golden_dir, rust_write_with};
+use common::{cases, dialects, golden, rust_write_with};
+use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 
 /// What Kryo's reflection needs opened on Java 17 (as the servers'
 /// jvm_flags and golden/regenerate.sh).
@@ -38,65 +38,36 @@ const OPENS: &[&str] = &[
 
 #[test]
 fn java_reads_what_rust_writes() {
-    if std::env::var("RPCLAB_SKIP_JAVA_TESTS").as_deref() == Ok("1") {
-        eprintln!("java_reads_what_rust_writes: skipped (RPCLAB_SKIP_JAVA_TESTS=1)");
+    if !java_tests_enabled() {
         return;
-    }
-    match Command::new("mvn").arg("-v").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "`mvn -v` failed ({}): Maven and a JDK 17+ are needed to check that Java reads what Rust writes; \
-             set RPCLAB_SKIP_JAVA_TESTS=1 to skip this test\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!(
-            "cannot run `mvn` ({e}): Maven and a JDK 17+ are needed to check that Java reads what Rust writes; \
-             set RPCLAB_SKIP_JAVA_TESTS=1 to skip this test"
-        ),
     }
     let opens: Vec<String> = OPENS
         .iter()
         .map(|m| format!("--add-opens={m}=ALL-UNNAMED"))
         .collect();
-    let pom = golden_dir().join("java").join("pom.xml");
     for (line, dialect) in dialects() {
         for share in [true, false] {
             let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
                 .join(format!("kryo-java-interop-{line}-{share}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            let mut written = 0;
-            for (name, steps) in cases() {
-                if let Some(bytes) = rust_write_with(&steps, dialect, share) {
-                    std::fs::write(dir.join(format!("{name}.bin")), bytes).unwrap();
-                    written += 1;
-                }
+            let written = write_cases(
+                &dir,
+                cases().into_iter().filter_map(|(name, steps)| {
+                    rust_write_with(&steps, dialect, share).map(|bytes| (name, bytes))
+                }),
+            );
+            let verify = JavaVerify::exec_java(
+                &golden().pom(),
+                "rpclab.golden.Verify",
+                &dir.display().to_string(),
+            )
+            .profile(line)
+            .env("MAVEN_OPTS", &opens.join(" "));
+            if let Err(e) = verify.run(
+                &format!("{line} (shared strings: {share})"),
+                &format!("{line}: {}", all_passed(written)),
+            ) {
+                panic!("{e}");
             }
-            let out = Command::new("mvn")
-                .env("MAVEN_OPTS", opens.join(" "))
-                .args(["-B", "-q", "-Dstyle.color=never", "-P", line, "-f"])
-                .arg(&pom)
-                .args([
-                    "compile",
-                    "exec:java",
-                    "-Dexec.mainClass=rpclab.golden.Verify",
-                ])
-                .arg(format!("-Dexec.args={}", dir.display()))
-                .output()
-                .expect("run mvn");
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            eprintln!(
-                "{line} (shared strings: {share}): Rust wrote {written} files; Java says:\n{}",
-                stdout.trim()
-            );
-            assert!(
-                out.status.success()
-                    && stdout.contains(&format!("{line}: {written} passed, 0 failed")),
-                "{line}: Java could not read what Rust wrote ({}):\n{stdout}\n{stderr}",
-                out.status
-            );
         }
     }
 }

@@ -27,8 +27,9 @@
 //! cell can be told from a slow client.
 
 mod peers;
+mod setup;
 
-use crate::basics::host::{self, HostInfo};
+use crate::basics::host;
 use crate::definitions::lab::Lab;
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::cost;
@@ -177,19 +178,18 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
         bail!("--duration-s must be positive and --warmup-s zero or positive");
     }
-    let lab = Lab::load(&args.lab)?;
-    let engine = Engine::connect().await?;
-    let host = HostInfo::read(&engine.version);
-    let split = crate::basics::cpus::split(
-        &crate::basics::cpus::Request {
-            server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
-            registry: "auto",
-            client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
-            allow_shared: false,
-        },
-        &crate::basics::cpus::online(),
-    )?;
-    let (server_cpus, client_cpus) = (split.server, split.client);
+    let setup::Setup {
+        lab,
+        engine,
+        host,
+        server_cpus,
+        client_cpus,
+    } = setup::set_up(
+        &args.lab,
+        args.server_cpus.as_deref(),
+        args.client_cpus.as_deref(),
+    )
+    .await?;
     let stamp = time::OffsetDateTime::now_utc()
         .format(time::macros::format_description!(
             "[year][month][day]T[hour][minute][second]Z"

@@ -33,8 +33,7 @@
 //! taken round by round (the tools of a round ran back to back) and the
 //! table gives the median of those ratios with their range.
 
-use crate::basics::host::{self, HostInfo};
-use crate::definitions::lab::Lab;
+use crate::basics::host;
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
@@ -320,19 +319,18 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
             )),
         })
         .collect::<Result<_>>()?;
-    let lab = Lab::load(&args.lab)?;
-    let engine = Engine::connect().await?;
-    let host_info = HostInfo::read(&engine.version);
-    let split = crate::basics::cpus::split(
-        &crate::basics::cpus::Request {
-            server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
-            registry: "auto",
-            client: args.client_cpus.as_deref().unwrap_or(&lab.def.cpus.client),
-            allow_shared: false,
-        },
-        &crate::basics::cpus::online(),
-    )?;
-    let (server_cpus, client_cpus) = (split.server, split.client);
+    let super::setup::Setup {
+        lab,
+        engine,
+        host: host_info,
+        server_cpus,
+        client_cpus,
+    } = super::setup::set_up(
+        &args.lab,
+        args.server_cpus.as_deref(),
+        args.client_cpus.as_deref(),
+    )
+    .await?;
     let run_id = format!("bench-peers-{}", std::process::id());
     // Removes the bench's containers should the process panic.
     let mut _scope = crate::engine::scope::RunScope::open(run_id.clone());

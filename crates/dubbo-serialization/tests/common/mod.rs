@@ -4,99 +4,44 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use dubbo_serialization::Field;
 use dubbo_serialization::{class_descriptor, Reader, Value, Writer};
+use java_interop::Golden;
+pub use java_interop::{Order, ORDER_CLASS};
 
-pub fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
+pub fn golden() -> Golden {
+    Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
 pub fn vector(name: &str) -> Vec<u8> {
-    let p = golden_dir().join("vectors").join(format!("{name}.bin"));
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e} (run golden/regenerate.sh)", p.display()))
+    golden().vector(name)
 }
 
-/// The contract's Order (contract/java/rpclab/contract/Order.java).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Order {
-    pub order_id: i64,
-    pub phone: Option<String>,
-    pub name: Option<String>,
-    pub order_num: Option<String>,
-    pub order_date: i32,
-    pub ticket_type: i32,
-    pub amount: f64,
-    pub order_status: i32,
+/// `Cases.sample(i)`: the i-th order of the lists.
+pub fn sample(i: i32) -> Order {
+    Order {
+        order_id: 1_000_000_000_000 + i64::from(i),
+        phone: Some(format!("1380013{i:04}")),
+        name: Some(format!("name-{i}")),
+        order_num: Some(format!("ORD-{i}")),
+        order_date: 20150101 + i,
+        ticket_type: i % 3,
+        amount: 99.5 + f64::from(i),
+        order_status: i % 5,
+    }
 }
 
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-
-impl Order {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        order_id: i64,
-        phone: Option<&str>,
-        name: Option<&str>,
-        order_num: Option<&str>,
-        order_date: i32,
-        ticket_type: i32,
-        amount: f64,
-        order_status: i32,
-    ) -> Self {
-        Self {
-            order_id,
-            phone: phone.map(str::to_owned),
-            name: name.map(str::to_owned),
-            order_num: order_num.map(str::to_owned),
-            order_date,
-            ticket_type,
-            amount,
-            order_status,
-        }
-    }
-
-    pub fn typical() -> Self {
-        Self::new(
-            1234567890123,
-            Some("13800138000"),
-            Some("rpclab"),
-            Some("ORD-2026-0001"),
-            20261129,
-            2,
-            99.5,
-            1,
-        )
-    }
-
-    pub fn sample(i: i32) -> Self {
-        Self {
-            order_id: 1_000_000_000_000 + i64::from(i),
-            phone: Some(format!("1380013{i:04}")),
-            name: Some(format!("name-{i}")),
-            order_num: Some(format!("ORD-{i}")),
-            order_date: 20150101 + i,
-            ticket_type: i % 3,
-            amount: 99.5 + f64::from(i),
-            order_status: i % 5,
-        }
-    }
-
-    /// `equals` of the Java class (Double.compare for the amount).
-    pub fn java_equals(&self, o: &Order) -> bool {
-        self.order_id == o.order_id
-            && self.phone == o.phone
-            && self.name == o.name
-            && self.order_num == o.order_num
-            && self.order_date == o.order_date
-            && self.ticket_type == o.ticket_type
-            && self.amount.to_bits() == o.amount.to_bits()
-            && self.order_status == o.order_status
-    }
-
+/// The Order as Dubbo's Builder writes and reads it.
+pub trait BuilderOrder: Sized {
     /// The fields as Builder writes them: sorted by name.
-    pub fn write_fields(&self, w: &mut Writer) {
+    fn write_fields(&self, w: &mut Writer);
+
+    /// The order a bean of the reader is, if it is one.
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl BuilderOrder for Order {
+    fn write_fields(&self, w: &mut Writer) {
         w.write_double(self.amount);
         w.write_utf(self.name.as_deref());
         w.write_int(self.order_date);
@@ -107,7 +52,7 @@ impl Order {
         w.write_int(self.ticket_type);
     }
 
-    pub fn from_value(v: &Value) -> Option<Self> {
+    fn from_value(v: &Value) -> Option<Self> {
         let Value::Bean { class, fields } = v else {
             return None;
         };
@@ -174,7 +119,7 @@ fn path_map() -> Step {
 
 pub fn cases() -> Vec<(&'static str, Vec<Step>)> {
     use Step::*;
-    let samples = |r: std::ops::Range<i32>| r.map(|i| Some(Order::sample(i))).collect::<Vec<_>>();
+    let samples = |r: std::ops::Range<i32>| r.map(|i| Some(sample(i))).collect::<Vec<_>>();
     vec![
         ("utf_null", vec![Utf(None)]),
         ("utf_empty", vec![utf("")]),
@@ -293,19 +238,15 @@ pub fn cases() -> Vec<(&'static str, Vec<Step>)> {
         ("orders_two", vec![Orders(samples(0..2))]),
         (
             "orders_with_null",
-            vec![Orders(vec![
-                Some(Order::sample(2)),
-                None,
-                Some(Order::sample(3)),
-            ])],
+            vec![Orders(vec![Some(sample(2)), None, Some(sample(3))])],
         ),
         (
             "orders_repeated",
             vec![Orders(vec![
-                Some(Order::sample(5)),
-                Some(Order::sample(5)),
-                Some(Order::sample(6)),
-                Some(Order::sample(5)),
+                Some(sample(5)),
+                Some(sample(5)),
+                Some(sample(6)),
+                Some(sample(5)),
             ])],
         ),
         ("orders_100", vec![Orders(samples(0..100))]),

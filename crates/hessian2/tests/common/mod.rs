@@ -3,17 +3,18 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use hessian2::{hessian_object, ClassDef, Encoder, List, Map, Object, Value};
+use java_interop::Golden;
 use serde_json::Value as Json;
 
 /// Java implementations that produced vectors, as directory names.
 pub const IMPLS: [&str; 3] = ["caucho", "dubbo-lite", "alibaba-lite"];
 
-pub fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("golden")
+pub fn golden() -> Golden {
+    Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
 pub struct Manifest {
@@ -31,7 +32,7 @@ pub struct Case {
 }
 
 pub fn manifest(impl_name: &str) -> Manifest {
-    let dir = golden_dir().join("vectors").join(impl_name);
+    let dir = golden().vectors().join(impl_name);
     let text = std::fs::read_to_string(dir.join("manifest.json"))
         .unwrap_or_else(|e| panic!("{}: {e} (run golden/regenerate.sh)", dir.display()));
     let json: Json = serde_json::from_str(&text).expect("manifest.json is JSON");

@@ -3,24 +3,18 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
+use java_interop::Golden;
 use javaser::{ClassDesc, Encoder, Enum, FieldDesc, Value, SC_ENUM, SC_SERIALIZABLE};
 
-pub fn vectors_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("golden")
-        .join("vectors")
-}
-
-pub fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
+pub fn golden() -> Golden {
+    Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Every case name in golden/vectors.
 pub fn case_names() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(vectors_dir())
+    let mut v: Vec<String> = std::fs::read_dir(golden().vectors())
         .expect("golden/vectors")
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter_map(|n| n.strip_suffix(".bin").map(str::to_owned))

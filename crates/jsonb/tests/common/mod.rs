@@ -4,75 +4,31 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use fastjson2_jsonb::dubbo::{throwable_summary, ObjectInput, ObjectOutput};
 use fastjson2_jsonb::{DecodeError, EncodeError, Value, Writer};
+use java_interop::Golden;
+pub use java_interop::{Order, ORDER_CLASS};
 
-pub fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
+pub fn golden() -> Golden {
+    Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
 pub fn vector(name: &str) -> Vec<u8> {
-    let p = golden_dir().join("vectors").join(format!("{name}.bin"));
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e} (run golden/regenerate.sh)", p.display()))
+    golden().vector(name)
 }
 
-/// The contract's Order (contract/java/rpclab/contract/Order.java).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Order {
-    pub order_id: i64,
-    pub phone: Option<String>,
-    pub name: Option<String>,
-    pub order_num: Option<String>,
-    pub order_date: i32,
-    pub ticket_type: i32,
-    pub amount: f64,
-    pub order_status: i32,
-}
-
-pub const ORDER_CLASS: &str = "rpclab.contract.Order";
-
-impl Order {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        order_id: i64,
-        phone: Option<&str>,
-        name: Option<&str>,
-        order_num: Option<&str>,
-        order_date: i32,
-        ticket_type: i32,
-        amount: f64,
-        order_status: i32,
-    ) -> Self {
-        Self {
-            order_id,
-            phone: phone.map(str::to_owned),
-            name: name.map(str::to_owned),
-            order_num: order_num.map(str::to_owned),
-            order_date,
-            ticket_type,
-            amount,
-            order_status,
-        }
-    }
-
-    pub fn typical() -> Self {
-        Self::new(
-            1234567890123,
-            Some("13800138000"),
-            Some("rpclab"),
-            Some("ORD-2026-0001"),
-            20261129,
-            2,
-            99.5,
-            1,
-        )
-    }
-
+/// The Order as Dubbo's fastjson2 writes and reads it.
+pub trait JsonbOrder: Sized {
     /// Written as Dubbo's fastjson2 writes it: class name, fields sorted by
     /// name, Java default values left out except the double.
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer) -> Result<(), EncodeError>;
+
+    /// From a value tree (as the reader gives it).
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl JsonbOrder for Order {
+    fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         w.write_type_name(ORDER_CLASS);
         w.start_object();
         w.write_field_name("amount")?;
@@ -109,8 +65,7 @@ impl Order {
         Ok(())
     }
 
-    /// From a value tree (as the reader gives it).
-    pub fn from_value(v: &Value) -> Option<Self> {
+    fn from_value(v: &Value) -> Option<Self> {
         if v.type_name() != Some(ORDER_CLASS) {
             return None;
         }

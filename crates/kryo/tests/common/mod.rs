@@ -3,14 +3,13 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
+use java_interop::Golden;
 use kryo::{Decoder, Dialect, Encoder, FieldType, JavaException, Object, Schema, Schemas, Value};
 
 pub const ORDER: &str = "rpclab.contract.Order";
 
-pub fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
+pub fn golden() -> Golden {
+    Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The two Kryo lines and their vector folders.
