@@ -28,7 +28,7 @@
 
 mod peers;
 
-use crate::basics::host::{self, HostInfo};
+use crate::basics::host;
 use crate::definitions::lab::Lab;
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::cost;
@@ -179,7 +179,7 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     }
     let lab = Lab::load(&args.lab)?;
     let engine = Engine::connect().await?;
-    let host = HostInfo::read(&engine.version);
+    let host = host::host_info(&engine.version);
     let split = crate::basics::cpus::split(
         &crate::basics::cpus::Request {
             server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
@@ -249,7 +249,8 @@ impl Bench<'_> {
         let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
         builder.base().await?;
         builder.runtime().await?;
-        let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
+        let binaries =
+            host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
         builder.client(&binaries).await?;
 
         let echo = self.start_echo().await?;
@@ -388,7 +389,7 @@ impl Bench<'_> {
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
-                confinement: &crate::basics::confine::Policy::echo(),
+                confinement: &crate::basics::confine::echo(),
             })
             .await?;
         eprintln!(

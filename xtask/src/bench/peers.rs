@@ -33,7 +33,7 @@
 //! taken round by round (the tools of a round ran back to back) and the
 //! table gives the median of those ratios with their range.
 
-use crate::basics::host::{self, HostInfo};
+use crate::basics::host;
 use crate::definitions::lab::Lab;
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::cost;
@@ -320,7 +320,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     let lab = Lab::load(&args.lab)?;
     let engine = Engine::connect().await?;
-    let host_info = HostInfo::read(&engine.version);
+    let host_info = host::host_info(&engine.version);
     let split = crate::basics::cpus::split(
         &crate::basics::cpus::Request {
             server: args.server_cpus.as_deref().unwrap_or(&lab.def.cpus.server),
@@ -339,7 +339,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let mut builder = Builder::new(&engine, root, &lab.def.build, args.verbose);
     builder.base().await?;
     builder.runtime().await?;
-    let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
+    let binaries = host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
     builder.client(&binaries).await?;
     let floor = binaries
         .client
@@ -446,7 +446,7 @@ async fn start_server(
                 BTreeMap::<String, String>::new(),
                 String::from("/rpclab.Bench/Hello"),
                 false,
-                crate::basics::confine::Policy::echo(),
+                crate::basics::confine::echo(),
                 String::from("rpclab-echo"),
             )
         }
@@ -484,7 +484,7 @@ async fn start_server(
                 options,
                 path,
                 true,
-                crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
                 format!("{} {}", m.name, v.name),
             )
         }

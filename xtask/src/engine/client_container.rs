@@ -105,7 +105,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
-    let confinement = confine::Policy::client();
+    let confinement = confine::client();
     let bar = progress::CellBar::new(label);
     // The environment's engine sees this filesystem: the cell folder is
     // bind-mounted. Another engine (maybe on another machine) gets the spec

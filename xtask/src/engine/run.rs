@@ -7,13 +7,13 @@
 //! and leaves no container behind.
 //!
 //! The run returns what it measured ([`RunOutcome`]); rendering it is the
-//! commands' business (they call [`crate::report::write_all`]), and so is
+//! commands' business (they call [`rpclab_report::write_all`]), and so is
 //! anything a command adds to the results, such as a reproduction's
 //! published figures.
 
 use crate::basics::cpus;
-use crate::basics::host::{self, HostInfo};
-use crate::definitions::hosts::{HostArgs, HostRecord, Roles};
+use crate::basics::host;
+use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Lab, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
@@ -21,8 +21,9 @@ use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::engines::{self, Engines};
 use crate::engine::readiness;
 use crate::engine::registry;
-use crate::store::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
-use anyhow::{anyhow, bail, Result};
+use crate::store::snapshot::Snapshot;
+use anyhow::{anyhow, bail, Context, Result};
+use rpclab_model::manifest::{CpuPinning, RunManifest, ServerRecord};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
 };
@@ -178,7 +179,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         claim_engine(engine).await?;
         crate::engine::docker::add_run_engine(engine);
     }
-    let host = HostInfo::read(&engines.server.version);
+    let host = host::host_info(&engines.server.version);
     let (sha, dirty) = host::git_state(root);
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
@@ -212,7 +213,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default(),
         profile: profile_name,
-        client_build: profile.client_build,
+        client_build: Some(profile.client_build),
         only: only.clone(),
         host,
         cpus: CpuPinning {
@@ -231,16 +232,11 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
         lab_confinement: BTreeMap::from([
-            (
-                "registry".to_owned(),
-                crate::basics::confine::Policy::registry(),
-            ),
-            (
-                "client".to_owned(),
-                crate::basics::confine::Policy::client(),
-            ),
+            ("registry".to_owned(), crate::basics::confine::registry()),
+            ("client".to_owned(), crate::basics::confine::client()),
         ]),
-        lab: lab.def.clone(),
+        lab: toml::Table::try_from(&lab.def)
+            .context("the lab definition does not render as a TOML table")?,
     };
     snapshot.write_manifest(&manifest)?;
 
@@ -449,7 +445,7 @@ impl RunContext<'_> {
                 }
                 if record.not_run.is_none() {
                     ran_one = true;
-                    record.confinement = Some(crate::basics::confine::Policy::server(
+                    record.confinement = Some(crate::basics::confine::server(
                         &m.confinement,
                         &m.jvm_flags,
                     )?);
@@ -490,7 +486,7 @@ impl RunContext<'_> {
             calibration.client.cpu_rounds_per_s,
             calibration.client.loopback_round_trips_per_s
         );
-        let mut hosts: Vec<HostRecord> = Vec::new();
+        let mut hosts: Vec<rpclab_model::manifest::HostRecord> = Vec::new();
         for (builder, roles) in &builders {
             let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
             if roles.contains(&"server") {
@@ -943,7 +939,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
-                confinement: &crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
             })
             .await
     }

@@ -7,8 +7,8 @@
 //! The rule, per cell (server × variant × scenario × level) and per metric
 //! (throughput, p99 latency): take the median over repetitions in each
 //! snapshot and the relative change from `a` to `b`. The change is real
-//! when it exceeds both a floor ([`crate::report::reproduction::NOISE_FLOOR`]) and
-//! [`crate::report::reproduction::NOISE_SIGMAS`] times the combined coefficient of
+//! when it exceeds both a floor ([`crate::reproduction::NOISE_FLOOR`]) and
+//! [`crate::reproduction::NOISE_SIGMAS`] times the combined coefficient of
 //! variation of the two snapshots' repetitions, and, when both have several
 //! repetitions, their ranges do not overlap. Otherwise it is "within noise".
 //!
@@ -30,12 +30,13 @@
 //! or magnitude changed) is the regression. Two snapshots of different
 //! posts, or a reproduction and a lab run, are one error.
 
-use crate::report::format::fmt_value;
-use crate::report::pair_order;
-use crate::report::repeatability::{self, VerdictComparison};
-use crate::report::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
-use crate::store::aggregate::{coefficient_of_variation, median};
+use crate::format::fmt_value;
+use crate::pair_order;
+use crate::repeatability::{self, VerdictComparison};
+use crate::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
+use crate::snapshot::Setup;
 use anyhow::Result;
+use rpclab_model::aggregate::{coefficient_of_variation, median};
 use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
 use std::path::Path;
 use tabled::builder::Builder;
@@ -147,44 +148,30 @@ pub const CALIBRATION_TOLERANCE: f64 = 0.05;
 /// every run; `[calibration]`, written since calibration exists).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HostRecord {
-    pub hostname: Option<String>,
     pub cpu_model: Option<String>,
-    pub cores: Option<i64>,
+    pub cores: Option<usize>,
     pub kernel: Option<String>,
     pub calibration: Option<Calibration>,
-    /// Why the calibration could not be read, when it is present but malformed.
-    pub calibration_error: Option<String>,
+    /// Why the manifest could not be read, when it could not.
+    pub unreadable: Option<String>,
 }
 
 impl HostRecord {
-    /// Reads the host record from a manifest's text; a missing or
-    /// unreadable manifest gives an empty record (said so in the warnings).
-    pub fn parse(text: &str) -> HostRecord {
-        let Ok(v) = toml::from_str::<toml::Value>(text) else {
-            return HostRecord::default();
-        };
-        let host = v.get("host");
-        let s = |k: &str| {
-            host.and_then(|h| h.get(k))
-                .and_then(|x| x.as_str())
-                .map(str::to_owned)
-        };
-        let (calibration, calibration_error) = match v.get("calibration") {
-            None => (None, None),
-            Some(c) => match c.clone().try_into::<Calibration>() {
-                Ok(c) => (Some(c), None),
-                Err(e) => (None, Some(e.to_string())),
+    /// The host of a snapshot's setup; an unreadable manifest gives an
+    /// empty record that says why (in the warnings).
+    pub fn of(setup: &Setup) -> HostRecord {
+        match setup {
+            Ok(m) => HostRecord {
+                cpu_model: Some(m.host.cpu_model.clone()),
+                cores: Some(m.host.cores),
+                kernel: Some(m.host.kernel.clone()),
+                calibration: m.calibration.clone(),
+                unreadable: None,
             },
-        };
-        HostRecord {
-            hostname: s("hostname"),
-            cpu_model: s("cpu_model"),
-            cores: host
-                .and_then(|h| h.get("cores"))
-                .and_then(|x| x.as_integer()),
-            kernel: s("kernel"),
-            calibration,
-            calibration_error,
+            Err(why) => HostRecord {
+                unreadable: Some(why.clone()),
+                ..HostRecord::default()
+            },
         }
     }
 
@@ -208,10 +195,8 @@ impl Snapshot {
     /// Reads `results.json` (aggregates recomputed from the cells) and
     /// `manifest.toml` of a snapshot folder.
     pub fn read(dir: &Path) -> Result<Snapshot> {
-        let results = crate::store::snapshot::read_snapshot(dir)?;
-        let host = std::fs::read_to_string(dir.join("manifest.toml"))
-            .map(|t| HostRecord::parse(&t))
-            .unwrap_or_default();
+        let results = crate::snapshot::read_snapshot(dir)?;
+        let host = HostRecord::of(&crate::snapshot::read_manifest(dir));
         Ok(Snapshot { results, host })
     }
 }
@@ -252,7 +237,7 @@ pub fn host_warnings(a: &HostRecord, b: &HostRecord) -> Vec<String> {
             let missing: Vec<String> = [("a", a), ("b", b)]
                 .iter()
                 .filter(|(_, h)| h.calibration.is_none())
-                .map(|(n, h)| match &h.calibration_error {
+                .map(|(n, h)| match &h.unreadable {
                     Some(e) => {
                         format!("{n} (unreadable: {})", e.lines().next().unwrap_or_default())
                     }
@@ -822,14 +807,20 @@ mod tests {
         }
     }
 
-    const MANIFEST: &str = "profile = \"standard\"\n[host]\nhostname = \"vm\"\ncpu_model = \"AMD EPYC\"\ncores = 2\nkernel = \"6.18\"\n";
+    /// A host of two cores on kernel 6.18, without a calibration.
+    fn host(cpu_model: &str) -> HostRecord {
+        HostRecord {
+            cpu_model: Some(cpu_model.into()),
+            cores: Some(2),
+            kernel: Some("6.18".into()),
+            calibration: None,
+            unreadable: None,
+        }
+    }
 
     #[test]
     fn host_differences_get_one_line_each_and_old_snapshots_a_note() {
-        let a = HostRecord::parse(MANIFEST);
-        assert_eq!(a.cpu_model.as_deref(), Some("AMD EPYC"));
-        assert_eq!(a.cores, Some(2));
-        assert_eq!(a.calibration, None);
+        let a = host("AMD EPYC");
         // Same host, no calibration: only the note.
         let w = host_warnings(&a, &a);
         assert_eq!(w.len(), 1, "{w:?}");
@@ -838,19 +829,10 @@ mod tests {
             "{w:?}"
         );
         // A calibrated, slower host with another CPU.
-        let cal = "[calibration.server]\ncpus = \"0\"\ncpu_rounds_per_s = 1500000.0\nloopback_round_trips_per_s = 40000.0\n[calibration.client]\ncpus = \"1\"\ncpu_rounds_per_s = 2000000.0\nloopback_round_trips_per_s = 40000.0\n";
-        let mut b = HostRecord::parse(&format!(
-            "{}{cal}",
-            MANIFEST.replace("AMD EPYC", "Intel Xeon")
-        ));
-        assert_eq!(
-            b.calibration,
-            Some({
-                let mut c = calibration(1.5e6, 2.0e6);
-                c.client.cpus = "1".into();
-                c
-            })
-        );
+        let mut b = HostRecord {
+            calibration: Some(calibration(1.5e6, 2.0e6)),
+            ..host("Intel Xeon")
+        };
         let w = host_warnings(&a, &b);
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(
@@ -874,9 +856,9 @@ mod tests {
         // Within the tolerance and on the same host: nothing to say.
         b.calibration = Some(calibration(1.95e6, 2.0e6));
         assert!(host_warnings(&a2, &b).is_empty());
-        // A malformed calibration is said, not fatal.
-        let bad = HostRecord::parse(&format!("{MANIFEST}[calibration]\nserver = 3\n"));
-        assert!(bad.calibration_error.is_some());
+        // An unreadable manifest is said, not fatal.
+        let bad = HostRecord::of(&Err("manifest.toml does not parse".into()));
+        assert_eq!(bad.cpu_model, None);
         assert!(host_warnings(&a2, &bad)
             .iter()
             .any(|l| l.contains("b (unreadable")));
@@ -884,10 +866,7 @@ mod tests {
 
     #[test]
     fn a_slower_host_is_not_slower_code_once_normalised() {
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let results: Results = serde_json::from_str(&text).unwrap();
         let mut slower = results.clone();
         for c in &mut slower.cells {
@@ -897,14 +876,14 @@ mod tests {
             results,
             host: HostRecord {
                 calibration: Some(calibration(2.0e6, 2.0e6)),
-                ..HostRecord::parse(MANIFEST)
+                ..host("AMD EPYC")
             },
         };
         let b = Snapshot {
             results: slower,
             host: HostRecord {
                 calibration: Some(calibration(1.4e6, 1.4e6)),
-                ..HostRecord::parse(&MANIFEST.replace("AMD EPYC", "Intel Xeon"))
+                ..host("Intel Xeon")
             },
         };
         let raw = compare(&a, &b, false).unwrap();
@@ -947,10 +926,7 @@ mod tests {
 
     #[test]
     fn the_limiting_side_picks_the_calibration_figure() {
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let results: Results = serde_json::from_str(&text).unwrap();
         let mut c = results.cells[0].clone();
         c.client_bound = None;
@@ -983,23 +959,20 @@ mod tests {
     }
 
     fn fixture() -> Results {
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         serde_json::from_str(&text).unwrap()
     }
 
     fn snapshot(results: Results) -> Snapshot {
         Snapshot {
             results,
-            host: HostRecord::parse(MANIFEST),
+            host: host("AMD EPYC"),
         }
     }
 
     #[test]
     fn two_reproductions_compare_their_verdicts_and_a_flip_is_the_regression() {
-        use crate::report::repeatability::tests::{claim, pair};
+        use crate::repeatability::tests::{claim, pair};
         use rpclab_model::verdict::Direction;
         let mut a = fixture();
         let holds = |d| {
@@ -1048,7 +1021,7 @@ mod tests {
     fn two_lab_runs_get_decided_pairs_and_both_calibrations() {
         let mut a = fixture();
         a.reproduction = None;
-        a.aggregates = crate::store::aggregate::aggregate(&a.cells, 0.1);
+        a.aggregates = rpclab_model::aggregate::aggregate(&a.cells, 0.1);
         let mut sa = snapshot(a.clone());
         sa.host.calibration = Some(calibration(2.0e6, 2.0e6));
         let mut sb = snapshot(a);

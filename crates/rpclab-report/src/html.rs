@@ -5,14 +5,15 @@
 //! later. Everything is rendered from `results.json` and the setup
 //! ([`Setup`], from `manifest.toml`) alone.
 
-use crate::report::charts::{self, Chart};
-use crate::report::format::{fmt_value, slug};
-use crate::report::reproduction::{self, Comparison};
-use crate::report::setup::Setup;
-use crate::report::svg::{esc, hatch_defs, Hatch};
-use crate::report::tables;
+use crate::charts::{self, Chart};
+use crate::format::{fmt_value, slug};
+use crate::reproduction::{self, Comparison};
+use crate::snapshot::Setup;
+use crate::svg::{esc, hatch_defs, Hatch};
+use crate::tables;
 use anyhow::{Context, Result};
-use rpclab_model::result::{Aggregate, CellFlag, Results};
+use rpclab_model::manifest::{ClientBuild, HostLoadSummary, RunManifest, ServerRecord};
+use rpclab_model::result::{Aggregate, Calibration, CalibrationFigures, CellFlag, Results};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -258,7 +259,7 @@ fn kv(html: &mut String, key: &str, value: &str) {
 /// The host's load beside the lab in one line: how many windows another
 /// process disturbed, how much, and what the idle servers of an
 /// interleaved run cost.
-fn host_load_line(h: &crate::store::snapshot::HostLoadSummary, results: &Results) -> String {
+fn host_load_line(h: &HostLoadSummary, results: &Results) -> String {
     let mut idle: Vec<f64> = results
         .cells
         .iter()
@@ -289,30 +290,37 @@ fn host_load_line(h: &crate::store::snapshot::HostLoadSummary, results: &Results
     line
 }
 
-/// How the run was made: host, CPU split, calibration, profile, versions.
+/// How the run was made: host, CPU split, calibration, profile, versions;
+/// or why it is unknown.
 fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
     html.push_str("<h2 id=\"setup\">Setup</h2>");
-    if let Some(why) = &setup.unreadable {
-        let _ = write!(
-            html,
-            "<p class=\"why\">The setup is unknown: {}.</p>",
-            esc(why)
-        );
-        return;
-    }
-    html.push_str("<table class=\"kv\">");
-    let h = &setup.host;
-    let mut host = esc(&setup.host_line());
-    for (label, v) in [
-        ("memory GiB", h.memory_gib.map(|m| m.to_string())),
-        ("kernel", h.kernel.clone()),
-        ("Docker", h.docker_version.clone()),
-    ] {
-        if let Some(v) = v {
-            let _ = write!(host, " · {label} {}", esc(&v));
+    match setup {
+        Ok(manifest) => manifest_html(html, manifest, results),
+        Err(why) => {
+            let _ = write!(
+                html,
+                "<p class=\"why\">The setup is unknown: {}.</p>",
+                esc(why)
+            );
         }
     }
-    kv(html, "host", &host);
+}
+
+/// The setup's table and the servers' versions, from the manifest.
+fn manifest_html(html: &mut String, setup: &RunManifest, results: &Results) {
+    html.push_str("<table class=\"kv\">");
+    let h = &setup.host;
+    kv(
+        html,
+        "host",
+        &esc(&format!(
+            "{} · memory GiB {} · kernel {} · Docker {}",
+            setup.host_line(),
+            h.memory_gib,
+            h.kernel,
+            h.docker_version
+        )),
+    );
     let c = &setup.cpus;
     let mut split: Vec<String> = [
         ("server", &c.server),
@@ -320,35 +328,13 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         ("client", &c.client),
     ]
     .into_iter()
-    .filter_map(|(side, cpus)| cpus.as_deref().map(|v| format!("{side} on CPU {}", esc(v))))
+    .filter(|(_, cpus)| !cpus.is_empty())
+    .map(|(side, cpus)| format!("{side} on CPU {}", esc(cpus)))
     .collect();
-    if let Some(note) = &c.note {
-        split.push(format!("<span class=\"why\">{}</span>", esc(note)));
-    }
+    split.push(format!("<span class=\"why\">{}</span>", esc(&c.note)));
     kv(html, "CPU split", &split.join(" · "));
     if let Some(cal) = &setup.calibration {
-        let side = |what: &str, f: &rpclab_model::result::CalibrationFigures| {
-            format!(
-                "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
-                esc(&f.cpus),
-                fmt_value(f.cpu_rounds_per_s),
-                fmt_value(f.loopback_round_trips_per_s)
-            )
-        };
-        let mut line = format!(
-            "{} · {}",
-            side("server", &cal.server),
-            side("client", &cal.client)
-        );
-        if let Some(a) = &cal.across {
-            let _ = write!(
-                line,
-                " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
-                esc(&a.cpus),
-                fmt_value(a.loopback_round_trips_per_s)
-            );
-        }
-        kv(html, "calibration", &line);
+        kv(html, "calibration", &calibration_line(cal));
     }
     if let Some(h) = &setup.host_load {
         kv(
@@ -376,7 +362,7 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         "profile",
         &format!(
             "<b>{}</b>{}",
-            esc(setup.profile.as_deref().unwrap_or("?")),
+            esc(&setup.profile),
             if settings.is_empty() {
                 String::new()
             } else {
@@ -389,14 +375,14 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         "rpclab",
         &esc(&format!(
             "{} at git {} · load client built {} · started {}",
-            setup.rpclab_version.as_deref().unwrap_or("?"),
+            setup.rpclab_version,
             setup.revision_line(),
-            setup.client_build.as_deref().unwrap_or("?"),
-            setup.started_utc.as_deref().unwrap_or("?"),
+            setup.client_build.map_or("?", ClientBuild::cargo_profile),
+            setup.started_utc,
         )),
     );
     html.push_str("</table>");
-    let ran = |v: &&crate::report::setup::ServerVersion| {
+    let ran = |v: &&ServerRecord| {
         results
             .aggregates
             .iter()
@@ -438,6 +424,32 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         }
         html.push_str("</ul></details>");
     }
+}
+
+/// The calibration of the run's CPU sets in one line (HTML).
+fn calibration_line(cal: &Calibration) -> String {
+    let side = |what: &str, f: &CalibrationFigures| {
+        format!(
+            "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
+            esc(&f.cpus),
+            fmt_value(f.cpu_rounds_per_s),
+            fmt_value(f.loopback_round_trips_per_s)
+        )
+    };
+    let mut line = format!(
+        "{} · {}",
+        side("server", &cal.server),
+        side("client", &cal.client)
+    );
+    if let Some(a) = &cal.across {
+        let _ = write!(
+            line,
+            " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
+            esc(&a.cpus),
+            fmt_value(a.loopback_round_trips_per_s)
+        );
+    }
+    line
 }
 
 /// A variant's JVM flags in a line: the module-opening ones
@@ -680,8 +692,13 @@ fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
 mod tests {
     use super::*;
 
+    /// The fixture has no manifest: the page says its setup is unknown.
+    fn no_setup() -> Setup {
+        Err("no manifest beside the fixture".into())
+    }
+
     fn fixture() -> Results {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json");
+        let path = crate::fixture::results_json();
         let text = std::fs::read_to_string(&path).unwrap();
         serde_json::from_str(&text).unwrap()
     }
@@ -690,7 +707,7 @@ mod tests {
     fn the_fixture_renders_charts_and_a_self_contained_page() {
         let results = fixture();
         let dir = tempfile::tempdir().unwrap();
-        let files = write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
+        let files = write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("<svg"), "no inline chart");
         // One inline script, nothing loaded: the page opens from file://.
@@ -755,7 +772,7 @@ mod tests {
         r.systems[0].not_run = Some("no server folder for it yet".into());
         let key = r.systems[0].key.clone();
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
+        write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(
             page.contains("not run: no server folder for it yet"),
@@ -774,7 +791,7 @@ mod tests {
         let cmp = reproduction::compare(&results, results.reproduction.as_ref().unwrap());
         let missing = reproduction::unmeasured(&cmp);
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
+        write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("Deviations from the post"));
         assert!(
@@ -792,14 +809,14 @@ mod tests {
 
     #[test]
     fn a_snapshot_from_before_reproductions_still_loads_and_renders() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json");
+        let path = crate::fixture::results_json();
         let mut value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         value.as_object_mut().unwrap().remove("reproduction");
         let results: Results = serde_json::from_value(value).unwrap();
         assert!(results.reproduction.is_none());
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "old", &results, &Setup::default()).unwrap();
+        write_report(dir.path(), "old", &results, &no_setup()).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(!page.contains("Reproduction of seed"));
         assert!(page.contains("<svg"));
@@ -808,9 +825,9 @@ mod tests {
     #[test]
     fn the_setup_and_the_flags_legend_head_the_page() {
         let results = fixture();
-        let setup = Setup::read(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/20261129T235428Z-vm-c20a70e"),
-        );
+        let setup = crate::snapshot::read_manifest(&crate::fixture::committed(
+            "20261129T235428Z-vm-c20a70e",
+        ));
         let dir = tempfile::tempdir().unwrap();
         write_report(dir.path(), "fixture", &results, &setup).unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
@@ -830,7 +847,13 @@ mod tests {
             assert!(page.contains(&format!(">{}</span>", f.as_str())), "{f}");
         }
         // Without a manifest the page says so instead.
-        write_report(dir.path(), "fixture", &results, &Setup::read(dir.path())).unwrap();
+        write_report(
+            dir.path(),
+            "fixture",
+            &results,
+            &crate::snapshot::read_manifest(dir.path()),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("The setup is unknown"));
     }

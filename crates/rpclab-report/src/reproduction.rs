@@ -8,16 +8,14 @@
 //! faster, and by roughly how much.
 //!
 //! The verdicts and the measured twins are decided once
-//! ([`crate::report::verdicts`]) and stored in `results.json`
+//! ([`crate::verdicts`]) and stored in `results.json`
 //! ([`Reproduction::verdicts`], [`PublishedCell::measured`]); this module
 //! prints them and recomputes nothing, except for a snapshot written
 //! before they were stored, which [`compare`] decides on the fly.
 
-use crate::report::format::fmt_value;
-use crate::report::verdicts;
-pub use crate::report::verdicts::{
-    EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS,
-};
+use crate::format::fmt_value;
+use crate::verdicts;
+pub use crate::verdicts::{EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS};
 use rpclab_model::result::{PublishedCell, Reproduction, Results, SeedSystem};
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, PairVerdict};
 use std::fmt::Write as _;
@@ -459,8 +457,8 @@ fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::verdicts::derive;
-    use crate::report::verdicts::tests_support::*;
+    use crate::verdicts::derive;
+    use crate::verdicts::tests_support::*;
     use rpclab_model::result::{ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::Direction as Verdict;
 
@@ -715,8 +713,8 @@ mod tests {
 #[cfg(test)]
 mod verdict_tests {
     use super::*;
-    use crate::report::verdicts::derive_interval;
-    use crate::report::verdicts::tests_support::*;
+    use crate::verdicts::derive_interval;
+    use crate::verdicts::tests_support::*;
     use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
@@ -1045,7 +1043,7 @@ mod verdict_tests {
             row: "a".into(),
             column: format!("{measure:?}"),
             system: "a".into(),
-            unit: crate::report::verdicts::unit(measure).into(),
+            unit: crate::verdicts::unit(measure).into(),
             value: Some(1.0),
             raw: "1".into(),
             measure: Some(measure),
@@ -1059,7 +1057,7 @@ mod verdict_tests {
             published(Measure::TotalSeconds),
         ];
         let mut r = repro(Vec::new(), vec![system("a", Some("a"))], cells);
-        crate::report::verdicts::fill(&res, &mut r);
+        crate::verdicts::fill(&res, &mut r);
         let tput = r.cells[0].measured.as_ref().unwrap();
         let total = r.cells[1].measured.as_ref().unwrap();
         assert_eq!(tput.caveats, ["lower bound"]);
@@ -1083,11 +1081,11 @@ mod verdict_tests {
             vec![system("x", Some("x")), system("y", Some("y"))],
             Vec::new(),
         );
-        assert!(crate::report::verdicts::needs_decision(&r));
+        assert!(crate::verdicts::needs_decision(&r));
         let older = compare(&res, &r);
         assert_eq!(older.claims[0].label(), "holds; magnitude matches");
-        crate::report::verdicts::fill(&res, &mut r);
-        assert!(!crate::report::verdicts::needs_decision(&r));
+        crate::verdicts::fill(&res, &mut r);
+        assert!(!crate::verdicts::needs_decision(&r));
         // What is stored is what is printed.
         r.verdicts[0].label = "as stored".into();
         let cmp = compare(&res, &r);

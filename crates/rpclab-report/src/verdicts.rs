@@ -17,8 +17,8 @@
 //! their intervals. The decision bands are in [`band`] and
 //! [`equivalence_band`]; the bases in [`basis_of`].
 
-use crate::report::format::fmt_value;
-use crate::store::aggregate::{median, median_interval, CI_TARGET};
+use crate::format::fmt_value;
+use rpclab_model::aggregate::{median, median_interval, CI_TARGET};
 use rpclab_model::result::{
     Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
     Results, SeedSystem,
@@ -741,7 +741,7 @@ impl On {
         let v = match self {
             On::Measure(m) => {
                 let single =
-                    crate::store::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
+                    rpclab_model::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
                 derive(single.first()?, m, f.total_calls)?
             }
             On::PerServerCore => c.throughput_per_s / c.server_cost?.cpu_cores_busy,
@@ -1645,10 +1645,7 @@ pub(crate) mod tests_support {
     }
 
     pub fn template() -> Cell {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let r: Results = serde_json::from_str(&text).unwrap();
         r.cells[0].clone()
     }
@@ -1692,7 +1689,7 @@ pub(crate) mod tests_support {
     }
 
     pub fn run(cells: Vec<Cell>) -> Results {
-        let mut r = results(crate::store::aggregate::aggregate(&cells, 0.1));
+        let mut r = results(rpclab_model::aggregate::aggregate(&cells, 0.1));
         r.cells = cells;
         r
     }
