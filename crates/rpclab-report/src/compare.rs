@@ -507,6 +507,55 @@ pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Result<Report> 
                 .to_owned(),
         );
     }
+    let cells = cell_table(a, b, calibrations);
+    let (regressions, agreement) = (cells.regressions, rank_agreement(&cells.medians));
+    let mut text = String::new();
+    for w in warnings.iter().chain(&notes) {
+        text.push_str(w);
+        text.push('\n');
+    }
+    text.push_str(&cells.render(calibrations.is_some(), !warnings.is_empty()));
+    text.push_str(&render_agreement(&agreement));
+    text.push_str(&calibration_table(&sa.host, &sb.host));
+    if verdicts.is_none() {
+        text.push_str(&pair_order::render(&pair_order::order_agreement(a, b)));
+    }
+    if let Some(v) = &verdicts {
+        text.push('\n');
+        text.push_str(&repeatability::render(v, false));
+    }
+    Ok(Report {
+        text,
+        regressions,
+        verdicts,
+    })
+}
+
+/// Both snapshots' cells side by side, one row per key, and what the rows
+/// add up to.
+struct CellTable {
+    table: Builder,
+    regressions: usize,
+    improvements: usize,
+    /// Keys in one snapshot only.
+    unmatched: usize,
+    /// The calibration figures `b`'s throughput was normalised by.
+    used_figures: Vec<&'static str>,
+    /// Median throughput per key in both, for the rank agreement.
+    medians: Vec<(Key, f64, f64)>,
+}
+
+/// One row of the cells table: key, throughput a and b, change, p99 a and
+/// b, change, verdict.
+type Row = [String; 11];
+
+/// The cells table of `a` against `b`, `b`'s throughput normalised by
+/// `calibrations` when given.
+fn cell_table(
+    a: &Results,
+    b: &Results,
+    calibrations: Option<(&Calibration, &Calibration)>,
+) -> CellTable {
     let mut t = Builder::default();
     t.push_record([
         "server",
@@ -525,138 +574,152 @@ pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Result<Report> 
         "Δ",
         "verdict",
     ]);
-    let (mut regressions, mut improvements, mut unmatched) = (0, 0, 0);
-    let mut used_figures: Vec<&'static str> = Vec::new();
-    // Median throughput per key in both, for the rank agreement.
-    let mut medians: Vec<(Key, f64, f64)> = Vec::new();
-    let kb = keys(b);
-    for k in keys(a) {
-        if !kb.contains(&k) {
-            unmatched += 1;
-            t.push_record([
-                k.0.clone(),
-                k.1.clone(),
-                k.2.clone(),
-                k.3.to_string(),
-                fmt_value(samples(a, &k, |c| c.throughput_per_s).median()),
-                "-".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                "only in a".into(),
-            ]);
+    let mut cells = CellTable {
+        table: t,
+        regressions: 0,
+        improvements: 0,
+        unmatched: 0,
+        used_figures: Vec::new(),
+        medians: Vec::new(),
+    };
+    let (ka, kb) = (keys(a), keys(b));
+    for k in &ka {
+        if !kb.contains(k) {
+            cells.unmatched += 1;
+            cells.table.push_record(only_in(k, "a", a));
             continue;
         }
-        let ta = samples(a, &k, |c| c.throughput_per_s);
-        let mut tb = samples(b, &k, |c| c.throughput_per_s);
-        if let Some((ca, cb)) = calibrations {
-            let (name, figure) = calibration_figure(&cells_of(b, &k));
-            if let Some(values) = tb
-                .values
-                .iter()
-                .map(|v| normalise(*v, figure(ca), figure(cb)))
-                .collect::<Option<Vec<f64>>>()
-            {
-                tb.values = values;
-                if !used_figures.contains(&name) {
-                    used_figures.push(name);
-                }
+        let (row, change) = matched_row(a, b, k, calibrations, &mut cells);
+        match change {
+            Change::Regression => cells.regressions += 1,
+            Change::Improvement => cells.improvements += 1,
+            Change::WithinNoise => {}
+        }
+        cells.table.push_record(row);
+    }
+    for k in kb.iter().filter(|k| !ka.contains(k)) {
+        cells.unmatched += 1;
+        cells.table.push_record(only_in(k, "b", b));
+    }
+    cells
+}
+
+/// The row of a key measured in one snapshot only (`side`, whose
+/// `results` give its throughput).
+fn only_in(k: &Key, side: &str, results: &Results) -> Row {
+    let figure = fmt_value(samples(results, k, |c| c.throughput_per_s).median());
+    let (in_a, in_b) = if side == "a" {
+        (figure, "-".to_owned())
+    } else {
+        ("-".to_owned(), figure)
+    };
+    [
+        k.0.clone(),
+        k.1.clone(),
+        k.2.clone(),
+        k.3.to_string(),
+        in_a,
+        in_b,
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        format!("only in {side}"),
+    ]
+}
+
+/// The row of a key in both snapshots and its change: throughput
+/// (normalised when `calibrations` are given, the figure used noted in
+/// `cells`) and p99, each against its noise.
+fn matched_row(
+    a: &Results,
+    b: &Results,
+    k: &Key,
+    calibrations: Option<(&Calibration, &Calibration)>,
+    cells: &mut CellTable,
+) -> (Row, Change) {
+    let ta = samples(a, k, |c| c.throughput_per_s);
+    let mut tb = samples(b, k, |c| c.throughput_per_s);
+    if let Some((ca, cb)) = calibrations {
+        let (name, figure) = calibration_figure(&cells_of(b, k));
+        if let Some(values) = tb
+            .values
+            .iter()
+            .map(|v| normalise(*v, figure(ca), figure(cb)))
+            .collect::<Option<Vec<f64>>>()
+        {
+            tb.values = values;
+            if !cells.used_figures.contains(&name) {
+                cells.used_figures.push(name);
             }
         }
-        let (pa, pb) = (
-            samples(a, &k, |c| c.latency_us.p99 / 1e3),
-            samples(b, &k, |c| c.latency_us.p99 / 1e3),
-        );
-        let (dt, ct) = classify(&ta, &tb, true);
-        let (dp, cp) = classify(&pa, &pb, false);
-        medians.push((k.clone(), ta.median(), tb.median()));
-        let verdict = if ct == Change::Regression || cp == Change::Regression {
-            regressions += 1;
-            let mut what = Vec::new();
-            if ct == Change::Regression {
-                what.push("throughput");
-            }
-            if cp == Change::Regression {
-                what.push("p99");
-            }
-            format!("{} ({})", Change::Regression.label(), what.join(", "))
-        } else if ct == Change::Improvement || cp == Change::Improvement {
-            improvements += 1;
-            Change::Improvement.label().to_owned()
-        } else {
-            Change::WithinNoise.label().to_owned()
-        };
-        t.push_record([
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.to_string(),
-            fmt_value(ta.median()),
-            fmt_value(tb.median()),
-            format!("{:+.1}%", dt * 100.0),
-            fmt_value(pa.median()),
-            fmt_value(pb.median()),
-            format!("{:+.1}%", dp * 100.0),
-            verdict,
-        ]);
     }
-    let ka = keys(a);
-    for k in kb.into_iter().filter(|k| !ka.contains(k)) {
-        unmatched += 1;
-        t.push_record([
-            k.0.clone(),
-            k.1.clone(),
-            k.2.clone(),
-            k.3.to_string(),
-            "-".into(),
-            fmt_value(samples(b, &k, |c| c.throughput_per_s).median()),
-            "".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-            "only in b".into(),
-        ]);
-    }
-    let agreement = rank_agreement(&medians);
-    let mut table = t.build();
-    table.with(Style::rounded());
-    let mut text = String::new();
-    for w in warnings.iter().chain(&notes) {
-        text.push_str(w);
-        text.push('\n');
-    }
-    if calibrations.is_some() {
+    let (pa, pb) = (
+        samples(a, k, |c| c.latency_us.p99 / 1e3),
+        samples(b, k, |c| c.latency_us.p99 / 1e3),
+    );
+    let (dt, ct) = classify(&ta, &tb, true);
+    let (dp, cp) = classify(&pa, &pb, false);
+    cells.medians.push((k.clone(), ta.median(), tb.median()));
+    let (change, verdict) = if ct == Change::Regression || cp == Change::Regression {
+        let what: Vec<&str> = [(ct, "throughput"), (cp, "p99")]
+            .into_iter()
+            .filter(|(c, _)| *c == Change::Regression)
+            .map(|(_, w)| w)
+            .collect();
+        let label = format!("{} ({})", Change::Regression.label(), what.join(", "));
+        (Change::Regression, label)
+    } else if ct == Change::Improvement || cp == Change::Improvement {
+        (Change::Improvement, Change::Improvement.label().to_owned())
+    } else {
+        (Change::WithinNoise, Change::WithinNoise.label().to_owned())
+    };
+    let row = [
+        k.0.clone(),
+        k.1.clone(),
+        k.2.clone(),
+        k.3.to_string(),
+        fmt_value(ta.median()),
+        fmt_value(tb.median()),
+        format!("{:+.1}%", dt * 100.0),
+        fmt_value(pa.median()),
+        fmt_value(pb.median()),
+        format!("{:+.1}%", dp * 100.0),
+        verdict,
+    ];
+    (row, change)
+}
+
+impl CellTable {
+    /// The table with what it adds up to: the normalisation used, the
+    /// counts, the noise rule, and a word when the hosts differ (`hosts_differ`)
+    /// and nothing was normalised.
+    fn render(self, normalised: bool, hosts_differ: bool) -> String {
+        let mut text = String::new();
+        if normalised {
+            text.push_str(&format!(
+                "normalised: b's throughput divided by the calibration ratio b / a of {} (the figure of the side that limited each cell); p99 as measured.\n",
+                if self.used_figures.is_empty() { "no figure".to_owned() } else { self.used_figures.join(", ") }
+            ));
+        }
+        let mut table = self.table.build();
+        table.with(Style::rounded());
         text.push_str(&format!(
-            "normalised: b's throughput divided by the calibration ratio b / a of {} (the figure of the side that limited each cell); p99 as measured.\n",
-            if used_figures.is_empty() { "no figure".to_owned() } else { used_figures.join(", ") }
+            "{table}\n{} regression(s), {} improvement(s), {} cell(s) in one snapshot only.\n\
+             A change counts when it exceeds {:.0}% and {NOISE_SIGMAS}× the combined CV of both snapshots' repetitions, \
+             and their repetitions' ranges do not overlap.\n",
+            self.regressions,
+            self.improvements,
+            self.unmatched,
+            NOISE_FLOOR * 100.0
         ));
+        if hosts_differ && self.regressions > 0 && !normalised {
+            text.push_str(
+                "The hosts differ (see above): a regression here may be the host, not the code.\n",
+            );
+        }
+        text
     }
-    text.push_str(&format!(
-        "{table}\n{regressions} regression(s), {improvements} improvement(s), {unmatched} cell(s) in one snapshot only.\n\
-         A change counts when it exceeds {:.0}% and {NOISE_SIGMAS}× the combined CV of both snapshots' repetitions, \
-         and their repetitions' ranges do not overlap.\n",
-        NOISE_FLOOR * 100.0
-    ));
-    if !warnings.is_empty() && regressions > 0 && calibrations.is_none() {
-        text.push_str(
-            "The hosts differ (see above): a regression here may be the host, not the code.\n",
-        );
-    }
-    text.push_str(&render_agreement(&agreement));
-    text.push_str(&calibration_table(&sa.host, &sb.host));
-    if verdicts.is_none() {
-        text.push_str(&pair_order::render(&pair_order::order_agreement(a, b)));
-    }
-    if let Some(v) = &verdicts {
-        text.push('\n');
-        text.push_str(&repeatability::render(v, false));
-    }
-    Ok(Report {
-        text,
-        regressions,
-        verdicts,
-    })
 }
 
 /// Kendall's τ-b of the servers' median throughput in `a` and `b`, per

@@ -125,11 +125,14 @@ fn flag_badges(a: &Aggregate) -> String {
 }
 
 /// Writes `charts/*.svg` and `report.html` into `dir`; returns the files.
+/// `comparison` is the results' reproduction compared
+/// ([`reproduction::of`]), none for a lab run.
 pub fn write_report(
     dir: &Path,
     name: &str,
     results: &Results,
     setup: &Setup,
+    comparison: Option<&Comparison>,
 ) -> Result<Vec<PathBuf>> {
     let charts_dir = dir.join("charts");
     std::fs::create_dir_all(&charts_dir)
@@ -197,8 +200,7 @@ pub fn write_report(
     html.push_str("</nav>");
     setup_html(&mut html, setup, results);
     flags_html(&mut html, results);
-    if let Some(r) = &results.reproduction {
-        let cmp = reproduction::compare(results, r);
+    if let Some(cmp) = comparison {
         let mut inline = Vec::new();
         for (ti, t) in cmp.tables.iter().enumerate() {
             let charts = (0..t.columns.len())
@@ -214,7 +216,7 @@ pub fn write_report(
                 .collect();
             inline.push(figures(charts)?);
         }
-        reproduction_html(&mut html, &cmp, &inline);
+        reproduction_html(&mut html, cmp, &inline);
     }
     html.push_str("<h2>Measurements</h2>");
     for scenario in &scenarios {
@@ -707,7 +709,14 @@ mod tests {
     fn the_fixture_renders_charts_and_a_self_contained_page() {
         let results = fixture();
         let dir = tempfile::tempdir().unwrap();
-        let files = write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
+        let files = write_report(
+            dir.path(),
+            "fixture",
+            &results,
+            &no_setup(),
+            reproduction::of(&results).as_ref(),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("<svg"), "no inline chart");
         // One inline script, nothing loaded: the page opens from file://.
@@ -772,7 +781,14 @@ mod tests {
         r.systems[0].not_run = Some("no server folder for it yet".into());
         let key = r.systems[0].key.clone();
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
+        write_report(
+            dir.path(),
+            "fixture",
+            &results,
+            &no_setup(),
+            reproduction::of(&results).as_ref(),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(
             page.contains("not run: no server folder for it yet"),
@@ -791,7 +807,14 @@ mod tests {
         let cmp = reproduction::compare(&results, results.reproduction.as_ref().unwrap());
         let missing = reproduction::unmeasured(&cmp);
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &no_setup()).unwrap();
+        write_report(
+            dir.path(),
+            "fixture",
+            &results,
+            &no_setup(),
+            reproduction::of(&results).as_ref(),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(page.contains("Deviations from the post"));
         assert!(
@@ -816,7 +839,14 @@ mod tests {
         let results: Results = serde_json::from_value(value).unwrap();
         assert!(results.reproduction.is_none());
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "old", &results, &no_setup()).unwrap();
+        write_report(
+            dir.path(),
+            "old",
+            &results,
+            &no_setup(),
+            reproduction::of(&results).as_ref(),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         assert!(!page.contains("Reproduction of seed"));
         assert!(page.contains("<svg"));
@@ -829,7 +859,14 @@ mod tests {
             "20261129T235428Z-vm-c20a70e",
         ));
         let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &setup).unwrap();
+        write_report(
+            dir.path(),
+            "fixture",
+            &results,
+            &setup,
+            reproduction::of(&results).as_ref(),
+        )
+        .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
         let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s}"));
         assert!(at("id=\"setup\"") < at("id=\"flags\""));
@@ -852,6 +889,7 @@ mod tests {
             "fixture",
             &results,
             &crate::snapshot::read_manifest(dir.path()),
+            reproduction::of(&results).as_ref(),
         )
         .unwrap();
         let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();

@@ -59,10 +59,11 @@ pub fn write_all(
     setup: &snapshot::Setup,
 ) -> Result<Written> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let comparison = reproduction::of(results);
     let summary = dir.join("summary.md");
-    std::fs::write(&summary, summary_md(name, results))
+    std::fs::write(&summary, summary_md(name, results, comparison.as_ref()))
         .with_context(|| format!("cannot write {}", summary.display()))?;
-    let mut charts = html::write_report(dir, name, results, setup)?;
+    let mut charts = html::write_report(dir, name, results, setup, comparison.as_ref())?;
     let page = dir.join("report.html");
     charts.retain(|p| p != &page);
     Ok(Written {
@@ -73,8 +74,13 @@ pub fn write_all(
 }
 
 /// `summary.md`: whether the run is complete, its errors, the tables the
-/// terminal showed (in Markdown), and a reproduction's comparison.
-pub fn summary_md(name: &str, results: &Results) -> String {
+/// terminal showed (in Markdown), and a reproduction's `comparison`
+/// ([`reproduction::of`] the results).
+pub fn summary_md(
+    name: &str,
+    results: &Results,
+    comparison: Option<&reproduction::Comparison>,
+) -> String {
     let mut md = format!(
         "# rpclab snapshot {name}\n\n{}\n",
         if results.complete {
@@ -88,12 +94,9 @@ pub fn summary_md(name: &str, results: &Results) -> String {
     }
     md.push('\n');
     md.push_str(&tables::render(results, true, None));
-    if let Some(r) = &results.reproduction {
+    if let Some(cmp) = comparison {
         md.push('\n');
-        md.push_str(&reproduction::render(
-            &reproduction::compare(results, r),
-            true,
-        ));
+        md.push_str(&reproduction::render(cmp, true));
     }
     md
 }

@@ -186,6 +186,12 @@ fn place(tables: &mut Vec<ComparisonTable>, cmp: CellComparison) {
     table.rows[row].1[col] = Some(cmp);
 }
 
+/// The comparison of a snapshot that is a reproduction, none for a lab
+/// run: computed once per rendering and handed to each part that shows it.
+pub fn of(results: &Results) -> Option<Comparison> {
+    results.reproduction.as_ref().map(|r| compare(results, r))
+}
+
 /// The reproduction's figures and claims as stored in the snapshot (decided
 /// now, by [`verdicts::decided`], when it stores none).
 pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
