@@ -699,6 +699,22 @@ mod tests {
         Err("no manifest beside the fixture".into())
     }
 
+    /// Renders `results` with `setup` into a fresh folder: the folder,
+    /// the files written and the page.
+    fn render(results: &Results, setup: &Setup) -> (tempfile::TempDir, Vec<PathBuf>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_report(
+            dir.path(),
+            "fixture",
+            results,
+            setup,
+            reproduction::of(results).as_ref(),
+        )
+        .unwrap();
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        (dir, files, page)
+    }
+
     fn fixture() -> Results {
         let path = crate::fixture::results_json();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -708,16 +724,7 @@ mod tests {
     #[test]
     fn the_fixture_renders_charts_and_a_self_contained_page() {
         let results = fixture();
-        let dir = tempfile::tempdir().unwrap();
-        let files = write_report(
-            dir.path(),
-            "fixture",
-            &results,
-            &no_setup(),
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, files, page) = render(&results, &no_setup());
         assert!(page.contains("<svg"), "no inline chart");
         // One inline script, nothing loaded: the page opens from file://.
         assert_eq!(page.matches("<script").count(), 1);
@@ -780,16 +787,7 @@ mod tests {
         r.systems[0].variant = None;
         r.systems[0].not_run = Some("no server folder for it yet".into());
         let key = r.systems[0].key.clone();
-        let dir = tempfile::tempdir().unwrap();
-        write_report(
-            dir.path(),
-            "fixture",
-            &results,
-            &no_setup(),
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(
             page.contains("not run: no server folder for it yet"),
             "{key}"
@@ -806,16 +804,7 @@ mod tests {
         r.deviations = vec!["the provider's 5000 ms timeout <is not set>".into()];
         let cmp = reproduction::compare(&results, results.reproduction.as_ref().unwrap());
         let missing = reproduction::unmeasured(&cmp);
-        let dir = tempfile::tempdir().unwrap();
-        write_report(
-            dir.path(),
-            "fixture",
-            &results,
-            &no_setup(),
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(page.contains("Deviations from the post"));
         assert!(
             page.contains("<li>the provider&#39;s 5000 ms timeout &lt;is not set&gt;</li>")
@@ -838,16 +827,7 @@ mod tests {
         value.as_object_mut().unwrap().remove("reproduction");
         let results: Results = serde_json::from_value(value).unwrap();
         assert!(results.reproduction.is_none());
-        let dir = tempfile::tempdir().unwrap();
-        write_report(
-            dir.path(),
-            "old",
-            &results,
-            &no_setup(),
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(!page.contains("Reproduction of seed"));
         assert!(page.contains("<svg"));
     }
@@ -858,16 +838,7 @@ mod tests {
         let setup = crate::snapshot::read_manifest(&crate::fixture::committed(
             "20261129T235428Z-vm-c20a70e",
         ));
-        let dir = tempfile::tempdir().unwrap();
-        write_report(
-            dir.path(),
-            "fixture",
-            &results,
-            &setup,
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (dir, _, page) = render(&results, &setup);
         let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s}"));
         assert!(at("id=\"setup\"") < at("id=\"flags\""));
         assert!(at("id=\"flags\"") < at("<h2>Measurements"));
@@ -884,15 +855,7 @@ mod tests {
             assert!(page.contains(&format!(">{}</span>", f.as_str())), "{f}");
         }
         // Without a manifest the page says so instead.
-        write_report(
-            dir.path(),
-            "fixture",
-            &results,
-            &crate::snapshot::read_manifest(dir.path()),
-            reproduction::of(&results).as_ref(),
-        )
-        .unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_, _, page) = render(&results, &crate::snapshot::read_manifest(dir.path()));
         assert!(page.contains("The setup is unknown"));
     }
 

@@ -270,30 +270,18 @@ mod tests {
         results.aggregates[n - 1]
             .cell_flags
             .push(rpclab_model::result::CellFlag::ClientBound);
+        let shown = |a: &rpclab_model::result::Aggregate, tail: &str| {
+            let figure = fmt_value(a.throughput_median);
+            format!("{} {} {figure} calls/s {tail}", a.server, a.variant)
+        };
         let h = headline(&results);
-        assert!(
-            h.contains(&format!(
-                "{} {} {} calls/s (",
-                second.server,
-                second.variant,
-                fmt_value(second.throughput_median)
-            )),
-            "{h}"
-        );
+        assert!(h.contains(&shown(&second, "(")), "{h}");
         assert!(!h.contains("lower bound"), "{h}");
         // Nothing trustworthy: the best figure, with its caveat.
         for a in &mut results.aggregates {
             a.noisy = true;
         }
         let h = headline(&results);
-        assert!(
-            h.contains(&format!(
-                "{} {} {} calls/s (lower bound, unsteady)",
-                top.server,
-                top.variant,
-                fmt_value(top.throughput_median)
-            )),
-            "{h}"
-        );
+        assert!(h.contains(&shown(&top, "(lower bound, unsteady)")), "{h}");
     }
 }

@@ -465,7 +465,7 @@ mod tests {
     use super::*;
     use crate::verdicts::derive;
     use crate::verdicts::tests_support::*;
-    use rpclab_model::result::{ClaimCheck, Measure, RatioPair, SeedClaim};
+    use rpclab_model::result::{ClaimCheck, Measure};
     use rpclab_model::verdict::Direction as Verdict;
 
     #[test]
@@ -491,26 +491,12 @@ mod tests {
             agg("b", 100.0, 0.01, 0),
             agg("c", 400.0, 0.01, 0),
         ]);
-        let claim = |over: &str, under: &str, published: f64| SeedClaim {
-            id: format!("{over}-{under}"),
-            text: String::new(),
-            check: ClaimCheck::Ratio {
-                measure: Measure::Throughput,
-                scenario: "s".into(),
-                concurrency: 1,
-                pairs: vec![RatioPair {
-                    over: over.into(),
-                    under: under.into(),
-                    published,
-                }],
-            },
-        };
         let r = repro(
             vec![
-                claim("a", "b", 1.4),
-                claim("a", "c", 1.4),
-                claim("a", "ice", 3.0),
-                claim("b", "a", 0.5),
+                ratio_claim("a", "b", 1.4),
+                ratio_claim("a", "c", 1.4),
+                ratio_claim("a", "ice", 3.0),
+                ratio_claim("b", "a", 0.5),
             ],
             vec![
                 system("a", Some("a")),
@@ -555,58 +541,48 @@ mod tests {
             system("b", Some("b")),
             system("c", Some("c")),
         ];
+        let extremes = |id: &str, top: bool, systems: &[&str]| {
+            let (scenario, levels, among) = ("s".into(), vec![1], names(&["a", "b", "c"]));
+            let (measure, systems) = (Measure::Throughput, names(systems));
+            let check = if top {
+                ClaimCheck::Top {
+                    measure,
+                    scenario,
+                    levels,
+                    systems,
+                    among,
+                }
+            } else {
+                ClaimCheck::Bottom {
+                    measure,
+                    scenario,
+                    levels,
+                    systems,
+                    among,
+                }
+            };
+            claim(id, check)
+        };
         let claims = vec![
-            SeedClaim {
-                id: "rank".into(),
-                text: String::new(),
-                check: ClaimCheck::Ranking {
+            claim(
+                "rank",
+                ClaimCheck::Ranking {
                     measure: Measure::Throughput,
                     scenario: "s".into(),
                     levels: vec![1],
-                    order: vec!["a".into(), "b".into(), "c".into()],
+                    order: names(&["a", "b", "c"]),
                 },
-            },
-            SeedClaim {
-                id: "top".into(),
-                text: String::new(),
-                check: ClaimCheck::Top {
-                    measure: Measure::Throughput,
+            ),
+            extremes("top", true, &["a", "c"]),
+            extremes("bottom", false, &["b"]),
+            extremes("bottom-wrong", false, &["a"]),
+            claim(
+                "errors",
+                ClaimCheck::NoErrors {
                     scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["a".into(), "c".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
+                    systems: names(&["a", "c"]),
                 },
-            },
-            SeedClaim {
-                id: "bottom".into(),
-                text: String::new(),
-                check: ClaimCheck::Bottom {
-                    measure: Measure::Throughput,
-                    scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["b".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
-                },
-            },
-            SeedClaim {
-                id: "bottom-wrong".into(),
-                text: String::new(),
-                check: ClaimCheck::Bottom {
-                    measure: Measure::Throughput,
-                    scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["a".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
-                },
-            },
-            SeedClaim {
-                id: "errors".into(),
-                text: String::new(),
-                check: ClaimCheck::NoErrors {
-                    scenario: "s".into(),
-                    systems: vec!["a".into(), "c".into()],
-                },
-            },
+            ),
         ];
         let cmp = compare(&res, &repro(claims, systems, Vec::new()));
         // b (200) is not ahead of c (250): the ranking is reversed.
@@ -724,7 +700,7 @@ mod verdict_tests {
     use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
-    fn ratio_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
+    fn pairs_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
         SeedClaim {
             id: "r".into(),
             text: String::new(),
@@ -758,7 +734,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 4.7)])],
+                vec![pairs_claim(&[("ice", "grpc", 4.7)])],
                 systems(&["ice", "grpc"]),
                 Vec::new(),
             ),
@@ -779,7 +755,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 2.5)])],
+                vec![pairs_claim(&[("ice", "grpc", 2.5)])],
                 systems(&["ice", "grpc"]),
                 Vec::new(),
             ),
@@ -797,8 +773,8 @@ mod verdict_tests {
             &results(vec![a, b]),
             &repro(
                 vec![
-                    ratio_claim(&[("a", "b", 4.7)]),
-                    ratio_claim(&[("a", "b", 1.3)]),
+                    pairs_claim(&[("a", "b", 4.7)]),
+                    pairs_claim(&[("a", "b", 1.3)]),
                 ],
                 systems(&["a", "b"]),
                 Vec::new(),
@@ -827,7 +803,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[
+                vec![pairs_claim(&[
                     ("ice", "thrift", 1.4),
                     ("ice", "dubbo", 3.2),
                     ("ice", "grpc", 4.7),
@@ -872,7 +848,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 4.7)]), ranking],
+                vec![pairs_claim(&[("ice", "grpc", 4.7)]), ranking],
                 systems(&["ice", "rmi", "grpc"]),
                 Vec::new(),
             ),
@@ -1083,7 +1059,7 @@ mod verdict_tests {
         cells.extend(rounds("y", &[1000.0; 6]));
         let res = run(cells);
         let mut r = repro(
-            vec![ratio_claim(&[("x", "y", 1.2)])],
+            vec![pairs_claim(&[("x", "y", 1.2)])],
             vec![system("x", Some("x")), system("y", Some("y"))],
             Vec::new(),
         );

@@ -1554,7 +1554,39 @@ fn errors(l: &Lookup, scenario: &str, systems: &[String], expect_failures: bool)
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::*;
-    use rpclab_model::result::{Cost, Latency, Limit, SeedClaim};
+    use rpclab_model::result::{Cost, Latency, Limit, RatioPair, SeedClaim};
+
+    /// A claim `id`, checked by `check`.
+    pub fn claim(id: &str, check: ClaimCheck) -> SeedClaim {
+        SeedClaim {
+            id: id.into(),
+            text: String::new(),
+            check,
+        }
+    }
+
+    /// `over` ahead of `under` by `published` in throughput, at level 1
+    /// of scenario `s`.
+    pub fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
+        claim(
+            &format!("{over}-{under}"),
+            ClaimCheck::Ratio {
+                measure: Measure::Throughput,
+                scenario: "s".into(),
+                concurrency: 1,
+                pairs: vec![RatioPair {
+                    over: over.into(),
+                    under: under.into(),
+                    published,
+                }],
+            },
+        )
+    }
+
+    /// The systems named.
+    pub fn names(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|k| (*k).to_owned()).collect()
+    }
 
     pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
         Aggregate {
@@ -1699,24 +1731,7 @@ pub(crate) mod tests_support {
 mod tests {
     use super::tests_support::*;
     use super::*;
-    use rpclab_model::result::{Limit, RatioPair, SeedClaim};
-
-    fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
-        SeedClaim {
-            id: format!("{over}-{under}"),
-            text: String::new(),
-            check: ClaimCheck::Ratio {
-                measure: Measure::Throughput,
-                scenario: "s".into(),
-                concurrency: 1,
-                pairs: vec![RatioPair {
-                    over: over.into(),
-                    under: under.into(),
-                    published,
-                }],
-            },
-        }
-    }
+    use rpclab_model::result::{Limit, SeedClaim};
 
     fn verdict(res: &Results, claim: SeedClaim, keys: &[&str]) -> ClaimVerdict {
         let systems = keys.iter().map(|k| system(k, Some(k))).collect();
