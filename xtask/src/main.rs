@@ -8,7 +8,6 @@
 //! * [`tools`]: the developer's commands (`scaffold`, `fuzz`, `readme`);
 //! * [`bench`]: `bench client` and `bench peers`, the client against its
 //!   peers and a raw-socket floor;
-//! * [`report`]: everything rendered from a snapshot's results alone;
 //! * [`engine`]: a run on Docker, over its API only, from images to cells;
 //! * [`store`]: what a run leaves in its results folder, data only;
 //! * [`definitions`]: `compose/` lab definitions, `servers/*/server.toml`,
@@ -20,7 +19,6 @@ mod bench;
 mod cli;
 mod definitions;
 mod engine;
-mod report;
 mod store;
 mod tools;
 
@@ -254,10 +252,10 @@ fn main() {
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         let regression = e
-            .downcast_ref::<report::compare::RegressionFound>()
+            .downcast_ref::<rpclab_report::compare::RegressionFound>()
             .is_some();
         std::process::exit(if regression {
-            report::compare::REGRESSION_EXIT_CODE
+            rpclab_report::compare::REGRESSION_EXIT_CODE
         } else {
             1
         });
@@ -306,7 +304,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             normalize,
         } => compare(&a, &b, fail_on_regression, normalize),
         LabCommand::Index { results_dir, check } => {
-            let path = report::index::write(&results_dir, check)?;
+            let path = rpclab_report::index::write(&results_dir, check)?;
             println!(
                 "{} {}",
                 path.display(),
@@ -379,10 +377,10 @@ async fn lab_reproduce(
 /// `lab compare`: two snapshots side by side; with `fail_on_regression`,
 /// a regression is the command's error.
 fn compare(a: &Path, b: &Path, fail_on_regression: bool, normalize: bool) -> Result<()> {
-    let report = report::compare::compare_dirs(a, b, normalize)?;
+    let report = rpclab_report::compare::compare_dirs(a, b, normalize)?;
     println!("a: {}\nb: {}\n{}", a.display(), b.display(), report.text);
     match report.regression() {
-        Some(what) if fail_on_regression => Err(report::compare::RegressionFound(format!(
+        Some(what) if fail_on_regression => Err(rpclab_report::compare::RegressionFound(format!(
             "{what} from {} to {}",
             a.display(),
             b.display()
@@ -401,11 +399,11 @@ fn rerender(
     out: Option<PathBuf>,
     redecide: bool,
 ) -> Result<()> {
-    let mut results = snapshot::read_snapshot(snapshot)?;
+    let mut results = rpclab_report::snapshot::read_snapshot(snapshot)?;
     let out = out.unwrap_or_else(|| snapshot.to_owned());
     if redecide {
         if let Some(mut r) = results.reproduction.take() {
-            report::verdicts::fill(&results, &mut r);
+            rpclab_report::verdicts::fill(&results, &mut r);
             r.verdicts_by = Some(host::decider(root));
             results.reproduction = Some(r);
             std::fs::create_dir_all(&out)?;
@@ -413,19 +411,22 @@ fn rerender(
             eprintln!("decided again: {}", out.join("results.json").display());
         }
     }
-    let layout = jmeter.then_some(report::tables::Layout::Jmeter);
-    print!("{}", report::tables::render(&results, false, layout));
+    let layout = jmeter.then_some(rpclab_report::tables::Layout::Jmeter);
+    print!("{}", rpclab_report::tables::render(&results, false, layout));
     if let Some(r) = &results.reproduction {
         print!(
             "{}",
-            report::reproduction::render(&report::reproduction::compare(&results, r), false)
+            rpclab_report::reproduction::render(
+                &rpclab_report::reproduction::compare(&results, r),
+                false
+            )
         );
     }
-    let written = report::write_all(
+    let written = rpclab_report::write_all(
         &out,
-        &snapshot::name_of(snapshot),
+        &rpclab_report::snapshot::name_of(snapshot),
         &results,
-        &report::setup::Setup::read(snapshot),
+        &rpclab_report::snapshot::read_manifest(snapshot),
     )?;
     eprintln!(
         "wrote {}, {} and {} chart(s) under {}",

@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 // that parses the command line, is in the top one, `cli`. A file at the
 // top of xtask/src other than main.rs, or a folder not listed here, fails
 // the test: put the file in the folder of its layer, and a new layer here
-// and in docs/architecture.md.
+// and in docs/architecture.md. The report is no folder: it is a crate of
+// its own (crates/rpclab-report), which cannot name xtask at all, so the
+// layers that used it (`cli`, `tools`) reach it as a dependency.
 
 /// Which layers a layer's modules may import (their own included), top down.
 const MAY_IMPORT: &[(&str, &[&str])] = &[
@@ -34,22 +36,17 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
             "cli",
             "tools",
             "bench",
-            "report",
             "engine",
             "store",
             "definitions",
             "basics",
         ],
     ),
-    (
-        "tools",
-        &["tools", "report", "store", "definitions", "basics"],
-    ),
+    ("tools", &["tools", "store", "definitions", "basics"]),
     (
         "bench",
         &["bench", "engine", "store", "definitions", "basics"],
     ),
-    ("report", &["report", "store", "definitions", "basics"]),
     ("engine", &["engine", "store", "definitions", "basics"]),
     ("store", &["store", "definitions", "basics"]),
     ("definitions", &["definitions", "basics"]),

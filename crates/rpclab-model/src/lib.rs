@@ -10,9 +10,15 @@
 //! * [`spec`]: what one measurement cell asks the client to do;
 //! * [`result`]: what the client reports back for that cell, which becomes a
 //!   row of `results.json`.
+//!
+//! Beside them, the data of a snapshot that the orchestrator writes and the
+//! report reads: [`manifest`] (`manifest.toml`, how the run was made) and
+//! [`aggregate`] (the repetitions of a cell summarised).
 #![forbid(unsafe_code)]
 
+pub mod aggregate;
 pub mod contract;
+pub mod manifest;
 pub mod result;
 pub mod spec;
 pub mod verdict;

@@ -10,15 +10,16 @@
 //! are tmpfs mounts (`/tmp`, the home folder, and the work folders a server
 //! declares). No container may mount the Docker socket.
 //!
-//! A [`Policy`] is computed from a server's manifest (its `jvm_flags` and
-//! its `[confinement]` table, see [`Confinement`]) or fixed
-//! for the lab's own containers ([`Policy::registry`], [`Policy::client`],
-//! [`Policy::echo`]); [`Policy::apply`] writes it into the container's
-//! create body, and the run's `manifest.toml` records it as it was applied.
+//! A [`Policy`] (the model's type, since the run's `manifest.toml` records
+//! it as it was applied) is computed from a server's manifest (its
+//! `jvm_flags` and its `[confinement]` table, see [`Confinement`], by
+//! [`server`]) or fixed for the lab's own containers ([`registry`],
+//! [`client`], [`echo`]); [`apply`] writes it into the container's create
+//! body.
 
 use anyhow::{bail, Context, Result};
 use bollard::models::ContainerCreateBody;
-use serde::Serialize;
+use rpclab_model::manifest::Policy;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -129,194 +130,166 @@ const CAPABILITIES: &[&str] = &[
     "WAKE_ALARM",
 ];
 
-/// The confinement of one container, as applied and as `manifest.toml`
-/// records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Policy {
-    /// `uid:gid` the container's processes run as.
-    pub user: String,
-    pub cap_drop: Vec<String>,
-    pub cap_add: Vec<String>,
-    /// Why `cap_add` is not empty.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cap_add_reason: Option<String>,
-    pub no_new_privileges: bool,
-    pub pids_limit: u32,
-    pub memory_bytes: u64,
-    /// How the memory limit was arrived at.
-    pub memory_basis: String,
-    pub read_only_rootfs: bool,
-    /// Why the root filesystem is writable, when it is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub writable_rootfs_reason: Option<String>,
-    /// tmpfs mount point → mount options.
-    pub tmpfs: BTreeMap<String, String>,
-}
-
-impl Policy {
-    /// The defaults every container starts from.
-    fn base(user: String, memory_bytes: u64, memory_basis: String, pids_limit: u32) -> Policy {
-        Policy {
-            user,
-            cap_drop: vec!["ALL".into()],
-            cap_add: Vec::new(),
-            cap_add_reason: None,
-            no_new_privileges: true,
-            pids_limit,
-            memory_bytes,
-            memory_basis,
-            read_only_rootfs: true,
-            writable_rootfs_reason: None,
-            tmpfs: BTreeMap::new(),
-        }
-    }
-
-    /// A JVM container: `/tmp` (executable, see [`JVM_TMP`]) and the home
-    /// folder (Dubbo, SOFA-RPC and others write caches and logs under
-    /// `~`) on tmpfs.
-    fn jvm(memory_bytes: u64, memory_basis: String, pids_limit: u32) -> Policy {
-        let mut p = Policy::base(rpclab_user(), memory_bytes, memory_basis, pids_limit);
-        p.tmpfs.insert("/tmp".into(), JVM_TMP.into());
-        p.tmpfs.insert(HOME.into(), owned_tmpfs("64m"));
-        p
-    }
-
-    /// A server under test, from its manifest's `[confinement]` table and
-    /// JVM flags.
-    pub fn server(c: &Confinement, jvm_flags: &[String]) -> Result<Policy> {
-        let (memory_bytes, memory_basis) = match &c.memory {
-            Some(text) => {
-                let bytes = parse_size(text)
-                    .with_context(|| format!("memory = \"{text}\" is not a size like 3G"))?;
-                (bytes, format!("[confinement] memory = \"{text}\""))
-            }
-            None => jvm_memory(jvm_flags)?.with_context(|| {
-                "no memory limit can be derived: give -Xmx in jvm_flags or \
-                 [confinement] memory = \"<size>\""
-                    .to_owned()
-            })?,
-        };
-        let mut p = Policy::jvm(
-            memory_bytes,
-            memory_basis,
-            c.pids_limit.unwrap_or(SERVER_PIDS),
-        );
-        if c.pids_limit == Some(0) {
-            bail!("pids_limit = 0 would allow no process at all");
-        }
-        for cap in &c.cap_add {
-            let name = cap.trim_start_matches("CAP_");
-            if !CAPABILITIES.contains(&name) {
-                bail!(
-                    "cap_add names `{cap}`, which is not a Linux capability (e.g. NET_BIND_SERVICE)"
-                );
-            }
-            p.cap_add.push(name.to_owned());
-        }
-        if !p.cap_add.is_empty() {
-            match c.reason.as_deref().map(str::trim) {
-                Some(r) if !r.is_empty() => p.cap_add_reason = Some(r.to_owned()),
-                _ => bail!("cap_add needs a reason = \"...\" saying why the server needs it"),
-            }
-        } else if c.reason.is_some() {
-            bail!("reason explains cap_add, which is empty; remove it");
-        }
-        for dir in &c.tmpfs {
-            if !dir.starts_with('/') || dir == "/" || dir.contains(',') || dir.contains(':') {
-                bail!("tmpfs entry `{dir}` must be an absolute folder other than /");
-            }
-            if p.tmpfs.contains_key(dir) {
-                bail!("tmpfs entry `{dir}` is mounted by default already");
-            }
-            p.tmpfs.insert(dir.clone(), owned_tmpfs("256m"));
-        }
-        if let Some(why) = &c.writable_rootfs {
-            if why.trim().is_empty() {
-                bail!("writable_rootfs must say why the root filesystem cannot be read-only");
-            }
-            p.read_only_rootfs = false;
-            p.writable_rootfs_reason = Some(why.trim().to_owned());
-        }
-        Ok(p)
-    }
-
-    /// The ZooKeeper registry (`images/zookeeper`, `-Xmx256m`): fixed limits,
-    /// its data folder on tmpfs.
-    pub fn registry() -> Policy {
-        let mut p = Policy::jvm(
-            REGISTRY_MEMORY,
-            "fixed for ZooKeeper (-Xmx256m in its image)".into(),
-            REGISTRY_PIDS,
-        );
-        p.tmpfs
-            .insert("/var/lib/zookeeper/data".into(), owned_tmpfs("256m"));
-        p
-    }
-
-    /// The load client, which writes only to its bind-mounted cell folder.
-    /// It runs as the user running the lab, so what it writes there belongs
-    /// to that user, except when that is root: then as `rpclab`
-    /// ([`prepare_bind_dir`] hands it the folder).
-    pub fn client() -> Policy {
-        let (uid, gid) = host_user();
-        let user = if uid == 0 {
-            rpclab_user()
-        } else {
-            format!("{uid}:{gid}")
-        };
-        let mut p = Policy::base(
-            user,
-            CLIENT_MEMORY,
-            "fixed for the load client".into(),
-            CLIENT_PIDS,
-        );
-        p.tmpfs.insert("/tmp".into(), PLAIN_TMP.into());
-        p
-    }
-
-    /// `bench client`'s echo server (the client image, no mounts).
-    pub fn echo() -> Policy {
-        let mut p = Policy::base(
-            rpclab_user(),
-            CLIENT_MEMORY,
-            "fixed for the echo server".into(),
-            CLIENT_PIDS,
-        );
-        p.tmpfs.insert("/tmp".into(), PLAIN_TMP.into());
-        p
-    }
-
-    /// Writes the policy into a container's create body. Refuses a body
-    /// that bind-mounts the Docker socket (or a folder holding it).
-    pub fn apply(&self, body: &mut ContainerCreateBody) -> Result<()> {
-        let hc = body.host_config.get_or_insert_with(Default::default);
-        for bind in hc.binds.iter().flatten() {
-            if exposes_docker_socket(bind) {
-                bail!("refusing to start a container with `{bind}`: no lab container may reach the Docker socket");
-            }
-        }
-        body.user = Some(self.user.clone());
-        hc.cap_drop = Some(self.cap_drop.clone());
-        hc.cap_add = (!self.cap_add.is_empty()).then(|| self.cap_add.clone());
-        hc.security_opt = self
-            .no_new_privileges
-            .then(|| vec!["no-new-privileges:true".to_owned()]);
-        hc.pids_limit = Some(i64::from(self.pids_limit));
-        let memory = i64::try_from(self.memory_bytes).context("memory limit out of range")?;
-        hc.memory = Some(memory);
-        // No swap on top of it.
-        hc.memory_swap = Some(memory);
-        hc.readonly_rootfs = Some(self.read_only_rootfs);
-        hc.tmpfs = (!self.tmpfs.is_empty()).then(|| {
-            self.tmpfs
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<HashMap<_, _>>()
-        });
-        Ok(())
+/// The defaults every container starts from.
+fn base(user: String, memory_bytes: u64, memory_basis: String, pids_limit: u32) -> Policy {
+    Policy {
+        user,
+        cap_drop: vec!["ALL".into()],
+        cap_add: Vec::new(),
+        cap_add_reason: None,
+        no_new_privileges: true,
+        pids_limit,
+        memory_bytes,
+        memory_basis,
+        read_only_rootfs: true,
+        writable_rootfs_reason: None,
+        tmpfs: BTreeMap::new(),
     }
 }
 
+/// A JVM container: `/tmp` (executable, see [`JVM_TMP`]) and the home
+/// folder (Dubbo, SOFA-RPC and others write caches and logs under
+/// `~`) on tmpfs.
+fn jvm(memory_bytes: u64, memory_basis: String, pids_limit: u32) -> Policy {
+    let mut p = base(rpclab_user(), memory_bytes, memory_basis, pids_limit);
+    p.tmpfs.insert("/tmp".into(), JVM_TMP.into());
+    p.tmpfs.insert(HOME.into(), owned_tmpfs("64m"));
+    p
+}
+
+/// A server under test, from its manifest's `[confinement]` table and
+/// JVM flags.
+pub fn server(c: &Confinement, jvm_flags: &[String]) -> Result<Policy> {
+    let (memory_bytes, memory_basis) = match &c.memory {
+        Some(text) => {
+            let bytes = parse_size(text)
+                .with_context(|| format!("memory = \"{text}\" is not a size like 3G"))?;
+            (bytes, format!("[confinement] memory = \"{text}\""))
+        }
+        None => jvm_memory(jvm_flags)?.with_context(|| {
+            "no memory limit can be derived: give -Xmx in jvm_flags or \
+             [confinement] memory = \"<size>\""
+                .to_owned()
+        })?,
+    };
+    let mut p = jvm(
+        memory_bytes,
+        memory_basis,
+        c.pids_limit.unwrap_or(SERVER_PIDS),
+    );
+    if c.pids_limit == Some(0) {
+        bail!("pids_limit = 0 would allow no process at all");
+    }
+    for cap in &c.cap_add {
+        let name = cap.trim_start_matches("CAP_");
+        if !CAPABILITIES.contains(&name) {
+            bail!("cap_add names `{cap}`, which is not a Linux capability (e.g. NET_BIND_SERVICE)");
+        }
+        p.cap_add.push(name.to_owned());
+    }
+    if !p.cap_add.is_empty() {
+        match c.reason.as_deref().map(str::trim) {
+            Some(r) if !r.is_empty() => p.cap_add_reason = Some(r.to_owned()),
+            _ => bail!("cap_add needs a reason = \"...\" saying why the server needs it"),
+        }
+    } else if c.reason.is_some() {
+        bail!("reason explains cap_add, which is empty; remove it");
+    }
+    for dir in &c.tmpfs {
+        if !dir.starts_with('/') || dir == "/" || dir.contains(',') || dir.contains(':') {
+            bail!("tmpfs entry `{dir}` must be an absolute folder other than /");
+        }
+        if p.tmpfs.contains_key(dir) {
+            bail!("tmpfs entry `{dir}` is mounted by default already");
+        }
+        p.tmpfs.insert(dir.clone(), owned_tmpfs("256m"));
+    }
+    if let Some(why) = &c.writable_rootfs {
+        if why.trim().is_empty() {
+            bail!("writable_rootfs must say why the root filesystem cannot be read-only");
+        }
+        p.read_only_rootfs = false;
+        p.writable_rootfs_reason = Some(why.trim().to_owned());
+    }
+    Ok(p)
+}
+
+/// The ZooKeeper registry (`images/zookeeper`, `-Xmx256m`): fixed limits,
+/// its data folder on tmpfs.
+pub fn registry() -> Policy {
+    let mut p = jvm(
+        REGISTRY_MEMORY,
+        "fixed for ZooKeeper (-Xmx256m in its image)".into(),
+        REGISTRY_PIDS,
+    );
+    p.tmpfs
+        .insert("/var/lib/zookeeper/data".into(), owned_tmpfs("256m"));
+    p
+}
+
+/// The load client, which writes only to its bind-mounted cell folder.
+/// It runs as the user running the lab, so what it writes there belongs
+/// to that user, except when that is root: then as `rpclab`
+/// ([`prepare_bind_dir`] hands it the folder).
+pub fn client() -> Policy {
+    let (uid, gid) = host_user();
+    let user = if uid == 0 {
+        rpclab_user()
+    } else {
+        format!("{uid}:{gid}")
+    };
+    let mut p = base(
+        user,
+        CLIENT_MEMORY,
+        "fixed for the load client".into(),
+        CLIENT_PIDS,
+    );
+    p.tmpfs.insert("/tmp".into(), PLAIN_TMP.into());
+    p
+}
+
+/// `bench client`'s echo server (the client image, no mounts).
+pub fn echo() -> Policy {
+    let mut p = base(
+        rpclab_user(),
+        CLIENT_MEMORY,
+        "fixed for the echo server".into(),
+        CLIENT_PIDS,
+    );
+    p.tmpfs.insert("/tmp".into(), PLAIN_TMP.into());
+    p
+}
+
+/// Writes `policy` into a container's create body. Refuses a body
+/// that bind-mounts the Docker socket (or a folder holding it).
+pub fn apply(policy: &Policy, body: &mut ContainerCreateBody) -> Result<()> {
+    let hc = body.host_config.get_or_insert_with(Default::default);
+    for bind in hc.binds.iter().flatten() {
+        if exposes_docker_socket(bind) {
+            bail!("refusing to start a container with `{bind}`: no lab container may reach the Docker socket");
+        }
+    }
+    body.user = Some(policy.user.clone());
+    hc.cap_drop = Some(policy.cap_drop.clone());
+    hc.cap_add = (!policy.cap_add.is_empty()).then(|| policy.cap_add.clone());
+    hc.security_opt = policy
+        .no_new_privileges
+        .then(|| vec!["no-new-privileges:true".to_owned()]);
+    hc.pids_limit = Some(i64::from(policy.pids_limit));
+    let memory = i64::try_from(policy.memory_bytes).context("memory limit out of range")?;
+    hc.memory = Some(memory);
+    // No swap on top of it.
+    hc.memory_swap = Some(memory);
+    hc.readonly_rootfs = Some(policy.read_only_rootfs);
+    hc.tmpfs = (!policy.tmpfs.is_empty()).then(|| {
+        policy
+            .tmpfs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<HashMap<_, _>>()
+    });
+    Ok(())
+}
 fn rpclab_user() -> String {
     format!("{UID}:{GID}")
 }
@@ -335,7 +308,7 @@ fn host_user() -> (u32, u32) {
 }
 
 /// Makes `dir` (to be bind-mounted into a container running as
-/// [`Policy::client`]'s user) writable by that user: a no-op unless the lab
+/// [`client`]'s user) writable by that user: a no-op unless the lab
 /// runs as root, when the folder is given to `rpclab`.
 pub fn prepare_bind_dir(dir: &Path) -> Result<()> {
     if host_user().0 == 0 {
@@ -469,7 +442,7 @@ mod tests {
 
     fn server(extra: &str, jvm_flags: &str) -> Result<Policy> {
         let m = manifest(extra, jvm_flags)?;
-        Policy::server(&m.confinement, &m.jvm_flags)
+        super::server(&m.confinement, &m.jvm_flags)
     }
 
     #[test]
@@ -584,7 +557,7 @@ mod tests {
     fn apply_sets_every_field_and_refuses_the_docker_socket() {
         let p = server("", r#"["-Xmx2G"]"#).unwrap();
         let mut body = ContainerCreateBody::default();
-        p.apply(&mut body).unwrap();
+        apply(&p, &mut body).unwrap();
         let hc = body.host_config.as_ref().unwrap();
         assert_eq!(body.user.as_deref(), Some("10001:10001"));
         assert_eq!(hc.cap_drop.as_deref(), Some(&["ALL".to_owned()][..]));
@@ -612,7 +585,7 @@ mod tests {
                 }),
                 ..Default::default()
             };
-            assert!(p.apply(&mut body).is_err(), "{bind} was let through");
+            assert!(apply(&p, &mut body).is_err(), "{bind} was let through");
         }
         let mut body = ContainerCreateBody {
             host_config: Some(bollard::models::HostConfig {
@@ -621,20 +594,18 @@ mod tests {
             }),
             ..Default::default()
         };
-        p.apply(&mut body).unwrap();
+        apply(&p, &mut body).unwrap();
     }
 
     #[test]
     fn the_lab_containers_are_confined_too() {
-        for p in [Policy::registry(), Policy::client(), Policy::echo()] {
+        for p in [registry(), client(), echo()] {
             assert_ne!(p.user.split(':').next(), Some("0"));
             assert_eq!(p.cap_drop, ["ALL"]);
             assert!(p.no_new_privileges && p.read_only_rootfs);
             assert!(p.memory_bytes > 0 && p.pids_limit > 0);
             assert!(p.tmpfs.contains_key("/tmp"));
         }
-        assert!(Policy::registry()
-            .tmpfs
-            .contains_key("/var/lib/zookeeper/data"));
+        assert!(registry().tmpfs.contains_key("/var/lib/zookeeper/data"));
     }
 }

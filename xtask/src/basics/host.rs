@@ -3,52 +3,42 @@
 //! static client binary).
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use rpclab_model::manifest::{ClientBuild, HostInfo};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[derive(Clone, Debug, Serialize)]
-pub struct HostInfo {
-    pub hostname: String,
-    pub cpu_model: String,
-    pub cores: usize,
-    pub kernel: String,
-    pub memory_gib: f64,
-    pub docker_version: String,
-}
-
-impl HostInfo {
-    pub fn read(docker_version: &str) -> HostInfo {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let cpu_model = cpuinfo
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("model name")
-                    .and_then(|r| r.split_once(':'))
-                    .map(|(_, v)| v.trim().to_owned())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-        let mem_kib: f64 = meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0.0);
-        HostInfo {
-            hostname: hostname(),
-            cpu_model,
-            cores: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
-                .unwrap_or_default()
-                .trim()
-                .to_owned(),
-            memory_gib: (mem_kib / 1024.0 / 1024.0 * 10.0).round() / 10.0,
-            docker_version: docker_version.to_owned(),
-        }
+/// The facts of the machine the orchestrator runs on (the manifest's
+/// `[host]`), with the version of its Docker engine.
+pub fn host_info(docker_version: &str) -> HostInfo {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_kib: f64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    HostInfo {
+        hostname: hostname(),
+        cpu_model,
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+        memory_gib: (mem_kib / 1024.0 / 1024.0 * 10.0).round() / 10.0,
+        docker_version: docker_version.to_owned(),
     }
 }
 
@@ -172,31 +162,6 @@ pub struct StaticBinaries {
     pub client: PathBuf,
     /// `rpclab-echo`, the tonic server `bench client` measures the client against.
     pub echo: PathBuf,
-}
-
-/// How the load client is compiled for a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClientBuild {
-    /// cargo's `release` profile: what every profile whose numbers are
-    /// read uses.
-    #[default]
-    Release,
-    /// cargo's `quick` profile (no optimisation, no debug info): for checks
-    /// whose numbers are not read (`smoke`). It compiles in a fraction of
-    /// the release build's time, which is most of a cold check's wait; the
-    /// code is the same, and debug assertions and overflow checks are on.
-    Quick,
-}
-
-impl ClientBuild {
-    /// The cargo profile, which is also its folder under the target dir.
-    pub fn cargo_profile(self) -> &'static str {
-        match self {
-            ClientBuild::Release => "release",
-            ClientBuild::Quick => "quick",
-        }
-    }
 }
 
 /// A static build of the client package started in the background, so

@@ -251,7 +251,8 @@ impl Bench<'_> {
         let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
         builder.base().await?;
         builder.runtime().await?;
-        let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
+        let binaries =
+            host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
         builder.client(&binaries).await?;
 
         let echo = self.start_echo().await?;
@@ -390,7 +391,7 @@ impl Bench<'_> {
                 cmd: None,
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
-                confinement: &crate::basics::confine::Policy::echo(),
+                confinement: &crate::basics::confine::echo(),
             })
             .await?;
         eprintln!(

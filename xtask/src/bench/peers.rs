@@ -341,7 +341,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let mut builder = Builder::new(&engine, root, &lab.def.build, args.verbose);
     builder.base().await?;
     builder.runtime().await?;
-    let binaries = host::build_static_client(root, host::ClientBuild::Release)?;
+    let binaries = host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
     builder.client(&binaries).await?;
     let floor = binaries
         .client
@@ -448,7 +448,7 @@ async fn start_server(
                 BTreeMap::<String, String>::new(),
                 String::from("/rpclab.Bench/Hello"),
                 false,
-                crate::basics::confine::Policy::echo(),
+                crate::basics::confine::echo(),
                 String::from("rpclab-echo"),
             )
         }
@@ -486,7 +486,7 @@ async fn start_server(
                 options,
                 path,
                 true,
-                crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
                 format!("{} {}", m.name, v.name),
             )
         }

@@ -1,10 +1,11 @@
 //! The start both benches share: the lab, the engine and its host, and
 //! the cores split between the server under test and the load client.
 
-use crate::basics::host::HostInfo;
+use crate::basics::host;
 use crate::definitions::lab::Lab;
 use crate::engine::docker::Engine;
 use anyhow::Result;
+use rpclab_model::manifest::HostInfo;
 use std::path::Path;
 
 /// What both benches start from: the lab, the engine and its host, and the
@@ -25,7 +26,7 @@ pub(super) async fn set_up(
 ) -> Result<Setup> {
     let lab = Lab::load(lab)?;
     let engine = Engine::connect().await?;
-    let host = HostInfo::read(&engine.version);
+    let host = host::host_info(&engine.version);
     let split = crate::basics::cpus::split(
         &crate::basics::cpus::Request {
             server: server_cpus.unwrap_or(&lab.def.cpus.server),

@@ -1,25 +1,27 @@
 //! What `lab run` and `lab reproduce` do once the run returns: write the
-//! snapshot's rendered files ([`report::write_all`]), print its tables,
+//! snapshot's rendered files ([`rpclab_report::write_all`]), print its tables,
 //! regenerate the snapshot index, and say where everything is.
 
 use crate::engine::run::RunOutcome;
-use crate::report;
 use anyhow::Result;
 
 /// Renders a run's snapshot and regenerates the index of its results folder,
 /// `README.md` (an index that cannot be written is a warning). The run's
 /// own errors are [`RunOutcome::into_result`]'s.
 pub fn publish(run: &RunOutcome) -> Result<()> {
-    let name = crate::store::snapshot::name_of(&run.snapshot);
-    report::write_all(
+    let name = rpclab_report::snapshot::name_of(&run.snapshot);
+    rpclab_report::write_all(
         &run.snapshot,
         &name,
         &run.results,
-        &report::setup::Setup::read(&run.snapshot),
+        &rpclab_report::snapshot::read_manifest(&run.snapshot),
     )?;
-    println!("{}", report::tables::render(&run.results, false, None));
+    println!(
+        "{}",
+        rpclab_report::tables::render(&run.results, false, None)
+    );
     // The snapshot index is generated, never hand-edited.
-    if let Err(e) = report::index::write(&run.results_dir, false) {
+    if let Err(e) = rpclab_report::index::write(&run.results_dir, false) {
         eprintln!("warning: the snapshot index was not updated: {e:#}");
     }
     if run.cleanup.is_some() {

@@ -1,12 +1,12 @@
 //! `lab reproduce <seed>`: run a seed's lab definition (its stand-in
 //! variants only), then print the comparison of every published figure and
-//! claim with the measurement ([`crate::report::reproduction`]).
+//! claim with the measurement ([`rpclab_report::reproduction`]).
 
 use crate::definitions::seeds::Seed;
 use crate::engine::run::{self, RunOptions};
-use crate::report::reproduction::{compare, render};
 use anyhow::{bail, Result};
 use rpclab_model::result::Results;
+use rpclab_report::reproduction::{compare, render};
 use std::path::{Path, PathBuf};
 
 /// What `lab reproduce` was asked for.
@@ -131,7 +131,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             rounds_seed: opts.rounds_seed,
             more_rounds: Some(Box::new(
                 move |results: &Results, scenario: &str, level: u32| {
-                    crate::report::verdicts::undecided_at(results, &decisive, scenario, level)
+                    rpclab_report::verdicts::undecided_at(results, &decisive, scenario, level)
                 },
             )),
         },
@@ -149,7 +149,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
         }
     }
     // Decided once, here, and stored: every rendering prints these verdicts.
-    crate::report::verdicts::fill(&run.results, &mut reproduction);
+    rpclab_report::verdicts::fill(&run.results, &mut reproduction);
     reproduction.verdicts_by = Some(crate::basics::host::decider(root));
     let cmp = compare(&run.results, &reproduction);
     run.results.reproduction = Some(reproduction);

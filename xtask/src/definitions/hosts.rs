@@ -333,52 +333,6 @@ impl Roles {
     }
 }
 
-/// One machine of a run, as `manifest.toml` records it under `[[hosts]]`.
-#[derive(Clone, Debug, Serialize)]
-pub struct HostRecord {
-    /// The roles its engine ran: `server`, `registry`, `client`.
-    pub roles: Vec<String>,
-    /// The Docker endpoint, as given (`unix:///var/run/docker.sock` for
-    /// the environment's default).
-    pub endpoint: String,
-    /// The engine's id (`docker info`); two engines on one machine may
-    /// share it, and differ by `data_root`.
-    pub engine_id: String,
-    /// Where the engine keeps its images and containers (`DockerRootDir`).
-    pub data_root: String,
-    /// The machine's name as its engine reports it.
-    pub hostname: String,
-    pub cpu_model: String,
-    pub cores: usize,
-    pub memory_gib: f64,
-    pub kernel: String,
-    pub operating_system: String,
-    pub docker_version: String,
-    /// Its clock against the orchestrator's, measured at the run's start.
-    pub clock: ClockOffset,
-    /// Whether the client's measurement windows were moved by `clock`
-    /// before the server's samples were placed on them (only when the
-    /// client is on another machine than the orchestrator).
-    pub clock_applied: bool,
-    /// The calibration of the CPU sets its roles used, by role (`server`,
-    /// `client`).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub calibration: std::collections::BTreeMap<String, rpclab_model::result::CalibrationFigures>,
-    /// Image tag → id on this engine (each engine builds its own; the
-    /// content-hash labels match, the ids need not).
-    pub images: std::collections::BTreeMap<String, String>,
-}
-
-/// How far a machine's clock is ahead of the orchestrator's.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
-pub struct ClockOffset {
-    /// Its clock minus the orchestrator's, in milliseconds.
-    pub offset_ms: f64,
-    /// Half the round trip of the request that measured it: the offset is
-    /// known to within this much.
-    pub uncertainty_ms: f64,
-}
-
 /// The address roles on one machine use.
 pub const LOOPBACK: &str = "127.0.0.1";
 

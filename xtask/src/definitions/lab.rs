@@ -185,7 +185,7 @@ pub struct Profile {
     /// How the load client is compiled: `release` (the default), or
     /// `quick` for checks whose numbers are not read.
     #[serde(default)]
-    pub client_build: crate::basics::host::ClientBuild,
+    pub client_build: rpclab_model::manifest::ClientBuild,
     /// A check whose snapshots are not meant to be committed: without
     /// `--results-dir` they go to [`SCRATCH_RESULTS_DIR`], not `results/`.
     #[serde(default)]
@@ -350,12 +350,8 @@ impl Profile {
 /// long enough to see the rate the warm-up ended at.
 pub const PRIME_WINDOW_S: f64 = 1.0;
 
-/// Above this coefficient of variation a cell's throughput is flagged
-/// noisy, unless the profile says otherwise (`cv_threshold`).
-pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
-
 fn default_cv_threshold() -> f64 {
-    DEFAULT_CV_THRESHOLD
+    rpclab_model::aggregate::DEFAULT_CV_THRESHOLD
 }
 
 fn one() -> u32 {

@@ -314,7 +314,7 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
                 }
             }
         }
-        crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)
+        crate::basics::confine::server(&m.confinement, &m.jvm_flags)
             .with_context(|| format!("{}: [confinement]", path.display()))?;
         if !dir.join("Dockerfile").is_file() {
             bail!("{}: the server folder has no Dockerfile", dir.display());
@@ -454,7 +454,7 @@ jvm = "17"
     fn every_server_folder_in_the_repository_has_a_valid_policy() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         for m in load_all(root).unwrap() {
-            let p = crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags).unwrap();
+            let p = crate::basics::confine::server(&m.confinement, &m.jvm_flags).unwrap();
             assert!(p.memory_bytes >= 1 << 30, "{}: {}", m.name, p.memory_basis);
         }
     }

@@ -98,7 +98,7 @@ async fn one(
             cpuset,
             binds: Vec::new(),
             // The client image, confined as the client is.
-            confinement: &crate::basics::confine::Policy::client(),
+            confinement: &crate::basics::confine::client(),
         })
         .await?;
     let code = engine.wait(&id).await;

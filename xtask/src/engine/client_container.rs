@@ -195,7 +195,7 @@ async fn start(
     client_cpus: &str,
     dir: &Path,
 ) -> Result<(String, bool)> {
-    let confinement = confine::Policy::client();
+    let confinement = confine::client();
     let through_api = engine.endpoint != Endpoint::Default;
     let spec_container = |binds: Vec<String>| ContainerSpec {
         name: format!("rpclab-client-{run_id}-{}", unique()),

@@ -105,7 +105,7 @@ pub struct ContainerSpec<'a> {
     /// `host_path:container_path` bind mounts.
     pub binds: Vec<String>,
     /// User, capabilities, limits and filesystem: every container has one.
-    pub confinement: &'a crate::basics::confine::Policy,
+    pub confinement: &'a rpclab_model::manifest::Policy,
 }
 
 impl Engine {
@@ -410,7 +410,7 @@ impl Engine {
             }),
             ..Default::default()
         };
-        spec.confinement.apply(&mut body)?;
+        crate::basics::confine::apply(spec.confinement, &mut body)?;
         let opts = CreateContainerOptionsBuilder::default()
             .name(&spec.name)
             .build();

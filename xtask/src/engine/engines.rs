@@ -16,10 +16,11 @@
 //! docs/methodology.md, "Time across hosts").
 
 use crate::basics::role::Role;
-use crate::definitions::hosts::{ClockOffset, HostRecord, Roles};
+use crate::definitions::hosts::Roles;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
 use anyhow::{Context, Result};
+use rpclab_model::manifest::{ClockOffset, HostRecord};
 use std::time::SystemTime;
 
 /// One engine per role.
@@ -175,7 +176,7 @@ async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
             cmd: Some(vec!["grep -m1 '^model name' /proc/cpuinfo || true".into()]),
             cpuset: "0",
             binds: Vec::new(),
-            confinement: &crate::basics::confine::Policy::client(),
+            confinement: &crate::basics::confine::client(),
         })
         .await?;
     let code = engine.wait(&id).await;

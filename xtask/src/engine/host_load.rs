@@ -16,9 +16,9 @@
 
 use crate::basics::cpus::CpuSet;
 use crate::engine::cost;
-use crate::store::aggregate::median;
-use crate::store::snapshot::HostLoadSummary;
 use anyhow::Result;
+use rpclab_model::aggregate::median;
+use rpclab_model::manifest::HostLoadSummary;
 use rpclab_model::result::{Cell, HostLoad};
 use std::collections::BTreeMap;
 

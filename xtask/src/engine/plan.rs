@@ -4,11 +4,10 @@
 //! profile, the selected manifests and the filters, with no engine asked;
 //! [`crate::engine::run`] carries it out.
 
-use crate::basics::confine::Policy;
 use crate::definitions::lab::{Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
-use crate::store::snapshot::ServerRecord;
 use anyhow::Result;
+use rpclab_model::manifest::ServerRecord;
 
 /// What the run is asked to cover, besides the lab and its profile.
 pub struct Filters<'a> {
@@ -82,7 +81,10 @@ pub fn plan<'a>(
                 .or_else(|| not_run(m, filters, ran_one && profile.first_variant_only));
             if record.not_run.is_none() {
                 ran_one = true;
-                record.confinement = Some(Policy::server(&m.confinement, &m.jvm_flags)?);
+                record.confinement = Some(crate::basics::confine::server(
+                    &m.confinement,
+                    &m.jvm_flags,
+                )?);
                 runnable.push(Planned {
                     manifest: m,
                     variant: v,

@@ -58,7 +58,7 @@ pub async fn start(
             cmd: None,
             cpuset: cpus,
             binds: Vec::new(),
-            confinement: &crate::basics::confine::Policy::registry(),
+            confinement: &crate::basics::confine::registry(),
         })
         .await?;
     let registry = RunningRegistry { id, kind };

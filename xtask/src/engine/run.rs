@@ -7,15 +7,14 @@
 //! and leaves no container behind.
 //!
 //! The run returns what it measured ([`RunOutcome`]); rendering it is the
-//! commands' business (they call [`crate::report::write_all`]), and so is
+//! commands' business (they call [`rpclab_report::write_all`]), and so is
 //! anything a command adds to the results, such as a reproduction's
 //! published figures.
 
-use crate::basics::confine::Policy;
 use crate::basics::cpus;
-use crate::basics::host::{self, HostInfo};
+use crate::basics::host;
 use crate::basics::role::Role;
-use crate::definitions::hosts::{HostArgs, HostRecord, Roles};
+use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Lab, LabDef, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
@@ -25,8 +24,9 @@ use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::readiness;
 use crate::engine::registry;
 use crate::engine::scope::RunScope;
-use crate::store::snapshot::{CpuPinning, RunManifest, ServerRecord, Snapshot};
-use anyhow::{anyhow, bail, Result};
+use crate::store::snapshot::Snapshot;
+use anyhow::{anyhow, bail, Context, Result};
+use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
 };
@@ -191,9 +191,9 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default(),
         profile: profile_name,
-        client_build: profile.client_build,
+        client_build: Some(profile.client_build),
         only,
-        host: HostInfo::read(&engines.server.version),
+        host: host::host_info(&engines.server.version),
         cpus: CpuPinning {
             server: split.server.clone(),
             registry: split.registry.clone(),
@@ -210,10 +210,14 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
         lab_confinement: BTreeMap::from([
-            (Role::Registry.to_string(), Policy::registry()),
-            (Role::Client.to_string(), Policy::client()),
+            (
+                Role::Registry.to_string(),
+                crate::basics::confine::registry(),
+            ),
+            (Role::Client.to_string(), crate::basics::confine::client()),
         ]),
-        lab: def.clone(),
+        lab: toml::Table::try_from(&def)
+            .context("the lab definition does not render as a TOML table")?,
     };
     snapshot.write_manifest(&manifest)?;
 
@@ -902,7 +906,7 @@ impl RunContext<'_> {
                 cmd: None,
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
-                confinement: &crate::basics::confine::Policy::server(&m.confinement, &m.jvm_flags)?,
+                confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
             })
             .await
     }

@@ -11,9 +11,9 @@
 
 use crate::definitions::manifest::Manifest;
 use crate::definitions::seeds::{Budget, Seed, REPRODUCE_BUDGET_S};
-use crate::report::reproduction::{compare, pair_measured_text, ClaimOutcome};
-use crate::report::verdicts::published_text;
 use anyhow::{bail, Context, Result};
+use rpclab_report::reproduction::{compare, pair_measured_text, ClaimOutcome};
+use rpclab_report::verdicts::published_text;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -148,17 +148,17 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
     let tracked = crate::basics::host::tracked_files(root, results_dir);
     let is_tracked = |snapshot: &Path| {
         tracked.as_ref().is_none_or(|t| {
-            let name = crate::store::snapshot::name_of(snapshot);
+            let name = rpclab_report::snapshot::name_of(snapshot);
             t.contains(&Path::new(results_dir).join(name).join("results.json"))
         })
     };
     if dir.is_dir() {
         // Snapshot names start with their UTC time: the last one of a seed is its newest.
-        for snapshot in crate::report::index::snapshots(&dir)? {
+        for snapshot in rpclab_report::index::snapshots(&dir)? {
             if !is_tracked(&snapshot) {
                 continue;
             }
-            let results = crate::store::snapshot::read_results(&snapshot)?;
+            let results = rpclab_report::snapshot::read_results(&snapshot)?;
             if let Some(r) = &results.reproduction {
                 match newest.iter_mut().find(|(s, _)| s == &r.seed) {
                     Some(entry) => entry.1 = snapshot.clone(),
@@ -179,13 +179,13 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
             "| seed | claim | published ratio | measured ratio [interval] | verdict | report |\n| --- | --- | --- | --- | --- | --- |\n",
         );
         for (seed, snapshot) in &newest {
-            let results = crate::store::snapshot::read_snapshot(snapshot)?;
+            let results = rpclab_report::snapshot::read_snapshot(snapshot)?;
             let r = results
                 .reproduction
                 .clone()
                 .context("a reproduction snapshot without its reproduction")?;
             let cmp = compare(&results, &r);
-            let name = crate::store::snapshot::name_of(snapshot);
+            let name = rpclab_report::snapshot::name_of(snapshot);
             let link = format!("{results_dir}/{name}/report.html");
             for c in &cmp.claims {
                 out.push_str(&claim_row(seed, &link, c));
@@ -356,7 +356,7 @@ mod tests {
         // The test fixture is a reproduction snapshot (seed 001's figures).
         let dir = tempfile_dir("claims-one");
         let snap = fixture_snapshot(&dir);
-        let results = crate::store::snapshot::read_snapshot(&snap).unwrap();
+        let results = rpclab_report::snapshot::read_snapshot(&snap).unwrap();
         let r = results
             .reproduction
             .clone()

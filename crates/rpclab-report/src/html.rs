@@ -5,14 +5,15 @@
 //! later. Everything is rendered from `results.json` and the setup
 //! ([`Setup`], from `manifest.toml`) alone.
 
-use crate::report::charts::{self, Chart};
-use crate::report::format::{fmt_value, slug};
-use crate::report::reproduction::{self, Comparison};
-use crate::report::setup::Setup;
-use crate::report::svg::{esc, hatch_defs, Hatch};
-use crate::report::tables;
+use crate::charts::{self, Chart};
+use crate::format::{fmt_value, slug};
+use crate::reproduction::{self, Comparison};
+use crate::snapshot::Setup;
+use crate::svg::{esc, hatch_defs, Hatch};
+use crate::tables;
 use anyhow::{Context, Result};
-use rpclab_model::result::{Aggregate, CellFlag, Results};
+use rpclab_model::manifest::{ClientBuild, HostLoadSummary, RunManifest, ServerRecord};
+use rpclab_model::result::{Aggregate, Calibration, CalibrationFigures, CellFlag, Results};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -124,11 +125,14 @@ fn flag_badges(a: &Aggregate) -> String {
 }
 
 /// Writes `charts/*.svg` and `report.html` into `dir`; returns the files.
+/// `comparison` is the results' reproduction compared
+/// ([`reproduction::of`]), none for a lab run.
 pub fn write_report(
     dir: &Path,
     name: &str,
     results: &Results,
     setup: &Setup,
+    comparison: Option<&Comparison>,
 ) -> Result<Vec<PathBuf>> {
     let charts_dir = dir.join("charts");
     std::fs::create_dir_all(&charts_dir)
@@ -196,8 +200,7 @@ pub fn write_report(
     html.push_str("</nav>");
     setup_html(&mut html, setup, results);
     flags_html(&mut html, results);
-    if let Some(r) = &results.reproduction {
-        let cmp = reproduction::compare(results, r);
+    if let Some(cmp) = comparison {
         let mut inline = Vec::new();
         for (ti, t) in cmp.tables.iter().enumerate() {
             let charts = (0..t.columns.len())
@@ -213,7 +216,7 @@ pub fn write_report(
                 .collect();
             inline.push(figures(charts)?);
         }
-        reproduction_html(&mut html, &cmp, &inline);
+        reproduction_html(&mut html, cmp, &inline);
     }
     html.push_str("<h2>Measurements</h2>");
     for scenario in &scenarios {
@@ -258,7 +261,7 @@ fn kv(html: &mut String, key: &str, value: &str) {
 /// The host's load beside the lab in one line: how many windows another
 /// process disturbed, how much, and what the idle servers of an
 /// interleaved run cost.
-fn host_load_line(h: &crate::store::snapshot::HostLoadSummary, results: &Results) -> String {
+fn host_load_line(h: &HostLoadSummary, results: &Results) -> String {
     let mut idle: Vec<f64> = results
         .cells
         .iter()
@@ -289,30 +292,37 @@ fn host_load_line(h: &crate::store::snapshot::HostLoadSummary, results: &Results
     line
 }
 
-/// How the run was made: host, CPU split, calibration, profile, versions.
+/// How the run was made: host, CPU split, calibration, profile, versions;
+/// or why it is unknown.
 fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
     html.push_str("<h2 id=\"setup\">Setup</h2>");
-    if let Some(why) = &setup.unreadable {
-        let _ = write!(
-            html,
-            "<p class=\"why\">The setup is unknown: {}.</p>",
-            esc(why)
-        );
-        return;
-    }
-    html.push_str("<table class=\"kv\">");
-    let h = &setup.host;
-    let mut host = esc(&setup.host_line());
-    for (label, v) in [
-        ("memory GiB", h.memory_gib.map(|m| m.to_string())),
-        ("kernel", h.kernel.clone()),
-        ("Docker", h.docker_version.clone()),
-    ] {
-        if let Some(v) = v {
-            let _ = write!(host, " · {label} {}", esc(&v));
+    match setup {
+        Ok(manifest) => manifest_html(html, manifest, results),
+        Err(why) => {
+            let _ = write!(
+                html,
+                "<p class=\"why\">The setup is unknown: {}.</p>",
+                esc(why)
+            );
         }
     }
-    kv(html, "host", &host);
+}
+
+/// The setup's table and the servers' versions, from the manifest.
+fn manifest_html(html: &mut String, setup: &RunManifest, results: &Results) {
+    html.push_str("<table class=\"kv\">");
+    let h = &setup.host;
+    kv(
+        html,
+        "host",
+        &esc(&format!(
+            "{} · memory GiB {} · kernel {} · Docker {}",
+            setup.host_line(),
+            h.memory_gib,
+            h.kernel,
+            h.docker_version
+        )),
+    );
     let c = &setup.cpus;
     let mut split: Vec<String> = [
         ("server", &c.server),
@@ -320,35 +330,13 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         ("client", &c.client),
     ]
     .into_iter()
-    .filter_map(|(side, cpus)| cpus.as_deref().map(|v| format!("{side} on CPU {}", esc(v))))
+    .filter(|(_, cpus)| !cpus.is_empty())
+    .map(|(side, cpus)| format!("{side} on CPU {}", esc(cpus)))
     .collect();
-    if let Some(note) = &c.note {
-        split.push(format!("<span class=\"why\">{}</span>", esc(note)));
-    }
+    split.push(format!("<span class=\"why\">{}</span>", esc(&c.note)));
     kv(html, "CPU split", &split.join(" · "));
     if let Some(cal) = &setup.calibration {
-        let side = |what: &str, f: &rpclab_model::result::CalibrationFigures| {
-            format!(
-                "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
-                esc(&f.cpus),
-                fmt_value(f.cpu_rounds_per_s),
-                fmt_value(f.loopback_round_trips_per_s)
-            )
-        };
-        let mut line = format!(
-            "{} · {}",
-            side("server", &cal.server),
-            side("client", &cal.client)
-        );
-        if let Some(a) = &cal.across {
-            let _ = write!(
-                line,
-                " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
-                esc(&a.cpus),
-                fmt_value(a.loopback_round_trips_per_s)
-            );
-        }
-        kv(html, "calibration", &line);
+        kv(html, "calibration", &calibration_line(cal));
     }
     if let Some(h) = &setup.host_load {
         kv(
@@ -376,7 +364,7 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         "profile",
         &format!(
             "<b>{}</b>{}",
-            esc(setup.profile.as_deref().unwrap_or("?")),
+            esc(&setup.profile),
             if settings.is_empty() {
                 String::new()
             } else {
@@ -389,14 +377,14 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         "rpclab",
         &esc(&format!(
             "{} at git {} · load client built {} · started {}",
-            setup.rpclab_version.as_deref().unwrap_or("?"),
+            setup.rpclab_version,
             setup.revision_line(),
-            setup.client_build.as_deref().unwrap_or("?"),
-            setup.started_utc.as_deref().unwrap_or("?"),
+            setup.client_build.map_or("?", ClientBuild::cargo_profile),
+            setup.started_utc,
         )),
     );
     html.push_str("</table>");
-    let ran = |v: &&crate::report::setup::ServerVersion| {
+    let ran = |v: &&ServerRecord| {
         results
             .aggregates
             .iter()
@@ -438,6 +426,32 @@ fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
         }
         html.push_str("</ul></details>");
     }
+}
+
+/// The calibration of the run's CPU sets in one line (HTML).
+fn calibration_line(cal: &Calibration) -> String {
+    let side = |what: &str, f: &CalibrationFigures| {
+        format!(
+            "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
+            esc(&f.cpus),
+            fmt_value(f.cpu_rounds_per_s),
+            fmt_value(f.loopback_round_trips_per_s)
+        )
+    };
+    let mut line = format!(
+        "{} · {}",
+        side("server", &cal.server),
+        side("client", &cal.client)
+    );
+    if let Some(a) = &cal.across {
+        let _ = write!(
+            line,
+            " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
+            esc(&a.cpus),
+            fmt_value(a.loopback_round_trips_per_s)
+        );
+    }
+    line
 }
 
 /// A variant's JVM flags in a line: the module-opening ones
@@ -680,8 +694,29 @@ fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
 mod tests {
     use super::*;
 
+    /// The fixture has no manifest: the page says its setup is unknown.
+    fn no_setup() -> Setup {
+        Err("no manifest beside the fixture".into())
+    }
+
+    /// Renders `results` with `setup` into a fresh folder: the folder,
+    /// the files written and the page.
+    fn render(results: &Results, setup: &Setup) -> (tempfile::TempDir, Vec<PathBuf>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_report(
+            dir.path(),
+            "fixture",
+            results,
+            setup,
+            reproduction::of(results).as_ref(),
+        )
+        .unwrap();
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        (dir, files, page)
+    }
+
     fn fixture() -> Results {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json");
+        let path = crate::fixture::results_json();
         let text = std::fs::read_to_string(&path).unwrap();
         serde_json::from_str(&text).unwrap()
     }
@@ -689,9 +724,7 @@ mod tests {
     #[test]
     fn the_fixture_renders_charts_and_a_self_contained_page() {
         let results = fixture();
-        let dir = tempfile::tempdir().unwrap();
-        let files = write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, files, page) = render(&results, &no_setup());
         assert!(page.contains("<svg"), "no inline chart");
         // One inline script, nothing loaded: the page opens from file://.
         assert_eq!(page.matches("<script").count(), 1);
@@ -754,9 +787,7 @@ mod tests {
         r.systems[0].variant = None;
         r.systems[0].not_run = Some("no server folder for it yet".into());
         let key = r.systems[0].key.clone();
-        let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(
             page.contains("not run: no server folder for it yet"),
             "{key}"
@@ -773,9 +804,7 @@ mod tests {
         r.deviations = vec!["the provider's 5000 ms timeout <is not set>".into()];
         let cmp = reproduction::compare(&results, results.reproduction.as_ref().unwrap());
         let missing = reproduction::unmeasured(&cmp);
-        let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &Setup::default()).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(page.contains("Deviations from the post"));
         assert!(
             page.contains("<li>the provider&#39;s 5000 ms timeout &lt;is not set&gt;</li>")
@@ -792,15 +821,13 @@ mod tests {
 
     #[test]
     fn a_snapshot_from_before_reproductions_still_loads_and_renders() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json");
+        let path = crate::fixture::results_json();
         let mut value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         value.as_object_mut().unwrap().remove("reproduction");
         let results: Results = serde_json::from_value(value).unwrap();
         assert!(results.reproduction.is_none());
-        let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "old", &results, &Setup::default()).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_dir, _, page) = render(&results, &no_setup());
         assert!(!page.contains("Reproduction of seed"));
         assert!(page.contains("<svg"));
     }
@@ -808,12 +835,10 @@ mod tests {
     #[test]
     fn the_setup_and_the_flags_legend_head_the_page() {
         let results = fixture();
-        let setup = Setup::read(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/20261129T235428Z-vm-c20a70e"),
-        );
-        let dir = tempfile::tempdir().unwrap();
-        write_report(dir.path(), "fixture", &results, &setup).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let setup = crate::snapshot::read_manifest(&crate::fixture::committed(
+            "20261129T235428Z-vm-c20a70e",
+        ));
+        let (dir, _, page) = render(&results, &setup);
         let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s}"));
         assert!(at("id=\"setup\"") < at("id=\"flags\""));
         assert!(at("id=\"flags\"") < at("<h2>Measurements"));
@@ -830,8 +855,7 @@ mod tests {
             assert!(page.contains(&format!(">{}</span>", f.as_str())), "{f}");
         }
         // Without a manifest the page says so instead.
-        write_report(dir.path(), "fixture", &results, &Setup::read(dir.path())).unwrap();
-        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        let (_, _, page) = render(&results, &crate::snapshot::read_manifest(dir.path()));
         assert!(page.contains("The setup is unknown"));
     }
 

@@ -6,10 +6,10 @@
 //! reproduction, its claim verdicts). `lab index --check` fails when
 //! the file is stale, for CI.
 
-use crate::report::format::fmt_value;
-use crate::report::reproduction::compare;
-use crate::report::setup::Setup;
+use crate::format::fmt_value;
+use crate::reproduction::compare;
 use anyhow::{bail, Context, Result};
+use rpclab_model::manifest::RunManifest;
 use rpclab_model::result::Results;
 use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 use std::fmt::Write as _;
@@ -53,18 +53,19 @@ struct Entry {
 }
 
 fn entry(dir: &Path) -> Result<Entry> {
-    let results = crate::store::snapshot::read_snapshot(dir)?;
-    let setup = Setup::read(dir);
+    let results = crate::snapshot::read_snapshot(dir)?;
+    let setup = crate::snapshot::read_manifest(dir);
+    let known = |f: fn(&RunManifest) -> String| setup.as_ref().map_or("?".into(), f);
     Ok(Entry {
         dir: dir
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_owned(),
-        started: setup.started_utc.clone().unwrap_or_else(|| "?".into()),
-        host: setup.host_line(),
-        revision: setup.revision_line(),
-        profile: setup.profile.clone().unwrap_or_else(|| "?".into()),
+        started: known(|m| m.started_utc.clone()),
+        host: known(RunManifest::host_line),
+        revision: known(RunManifest::revision_line),
+        profile: known(|m| m.profile.clone()),
         headline: headline(&results),
     })
 }
@@ -82,8 +83,7 @@ pub fn headline(results: &Results) -> String {
                 .filter(|c| c.verdict.checked > 0 && c.verdict.direction == v)
                 .count()
         };
-        let undecided =
-            |c: &&crate::report::reproduction::ClaimOutcome| c.label().starts_with("undecided");
+        let undecided = |c: &&crate::reproduction::ClaimOutcome| c.label().starts_with("undecided");
         let unchecked = cmp
             .claims
             .iter()
@@ -120,7 +120,7 @@ pub fn headline(results: &Results) -> String {
         }
         parts.push(text);
     }
-    for scenario in crate::report::charts::scenarios(results) {
+    for scenario in crate::charts::scenarios(results) {
         let best = |trusted: bool| {
             results
                 .aggregates
@@ -237,30 +237,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let snap = dir.path().join("20261129T000000Z-host-abc1234");
         std::fs::create_dir_all(&snap).unwrap();
+        std::fs::copy(crate::fixture::results_json(), snap.join("results.json")).unwrap();
         std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-            snap.join("results.json"),
-        )
-        .unwrap();
-        std::fs::write(
+            crate::fixture::committed("20261129T235428Z-vm-c20a70e").join("manifest.toml"),
             snap.join("manifest.toml"),
-            "git_revision = \"abc1234\"\ngit_dirty = false\nstarted_utc = \"2026-11-29T00:00:00Z\"\nprofile = \"smoke\"\n[host]\nhostname = \"h\"\ncpu_model = \"cpu\"\ncores = 2\n",
         )
         .unwrap();
         assert!(write(dir.path(), true).is_err(), "a missing index is stale");
         let path = write(dir.path(), false).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        assert!(text.contains("| [20261129T000000Z-host-abc1234](20261129T000000Z-host-abc1234/report.html) | 2026-11-29T00:00:00Z | h (cpu, 2 cores) | abc1234 | smoke |"), "{text}");
+        assert!(text.contains("| [20261129T000000Z-host-abc1234](20261129T000000Z-host-abc1234/report.html) | 2026-11-29T23:54:28.814316481Z | vm (AMD EPYC, 2 cores) | c20a70e | standard |"), "{text}");
         assert!(text.contains("calls/s"), "{text}");
         write(dir.path(), true).unwrap();
     }
 
     #[test]
     fn the_headline_skips_untrustworthy_aggregates_or_says_why_not() {
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let mut results: Results = serde_json::from_str(&text).unwrap();
         results.reproduction = None;
         let scenario = results.aggregates[0].scenario.clone();
@@ -277,30 +270,18 @@ mod tests {
         results.aggregates[n - 1]
             .cell_flags
             .push(rpclab_model::result::CellFlag::ClientBound);
+        let shown = |a: &rpclab_model::result::Aggregate, tail: &str| {
+            let figure = fmt_value(a.throughput_median);
+            format!("{} {} {figure} calls/s {tail}", a.server, a.variant)
+        };
         let h = headline(&results);
-        assert!(
-            h.contains(&format!(
-                "{} {} {} calls/s (",
-                second.server,
-                second.variant,
-                fmt_value(second.throughput_median)
-            )),
-            "{h}"
-        );
+        assert!(h.contains(&shown(&second, "(")), "{h}");
         assert!(!h.contains("lower bound"), "{h}");
         // Nothing trustworthy: the best figure, with its caveat.
         for a in &mut results.aggregates {
             a.noisy = true;
         }
         let h = headline(&results);
-        assert!(
-            h.contains(&format!(
-                "{} {} {} calls/s (lower bound, unsteady)",
-                top.server,
-                top.variant,
-                fmt_value(top.throughput_median)
-            )),
-            "{h}"
-        );
+        assert!(h.contains(&shown(&top, "(lower bound, unsteady)")), "{h}");
     }
 }

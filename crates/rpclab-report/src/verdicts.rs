@@ -17,8 +17,8 @@
 //! their intervals. The decision bands are in [`band`] and
 //! [`equivalence_band`]; the bases in [`basis_of`].
 
-use crate::report::format::fmt_value;
-use crate::store::aggregate::{median, median_interval, CI_TARGET};
+use crate::format::fmt_value;
+use rpclab_model::aggregate::{median, median_interval, CI_TARGET};
 use rpclab_model::result::{
     Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
     Results, SeedSystem,
@@ -741,7 +741,7 @@ impl On {
         let v = match self {
             On::Measure(m) => {
                 let single =
-                    crate::store::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
+                    rpclab_model::aggregate::aggregate(std::slice::from_ref(c), f64::INFINITY);
                 derive(single.first()?, m, f.total_calls)?
             }
             On::PerServerCore => c.throughput_per_s / c.server_cost?.cpu_cores_busy,
@@ -1554,7 +1554,39 @@ fn errors(l: &Lookup, scenario: &str, systems: &[String], expect_failures: bool)
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::*;
-    use rpclab_model::result::{Cost, Latency, Limit, SeedClaim};
+    use rpclab_model::result::{Cost, Latency, Limit, RatioPair, SeedClaim};
+
+    /// A claim `id`, checked by `check`.
+    pub fn claim(id: &str, check: ClaimCheck) -> SeedClaim {
+        SeedClaim {
+            id: id.into(),
+            text: String::new(),
+            check,
+        }
+    }
+
+    /// `over` ahead of `under` by `published` in throughput, at level 1
+    /// of scenario `s`.
+    pub fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
+        claim(
+            &format!("{over}-{under}"),
+            ClaimCheck::Ratio {
+                measure: Measure::Throughput,
+                scenario: "s".into(),
+                concurrency: 1,
+                pairs: vec![RatioPair {
+                    over: over.into(),
+                    under: under.into(),
+                    published,
+                }],
+            },
+        )
+    }
+
+    /// The systems named.
+    pub fn names(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|k| (*k).to_owned()).collect()
+    }
 
     pub fn agg(server: &str, tput: f64, cv: f64, failed: u64) -> Aggregate {
         Aggregate {
@@ -1645,10 +1677,7 @@ pub(crate) mod tests_support {
     }
 
     pub fn template() -> Cell {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let r: Results = serde_json::from_str(&text).unwrap();
         r.cells[0].clone()
     }
@@ -1692,7 +1721,7 @@ pub(crate) mod tests_support {
     }
 
     pub fn run(cells: Vec<Cell>) -> Results {
-        let mut r = results(crate::store::aggregate::aggregate(&cells, 0.1));
+        let mut r = results(rpclab_model::aggregate::aggregate(&cells, 0.1));
         r.cells = cells;
         r
     }
@@ -1702,24 +1731,7 @@ pub(crate) mod tests_support {
 mod tests {
     use super::tests_support::*;
     use super::*;
-    use rpclab_model::result::{Limit, RatioPair, SeedClaim};
-
-    fn ratio_claim(over: &str, under: &str, published: f64) -> SeedClaim {
-        SeedClaim {
-            id: format!("{over}-{under}"),
-            text: String::new(),
-            check: ClaimCheck::Ratio {
-                measure: Measure::Throughput,
-                scenario: "s".into(),
-                concurrency: 1,
-                pairs: vec![RatioPair {
-                    over: over.into(),
-                    under: under.into(),
-                    published,
-                }],
-            },
-        }
-    }
+    use rpclab_model::result::{Limit, SeedClaim};
 
     fn verdict(res: &Results, claim: SeedClaim, keys: &[&str]) -> ClaimVerdict {
         let systems = keys.iter().map(|k| system(k, Some(k))).collect();

@@ -15,7 +15,7 @@
 //! claim decided in one only is not a flip (one run could not tell), and
 //! neither is a moved ratio whose verdict stands.
 
-use crate::report::format::fmt_value;
+use crate::format::fmt_value;
 use anyhow::{bail, Result};
 use rpclab_model::result::Reproduction;
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, Magnitude, PairVerdict};
@@ -528,10 +528,7 @@ pub(crate) mod tests {
 
     /// The reproduction of the committed fixture, with `verdicts`.
     pub(crate) fn reproduction(verdicts: Vec<ClaimVerdict>) -> Reproduction {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let results: rpclab_model::result::Results = serde_json::from_str(&text).unwrap();
         let mut r = results.reproduction.expect("the fixture is a reproduction");
         r.verdicts = verdicts;

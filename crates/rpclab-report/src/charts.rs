@@ -25,9 +25,9 @@
 //! repeats a colour or a marker. Bars (and markers) whose figure carries a
 //! caveat are hatched ([`Hatch`]).
 
-use crate::report::format::{fmt_value, slug};
-use crate::report::reproduction::ComparisonTable;
-use crate::report::svg::{
+use crate::format::{fmt_value, slug};
+use crate::reproduction::ComparisonTable;
+use crate::svg::{
     esc, frame, hatch_defs, legend, marker, open, shorten, style, tick_label, Axis, Hatch, Key,
     BOTTOM, H, LEFT, RIGHT, STYLES, TOP, W,
 };
@@ -852,9 +852,8 @@ mod tests {
 
     #[test]
     fn each_level_of_the_default_lab_gets_its_own_readable_chart() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../results/20261203T063645Z-vm-df511bd");
-        let results = crate::store::snapshot::read_snapshot(&dir).unwrap();
+        let dir = crate::fixture::committed("20261203T063645Z-vm-df511bd");
+        let results = crate::snapshot::read_snapshot(&dir).unwrap();
         let charts = throughput(&results, "order-echo");
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
@@ -878,10 +877,7 @@ mod tests {
 
     #[test]
     fn one_level_or_three_keep_one_throughput_chart() {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let results: Results = serde_json::from_str(&text).unwrap();
         let names: Vec<String> = throughput(&results, "order-echo")
             .into_iter()

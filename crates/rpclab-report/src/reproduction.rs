@@ -8,16 +8,14 @@
 //! faster, and by roughly how much.
 //!
 //! The verdicts and the measured twins are decided once
-//! ([`crate::report::verdicts`]) and stored in `results.json`
+//! ([`crate::verdicts`]) and stored in `results.json`
 //! ([`Reproduction::verdicts`], [`PublishedCell::measured`]); this module
 //! prints them and recomputes nothing, except for a snapshot written
 //! before they were stored, which [`compare`] decides on the fly.
 
-use crate::report::format::fmt_value;
-use crate::report::verdicts;
-pub use crate::report::verdicts::{
-    EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS,
-};
+use crate::format::fmt_value;
+use crate::verdicts;
+pub use crate::verdicts::{EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS};
 use rpclab_model::result::{PublishedCell, Reproduction, Results, SeedSystem};
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, PairVerdict};
 use std::fmt::Write as _;
@@ -186,6 +184,12 @@ fn place(tables: &mut Vec<ComparisonTable>, cmp: CellComparison) {
         }
     };
     table.rows[row].1[col] = Some(cmp);
+}
+
+/// The comparison of a snapshot that is a reproduction, none for a lab
+/// run: computed once per rendering and handed to each part that shows it.
+pub fn of(results: &Results) -> Option<Comparison> {
+    results.reproduction.as_ref().map(|r| compare(results, r))
 }
 
 /// The reproduction's figures and claims as stored in the snapshot (decided
@@ -459,9 +463,9 @@ fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::verdicts::derive;
-    use crate::report::verdicts::tests_support::*;
-    use rpclab_model::result::{ClaimCheck, Measure, RatioPair, SeedClaim};
+    use crate::verdicts::derive;
+    use crate::verdicts::tests_support::*;
+    use rpclab_model::result::{ClaimCheck, Measure};
     use rpclab_model::verdict::Direction as Verdict;
 
     #[test]
@@ -487,26 +491,12 @@ mod tests {
             agg("b", 100.0, 0.01, 0),
             agg("c", 400.0, 0.01, 0),
         ]);
-        let claim = |over: &str, under: &str, published: f64| SeedClaim {
-            id: format!("{over}-{under}"),
-            text: String::new(),
-            check: ClaimCheck::Ratio {
-                measure: Measure::Throughput,
-                scenario: "s".into(),
-                concurrency: 1,
-                pairs: vec![RatioPair {
-                    over: over.into(),
-                    under: under.into(),
-                    published,
-                }],
-            },
-        };
         let r = repro(
             vec![
-                claim("a", "b", 1.4),
-                claim("a", "c", 1.4),
-                claim("a", "ice", 3.0),
-                claim("b", "a", 0.5),
+                ratio_claim("a", "b", 1.4),
+                ratio_claim("a", "c", 1.4),
+                ratio_claim("a", "ice", 3.0),
+                ratio_claim("b", "a", 0.5),
             ],
             vec![
                 system("a", Some("a")),
@@ -551,87 +541,63 @@ mod tests {
             system("b", Some("b")),
             system("c", Some("c")),
         ];
+        let extremes = |id: &str, top: bool, systems: &[&str]| {
+            let (scenario, levels, among) = ("s".into(), vec![1], names(&["a", "b", "c"]));
+            let (measure, systems) = (Measure::Throughput, names(systems));
+            let check = if top {
+                ClaimCheck::Top {
+                    measure,
+                    scenario,
+                    levels,
+                    systems,
+                    among,
+                }
+            } else {
+                ClaimCheck::Bottom {
+                    measure,
+                    scenario,
+                    levels,
+                    systems,
+                    among,
+                }
+            };
+            claim(id, check)
+        };
         let claims = vec![
-            SeedClaim {
-                id: "rank".into(),
-                text: String::new(),
-                check: ClaimCheck::Ranking {
+            claim(
+                "rank",
+                ClaimCheck::Ranking {
                     measure: Measure::Throughput,
                     scenario: "s".into(),
                     levels: vec![1],
-                    order: vec!["a".into(), "b".into(), "c".into()],
+                    order: names(&["a", "b", "c"]),
                 },
-            },
-            SeedClaim {
-                id: "top".into(),
-                text: String::new(),
-                check: ClaimCheck::Top {
-                    measure: Measure::Throughput,
+            ),
+            extremes("top", true, &["a", "c"]),
+            extremes("bottom", false, &["b"]),
+            extremes("bottom-wrong", false, &["a"]),
+            claim(
+                "errors",
+                ClaimCheck::NoErrors {
                     scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["a".into(), "c".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
+                    systems: names(&["a", "c"]),
                 },
-            },
-            SeedClaim {
-                id: "bottom".into(),
-                text: String::new(),
-                check: ClaimCheck::Bottom {
-                    measure: Measure::Throughput,
-                    scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["b".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
-                },
-            },
-            SeedClaim {
-                id: "bottom-wrong".into(),
-                text: String::new(),
-                check: ClaimCheck::Bottom {
-                    measure: Measure::Throughput,
-                    scenario: "s".into(),
-                    levels: vec![1],
-                    systems: vec!["a".into()],
-                    among: vec!["a".into(), "b".into(), "c".into()],
-                },
-            },
-            SeedClaim {
-                id: "errors".into(),
-                text: String::new(),
-                check: ClaimCheck::NoErrors {
-                    scenario: "s".into(),
-                    systems: vec!["a".into(), "c".into()],
-                },
-            },
+            ),
         ];
         let cmp = compare(&res, &repro(claims, systems, Vec::new()));
-        // b (200) is not ahead of c (250): the ranking is reversed.
-        assert_eq!(cmp.claims[0].verdict.direction, Verdict::Reversed);
-        assert_eq!(
-            cmp.claims[1].verdict.direction,
-            Verdict::Holds,
-            "{}",
-            cmp.claims[1].detail()
-        );
-        assert_eq!(
-            cmp.claims[2].verdict.direction,
-            Verdict::Holds,
-            "{}",
-            cmp.claims[2].detail()
-        );
-        assert_eq!(
-            cmp.claims[3].verdict.direction,
+        let expected = [
+            // b (200) is not ahead of c (250): the ranking is reversed.
             Verdict::Reversed,
-            "{}",
-            cmp.claims[3].detail()
-        );
-        // Failed calls are not a direction: the claim does not hold.
-        assert_eq!(
-            cmp.claims[4].verdict.direction,
+            Verdict::Holds,
+            Verdict::Holds,
+            Verdict::Reversed,
+            // Failed calls are not a direction: the claim does not hold.
             Verdict::DoesNotHold,
-            "{}",
-            cmp.claims[4].detail()
-        );
+        ];
+        assert_eq!(cmp.claims.len(), expected.len());
+        for (c, want) in cmp.claims.iter().zip(expected) {
+            assert_eq!(c.verdict.direction, want, "{}", c.detail());
+        }
     }
 
     #[test]
@@ -715,12 +681,12 @@ mod tests {
 #[cfg(test)]
 mod verdict_tests {
     use super::*;
-    use crate::report::verdicts::derive_interval;
-    use crate::report::verdicts::tests_support::*;
+    use crate::verdicts::derive_interval;
+    use crate::verdicts::tests_support::*;
     use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
-    fn ratio_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
+    fn pairs_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
         SeedClaim {
             id: "r".into(),
             text: String::new(),
@@ -754,7 +720,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 4.7)])],
+                vec![pairs_claim(&[("ice", "grpc", 4.7)])],
                 systems(&["ice", "grpc"]),
                 Vec::new(),
             ),
@@ -775,7 +741,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 2.5)])],
+                vec![pairs_claim(&[("ice", "grpc", 2.5)])],
                 systems(&["ice", "grpc"]),
                 Vec::new(),
             ),
@@ -793,8 +759,8 @@ mod verdict_tests {
             &results(vec![a, b]),
             &repro(
                 vec![
-                    ratio_claim(&[("a", "b", 4.7)]),
-                    ratio_claim(&[("a", "b", 1.3)]),
+                    pairs_claim(&[("a", "b", 4.7)]),
+                    pairs_claim(&[("a", "b", 1.3)]),
                 ],
                 systems(&["a", "b"]),
                 Vec::new(),
@@ -823,7 +789,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[
+                vec![pairs_claim(&[
                     ("ice", "thrift", 1.4),
                     ("ice", "dubbo", 3.2),
                     ("ice", "grpc", 4.7),
@@ -868,7 +834,7 @@ mod verdict_tests {
         let cmp = compare(
             &res,
             &repro(
-                vec![ratio_claim(&[("ice", "grpc", 4.7)]), ranking],
+                vec![pairs_claim(&[("ice", "grpc", 4.7)]), ranking],
                 systems(&["ice", "rmi", "grpc"]),
                 Vec::new(),
             ),
@@ -1045,7 +1011,7 @@ mod verdict_tests {
             row: "a".into(),
             column: format!("{measure:?}"),
             system: "a".into(),
-            unit: crate::report::verdicts::unit(measure).into(),
+            unit: crate::verdicts::unit(measure).into(),
             value: Some(1.0),
             raw: "1".into(),
             measure: Some(measure),
@@ -1059,7 +1025,7 @@ mod verdict_tests {
             published(Measure::TotalSeconds),
         ];
         let mut r = repro(Vec::new(), vec![system("a", Some("a"))], cells);
-        crate::report::verdicts::fill(&res, &mut r);
+        crate::verdicts::fill(&res, &mut r);
         let tput = r.cells[0].measured.as_ref().unwrap();
         let total = r.cells[1].measured.as_ref().unwrap();
         assert_eq!(tput.caveats, ["lower bound"]);
@@ -1079,15 +1045,15 @@ mod verdict_tests {
         cells.extend(rounds("y", &[1000.0; 6]));
         let res = run(cells);
         let mut r = repro(
-            vec![ratio_claim(&[("x", "y", 1.2)])],
+            vec![pairs_claim(&[("x", "y", 1.2)])],
             vec![system("x", Some("x")), system("y", Some("y"))],
             Vec::new(),
         );
-        assert!(crate::report::verdicts::needs_decision(&r));
+        assert!(crate::verdicts::needs_decision(&r));
         let older = compare(&res, &r);
         assert_eq!(older.claims[0].label(), "holds; magnitude matches");
-        crate::report::verdicts::fill(&res, &mut r);
-        assert!(!crate::report::verdicts::needs_decision(&r));
+        crate::verdicts::fill(&res, &mut r);
+        assert!(!crate::verdicts::needs_decision(&r));
         // What is stored is what is printed.
         r.verdicts[0].label = "as stored".into();
         let cmp = compare(&res, &r);

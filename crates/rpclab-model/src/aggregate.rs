@@ -8,9 +8,16 @@
 //! extremes over all repetitions (a maximum is a fact about the run, not a
 //! quantity to average). Flags: every cell flag of any repetition, `noisy`
 //! when the CV exceeds the profile's threshold, and failed calls.
+//!
+//! Arithmetic over cells only, here in the model because two sides need
+//! it: the orchestrator aggregates as a run goes, and the report
+//! re-aggregates an old snapshot's cells by today's rules.
 
-use crate::definitions::lab::DEFAULT_CV_THRESHOLD;
-use rpclab_model::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
+use crate::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
+
+/// Above this coefficient of variation a cell's throughput is flagged
+/// noisy, unless the profile says otherwise (`cv_threshold`).
+pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
 
 /// One aggregate per (server, variant, scenario, concurrency), in the order
 /// the cells were measured.
@@ -143,7 +150,7 @@ fn summarise(reps: &[&Cell], cv_threshold: f64) -> Aggregate {
 /// (a noisy second in a primed server's warm-up) or `host-busy`, is the
 /// aggregate's only when more than half of its rounds carry it: the median
 /// over rounds is robust to the others, and a pair's ratio is taken round
-/// by round (`report::verdicts` leaves host-busy rounds out).
+/// by round (the report's verdicts leave host-busy rounds out).
 fn carried(flag: CellFlag, reps: &[&Cell]) -> bool {
     let in_rounds = reps.iter().any(|c| c.round_position.is_some());
     if !in_rounds || !matches!(flag, CellFlag::NotSteady | CellFlag::HostBusy) {
@@ -213,18 +220,6 @@ fn trim_percent(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// The profile's CV threshold recorded in a snapshot's `manifest.toml`
-/// (`[lab.profiles.<profile>] cv_threshold`), or the default.
-pub fn cv_threshold_of(manifest: &toml::Value) -> f64 {
-    manifest
-        .get("profile")
-        .and_then(|p| p.as_str())
-        .and_then(|p| manifest.get("lab")?.get("profiles")?.get(p))
-        .and_then(|p| p.get("cv_threshold"))
-        .and_then(|v| v.as_float())
-        .unwrap_or(DEFAULT_CV_THRESHOLD)
-}
-
 /// The median (mean of the two middle values for an even count).
 pub fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
@@ -257,7 +252,7 @@ pub fn coefficient_of_variation(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rpclab_model::result::Results;
+    use crate::result::Results;
     use std::path::Path;
 
     #[test]
@@ -305,7 +300,7 @@ mod tests {
 
     fn fixture() -> Results {
         let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../xtask/tests/fixtures/results.json"),
         )
         .unwrap();
         serde_json::from_str(&text).unwrap()
@@ -408,15 +403,5 @@ mod tests {
             with(1, CellFlag::ClientBound),
             [CellFlag::ClientBound, CellFlag::ServerBound]
         );
-    }
-
-    #[test]
-    fn the_cv_threshold_comes_from_the_manifest_profile() {
-        let m: toml::Value =
-            toml::from_str("profile = \"standard\"\n[lab.profiles.standard]\ncv_threshold = 0.2\n")
-                .unwrap();
-        assert_eq!(cv_threshold_of(&m), 0.2);
-        let none: toml::Value = toml::from_str("profile = \"x\"\n").unwrap();
-        assert_eq!(cv_threshold_of(&none), DEFAULT_CV_THRESHOLD);
     }
 }

@@ -1,7 +1,7 @@
 //! `lab compare` of two lab runs, pair by pair: of the pairs of servers
 //! whose order each run decided, how many kept it?
 //!
-//! Kendall's τ ([`crate::report::compare::kendall_tau_b`]) weighs every
+//! Kendall's τ ([`crate::compare::kendall_tau_b`]) weighs every
 //! pair alike, including pairs whose figures lie within each other's
 //! noise, whose order a second run reverses by chance. A pair is *decided*
 //! in a run when the two servers' median-throughput intervals
@@ -11,7 +11,7 @@
 //! repeated. The data ([`OrderAgreement`]) is built by a pure function
 //! ([`order_agreement`]) and rendered apart ([`render`]).
 
-use crate::report::format::fmt_value;
+use crate::format::fmt_value;
 use rpclab_model::result::{Aggregate, Results};
 
 /// One system's figure at one scenario × level: the median throughput and
@@ -209,10 +209,7 @@ mod tests {
     /// at one scenario × level set from `figures` (name's server, median,
     /// low, high); the other aggregates of that group are dropped.
     fn with(figures: &[(&str, f64, f64, f64)]) -> Results {
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-        )
-        .unwrap();
+        let text = std::fs::read_to_string(crate::fixture::results_json()).unwrap();
         let mut r: Results = serde_json::from_str(&text).unwrap();
         let template = r.aggregates[0].clone();
         r.aggregates = figures

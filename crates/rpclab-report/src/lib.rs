@@ -1,13 +1,12 @@
-//! The report layer: everything a snapshot shows, rendered from its
+//! rpclab's report: everything a snapshot shows, rendered from its
 //! results (`results.json`: cells, aggregates, and a reproduction's
 //! published figures) and its setup (`manifest.toml`) alone, so any old
 //! snapshot can be re-rendered.
 //!
+//! * [`snapshot`]: reading a snapshot folder (results and manifest);
 //! * [`tables`]: the result tables, for the terminal and `summary.md`;
 //! * [`charts`] and [`html`]: SVG charts (drawn with [`svg`]'s
 //!   primitives) and the self-contained `report.html`;
-//! * [`setup`]: how the run was made (host, CPU split, profile, versions),
-//!   read from the snapshot's `manifest.toml`;
 //! * [`reproduction`]: published vs measured and the claim verdicts;
 //! * [`index`]: `results/README.md`, the index of snapshots;
 //! * [`compare`]: two snapshots side by side, noise-aware, with
@@ -19,9 +18,10 @@
 //! files (`summary.md`, `report.html`, `charts/*.svg`): `lab run`,
 //! `lab reproduce` and `lab report` all call it.
 //!
-//! Nothing here runs a container or decides what to measure; the report
-//! reads the store ([`crate::store::snapshot`], [`crate::store::aggregate`]) and nothing
-//! below it reads the report.
+//! A crate of its own, over the model's types ([`rpclab_model::result`],
+//! [`rpclab_model::manifest`], [`rpclab_model::aggregate`]) and light
+//! crates only: nothing here runs a container, speaks to Docker or decides
+//! what to measure, and its dependencies say so (no tokio, no bollard).
 
 pub mod charts;
 pub mod compare;
@@ -31,7 +31,7 @@ pub mod index;
 pub mod pair_order;
 pub mod repeatability;
 pub mod reproduction;
-pub mod setup;
+pub mod snapshot;
 pub mod svg;
 pub mod tables;
 pub mod verdicts;
@@ -50,19 +50,20 @@ pub struct Written {
 /// Writes everything a snapshot shows into `dir` from `results` and its
 /// `setup` alone: `summary.md` (the tables in Markdown, and a
 /// reproduction's comparison), `charts/*.svg` and `report.html`. `name` is
-/// the snapshot's ([`crate::store::snapshot::name_of`]), the title of both
-/// documents; `setup` is [`setup::Setup::read`] of the snapshot's folder.
+/// the snapshot's ([`snapshot::name_of`]), the title of both documents;
+/// `setup` is [`snapshot::read_manifest`] of the snapshot's folder.
 pub fn write_all(
     dir: &Path,
     name: &str,
     results: &Results,
-    setup: &setup::Setup,
+    setup: &snapshot::Setup,
 ) -> Result<Written> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let comparison = reproduction::of(results);
     let summary = dir.join("summary.md");
-    std::fs::write(&summary, summary_md(name, results))
+    std::fs::write(&summary, summary_md(name, results, comparison.as_ref()))
         .with_context(|| format!("cannot write {}", summary.display()))?;
-    let mut charts = html::write_report(dir, name, results, setup)?;
+    let mut charts = html::write_report(dir, name, results, setup, comparison.as_ref())?;
     let page = dir.join("report.html");
     charts.retain(|p| p != &page);
     Ok(Written {
@@ -73,8 +74,13 @@ pub fn write_all(
 }
 
 /// `summary.md`: whether the run is complete, its errors, the tables the
-/// terminal showed (in Markdown), and a reproduction's comparison.
-pub fn summary_md(name: &str, results: &Results) -> String {
+/// terminal showed (in Markdown), and a reproduction's `comparison`
+/// ([`reproduction::of`] the results).
+pub fn summary_md(
+    name: &str,
+    results: &Results,
+    comparison: Option<&reproduction::Comparison>,
+) -> String {
     let mut md = format!(
         "# rpclab snapshot {name}\n\n{}\n",
         if results.complete {
@@ -88,12 +94,29 @@ pub fn summary_md(name: &str, results: &Results) -> String {
     }
     md.push('\n');
     md.push_str(&tables::render(results, true, None));
-    if let Some(r) = &results.reproduction {
+    if let Some(cmp) = comparison {
         md.push('\n');
-        md.push_str(&reproduction::render(
-            &reproduction::compare(results, r),
-            true,
-        ));
+        md.push_str(&reproduction::render(cmp, true));
     }
     md
+}
+
+/// The files the tests read: the fixture snapshot's results and the
+/// snapshots committed under `results/`.
+#[cfg(test)]
+mod fixture {
+    use std::path::{Path, PathBuf};
+
+    /// `xtask/tests/fixtures/results.json`, a real smoke reproduction's
+    /// results (its README says why it is never regenerated).
+    pub fn results_json() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../xtask/tests/fixtures/results.json")
+    }
+
+    /// The committed snapshot `results/<name>`.
+    pub fn committed(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../results")
+            .join(name)
+    }
 }
