@@ -19,14 +19,10 @@ use rpclab_model::contract::HELLO_PREFIX;
 use std::net::{Ipv4Addr, SocketAddr};
 use tonic::{Request, Response, Status};
 
-/// The server half of `build.rs`'s generated code (messages and the
-/// `Bench` service trait).
-#[allow(clippy::all, missing_docs)]
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
-}
-
 use pb::bench_server::{Bench, BenchServer};
+/// The server half of the contract's generated gRPC code (messages and
+/// the `Bench` service trait).
+use rpclab_protocols::protocols::grpc::server_pb as pb;
 
 /// Port used when `RPCLAB_PORT` is not set.
 const DEFAULT_PORT: u16 = 50052;

@@ -406,7 +406,7 @@ impl RunContext<'_> {
                 let mut record = ServerRecord {
                     name: m.name.clone(),
                     framework: m.framework.clone(),
-                    protocol: m.protocol.clone(),
+                    protocol: m.protocol.to_string(),
                     variant: v.name.clone(),
                     version: v.version.clone(),
                     jvm_flags: m.jvm_flags.clone(),
@@ -962,7 +962,7 @@ impl RunContext<'_> {
             readiness::Probe {
                 name: &name,
                 container: id,
-                protocol: &m.protocol,
+                protocol: m.protocol.as_str(),
                 options: &options,
                 target: &target,
                 operation: m.readiness.operation,
@@ -1062,7 +1062,7 @@ impl RunContext<'_> {
             return Ok(None);
         };
         let spec = self.profile.priming_spec(
-            &m.protocol,
+            m.protocol.as_str(),
             format!("{}:{}", self.engines.roles.server_address, port),
             scenario.operation,
             scenario.load(level, self.profile)?,
@@ -1151,7 +1151,7 @@ impl RunContext<'_> {
         } = *running;
         let target = format!("{}:{}", self.engines.roles.server_address, port);
         let mut spec: CellSpec = self.profile.cell_spec(
-            &m.protocol,
+            m.protocol.as_str(),
             target,
             scenario.operation,
             scenario.load(concurrency, self.profile)?,
@@ -1226,7 +1226,7 @@ impl RunContext<'_> {
             variant: v.name.clone(),
             framework: m.framework.clone(),
             framework_version: v.version.clone(),
-            protocol: m.protocol.clone(),
+            protocol: m.protocol.to_string(),
             scenario: scenario.name.clone(),
             operation: scenario.operation,
             concurrency,

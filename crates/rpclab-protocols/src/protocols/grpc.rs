@@ -65,8 +65,8 @@
 //! frame or header block) is [`CallError::Protocol`].
 
 mod conn;
-/// Also the framing of `rpclab-floor`'s HTTP/2 (`crate::floor`).
-pub(crate) mod frame;
+/// Also the framing of `rpclab-floor`'s HTTP/2 (the `rpclab-floor` crate).
+pub mod frame;
 mod reader;
 mod reply;
 mod shared;
@@ -86,6 +86,15 @@ use std::sync::OnceLock;
 #[allow(clippy::all, missing_docs)]
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/grpc-client/rpclab.rs"));
+}
+
+/// Code generated from `contract/bench.proto` for a server: the messages
+/// and the `Bench` service trait (tonic), for in-process test servers and
+/// the `rpclab-echo` tool.
+#[cfg(feature = "grpc-server")]
+#[allow(clippy::all, missing_docs)]
+pub mod server_pb {
+    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
 }
 
 pub use frame::MAX_MESSAGE_SIZE;

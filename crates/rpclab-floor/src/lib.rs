@@ -1,6 +1,6 @@
 //! The raw-socket floor: the least CPU a client can spend per call.
 //!
-//! `rpclab-floor` (`src/bin/rpclab-floor.rs`) opens N connections on one
+//! `rpclab-floor` (`src/main.rs`) opens N connections on one
 //! thread with one `epoll` loop (mio), keeps one call in flight on each,
 //! replays a request encoded once before the run, and reads each reply only
 //! as far as its framing says where it ends. Nothing is decoded, allocated
@@ -33,6 +33,7 @@
 
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
+use self_cost::process_cpu_time;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -222,14 +223,14 @@ fn chunked_end(buf: &[u8], mut at: usize) -> Result<Option<usize>, String> {
 
 /// HTTP/2 frame types and flags the floor uses.
 /// The floor's HTTP/2: the load client's framing
-/// ([`frame`](crate::protocols::grpc::frame)) with the floor's own
+/// ([`frame`](rpclab_protocols::protocols::grpc::frame)) with the floor's own
 /// preface and a header block without `user-agent`.
 mod h2 {
-    pub use crate::protocols::grpc::frame::{
+    pub use rpclab_protocols::protocols::grpc::frame::{
         put_frame as frame, ACK, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, MAX_WINDOW, PING,
         RST_STREAM, SETTINGS,
     };
-    use crate::protocols::grpc::frame::{
+    use rpclab_protocols::protocols::grpc::frame::{
         put_literal, put_window_update, DEFAULT_WINDOW, PREFACE, SETTINGS_ENABLE_PUSH,
         SETTINGS_INITIAL_WINDOW_SIZE,
     };
@@ -508,17 +509,6 @@ impl Conn {
     }
 }
 
-/// CPU time (user + system) of this process.
-fn cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out-pointer to a timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
 /// Runs the floor: connects, warms up, measures, returns the window's
 /// figures.
 pub fn run(config: &Config) -> io::Result<Outcome> {
@@ -570,7 +560,7 @@ pub fn run(config: &Config) -> io::Result<Outcome> {
         if !measuring && now >= window_start {
             measuring = true;
             calls = 0;
-            cpu_start = cpu_time();
+            cpu_start = process_cpu_time();
             wall_start = now;
         }
         if now >= end || (measuring && config.max_calls.is_some_and(|m| calls >= m)) {
@@ -590,7 +580,7 @@ pub fn run(config: &Config) -> io::Result<Outcome> {
             conn.flush()?;
         }
     }
-    let cpu = cpu_time().saturating_sub(cpu_start);
+    let cpu = process_cpu_time().saturating_sub(cpu_start);
     let wall = wall_start.elapsed().as_secs_f64();
     let reply_bytes = conns.iter().map(|c| c.reply_bytes).max().unwrap_or(0);
     Ok(Outcome {

@@ -1,10 +1,12 @@
-//! The client's own cost, measured from inside: CPU time of the whole
+//! A process's own cost, measured from inside: CPU time of the whole
 //! process and its peak resident memory.
 //!
-//! The orchestrator reads the *server's* counters through the engine when
-//! the client announces its window; the client's own window is known to the
-//! nanosecond here, and its container may be gone by the time the
-//! orchestrator could ask, so the client measures itself.
+//! The load client (`rpclab-client`) and the raw-socket floor
+//! (`rpclab-floor`) each report what they spent in their window. The
+//! orchestrator reads the *server's* counters through the engine when the
+//! client announces its window; the client's own window is known to the
+//! nanosecond in the process, and its container may be gone by the time
+//! the orchestrator could ask, so each tool measures itself.
 
 use std::time::Duration;
 

@@ -336,7 +336,7 @@ mod tests {
 
     fn vector(line: &str, name: &str) -> Vec<u8> {
         let path = format!(
-            "{}/../crates/kryo/golden/vectors/{line}/{name}.bin",
+            "{}/../kryo/golden/vectors/{line}/{name}.bin",
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))

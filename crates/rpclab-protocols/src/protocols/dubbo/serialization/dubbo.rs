@@ -308,7 +308,7 @@ mod tests {
     fn the_order_is_the_golden_vectors_order() {
         // crates/dubbo-serialization/golden/vectors/order.bin, written by Dubbo 2.5.10
         let golden =
-            include_bytes!("../../../../../crates/dubbo-serialization/golden/vectors/order.bin");
+            include_bytes!("../../../../../dubbo-serialization/golden/vectors/order.bin");
         let o = contract::Order {
             order_id: 1234567890123,
             phone: "13800138000".into(),
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn exceptions_say_their_class() {
         let golden = include_bytes!(
-            "../../../../../crates/dubbo-serialization/golden/vectors/response_exception.bin"
+            "../../../../../dubbo-serialization/golden/vectors/response_exception.bin"
         );
         let mut input = DubboSerialization.input(golden).unwrap();
         assert_eq!(input.read_response_type().unwrap(), 0);

@@ -1,4 +1,4 @@
-//! `rpclab-floor`: the raw-socket floor (see [`rpclab_client::floor`]).
+//! `rpclab-floor`: the raw-socket floor (see [`rpclab_floor`]).
 //!
 //! One thread, one epoll loop, N connections with one call in flight each,
 //! a request encoded once and replayed, replies framed by a length field
@@ -17,7 +17,7 @@
 //! ```
 
 use clap::{Parser, ValueEnum};
-use rpclab_client::floor::{self, Config, Framing, LengthField};
+use rpclab_floor::{self as floor, Config, Framing, LengthField};
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
 use std::process::ExitCode;

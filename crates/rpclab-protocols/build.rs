@@ -6,14 +6,15 @@
 //! * `grpc-client/rpclab.rs`: the messages only, included by
 //!   `src/protocols/grpc.rs` (its calls are made on `h2`, not through a
 //!   generated stub);
-//! * `grpc-server/rpclab.rs`: messages and the `Bench` server trait, included
-//!   only by `tests/protocols_grpc.rs` for its in-process server, so the
-//!   library itself needs no tonic server features.
+//! * `grpc-server/rpclab.rs`: messages and the `Bench` server trait, only
+//!   with the `grpc-server` feature (`protocols::grpc::server_pb`: the
+//!   in-process servers of tests and the `rpclab-echo` tool), so the
+//!   protocols themselves need no tonic.
 
 use std::path::{Path, PathBuf};
 
-const PROTO: &str = "../contract/bench.proto";
-const INCLUDE: &str = "../contract";
+const PROTO: &str = "../../contract/bench.proto";
+const INCLUDE: &str = "../../contract";
 
 fn main() {
     println!("cargo:rerun-if-changed={PROTO}");
@@ -24,7 +25,9 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
 
     generate(&protoc, &out_dir.join("grpc-client"), false, false);
-    generate(&protoc, &out_dir.join("grpc-server"), false, true);
+    if std::env::var_os("CARGO_FEATURE_GRPC_SERVER").is_some() {
+        generate(&protoc, &out_dir.join("grpc-server"), false, true);
+    }
 }
 
 fn generate(protoc: &Path, out: &Path, client: bool, server: bool) {

@@ -325,7 +325,7 @@ mod tests {
     fn order_bytes_match_the_golden_vector() {
         let golden = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../crates/jsonb/golden/vectors/order_typical.bin"
+            "/../jsonb/golden/vectors/order_typical.bin"
         ))
         .unwrap();
         let o = contract::Order {
@@ -386,7 +386,7 @@ mod tests {
     fn exceptions_come_out_with_class_and_message() {
         let golden = std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../crates/jsonb/golden/vectors/throwable_plain.bin"
+            "/../jsonb/golden/vectors/throwable_plain.bin"
         ))
         .unwrap();
         let mut input = Fastjson2.input(&golden).unwrap();
