@@ -46,6 +46,8 @@ struct Cli {
     /// message with its 5-byte prefix (h2).
     #[arg(long)]
     request: PathBuf,
+    /// How a reply's end is found: by length fields, as HTTP/1.1, or as
+    /// gRPC over HTTP/2.
     #[arg(long, value_enum, default_value = "length")]
     framing: FramingKind,
     /// Length field offset:width:be|le (repeatable; their sum is used).
@@ -61,10 +63,13 @@ struct Cli {
     /// Bytes the server sends first on each connection, skipped (Ice: 14).
     #[arg(long, default_value_t = 0)]
     greeting: usize,
+    /// Connections opened, each with one call in flight.
     #[arg(long, default_value_t = 1)]
     connections: usize,
+    /// Seconds of calls before the window, not counted.
     #[arg(long, default_value_t = 1.0)]
     warmup_s: f64,
+    /// Seconds of the measured window.
     #[arg(long, default_value_t = 5.0)]
     duration_s: f64,
 }

@@ -69,6 +69,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+/// The `CONNECTION_MODEL` of a protocol whose connections are a [`Mux`].
+pub const CONNECTION_MODEL: &str =
+    "multiplexed: many requests in flight per connection, matched by request id";
+
 /// What the multiplexer needs to know of a protocol's framing.
 pub trait Framing: Send + Sync + 'static {
     /// The protocol, for messages: "dubbo", "bolt", ...

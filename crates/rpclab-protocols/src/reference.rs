@@ -19,9 +19,29 @@
 //! ([`crate::protocol::verify`]), for every protocol, so a protocol cannot
 //! turn a wrong reply into a success through its reference.
 
-use crate::protocol::{verify, CallError};
+use crate::protocol::{verify, CallError, Connection};
 use rpclab_model::contract::{Call, Value};
+use std::future::Future;
 use std::sync::OnceLock;
+
+/// A connection whose every call is one exchange that hands back a
+/// [`Reply`]: like the reference, or decoded. Its [`Connection`] follows
+/// (a reply like the reference is never made a value to be verified).
+pub trait ReferenceExchange: Send + Sync + 'static {
+    /// One exchange: the request sent, its reply checked against the
+    /// reference reply, or decoded.
+    fn exchange(&self, call: &Call) -> impl Future<Output = Result<Reply, CallError>> + Send;
+}
+
+impl<C: ReferenceExchange> Connection for C {
+    async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        Ok(self.exchange(call).await?.into_value(&call.expected))
+    }
+
+    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
+        self.exchange(call).await?.verify(call)
+    }
+}
 
 /// A reply as [`ReferenceReply::reply_of`] found it.
 #[derive(Debug, PartialEq)]

@@ -125,8 +125,7 @@ impl Protocol for Bolt {
 
     const NAME: &'static str = "bolt";
 
-    const CONNECTION_MODEL: &'static str =
-        "multiplexed: many requests in flight per connection, matched by request id";
+    const CONNECTION_MODEL: &'static str = crate::mux::CONNECTION_MODEL;
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(

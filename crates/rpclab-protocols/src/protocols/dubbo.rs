@@ -119,8 +119,7 @@ impl Protocol for Dubbo {
 
     const NAME: &'static str = "dubbo";
 
-    const CONNECTION_MODEL: &'static str =
-        "multiplexed: many requests in flight per connection, matched by request id";
+    const CONNECTION_MODEL: &'static str = crate::mux::CONNECTION_MODEL;
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         let mut known = vec!["serialization", "registry", "heartbeat_s"];
@@ -339,12 +338,7 @@ mod tests {
     use rpclab_model::contract::Operation;
     use tokio::io::AsyncReadExt;
 
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::protocol::options as opts;
 
     #[test]
     fn options() {

@@ -72,8 +72,8 @@ mod reply;
 mod shared;
 mod writer;
 
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::{ReferenceReply, Reply};
+use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
 use prost::Message as _;
@@ -245,17 +245,7 @@ impl Prepared {
     }
 }
 
-impl Connection for GrpcConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        Ok(self.exchange(call).await?.into_value(&call.expected))
-    }
-
-    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
-        self.exchange(call).await?.verify(call)
-    }
-}
-
-impl GrpcConnection {
+impl ReferenceExchange for GrpcConnection {
     /// One exchange: the prepared request sent on a stream of its own, its
     /// reply message checked against the reference reply, or decoded.
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {

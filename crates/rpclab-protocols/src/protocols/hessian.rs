@@ -36,9 +36,9 @@ pub mod codec;
 
 use self::codec::Method;
 use crate::http::{HttpPool, RequestCache};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::Reply;
-use rpclab_model::contract::{Call, Value};
+use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::reference::{ReferenceExchange, Reply};
+use rpclab_model::contract::Call;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -139,17 +139,7 @@ impl HessianConnection {
     }
 }
 
-impl Connection for HessianConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        Ok(self.exchange(call).await?.into_value(&call.expected))
-    }
-
-    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
-        self.exchange(call).await?.verify(call)
-    }
-}
-
-impl HessianConnection {
+impl ReferenceExchange for HessianConnection {
     /// One exchange: the request sent, its reply checked against the
     /// reference reply, or decoded.
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
@@ -193,12 +183,7 @@ pub(crate) fn http_status_error(path: &str, status: ::http::StatusCode, body: &[
 mod tests {
     use super::*;
 
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::protocol::options as opts;
 
     #[test]
     fn options() {

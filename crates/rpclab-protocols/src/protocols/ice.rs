@@ -355,12 +355,7 @@ mod tests {
     use super::*;
     use crate::mux::{check_split, route_all};
 
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::protocol::options as opts;
 
     #[test]
     fn options() {

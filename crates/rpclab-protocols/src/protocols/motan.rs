@@ -99,8 +99,7 @@ impl Protocol for Motan {
 
     const NAME: &'static str = "motan2";
 
-    const CONNECTION_MODEL: &'static str =
-        "multiplexed: many requests in flight per connection, matched by request id";
+    const CONNECTION_MODEL: &'static str = crate::mux::CONNECTION_MODEL;
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(
@@ -333,12 +332,7 @@ mod tests {
     use rpclab_model::contract::Operation;
     use tokio::io::AsyncReadExt;
 
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::protocol::options as opts;
 
     #[test]
     fn options() {

@@ -47,11 +47,11 @@ pub mod wsdl;
 use self::envelope::Operation;
 use crate::http::{HttpPool, RequestCache};
 use crate::java_contract::Method;
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::Reply;
+use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::reference::{ReferenceExchange, Reply};
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
 use bytes::Bytes;
-use rpclab_model::contract::{Call, Value};
+use rpclab_model::contract::Call;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -257,17 +257,7 @@ pub struct SoapConnection {
     request: RequestCache,
 }
 
-impl Connection for SoapConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        Ok(self.exchange(call).await?.into_value(&call.expected))
-    }
-
-    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
-        self.exchange(call).await?.verify(call)
-    }
-}
-
-impl SoapConnection {
+impl ReferenceExchange for SoapConnection {
     /// One exchange: the request sent, its reply checked against the
     /// reference reply, or decoded.
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
@@ -307,12 +297,7 @@ impl SoapConnection {
 mod tests {
     use super::*;
 
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::protocol::options as opts;
 
     #[test]
     fn options() {

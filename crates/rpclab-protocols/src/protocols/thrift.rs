@@ -67,8 +67,8 @@ pub use self::scan::Wire;
 use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::exchange::{Exchange, Parsed, Received};
 use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
-use crate::reference::{ReferenceReply, Reply};
+use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use rpclab_model::contract::{self, Call, Method, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -191,17 +191,7 @@ pub struct ThriftConnection {
     state: Mutex<State>,
 }
 
-impl Connection for ThriftConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        Ok(self.exchange(call).await?.into_value(&call.expected))
-    }
-
-    async fn verified_call(&self, call: &Call) -> Result<(), CallError> {
-        self.exchange(call).await?.verify(call)
-    }
-}
-
-impl ThriftConnection {
+impl ReferenceExchange for ThriftConnection {
     /// One exchange: the call sent, its reply read whole and checked
     /// against the reference reply, or decoded ([`ThriftExchange`]).
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
@@ -240,6 +230,9 @@ impl ThriftConnection {
         }
     }
 
+}
+
+impl ThriftConnection {
     /// A new socket and state in place of a dirty one. Boxed and called
     /// through a `dyn` future, so that the connect's code (resolving,
     /// connecting, its errors) is not inlined into the exchange that every
