@@ -19,10 +19,10 @@
 //! (or, if issued before the window, from when it completes), and the window
 //! closes when the last of those calls completes.
 
-use crate::protocol::{CallError, Connection};
 use crate::stats::{IntervalSink, WorkerStats};
 use rpclab_model::contract::Call;
 use rpclab_model::spec::{ClosedLoop, OpenLoop, Schedule, Stop};
+use rpclab_protocols::protocol::{CallError, Connection};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -28,18 +28,18 @@
 //!
 //! It runs when the cell's closed loop has one call in flight per caller
 //! and a connection per caller, and the protocol offers an exchange
-//! ([`crate::protocol::Protocol::exchange`]); the runner decides
+//! ([`rpclab_protocols::protocol::Protocol::exchange`]); the runner decides
 //! ([`eligible`]) and the report says which engine ran
 //! (`ClientReport.engine`). The thread is tokio's blocking pool's, so the
 //! runner's phase clock and warm-up go on on the runtime beside it.
 
-use crate::exchange::{Exchange, Parsed, Received};
 use crate::load::{closed_loop_callers, Caller, Clock, Issued};
-use crate::protocol::{CallError, WireCounter};
 use crate::stats::WorkerStats;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 use rpclab_model::spec::ClosedLoop;
+use rpclab_protocols::exchange::{Exchange, Parsed, Received};
+use rpclab_protocols::protocol::{CallError, WireCounter};
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -73,7 +73,7 @@ pub struct Link<E> {
 }
 
 /// Opens one plain TCP connection per exchange to `target`, with
-/// `TCP_NODELAY` set as [`crate::net::connect_tcp`] does.
+/// `TCP_NODELAY` set as [`rpclab_protocols::net::connect_tcp`] does.
 pub fn connect_all<E: Exchange>(
     target: &str,
     exchanges: Vec<E>,

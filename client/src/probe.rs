@@ -6,9 +6,9 @@
 //! exactly as a measured call is checked.
 
 use crate::load::timed_call;
-use crate::protocol::{CallError, Protocol, WireCounter};
-use crate::protocols::{dispatch, WithProtocol};
 use rpclab_model::contract::Operation;
+use rpclab_protocols::protocol::{CallError, Protocol, WireCounter};
+use rpclab_protocols::protocols::{dispatch, WithProtocol};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -14,14 +14,14 @@
 
 use crate::load::{Clock, LoadModel, Phase, Run};
 use crate::poll_loop;
-use crate::protocol::{CallError, Protocol, WireCounter};
-use crate::protocols::{dispatch, WithProtocol};
-use crate::self_cost::{peak_rss, process_cpu_time};
 use crate::stats::{latency_summary, WorkerStats};
 use crate::warmup::{warm_up, Signal};
 use crate::window::{Edges, Figures};
 use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{CellSpec, ClosedLoop, EngineChoice, Load};
+use rpclab_protocols::protocol::{CallError, Protocol, WireCounter};
+use rpclab_protocols::protocols::{dispatch, WithProtocol};
+use self_cost::{peak_rss, process_cpu_time};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

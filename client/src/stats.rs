@@ -6,11 +6,11 @@
 //! the rare time a new maximum needs a larger bucket array). The runner
 //! merges the workers' stats once, after the measurement window.
 
-use crate::protocol::CallError;
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
 use rpclab_model::result::{Failures, Latency};
+use rpclab_protocols::protocol::CallError;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};

@@ -83,7 +83,7 @@ fn ratio(num: f64, den: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::CallError;
+    use rpclab_protocols::protocol::CallError;
 
     #[test]
     fn every_per_call_figure_divides_by_the_same_calls() {

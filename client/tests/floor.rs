@@ -1,7 +1,7 @@
 //! `rpclab-floor`'s loop against in-process servers of each framing: it
 //! completes exactly the calls the servers answered, on every connection.
 
-use rpclab_client::floor::{self, Config, Framing, LengthField};
+use rpclab_floor::{self as floor, Config, Framing, LengthField};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,10 +125,8 @@ mod grpc {
     use super::*;
     use tonic::{Request, Response, Status};
 
-    mod pb {
-        include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
-    }
     use pb::bench_server::{Bench, BenchServer};
+    use rpclab_protocols::protocols::grpc::server_pb as pb;
 
     struct Hello(Arc<AtomicU64>);
 

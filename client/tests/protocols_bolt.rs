@@ -40,7 +40,8 @@ impl Drop for JavaProvider {
 
 /// Builds the golden project and starts its `Serve` provider on `port`.
 fn start_java_provider(port: u16) -> JavaProvider {
-    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/protocols/bolt/golden/java");
+    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/rpclab-protocols/src/protocols/bolt/golden/java");
     let built = Command::new("mvn")
         .args(["-B", "-q", "-Dstyle.color=never", "package", "-DskipTests", "-f"])
         .arg(project.join("pom.xml"))

@@ -19,11 +19,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 use tokio_stream::StreamExt;
 use tonic::{Code, Request, Response, Status};
 
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
-}
-
 use pb::bench_server::{Bench, BenchServer};
+use rpclab_protocols::protocols::grpc::server_pb as pb;
 
 /// Echoes as the contract says; `hello` greets.
 struct Echo;

@@ -5,7 +5,7 @@
 
 mod common;
 
-#[path = "../src/protocols/thrift/generated.rs"]
+#[path = "../../crates/rpclab-protocols/src/protocols/thrift/generated.rs"]
 #[allow(clippy::all, dead_code)]
 mod generated;
 

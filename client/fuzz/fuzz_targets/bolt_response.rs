@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::bolt::{codec, hessian};
-use rpclab_client::java_contract::Method;
+use rpclab_protocols::protocols::bolt::{codec, hessian};
+use rpclab_protocols::java_contract::Method;
 
 const METHODS: [Method; Method::COUNT] = Method::ALL;
 

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::dubbo::codec::{self, Header, Method, HEADER_LEN};
-use rpclab_client::protocols::dubbo::format::Format;
+use rpclab_protocols::protocols::dubbo::codec::{self, Header, Method, HEADER_LEN};
+use rpclab_protocols::protocols::dubbo::format::Format;
 use std::collections::BTreeMap;
 
 const METHODS: [Method; Method::COUNT] = Method::ALL;

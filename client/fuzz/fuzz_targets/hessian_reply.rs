@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::hessian::codec;
+use rpclab_protocols::protocols::hessian::codec;
 
 fuzz_target!(|data: &[u8]| {
     codec::exercise(data);

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::ice::codec::exercise_decoders;
+use rpclab_protocols::protocols::ice::codec::exercise_decoders;
 
 fuzz_target!(|data: &[u8]| {
     exercise_decoders(data);

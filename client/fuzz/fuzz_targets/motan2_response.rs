@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::motan::codec::{self, Method, Serialization};
-use rpclab_client::protocols::motan::simple::SimpleReader;
+use rpclab_protocols::protocols::motan::codec::{self, Method, Serialization};
+use rpclab_protocols::protocols::motan::simple::SimpleReader;
 
 fuzz_target!(|data: &[u8]| {
     for serialization in [Serialization::Hessian2, Serialization::Simple] {

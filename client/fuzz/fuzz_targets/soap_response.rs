@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpclab_client::protocols::soap::{envelope, wsdl};
+use rpclab_protocols::protocols::soap::{envelope, wsdl};
 
 fuzz_target!(|data: &[u8]| {
     envelope::exercise(data);

@@ -15,18 +15,15 @@
 //! wake-ups of the multi-thread one; on more, one worker per CPU it may use.
 //! SIGTERM or Ctrl-C stop it.
 
+use clap::Parser;
 use rpclab_model::contract::HELLO_PREFIX;
 use std::net::{Ipv4Addr, SocketAddr};
 use tonic::{Request, Response, Status};
 
-/// The server half of `build.rs`'s generated code (messages and the
-/// `Bench` service trait).
-#[allow(clippy::all, missing_docs)]
-mod pb {
-    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
-}
-
 use pb::bench_server::{Bench, BenchServer};
+/// The server half of the contract's generated gRPC code (messages and
+/// the `Bench` service trait).
+use rpclab_protocols::protocols::grpc::server_pb as pb;
 
 /// Port used when `RPCLAB_PORT` is not set.
 const DEFAULT_PORT: u16 = 50052;
@@ -74,6 +71,14 @@ impl Bench for Echo {
     }
 }
 
+/// A minimal, fast gRPC server of the contract's `rpclab.Bench` service:
+/// the tool `cargo xtask bench client` measures the load client against,
+/// not a server under test. It has no flags: it listens on
+/// 127.0.0.1:$RPCLAB_PORT (default 50052) until SIGTERM or Ctrl-C.
+#[derive(Parser)]
+#[command(name = "rpclab-echo", version)]
+struct Cli {}
+
 fn port() -> Result<u16, String> {
     match std::env::var("RPCLAB_PORT") {
         Err(_) => Ok(DEFAULT_PORT),
@@ -101,6 +106,7 @@ async fn shutdown() {
 }
 
 fn main() {
+    Cli::parse();
     let port = port().unwrap_or_else(|e| {
         eprintln!("rpclab-echo: {e}");
         std::process::exit(2);

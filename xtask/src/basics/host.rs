@@ -175,7 +175,8 @@ pub struct StaticBuild {
 
 impl StaticBuild {
     /// Starts `cargo build` of the client package's binaries (the load
-    /// client and the echo server of `bench client`), statically linked
+    /// client and the echo server of `bench client`) and of the floor
+    /// package's (`rpclab-floor`, beside them for the benches), statically linked
     /// (glibc with `crt-static`), in one cargo invocation, so they run in
     /// any image whatever glibc the building host has.
     pub fn start(root: &Path, build: ClientBuild) -> Result<StaticBuild> {
@@ -198,6 +199,8 @@ impl StaticBuild {
                 "--locked",
                 "-p",
                 "rpclab-client",
+                "-p",
+                "rpclab-floor",
                 "--bins",
                 "--target",
                 &triple,

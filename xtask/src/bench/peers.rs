@@ -11,7 +11,7 @@
 //!
 //! * `rpclab-client` (the static binary the client image is built from),
 //!   with every reply decoded and verified;
-//! * `rpclab-floor`, the raw-socket floor ([`rpclab_client::floor`]);
+//! * `rpclab-floor`, the raw-socket floor (`crates/rpclab-floor`);
 //! * `ghz` and `h2load` (gRPC), `wrk` (HTTP/1.1), when installed: a missing
 //!   tool is skipped with the command that installs it.
 //!

@@ -6,6 +6,7 @@
 //! naming the file, line and column (serde's `deny_unknown_fields`).
 
 use anyhow::{bail, Context, Result};
+pub use rpclab_protocols::protocols::ProtocolName;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -77,6 +78,16 @@ impl std::fmt::Display for Jvm {
     }
 }
 
+/// The language a server is written in, which decides how the lab builds
+/// and runs it (a Java server gets the Maven and JDK images and a JVM).
+/// The languages of the servers folder; another is a new variant here and
+/// what the lab needs to build it.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Java,
+}
+
 /// One buildable version (or configuration) of a server.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -133,9 +144,10 @@ pub struct Manifest {
     pub name: String,
     /// Family for `--only` (`grpc` selects every gRPC server).
     pub framework: String,
-    /// The client's protocol module.
-    pub protocol: String,
-    pub language: String,
+    /// The client's protocol module: one of `rpclab_protocols`' list, so an
+    /// unknown name is an error with the file, line and the names spoken.
+    pub protocol: ProtocolName,
+    pub language: Language,
     pub description: String,
     pub port: u16,
     #[serde(default = "no_registry")]
@@ -179,12 +191,11 @@ fn no_registry() -> Registry {
 
 impl Manifest {
     /// Why no variant of this server can run with this build of the lab:
-    /// its scaffold checklist is not done, or its protocol has no client
-    /// module yet. Listed by `lab list` and
+    /// its scaffold checklist is not done. Listed by `lab list` and
     /// recorded in snapshots, never silently skipped.
     pub fn blocked(&self) -> Option<String> {
-        if !self.todo.is_empty() {
-            return Some(format!(
+        (!self.todo.is_empty()).then(|| {
+            format!(
                 "made by `cargo xtask new server` and its checklist (server.toml's `todo`) is not done: {}",
                 self.todo
                     .iter()
@@ -192,13 +203,6 @@ impl Manifest {
                     .map(|(i, t)| format!("{}. {t}", i + 1))
                     .collect::<Vec<_>>()
                     .join("; ")
-            ));
-        }
-        (!rpclab_client::protocols::NAMES.contains(&self.protocol.as_str())).then(|| {
-            format!(
-                "the load client has no `{}` protocol module yet (it speaks: {})",
-                self.protocol,
-                rpclab_client::protocols::NAMES.join(", ")
             )
         })
     }
@@ -211,10 +215,9 @@ impl Manifest {
     /// The JVM `variant` runs on: the variant's, the server's, or 17 for a
     /// Java server; `None` for a server that runs no JVM.
     pub fn jvm_of(&self, variant: &Variant) -> Option<Jvm> {
-        variant
-            .jvm
-            .or(self.jvm)
-            .or((self.language == "java").then_some(Jvm::Jdk17))
+        variant.jvm.or(self.jvm).or(match self.language {
+            Language::Java => Some(Jvm::Jdk17),
+        })
     }
 
     /// The server's environment for `variant`: the server-level table with
@@ -432,9 +435,6 @@ jvm = "17"
         let m: Manifest = parse_toml(Path::new("server.toml"), text).unwrap();
         assert_eq!(m.jvm_of(&m.variants[0]), Some(Jvm::Jdk17));
         assert_eq!(m.jvm_of(&m.variants[1]).map(Jvm::as_str), Some("17"));
-        let other = text.replace("language = \"java\"", "language = \"cpp\"");
-        let m: Manifest = parse_toml(Path::new("server.toml"), &other).unwrap();
-        assert_eq!(m.jvm_of(&m.variants[0]), None);
         // a JVM the lab cannot provide is an error with its line
         let jdk21 = text.replace("jvm = \"17\"", "jvm = \"21\"");
         let err = parse_toml::<Manifest>(Path::new("server.toml"), &jdk21)
@@ -442,6 +442,25 @@ jvm = "17"
             .to_string();
         assert!(err.starts_with("server.toml:14:"), "{err}");
         assert!(err.contains("21"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_protocol_or_language_names_the_file_line_and_the_known_ones() {
+        let text = "name = \"s\"\nframework = \"f\"\nprotocol = \"capnp\"\nlanguage = \"java\"\n";
+        let err = parse_toml::<Manifest>(Path::new("servers/s/server.toml"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("servers/s/server.toml:3:"), "{err}");
+        assert!(
+            err.contains("unknown protocol `capnp`; this client speaks: grpc, thrift"),
+            "{err}"
+        );
+        let cpp = text.replace("capnp", "grpc").replace("java", "cpp");
+        let err = parse_toml::<Manifest>(Path::new("servers/s/server.toml"), &cpp)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("servers/s/server.toml:4:"), "{err}");
+        assert!(err.contains("`cpp`") && err.contains("java"), "{err}");
     }
 
     #[test]

@@ -23,7 +23,7 @@
 
 use crate::basics::host::StaticBinaries;
 use crate::definitions::lab::Build;
-use crate::definitions::manifest::{Manifest, Variant};
+use crate::definitions::manifest::{Language, Manifest, Variant};
 use crate::engine::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
@@ -343,7 +343,7 @@ impl<'a> Builder<'a> {
     /// than it uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once
     /// cuts a cold run's wall time without slowing any one build much.
     pub async fn servers(&mut self, wanted: &[(&Manifest, &Variant)]) -> Result<Vec<String>> {
-        if wanted.iter().any(|(m, _)| m.language == "java") {
+        if wanted.iter().any(|(m, _)| m.language == Language::Java) {
             self.maven().await?;
         }
         let mut jobs: Vec<(BuildJob, String)> = Vec::new();
@@ -360,7 +360,7 @@ impl<'a> Builder<'a> {
             args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
             args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
             let mut parents = vec![JDK, RUNTIME];
-            if m.language == "java" {
+            if m.language == Language::Java {
                 args.insert("RPCLAB_MAVEN_IMAGE".into(), MAVEN.into());
                 parents.push(MAVEN);
             }

@@ -148,7 +148,7 @@ fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord 
     ServerRecord {
         name: m.name.clone(),
         framework: m.framework.clone(),
-        protocol: m.protocol.clone(),
+        protocol: m.protocol.to_string(),
         variant: v.name.clone(),
         version: v.version.clone(),
         jvm_flags: m.jvm_flags.clone(),

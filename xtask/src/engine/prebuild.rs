@@ -13,7 +13,7 @@ use crate::basics::host;
 use crate::basics::role::Role;
 use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Build, Lab};
-use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::definitions::manifest::{Language, Manifest, Registry, Variant};
 use crate::engine::engines::Engines;
 use crate::engine::images::Builder;
 use anyhow::Result;
@@ -88,7 +88,7 @@ pub async fn chains<'a>(
     verbose: bool,
     selected: &[&Manifest],
 ) -> Result<Vec<(Builder<'a>, Vec<Role>)>> {
-    let any_java = selected.iter().any(|m| m.language == "java");
+    let any_java = selected.iter().any(|m| m.language == Language::Java);
     let any_registry = selected
         .iter()
         .any(|m| m.registry == Registry::Zookeeper && m.blocked().is_none());

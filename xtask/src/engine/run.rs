@@ -925,7 +925,7 @@ impl RunContext<'_> {
             readiness::Probe {
                 name: &name,
                 container: id,
-                protocol: &m.protocol,
+                protocol: m.protocol.as_str(),
                 options: &options,
                 target: &target,
                 operation: m.readiness.operation,
@@ -1016,7 +1016,7 @@ impl RunContext<'_> {
             return Ok(None);
         };
         let spec = self.profile.priming_spec(
-            &m.protocol,
+            m.protocol.as_str(),
             format!("{}:{}", self.engines.roles.server_address, port),
             scenario.operation,
             scenario.load(level, self.profile)?,
@@ -1105,7 +1105,7 @@ impl RunContext<'_> {
         } = *running;
         let target = format!("{}:{}", self.engines.roles.server_address, port);
         let mut spec: CellSpec = self.profile.cell_spec(
-            &m.protocol,
+            m.protocol.as_str(),
             target,
             scenario.operation,
             scenario.load(concurrency, self.profile)?,
@@ -1180,7 +1180,7 @@ impl RunContext<'_> {
             variant: v.name.clone(),
             framework: m.framework.clone(),
             framework_version: v.version.clone(),
-            protocol: m.protocol.clone(),
+            protocol: m.protocol.to_string(),
             scenario: scenario.name.clone(),
             operation: scenario.operation,
             concurrency,

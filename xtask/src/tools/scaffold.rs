@@ -10,9 +10,11 @@
 //! runnable yet, with the list, and `lab run` skips it: a copy runs its
 //! original's code, and numbers under a new name would be a duplicate
 //! presented as a new framework. A protocol no folder speaks gets a
-//! template folder whose Dockerfile fails until it is written.
+//! template folder whose Dockerfile fails until it is written; a protocol
+//! the load client does not speak yet is refused (`--protocol` is one of
+//! its list): its module comes first (docs/adding-a-framework.md).
 
-use crate::definitions::manifest::{self, Manifest};
+use crate::definitions::manifest::{self, Language, Manifest, ProtocolName};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -36,10 +38,11 @@ pub struct ServerArgs {
         required_unless_present = "protocol"
     )]
     pub like: Option<String>,
-    /// The client protocol module the server speaks; copies the first folder
-    /// that speaks it, or writes a template when none does.
+    /// The client protocol module the server speaks (one the load client
+    /// has); copies the first folder that speaks it, or writes a template
+    /// when none does.
     #[arg(long)]
-    pub protocol: Option<String>,
+    pub protocol: Option<ProtocolName>,
     /// The server's port (default: the first free one above the copied
     /// server's).
     #[arg(long)]
@@ -117,7 +120,7 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
                     )
                 },
             )?),
-            (None, Some(protocol)) => manifests.iter().find(|m| &m.protocol == protocol),
+            (None, Some(protocol)) => manifests.iter().find(|m| m.protocol == *protocol),
             (None, None) => bail!("say --like EXISTING or --protocol P"),
         };
     let used: Vec<u16> = manifests.iter().map(|m| m.port).collect();
@@ -139,15 +142,10 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
                 .context("no free port above the copied server's; say --port")?
         }
     };
-    match source {
-        Some(m) => copy_server(m, &dest, name, port, registry.as_deref()),
-        None => template(
-            &dest,
-            name,
-            args.protocol.as_deref().unwrap_or_default(),
-            port,
-            registry.as_deref(),
-        ),
+    match (source, args.protocol) {
+        (Some(m), _) => copy_server(m, &dest, name, port, registry.as_deref()),
+        (None, Some(protocol)) => template(&dest, name, protocol, port, registry.as_deref()),
+        (None, None) => unreachable!("--like always finds its source or fails above"),
     }
 }
 
@@ -185,7 +183,7 @@ fn copy_server(
          would measure that server again under a new name",
         from.name
     )];
-    if from.language == "java" {
+    if from.language == Language::Java {
         todo.push(
             "rename the Java package and main class if you like (pom.xml's mainClass names \
              it); pom.xml is left as copied, so an unchanged pom reuses the original's \
@@ -207,7 +205,7 @@ fn copy_server(
             mentions.join(", ")
         ));
     }
-    todo.extend(common_todo(name, &from.protocol));
+    todo.extend(common_todo(name));
 
     let toml_path = dest.join("server.toml");
     let text = std::fs::read_to_string(&toml_path)?;
@@ -221,14 +219,8 @@ fn copy_server(
 }
 
 /// The checklist items every new server has, whatever it was made from.
-fn common_todo(name: &str, protocol: &str) -> Vec<String> {
+fn common_todo(name: &str) -> Vec<String> {
     let mut todo = Vec::new();
-    if !rpclab_client::protocols::NAMES.contains(&protocol) {
-        todo.push(format!(
-            "write the load client's `{protocol}` module (client/src/protocols/{protocol}*.rs \
-             and its test); until then the lab cannot run the server"
-        ));
-    }
     todo.push(format!(
         "`cargo xtask lab run --only {name} --profile smoke --results-dir /tmp/{name}-check`: \
          every call verified"
@@ -245,17 +237,10 @@ fn common_todo(name: &str, protocol: &str) -> Vec<String> {
 fn template(
     dest: &Path,
     name: &str,
-    protocol: &str,
+    protocol: ProtocolName,
     port: u16,
     registry: Option<&str>,
 ) -> Result<Scaffold> {
-    if protocol.is_empty()
-        || !protocol
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    {
-        bail!("--protocol `{protocol}`: a protocol name is lower case letters, digits and `-`");
-    }
     std::fs::create_dir_all(dest)?;
     let mut todo = vec![
         format!(
@@ -266,9 +251,12 @@ fn template(
         "write the server: bind 127.0.0.1 on RPCLAB_PORT, implement every contract operation \
          (contract/README.md)"
             .to_owned(),
-        "fill in server.toml: framework, language, description, variants".to_owned(),
+        "fill in server.toml: framework, description, variants; `language = \"java\"` is \
+         written, and a server in another language needs it added to the lab's `Language` \
+         (xtask/src/definitions/manifest.rs) with a way to build it"
+            .to_owned(),
     ];
-    todo.extend(common_todo(name, protocol));
+    todo.extend(common_todo(name));
     std::fs::write(
         dest.join("Dockerfile"),
         format!(
@@ -288,7 +276,7 @@ fn template(
         "name = \"{name}\"\n\
          framework = \"{name}\"\n\
          protocol = \"{protocol}\"\n\
-         language = \"TODO\"\n\
+         language = \"java\"\n\
          description = \"TODO: what runs, on which transport, with which threads.\"\n\
          port = {port}\n\
          registry = \"{}\"\n\
@@ -478,7 +466,7 @@ mod tests {
         ServerArgs {
             name: name.to_owned(),
             like: like.map(str::to_owned),
-            protocol: protocol.map(str::to_owned),
+            protocol: protocol.map(|p| p.parse().unwrap()),
             port: None,
             registry: None,
         }
@@ -602,19 +590,35 @@ mod tests {
     #[test]
     fn a_protocol_no_folder_speaks_gets_a_template_that_cannot_run() {
         let root = temp_root(&["rmi-jdk"]);
-        let made = new_server(root.path(), &args("capnp-rust", None, Some("capnp"))).unwrap();
+        let made = new_server(root.path(), &args("grpc-rust", None, Some("grpc"))).unwrap();
         assert!(made.from.is_none());
         assert!(
-            made.todo
-                .iter()
-                .any(|t| t.contains("client/src/protocols/capnp")),
+            made.todo.iter().any(|t| t.contains("`Language`")),
             "{:#?}",
             made.todo
         );
         let manifests = manifest::load_all(root.path()).unwrap();
-        let new = manifests.iter().find(|m| m.name == "capnp-rust").unwrap();
-        assert_eq!(new.protocol, "capnp");
+        let new = manifests.iter().find(|m| m.name == "grpc-rust").unwrap();
+        assert_eq!(new.protocol, ProtocolName::Grpc);
         assert!(new.blocked().is_some());
+    }
+
+    #[test]
+    fn a_protocol_the_client_does_not_speak_is_refused_with_the_ones_it_does() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            server: ServerArgs,
+        }
+        let err = Cli::try_parse_from(["new", "capnp-rust", "--protocol", "capnp"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("unknown protocol `capnp`; this client speaks: grpc"),
+            "{err}"
+        );
     }
 
     #[test]

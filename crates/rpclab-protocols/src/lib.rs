@@ -1,0 +1,33 @@
+//! The wire protocols rpclab's load client speaks, each natively, usable
+//! without the load engine (`rpclab-client`) that drives them.
+//!
+//! * [`protocol`]: the one trait a wire protocol implements, and how a
+//!   reply is verified;
+//! * [`call_error`]: why a call failed, in the classes results report;
+//! * [`exchange`]: a call as a sans-IO exchange (request bytes, a reply
+//!   recognised in the bytes received), for protocols that can be one;
+//! * [`protocols`]: the implementations, and the one list that names them
+//!   ([`protocols::ProtocolName`], [`protocols::dispatch`]);
+//!
+//! and what several protocols share:
+//!
+//! * [`net`]: TCP connections that count their wire bytes;
+//! * [`mux`]: multiplexed connections (many calls in flight matched by
+//!   request id), with [`id_hash`] for their request-id maps;
+//! * [`http`]: HTTP/1.1 keep-alive connections (Hessian, SOAP);
+//! * [`discovery`]: finding providers in a registry (ZooKeeper);
+//! * [`java_contract`]: the contract's Java names and its values in Hessian
+//!   and Java serialization, shared by the Java frameworks' protocols;
+//! * [`reference`]: a reply verified once by value, then by its bytes.
+
+pub mod call_error;
+pub mod discovery;
+pub mod exchange;
+pub mod http;
+pub mod id_hash;
+pub mod java_contract;
+pub mod mux;
+pub mod net;
+pub mod protocol;
+pub mod protocols;
+pub mod reference;

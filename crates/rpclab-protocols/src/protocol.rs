@@ -1,0 +1,239 @@
+//! The one abstraction every wire protocol implements.
+//!
+//! A protocol module turns the contract's [`Call`] into bytes on the wire and
+//! the server's reply back into a contract [`Value`]. It knows nothing about
+//! load or timing: the load models drive it. Every decoded reply is
+//! compared with the expected one in one place, [`verify`], so no protocol
+//! can accidentally count a wrong answer as a success; a protocol that
+//! verifies replies by their bytes does so only through
+//! [`crate::reference`], which vouches only for the bytes of a reply that
+//! decoded to the expected value.
+//!
+//! Methods use `impl Future` rather than boxed futures so that the runner,
+//! which is generic over the protocol, pays no allocation per call for
+//! dynamic dispatch.
+
+#[doc(no_inline)]
+pub use crate::call_error::CallError;
+use crate::exchange::Exchange;
+#[doc(no_inline)]
+pub use crate::exchange::NoExchange;
+use rpclab_model::contract::{Call, Value};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A kind of server endpoint the client can talk to (gRPC, Thrift, ...).
+pub trait Protocol: Send + Sync + Sized + 'static {
+    type Conn: Connection;
+
+    /// The protocol's calls as a sans-IO exchange ([`crate::exchange`]);
+    /// [`NoExchange`] for a protocol that has none.
+    type Exchange: Exchange;
+
+    /// Name used by `--protocol` and by server manifests.
+    const NAME: &'static str;
+
+    /// How this protocol's connections are used, recorded with every result
+    /// (e.g. "multiplexed HTTP/2, many calls in flight per connection").
+    const CONNECTION_MODEL: &'static str;
+
+    /// Builds the protocol from the cell's options. Unknown keys are an error
+    /// that names the key and the accepted ones.
+    fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError>;
+
+    /// Opens one connection to `target` (`host:port`). Wire bytes on it are
+    /// added to `counter`.
+    fn connect(
+        &self,
+        target: &str,
+        counter: WireCounter,
+    ) -> impl Future<Output = Result<Self::Conn, CallError>> + Send;
+
+    /// `call` as a sans-IO exchange on a plain TCP connection (`TCP_NODELAY`
+    /// set, nothing sent or received but requests and replies), when the
+    /// protocol can make it one: the closed loop may then run it on its
+    /// poll engine ([`crate::poll_loop`]). `None` (the default): the call
+    /// runs on tasks, through [`Protocol::Conn`].
+    fn exchange(&self, _call: &Call) -> Result<Option<Self::Exchange>, CallError> {
+        Ok(None)
+    }
+}
+
+/// One open connection (or channel) to a server.
+///
+/// `call` takes `&self`: a multiplexing protocol lets many workers share one
+/// connection with many calls in flight; a protocol with one call in flight
+/// per connection serialises internally.
+pub trait Connection: Send + Sync + 'static {
+    /// The call's reply as a contract value.
+    fn call(&self, call: &Call) -> impl Future<Output = Result<Value, CallError>> + Send;
+
+    /// The call, its reply verified: equal to `call.expected`, or an
+    /// error. The load models make every call through this. By default the
+    /// reply is decoded ([`Connection::call`]) and compared ([`verify`]); a
+    /// protocol with a reference reply ([`crate::reference`]) verifies a
+    /// reply with the reference's bytes without making a value of it.
+    fn verified_call(&self, call: &Call) -> impl Future<Output = Result<(), CallError>> + Send {
+        async move { verify(self.call(call).await?, call) }
+    }
+}
+
+/// A decoded reply compared with the call's expected value.
+pub fn verify(reply: Value, call: &Call) -> Result<(), CallError> {
+    if reply == call.expected {
+        return Ok(());
+    }
+    let mut got = format!("{reply:?}");
+    // At most 160 bytes, cut at a character's boundary.
+    let cut = (0..=got.len().min(160))
+        .rev()
+        .find(|&i| got.is_char_boundary(i))
+        .unwrap_or(0);
+    got.truncate(cut);
+    Err(CallError::WrongResponse(format!(
+        "{} returned {got}",
+        call.operation
+    )))
+}
+
+/// Bytes sent and received on the wire, shared by the connections of a cell.
+///
+/// Relaxed atomic adds: one per socket read or write, not per byte, and
+/// never a lock.
+#[derive(Clone, Debug, Default)]
+pub struct WireCounter(Arc<WireBytes>);
+
+#[derive(Debug, Default)]
+pub struct WireBytes {
+    sent: AtomicU64,
+    received: AtomicU64,
+}
+
+impl WireCounter {
+    pub fn add_sent(&self, n: usize) {
+        self.0.sent.fetch_add(n as u64, Ordering::Relaxed);
+    }
+    pub fn add_received(&self, n: usize) {
+        self.0.received.fetch_add(n as u64, Ordering::Relaxed);
+    }
+    /// (sent, received) so far.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.0.sent.load(Ordering::Relaxed),
+            self.0.received.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Rejects option keys a protocol does not know.
+pub fn check_options(
+    protocol: &str,
+    options: &BTreeMap<String, String>,
+    known: &[&str],
+) -> Result<(), CallError> {
+    match options.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(key) => Err(CallError::Config(format!(
+            "protocol `{protocol}` has no option `{key}` (known: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Protocol options from `(key, value)` pairs, as a cell spec holds them:
+/// for the protocols' tests.
+#[cfg(test)]
+pub(crate) fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The longest `heartbeat_s` a protocol accepts: a day.
+pub const MAX_HEARTBEAT_S: u64 = 86_400;
+
+/// The `heartbeat_s` option of a multiplexing protocol ([`mux`](crate::mux)):
+/// seconds of write silence after which a connection sends a heartbeat,
+/// `0` for none. `default_s` applies when the option is absent (`None`:
+/// no heartbeat).
+pub fn heartbeat_option(
+    protocol: &str,
+    options: &BTreeMap<String, String>,
+    default_s: Option<u64>,
+) -> Result<Option<Duration>, CallError> {
+    let seconds = match options.get("heartbeat_s") {
+        None => default_s,
+        Some(s) => match s.parse::<u64>() {
+            Ok(0) => None,
+            Ok(n) if n <= MAX_HEARTBEAT_S => Some(n),
+            _ => {
+                return Err(CallError::Config(format!(
+                    "option `heartbeat_s` of protocol `{protocol}` must be a number of seconds \
+                     from 0 (off) to {MAX_HEARTBEAT_S}, not `{s}`"
+                )))
+            }
+        },
+    };
+    Ok(seconds.map(Duration::from_secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(heartbeat: &str) -> BTreeMap<String, String> {
+        options(&[("heartbeat_s", heartbeat)])
+    }
+
+    #[test]
+    fn a_wrong_reply_is_described_in_at_most_160_bytes_whatever_its_characters() {
+        let call = rpclab_model::contract::Operation::Hello.call();
+        assert!(verify(call.expected.clone(), &call).is_ok());
+        for text in [
+            "a".repeat(400),
+            "✓".repeat(400),
+            format!("a{}", "é".repeat(400)),
+        ] {
+            match verify(Value::Str(text), &call) {
+                Err(CallError::WrongResponse(m)) => {
+                    assert!(m.starts_with("hello returned Str(\""), "{m}");
+                    assert!(m.len() <= 160 + "hello returned ".len(), "{}", m.len());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn heartbeat_is_seconds_zero_for_off_default_when_absent() {
+        let none = BTreeMap::new();
+        assert_eq!(
+            heartbeat_option("p", &none, Some(15)).unwrap(),
+            Some(Duration::from_secs(15))
+        );
+        assert_eq!(heartbeat_option("p", &none, None).unwrap(), None);
+        assert_eq!(heartbeat_option("p", &opts("0"), Some(15)).unwrap(), None);
+        assert_eq!(
+            heartbeat_option("p", &opts("86400"), None).unwrap(),
+            Some(Duration::from_secs(86_400))
+        );
+        for bad in ["-1", "soon", "86401", ""] {
+            let e = heartbeat_option("p", &opts(bad), None).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "configuration: option `heartbeat_s` of protocol `p` must be a number \
+                     of seconds from 0 (off) to 86400, not `{bad}`"
+                )
+            );
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! Apache Dubbo's `dubbo` protocol (dubbo2: the 16-byte exchange header over
+//! TCP) with hessian2 serialization, against `rpclab.contract.BenchService`
+//! (`contract/java/`), as exported by the Dubbo 3.3 and 2.6 providers of
+//! `servers/dubbo-*`.
+//!
+//! # Options
+//!
+//! * `serialization`: `hessian2` (default; Dubbo's id 2) or another of
+//!   [`format::Format::names`] (see [`serialization`]). Dubbo's
+//!   serializations this client does not speak are refused with a
+//!   configuration error that lists the ones it does. It must be the one
+//!   the provider is configured with: with a registry, the provider's
+//!   registered `serialization` is checked before connecting.
+//! * `registry`: e.g. `zookeeper://127.0.0.1:2181`. When set, the provider's
+//!   address is discovered in ZooKeeper (the URL-decoded children of
+//!   `/dubbo/rpclab.contract.BenchService/providers`): the provider whose
+//!   port is the target's port, or the first one for an empty target. The
+//!   lookup is done once per protocol instance (at the first `connect`) and
+//!   shared by all its connections. Without it, `connect` dials the target.
+//! * `heartbeat_s`: seconds of write silence after which a connection sends
+//!   a heartbeat (default 60, Dubbo's; 0 disables).
+//!
+//! # Wire format
+//!
+//! See [`codec`] (the frame and the order of values, once for every
+//! serialization) and [`serialization`] (the values): requests carry the dubbo version `2.0.2`, the path and
+//! interface `rpclab.contract.BenchService`, service version `0.0.0` (both
+//! providers export none; Dubbo treats `0.0.0` as none), the method, its JVM
+//! parameter descriptor, the argument (an `rpclab.contract.Order` object,
+//! an `ArrayList` of them, or a string) and the attachments (path,
+//! interface, version). Replies are decoded straight into contract values.
+//!
+//! # Connections
+//!
+//! Multiplexed, as Dubbo's own client: see [`mux`](crate::mux) (one TCP
+//! connection, many requests in flight matched by request id, a coalescing
+//! writer, a reader that only frames, replies decoded on the callers'
+//! tasks). What is Dubbo's, in [`DubboFraming`]: request ids are the whole
+//! `long` range from 0; the server's heartbeat requests (two-way events)
+//! are answered at once with a heartbeat response, answers to ours and
+//! other events are skipped, as are requests from the server (callbacks
+//! are not part of the contract); every `heartbeat_s` of write silence the
+//! connection sends a heartbeat request (so an idle connection says
+//! something at least every 2 × `heartbeat_s`, within the provider's idle
+//! timeout of 3 × its heartbeat).
+//!
+//! # Per-call work
+//!
+//! One request buffer, sized up front from the argument (never regrown);
+//! the reply's body is decoded straight into the contract value (its
+//! strings and list). The rest is the mux's (one oneshot, one map entry,
+//! no copy of the reply).
+
+pub mod codec;
+pub mod format;
+pub mod serialization;
+
+use self::codec::{Header, Method, HEADER_LEN};
+use self::format::Format;
+use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
+use bytes::Bytes;
+use rpclab_model::contract::{Call, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Dubbo's default heartbeat interval.
+pub const DEFAULT_HEARTBEAT_S: u64 = 60;
+
+/// Every serialization Dubbo 2.x/3.x ships (or shipped), with its id, for
+/// the message that refuses one this client does not speak.
+pub const DUBBO_SERIALIZATIONS: &[(&str, u8)] = &[
+    ("hessian2", 2),
+    ("java", 3),
+    ("compactedjava", 4),
+    ("fastjson", 6),
+    ("nativejava", 7),
+    ("kryo", 8),
+    ("fst", 9),
+    ("protostuff", 12),
+    ("avro", 11),
+    ("gson", 16),
+    ("protobuf-json", 21),
+    ("protobuf", 22),
+    ("fastjson2", 23),
+    ("kryo2", 25),
+];
+
+/// The dubbo protocol, with its options.
+#[derive(Debug)]
+pub struct Dubbo {
+    serialization: String,
+    format: Arc<Format>,
+    heartbeat: Option<Duration>,
+    registry: Option<Providers>,
+}
+
+impl Dubbo {
+    /// The `serialization` option's value.
+    pub fn serialization(&self) -> &str {
+        &self.serialization
+    }
+
+    pub fn heartbeat(&self) -> Option<Duration> {
+        self.heartbeat
+    }
+
+    pub fn registry(&self) -> Option<&str> {
+        self.registry.as_ref().map(|p| p.registry().url())
+    }
+}
+
+impl Protocol for Dubbo {
+    type Conn = DubboConnection;
+    type Exchange = crate::protocol::NoExchange;
+
+    const NAME: &'static str = "dubbo";
+
+    const CONNECTION_MODEL: &'static str = crate::mux::CONNECTION_MODEL;
+
+    fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
+        let mut known = vec!["serialization", "registry", "heartbeat_s"];
+        known.extend(Format::options());
+        check_options(Self::NAME, options, &known)?;
+        let serialization = options
+            .get("serialization")
+            .map_or("hessian2", String::as_str)
+            .to_owned();
+        let format = match Format::new(&serialization, options) {
+            Some(format) => format?,
+            None => {
+                let dubbo_has: Vec<String> = DUBBO_SERIALIZATIONS
+                    .iter()
+                    .map(|(name, id)| format!("{name} ({id})"))
+                    .collect();
+                let what = if DUBBO_SERIALIZATIONS
+                    .iter()
+                    .any(|(n, _)| *n == serialization)
+                {
+                    format!("serialization `{serialization}` exists in Dubbo but this client does not speak it")
+                } else {
+                    format!("serialization `{serialization}` does not exist in Dubbo")
+                };
+                return Err(CallError::Config(format!(
+                    "protocol `dubbo`: {what}; Dubbo's serializations are {}; \
+                     this client speaks {}",
+                    dubbo_has.join(", "),
+                    Format::names().join(", ")
+                )));
+            }
+        };
+        let heartbeat = heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?;
+        let registry = Providers::from_options(Self::NAME, options)?;
+        Ok(Dubbo {
+            serialization,
+            format: Arc::new(format),
+            heartbeat,
+            registry,
+        })
+    }
+
+    async fn connect(
+        &self,
+        target: &str,
+        counter: WireCounter,
+    ) -> Result<DubboConnection, CallError> {
+        let accept = |provider: &ServiceUrl| {
+            // A provider without the parameter uses Dubbo's default
+            // (hessian2 up to 3.2).
+            let theirs = provider
+                .params
+                .get("serialization")
+                .map_or("hessian2", String::as_str);
+            if theirs == self.serialization {
+                return Ok(());
+            }
+            Err(CallError::Config(format!(
+                "the provider at {} registered serialization `{theirs}`; this client \
+                 was configured to send `{}`, which the provider would refuse \
+                 (set the `serialization` option to `{theirs}`)",
+                provider.address(),
+                self.serialization
+            )))
+        };
+        let (read, write) =
+            connect_provider(self.registry.as_ref(), target, counter, discover, accept).await?;
+        Ok(DubboConnection::start(
+            read,
+            write,
+            self.heartbeat,
+            Arc::clone(&self.format),
+        ))
+    }
+}
+
+/// Lists the dubbo providers of the contract's service as a Dubbo consumer
+/// does with interface-level registration: the children of
+/// `/dubbo/<interface>/providers` are the providers' URLs, URL-encoded
+/// (`java.net.URLEncoder`), e.g.
+/// `dubbo://127.0.0.1:20880/rpclab.contract.BenchService?dubbo=2.0.2&serialization=hessian2&...`.
+/// Providers of other protocols under the same interface are skipped; none
+/// left is an error that lists what was skipped.
+async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
+    let path = format!("/dubbo/{}/providers", codec::SERVICE);
+    let mut providers = Vec::new();
+    let mut skipped = Vec::new();
+    for child in zk.children(&path).await? {
+        let url = url_decode(&child);
+        match ServiceUrl::parse(&url) {
+            Ok(p) if p.protocol == "dubbo" => providers.push(p),
+            Ok(p) => skipped.push(format!("{url} (protocol {})", p.protocol)),
+            Err(e) => skipped.push(e),
+        }
+    }
+    if providers.is_empty() {
+        return Err(CallError::Connect(format!(
+            "registry {}: no dubbo provider under {path}{}",
+            zk.url(),
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" (skipped: {})", skipped.join("; "))
+            }
+        )));
+    }
+    Ok(providers)
+}
+
+/// One dubbo connection, shared by many callers (see [`mux`](crate::mux)).
+#[derive(Debug)]
+pub struct DubboConnection {
+    mux: Mux<DubboFraming>,
+}
+
+impl DubboConnection {
+    /// Runs the connection's tasks over a stream's two halves.
+    pub fn start<R, W>(
+        read: R,
+        write: W,
+        heartbeat: Option<Duration>,
+        format: Arc<Format>,
+    ) -> DubboConnection
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        DubboConnection {
+            mux: Mux::start(read, write, heartbeat, DubboFraming { format }),
+        }
+    }
+
+    /// Whether the connection has failed or been closed by the server.
+    pub fn is_closed(&self) -> bool {
+        self.mux.is_closed()
+    }
+}
+
+impl Connection for DubboConnection {
+    async fn call(&self, call: &Call) -> Result<Value, CallError> {
+        let method = Method::of(call)?;
+        let format = &self.mux.framing().format;
+        let frame = self
+            .mux
+            .call(|id| {
+                let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
+                format.encode_request(&mut request, id, method, &call.argument)?;
+                Ok(request)
+            })
+            .await?;
+        format.decode_response(&frame.header, &frame.body, method)
+    }
+}
+
+/// A response for a caller: its header and body.
+#[derive(Debug)]
+pub struct Frame {
+    pub header: Header,
+    pub body: Bytes,
+}
+
+/// Dubbo's frames, for the [`mux`](crate::mux): the 16-byte header gives
+/// the body's length; replies by request id; the server's heartbeat
+/// requests answered at once.
+#[derive(Debug)]
+pub struct DubboFraming {
+    format: Arc<Format>,
+}
+
+impl Framing for DubboFraming {
+    const NAME: &'static str = "dubbo";
+    type Head = Header;
+    type Reply = Frame;
+
+    fn split(&self, buf: &[u8]) -> Result<Split<Header>, CallError> {
+        Ok(match codec::frame(buf)? {
+            Some((head, len)) => Split::Whole { head, len },
+            // The header's length is checked against MAX_BODY.
+            None if buf.len() >= HEADER_LEN => Split::Partial {
+                len: Some(HEADER_LEN + Header::decode(buf)?.len),
+            },
+            None => Split::Partial { len: None },
+        })
+    }
+
+    fn route(&self, header: Header, mut frame: Bytes) -> Result<Inbound<Frame>, CallError> {
+        if header.is_event() {
+            return Ok(if header.is_request() && header.is_two_way() {
+                Inbound::Answer(Bytes::from(self.format.heartbeat_response(header.id)?))
+            } else {
+                // A response to our heartbeat: nothing to do.
+                Inbound::Skip
+            });
+        }
+        if header.is_request() {
+            // The server calling back: not part of this contract.
+            return Ok(Inbound::Skip);
+        }
+        let body = frame.split_off(HEADER_LEN);
+        Ok(Inbound::Reply {
+            id: header.id,
+            reply: Frame { header, body },
+        })
+    }
+
+    fn heartbeat(&self, id: impl FnOnce() -> u64) -> Result<Bytes, CallError> {
+        self.format.heartbeat_request(id()).map(Bytes::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Protocol;
+    use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
+    use rpclab_model::contract::Operation;
+    use tokio::io::AsyncReadExt;
+
+    use crate::protocol::options as opts;
+
+    #[test]
+    fn options() {
+        let d = Dubbo::new(&opts(&[])).unwrap();
+        assert_eq!(d.heartbeat(), Some(Duration::from_secs(60)));
+        assert_eq!(d.registry(), None);
+        let d = Dubbo::new(&opts(&[
+            ("serialization", "hessian2"),
+            ("registry", "zookeeper://127.0.0.1:2181"),
+            ("heartbeat_s", "0"),
+        ]))
+        .unwrap();
+        assert_eq!(d.heartbeat(), None);
+        assert_eq!(d.registry(), Some("zookeeper://127.0.0.1:2181"));
+        let d = Dubbo::new(&opts(&[("serialization", "java")])).unwrap();
+        assert_eq!(d.serialization(), "java");
+        match Dubbo::new(&opts(&[("serialization", "fst")])) {
+            Err(CallError::Config(m)) => {
+                assert!(
+                    m.contains("`fst` exists in Dubbo but this client does not speak it"),
+                    "{m}"
+                );
+                assert!(m.contains("fastjson2 (23)"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match Dubbo::new(&opts(&[("serialization", "xml")])) {
+            Err(CallError::Config(m)) => assert!(m.contains("does not exist"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        for bad in [
+            opts(&[("heartbeat_s", "-1")]),
+            opts(&[("heartbeat_s", "soon")]),
+            opts(&[("registry", "nacos://127.0.0.1:8848")]),
+            opts(&[("transport", "framed")]),
+        ] {
+            assert!(
+                matches!(Dubbo::new(&bad), Err(CallError::Config(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    fn framing() -> DubboFraming {
+        DubboFraming {
+            format: Arc::new(Format::Hessian2(Hessian2)),
+        }
+    }
+
+    #[test]
+    fn malformed_headers_are_errors_and_short_frames_partial() {
+        let good = codec::heartbeat_response(&Hessian2, 1).unwrap();
+        let mut bad_magic = good.clone();
+        bad_magic[0] = 0xca;
+        let mut huge = good.clone();
+        huge[12..16].copy_from_slice(&u32::MAX.to_be_bytes());
+        crate::mux::check_split(&framing(), &good, HEADER_LEN, &[&bad_magic, &huge]);
+    }
+
+    #[test]
+    fn answers_server_heartbeats_and_routes_responses() {
+        let call = Operation::Hello.call();
+        // The server's reply to request 5: "hello aa".
+        let mut body = Vec::new();
+        let mut enc = hessian2::Encoder::new(&mut body);
+        enc.write_int(codec::RESPONSE_VALUE);
+        enc.write_string("hello aa");
+        let mut stream = codec::heartbeat_request(&Hessian2, 77).unwrap();
+        stream.extend_from_slice(
+            &Header {
+                flag: HESSIAN2,
+                status: codec::OK,
+                id: 5,
+                len: body.len(),
+            }
+            .encode(),
+        );
+        stream.extend_from_slice(&body);
+        // A reply to our heartbeat, and the start of another frame.
+        stream.extend_from_slice(&codec::heartbeat_response(&Hessian2, 9).unwrap());
+        stream.extend_from_slice(&[0xda, 0xbb]);
+        let (routes, rest) = crate::mux::route_all(&framing(), &stream).unwrap();
+        assert_eq!(rest, None);
+        match &routes[..] {
+            [Inbound::Answer(answer), Inbound::Reply { id: 5, reply }, Inbound::Skip] => {
+                assert_eq!(
+                    &answer[..],
+                    &codec::heartbeat_response(&Hessian2, 77).unwrap()[..]
+                );
+                assert_eq!(
+                    codec::decode_response(&Hessian2, &reply.header, &reply.body, Method::Hello)
+                        .unwrap(),
+                    call.expected
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_heartbeat_is_a_two_way_event_request() {
+        let (client, mut server) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(client);
+        let conn = DubboConnection::start(
+            read,
+            write,
+            Some(Duration::from_millis(50)),
+            Arc::new(Format::Hessian2(Hessian2)),
+        );
+        // Idle: a heartbeat request comes within two periods.
+        let mut header = [0u8; 17];
+        tokio::time::timeout(Duration::from_secs(2), server.read_exact(&mut header))
+            .await
+            .unwrap()
+            .unwrap();
+        let h = Header::decode(&header).unwrap();
+        assert!(h.is_event() && h.is_request() && h.is_two_way(), "{h:?}");
+        drop(conn);
+    }
+}

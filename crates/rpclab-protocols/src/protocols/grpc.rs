@@ -1,0 +1,438 @@
+//! gRPC (HTTP/2 + protobuf) on the client's own HTTP/2 connection, against
+//! service `rpclab.Bench` of `contract/bench.proto`.
+//!
+//! The messages are generated at build time by `build.rs` (prost through
+//! tonic-prost-build, with a vendored protoc); the calls are made on a lean
+//! HTTP/2 client of unary calls (its modules `conn`, `writer`, `reader`,
+//! `frame` and `reply`), without tonic's client stack nor `h2`: `h2`
+//! HPACK-encoded the same request headers on every call, decoded every
+//! reply's two header blocks into header maps and kept a general stream
+//! store, which was most of what was left above h2load's CPU per call on a
+//! shared connection (docs/client-ceiling.md, "The gRPC path after issue
+//! 13").
+//!
+//! # Connections
+//!
+//! One [`GrpcConnection`] is one HTTP/2 connection at a time to a single
+//! endpoint, opened through [`connect_tcp`](crate::net::connect_tcp) with
+//! both halves wrapped in a [`CountingStream`](crate::net::CountingStream),
+//! so every byte of it (HTTP/2 framing, headers, gRPC length prefixes,
+//! protobuf) is counted. Many tasks share the connection and their calls
+//! are multiplexed on it as HTTP/2 streams; one writer task writes every
+//! call queued at once in one write. Should the connection end (the server
+//! closed it, GOAWAY, an I/O error), the next call opens a new one (still
+//! one connection at a time), as tonic's channel did.
+//!
+//! A call whose timeout drops it is cancelled as HTTP/2 says: the writer
+//! is told, a call not yet sent is never sent, and a sent one has its
+//! stream reset by the connection's reader (RST_STREAM with CANCEL), which
+//! frees its place under the server's `MAX_CONCURRENT_STREAMS` at once;
+//! what the server still sends on it is ignored (`conn.rs`).
+//!
+//! # Per-call work
+//!
+//! A call's request is prepared once (`Prepared`: the HPACK header block
+//! and the length-prefixed protobuf body, encoded once) and reused while
+//! the calls are the same (a cell makes one call over and over: one
+//! comparison of the argument per call). Each call then costs two
+//! reference-count increments (block and body), a oneshot channel for its
+//! reply, a place in the writer's queue, a 9-byte HEADERS and a 9-byte
+//! DATA frame header around the prepared bytes, and an entry in the
+//! reader's stream map; the reply message is a slice of the read buffer.
+//!
+//! # Verification
+//!
+//! Every reply is checked: `:status` 200, a `content-type` of
+//! `application/grpc`, exactly one uncompressed length-prefixed message,
+//! and `grpc-status` 0 in the trailers (module `reply`). The message is compared
+//! byte for byte with the prepared call's **reference reply**
+//! ([`crate::reference`]): a reply message that was decoded in full and
+//! found equal to the call's expected value. Such a reply is verified
+//! without being decoded ([`Reply::AsReference`]); any other reply is
+//! decoded in full and compared with the expected value, as for every
+//! protocol.
+//!
+//! # Errors
+//!
+//! A status the server sent (`grpc-status` ≠ 0, in the trailers or a
+//! Trailers-Only reply) becomes [`CallError::Server`]`("<CODE>: <message>")`,
+//! with the canonical code name (`UNAVAILABLE`, `INTERNAL`, ...) and the
+//! percent-decoded `grpc-message`. A connection that cannot be (re)opened is
+//! [`CallError::Connect`]; an I/O error, a stream reset (RST_STREAM) or a
+//! connection closed (GOAWAY) under a call is [`CallError::Io`]; a reply
+//! that breaks HTTP/2 or the gRPC framing (another `:status`, no trailers,
+//! a truncated or compressed message, an undecodable one, a malformed
+//! frame or header block) is [`CallError::Protocol`].
+
+mod conn;
+/// Also the framing of `rpclab-floor`'s HTTP/2 (the `rpclab-floor` crate).
+pub mod frame;
+mod reader;
+mod reply;
+mod shared;
+mod writer;
+
+use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
+use bytes::{Bytes, BytesMut};
+use conn::Channel;
+use prost::Message as _;
+use reply::PREFIX;
+use rpclab_model::contract::{self, Call, MismatchedArgument, Operation, Value};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// Code generated from `contract/bench.proto`: the messages.
+#[allow(clippy::all, missing_docs)]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/grpc-client/rpclab.rs"));
+}
+
+/// Code generated from `contract/bench.proto` for a server: the messages
+/// and the `Bench` service trait (tonic), for in-process test servers and
+/// the `rpclab-echo` tool.
+#[cfg(feature = "grpc-server")]
+#[allow(clippy::all, missing_docs)]
+pub mod server_pb {
+    include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
+}
+
+pub use frame::MAX_MESSAGE_SIZE;
+
+/// The `user-agent` of every request.
+const USER_AGENT: &str = concat!("rpclab-client/", env!("CARGO_PKG_VERSION"));
+
+/// The gRPC protocol. It has no options yet.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Grpc;
+
+impl Protocol for Grpc {
+    type Conn = GrpcConnection;
+    type Exchange = crate::protocol::NoExchange;
+
+    const NAME: &'static str = "grpc";
+
+    const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
+
+    fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
+        check_options(Self::NAME, options, &[])?;
+        Ok(Grpc)
+    }
+
+    async fn connect(
+        &self,
+        target: &str,
+        counter: WireCounter,
+    ) -> Result<GrpcConnection, CallError> {
+        let valid = http::uri::Authority::try_from(target)
+            .ok()
+            .is_some_and(|a| a.port_u16().is_some() && !target.contains(['/', '@']));
+        if !valid {
+            return Err(CallError::Connect(format!(
+                "invalid target `{target}`: not host:port"
+            )));
+        }
+        Ok(GrpcConnection {
+            authority: target.to_owned(),
+            channel: Channel::open(target, counter).await?,
+            prepared: OnceLock::new(),
+        })
+    }
+}
+
+/// One HTTP/2 connection to a gRPC server, shared by many tasks.
+#[derive(Debug)]
+pub struct GrpcConnection {
+    /// `host:port`, the requests' `:authority`.
+    authority: String,
+    channel: Channel,
+    /// The first call's request, kept for the calls that are the same.
+    prepared: OnceLock<Prepared>,
+}
+
+/// How a reply message is decoded into a contract value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReplyType {
+    Order,
+    Orders,
+    Text,
+    Nothing,
+}
+
+/// A call's request, built once: which call it is for, what to send, and
+/// the reference reply once one was verified.
+#[derive(Debug)]
+struct Prepared {
+    operation: Operation,
+    argument: Value,
+    /// The request's HPACK header block (see [`frame::request_headers`]).
+    headers: Bytes,
+    /// The length-prefixed request message.
+    body: Bytes,
+    reply: ReplyType,
+    /// A reply message that decoded to the call's expected value.
+    reference: ReferenceReply,
+}
+
+impl Prepared {
+    fn new(call: &Call, authority: &str) -> Result<Prepared, CallError> {
+        let (method, message, reply) = match (call.operation, &call.argument) {
+            (Operation::OrderEcho, Value::Order(order)) => {
+                ("EchoOrder", to_pb(order).encode_to_vec(), ReplyType::Order)
+            }
+            (Operation::OrdersEcho, Value::Orders(orders)) => {
+                let list = pb::OrderList {
+                    orders: orders.iter().map(to_pb).collect(),
+                };
+                ("EchoOrders", list.encode_to_vec(), ReplyType::Orders)
+            }
+            (Operation::StringEcho(_), Value::Str(s)) => {
+                let text = pb::Text { value: s.clone() };
+                ("EchoString", text.encode_to_vec(), ReplyType::Text)
+            }
+            (Operation::Hello, Value::Str(name)) => {
+                let text = pb::Text {
+                    value: name.clone(),
+                };
+                ("Hello", text.encode_to_vec(), ReplyType::Text)
+            }
+            (Operation::Empty, Value::Unit) => {
+                ("Empty", pb::Nothing {}.encode_to_vec(), ReplyType::Nothing)
+            }
+            (operation, argument) => {
+                return Err(MismatchedArgument::new(operation, argument).into())
+            }
+        };
+        if message.len() > MAX_MESSAGE_SIZE {
+            return Err(CallError::Config(format!(
+                "{} request of {} bytes: more than {MAX_MESSAGE_SIZE}",
+                call.operation,
+                message.len()
+            )));
+        }
+        let mut body = BytesMut::with_capacity(PREFIX + message.len());
+        body.extend_from_slice(&[0]);
+        body.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        body.extend_from_slice(&message);
+        let path = format!("/rpclab.Bench/{method}");
+        let headers = frame::request_headers(&path, authority, USER_AGENT);
+        if headers.len() > frame::DEFAULT_MAX_FRAME {
+            // One HEADERS frame of the smallest size a server may allow.
+            return Err(CallError::Config(format!(
+                "a request header block of {} bytes: more than {}",
+                headers.len(),
+                frame::DEFAULT_MAX_FRAME
+            )));
+        }
+        Ok(Prepared {
+            operation: call.operation,
+            argument: call.argument.clone(),
+            headers: Bytes::from(headers),
+            body: body.freeze(),
+            reply,
+            reference: ReferenceReply::default(),
+        })
+    }
+
+    fn is_for(&self, call: &Call) -> bool {
+        self.operation == call.operation && self.argument == call.argument
+    }
+
+    /// The reply message (see [`ReferenceReply`]).
+    fn reply_of(&self, message: &[u8], expected: &Value) -> Result<Reply, CallError> {
+        self.reference
+            .reply_of(message, expected, |m| decode(self.reply, m))
+    }
+}
+
+impl ReferenceExchange for GrpcConnection {
+    /// One exchange: the prepared request sent on a stream of its own, its
+    /// reply message checked against the reference reply, or decoded.
+    async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
+        let mut built = None;
+        let prepared: &Prepared = match self.prepared.get() {
+            Some(p) if p.is_for(call) => p,
+            Some(_) => built.insert(Prepared::new(call, &self.authority)?),
+            None => {
+                let p = Prepared::new(call, &self.authority)?;
+                let _ = self.prepared.set(p);
+                match self.prepared.get() {
+                    Some(p) if p.is_for(call) => p,
+                    _ => built.insert(Prepared::new(call, &self.authority)?),
+                }
+            }
+        };
+        let message = self
+            .channel
+            .call(prepared.headers.clone(), prepared.body.clone())
+            .await?;
+        prepared.reply_of(&message, &call.expected)
+    }
+}
+
+/// Decodes a reply message in full; its strings are moved, not copied, into
+/// the contract value.
+fn decode(reply: ReplyType, message: &[u8]) -> Result<Value, CallError> {
+    let decoded = match reply {
+        ReplyType::Order => pb::Order::decode(message).map(|o| Value::Order(from_pb(o))),
+        ReplyType::Orders => pb::OrderList::decode(message)
+            .map(|l| Value::Orders(l.orders.into_iter().map(from_pb).collect())),
+        ReplyType::Text => pb::Text::decode(message).map(|t| Value::Str(t.value)),
+        ReplyType::Nothing => pb::Nothing::decode(message).map(|_| Value::Unit),
+    };
+    decoded.map_err(|e| CallError::Protocol(format!("cannot decode the reply message: {e}")))
+}
+
+fn to_pb(order: &contract::Order) -> pb::Order {
+    pb::Order {
+        order_id: order.order_id,
+        phone: order.phone.clone(),
+        name: order.name.clone(),
+        order_num: order.order_num.clone(),
+        order_date: order.order_date,
+        ticket_type: order.ticket_type,
+        amount: order.amount,
+        order_status: order.order_status,
+    }
+}
+
+fn from_pb(order: pb::Order) -> contract::Order {
+    contract::Order {
+        order_id: order.order_id,
+        phone: order.phone,
+        name: order.name,
+        order_num: order.order_num,
+        order_date: order.order_date,
+        ticket_type: order.ticket_type,
+        amount: order.amount,
+        order_status: order.order_status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_convert_field_for_field() {
+        for i in [0, 1, 99] {
+            let order = contract::Order::sample(i);
+            assert_eq!(from_pb(to_pb(&order)), order);
+        }
+    }
+
+    /// A prepared request's header fields, decoded.
+    fn request_fields(p: &Prepared) -> Vec<(String, String)> {
+        let mut decoder = loona_hpack::Decoder::new();
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        decoder
+            .decode(&p.headers)
+            .unwrap()
+            .into_iter()
+            .map(|(n, v)| (text(n), text(v)))
+            .collect()
+    }
+
+    #[test]
+    fn only_a_reply_equal_to_the_expected_value_becomes_the_reference() {
+        let call = Operation::Hello.call();
+        let prepared = Prepared::new(&call, "127.0.0.1:1").unwrap();
+        let fields = request_fields(&prepared);
+        assert!(fields.contains(&(":path".into(), "/rpclab.Bench/Hello".into())));
+        assert!(fields.contains(&(":authority".into(), "127.0.0.1:1".into())));
+        let Value::Str(expected) = &call.expected else {
+            panic!("hello returns a string")
+        };
+        let wrong = Bytes::from(
+            pb::Text {
+                value: "hello someone else".into(),
+            }
+            .encode_to_vec(),
+        );
+        let right = Bytes::from(
+            pb::Text {
+                value: expected.clone(),
+            }
+            .encode_to_vec(),
+        );
+        let someone_else = Reply::Decoded(Value::Str("hello someone else".into()));
+        // A wrong reply is decoded, handed on as it is, and never kept.
+        let got = prepared.reply_of(&wrong, &call.expected).unwrap();
+        assert_eq!(got, someone_else);
+        assert!(prepared.reference.bytes().is_none());
+        assert_eq!(
+            prepared.reply_of(&right, &call.expected).unwrap(),
+            Reply::Decoded(call.expected.clone())
+        );
+        assert_eq!(prepared.reference.bytes(), Some(&right[..]));
+        assert_eq!(
+            prepared.reply_of(&right, &call.expected).unwrap(),
+            Reply::AsReference
+        );
+        // Still decoded in full after a reference exists.
+        let got = prepared.reply_of(&wrong, &call.expected).unwrap();
+        assert_eq!(got, someone_else);
+        let junk = Bytes::from_static(b"\xff\xff");
+        assert!(matches!(
+            prepared.reply_of(&junk, &call.expected),
+            Err(CallError::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn requests_are_length_prefixed_once() {
+        let call = Operation::OrderEcho.call();
+        let authority = "localhost:50051";
+        let p = Prepared::new(&call, authority).unwrap();
+        let Value::Order(order) = &call.argument else {
+            panic!("order-echo takes an order")
+        };
+        let message = to_pb(order).encode_to_vec();
+        assert_eq!(p.body[0], 0);
+        assert_eq!(&p.body[1..5], &(message.len() as u32).to_be_bytes());
+        assert_eq!(&p.body[5..], &message[..]);
+        let fields = request_fields(&p);
+        for field in [
+            (":method", "POST"),
+            (":scheme", "http"),
+            (":path", "/rpclab.Bench/EchoOrder"),
+            (":authority", authority),
+            ("content-type", "application/grpc"),
+            ("te", "trailers"),
+            ("user-agent", USER_AGENT),
+        ] {
+            assert!(
+                fields.contains(&(field.0.into(), field.1.into())),
+                "{field:?}: {fields:?}"
+            );
+        }
+        let mut mismatched = call.clone();
+        mismatched.argument = Value::Unit;
+        assert!(matches!(
+            Prepared::new(&mismatched, authority),
+            Err(CallError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn options_are_rejected() {
+        let mut options = BTreeMap::new();
+        assert!(Grpc::new(&options).is_ok());
+        options.insert("compression".to_string(), "gzip".to_string());
+        assert!(matches!(Grpc::new(&options), Err(CallError::Config(_))));
+    }
+
+    #[tokio::test]
+    async fn refused_connection_is_a_connect_error() {
+        // Bind then drop a listener to get a local port nobody listens on.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        let result = Grpc
+            .connect(&addr.to_string(), WireCounter::default())
+            .await;
+        assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+        let result = Grpc.connect("no port", WireCounter::default()).await;
+        assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+    }
+}
