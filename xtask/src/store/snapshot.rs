@@ -34,6 +34,10 @@ pub struct RunManifest {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub git_dirty_files: Vec<String>,
     pub started_utc: String,
+    /// When the run was resumed (`--resume`), each time, after it stopped
+    /// before its end; absent in a run never resumed, and in older snapshots.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resumed_utc: Vec<String>,
     pub profile: String,
     /// The cargo profile the load client was compiled with (`quick` only
     /// for checks whose numbers are not read).
@@ -157,6 +161,21 @@ impl Snapshot {
             },
             cv_threshold,
         })
+    }
+
+    /// Continues the incomplete snapshot `dir`, whose results are
+    /// `results`: its cells stay; the errors of the attempt that stopped
+    /// are dropped, since the resumed run measures again what they cost.
+    pub fn reopen(dir: PathBuf, results: Results, cv_threshold: f64) -> Snapshot {
+        Snapshot {
+            dir,
+            results: Results {
+                complete: false,
+                errors: Vec::new(),
+                ..results
+            },
+            cv_threshold,
+        }
     }
 
     pub fn cell_dir(
