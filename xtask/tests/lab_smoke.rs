@@ -816,6 +816,19 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
     );
 }
 
+/// Starts `xtask args` in the background with its output in `run.log` in
+/// `dir`; returns the process and the log's path.
+fn spawn_logged(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
+    let log_path = dir.join("run.log");
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let child = xtask_command(args)
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .unwrap();
+    (child, log_path)
+}
+
 /// Waits until a snapshot under `results` holds a measured cell
 /// (results.json is written after every cell), however long the builds and
 /// the priming take, up to an hour; fails, with the run's log at
@@ -896,14 +909,11 @@ fn kill_lab_container(part: &str) -> String {
 fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_round() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let log_path = results.path().join("run.log");
-    let log_file = std::fs::File::create(&log_path).unwrap();
     let args = rounds_smoke_args(results.path());
-    let mut run = xtask_command(&args.iter().map(String::as_str).collect::<Vec<_>>())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
-        .spawn()
-        .unwrap();
+    let (mut run, log_path) = spawn_logged(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        results.path(),
+    );
     wait_for_a_cell(&mut run, results.path(), &log_path);
     let killed = kill_lab_container("2.6-kryo");
     let status = run.wait().unwrap();
@@ -969,8 +979,6 @@ fn cell_id(c: &Value) -> (String, String, String, u64, u64) {
 fn a_run_killed_mid_way_resumes_to_every_planned_cell_exactly_once() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let log_path = results.path().join("run.log");
-    let log_file = std::fs::File::create(&log_path).unwrap();
     let args = [
         "lab",
         "run",
@@ -980,11 +988,10 @@ fn a_run_killed_mid_way_resumes_to_every_planned_cell_exactly_once() {
         "smoke",
     ];
     let results_dir = results.path().to_str().unwrap();
-    let mut run = xtask_command(&[&args[..], &["--results-dir", results_dir]].concat())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
-        .spawn()
-        .unwrap();
+    let (mut run, log_path) = spawn_logged(
+        &[&args[..], &["--results-dir", results_dir]].concat(),
+        results.path(),
+    );
     wait_for_a_cell(&mut run, results.path(), &log_path);
     run.kill().unwrap();
     run.wait().unwrap();
