@@ -53,6 +53,13 @@ pub struct Asked<'a> {
 impl Interrupted {
     /// Reads the snapshot `dir`; refuses one that is complete.
     pub fn open(dir: &Path) -> Result<Interrupted> {
+        if !dir.join("results.json").is_file() {
+            return Err(Refused(format!(
+                "cannot resume {}: it has no results.json, so no cell of it was measured; start a new run",
+                dir.display()
+            ))
+            .into());
+        }
         let results = crate::store::snapshot::read_results(dir)?;
         let path = dir.join("manifest.toml");
         let text = std::fs::read_to_string(&path)

@@ -190,7 +190,9 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
             .clone()
             .unwrap_or_else(|| PathBuf::from(profile.default_results_dir())),
     };
-    let scratch = profile.scratch && results_dir == Path::new(profile.default_results_dir());
+    let scratch = opts.results_dir.is_none()
+        && profile.scratch
+        && results_dir == Path::new(profile.default_results_dir());
     let (sha, dirty) = host::git_state(root);
     let started_utc = now
         .format(&time::format_description::well_known::Rfc3339)
