@@ -48,7 +48,7 @@ enum Top {
     /// Run, list and clean the lab.
     Lab {
         #[command(subcommand)]
-        command: LabCommand,
+        command: Box<LabCommand>,
     },
     /// Measure the lab's own instruments (`bench client`: the load client's ceiling).
     Bench {
@@ -220,6 +220,11 @@ struct RunFlags {
     /// in manifest.toml either way].
     #[arg(long)]
     rounds_seed: Option<u64>,
+    /// Continue this incomplete snapshot: measure only the cells it
+    /// lacks, into it. Refused if the definition, profile, servers,
+    /// images or host differ from its manifest's.
+    #[arg(long, value_name = "SNAPSHOT", conflicts_with = "results_dir")]
+    resume: Option<PathBuf>,
 }
 
 fn main() {
@@ -234,7 +239,7 @@ fn main() {
             std::env::set_current_dir(&root)
                 .with_context(|| format!("cannot enter {}", root.display()))?;
             match cli.command {
-                Top::Lab { command } => lab_command(&root, command).await,
+                Top::Lab { command } => lab_command(&root, *command).await,
                 Top::Bench { command } => bench::run(&root, command).await,
                 Top::Readme { check } => readme::run(&root, check),
                 Top::Fuzz(args) => fuzz::run(&root, args),
@@ -347,6 +352,7 @@ async fn lab_run(
             hosts: flags.hosts,
             rounds_seed: flags.rounds_seed,
             more_rounds: None,
+            resume: flags.resume,
         },
     )
     .await?;
@@ -370,6 +376,7 @@ async fn lab_reproduce(
         port_wait_s: flags.wait_for_ports,
         hosts: flags.hosts,
         rounds_seed: flags.rounds_seed,
+        resume: flags.resume,
     };
     reproduce::reproduce(root, ids, options).await
 }

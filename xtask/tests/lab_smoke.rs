@@ -816,6 +816,55 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
     );
 }
 
+/// Starts `xtask args` in the background with its output in `run.log` in
+/// `dir`; returns the process and the log's path.
+fn spawn_logged(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
+    let log_path = dir.join("run.log");
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let child = xtask_command(args)
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .unwrap();
+    (child, log_path)
+}
+
+/// Waits until a snapshot under `results` holds a measured cell
+/// (results.json is written after every cell), however long the builds and
+/// the priming take, up to an hour; fails, with the run's log at
+/// `log_path`, if the run ends first.
+fn wait_for_a_cell(run: &mut std::process::Child, results: &Path, log_path: &Path) {
+    let a_cell = || -> bool {
+        let Ok(dirs) = std::fs::read_dir(results) else {
+            return false;
+        };
+        dirs.flatten().any(|d| {
+            std::fs::read_to_string(d.path().join("results.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|r| r["cells"].as_array().is_some_and(|c| !c.is_empty()))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    while !a_cell() {
+        if let Some(status) = run.try_wait().unwrap() {
+            panic!(
+                "the run ended ({status}) before its first cell:\n{}",
+                std::fs::read_to_string(log_path).unwrap_or_default()
+            );
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = run.kill();
+            panic!(
+                "no cell in {} after an hour:\n{}",
+                results.display(),
+                std::fs::read_to_string(log_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 /// Kills the running lab container whose name contains `part` (SIGKILL,
 /// over the engine's API), as a crash of that server would end it; returns
 /// its name.
@@ -860,36 +909,12 @@ fn kill_lab_container(part: &str) -> String {
 fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_round() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let log_path = results.path().join("run.log");
-    let log_file = std::fs::File::create(&log_path).unwrap();
     let args = rounds_smoke_args(results.path());
-    let mut run = xtask_command(&args.iter().map(String::as_str).collect::<Vec<_>>())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
-        .spawn()
-        .unwrap();
-    // However long the builds and the priming take: wait for the first
-    // measured cell (results.json is written after every cell).
-    let first_cell = || -> bool {
-        let Ok(dirs) = std::fs::read_dir(results.path()) else {
-            return false;
-        };
-        dirs.flatten().any(|d| {
-            std::fs::read_to_string(d.path().join("results.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                .is_some_and(|r| r["cells"].as_array().is_some_and(|c| !c.is_empty()))
-        })
-    };
-    while !first_cell() {
-        if let Some(status) = run.try_wait().unwrap() {
-            panic!(
-                "the run ended ({status}) before its first cell:\n{}",
-                std::fs::read_to_string(&log_path).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    let (mut run, log_path) = spawn_logged(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        results.path(),
+    );
+    wait_for_a_cell(&mut run, results.path(), &log_path);
     let killed = kill_lab_container("2.6-kryo");
     let status = run.wait().unwrap();
     let log = std::fs::read_to_string(&log_path).unwrap();
@@ -931,5 +956,117 @@ fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_ro
         text(&clean).contains("removed 0 lab container"),
         "the run left containers: {}",
         text(&clean)
+    );
+}
+
+/// A cell's identity in a snapshot: server, variant, scenario, level,
+/// repetition (or round).
+fn cell_id(c: &Value) -> (String, String, String, u64, u64) {
+    (
+        c["server"].as_str().unwrap().to_owned(),
+        c["variant"].as_str().unwrap().to_owned(),
+        c["scenario"].as_str().unwrap().to_owned(),
+        c["concurrency"].as_u64().unwrap(),
+        c["repetition"].as_u64().unwrap(),
+    )
+}
+
+/// `lab run` of two servers, killed (SIGKILL) once results.json holds a
+/// cell, then `--resume`d: the snapshot ends complete, with every cell
+/// measured before the kill as it was, every planned cell exactly once,
+/// the resume in its manifest, and no lab container left.
+#[test]
+fn a_run_killed_mid_way_resumes_to_every_planned_cell_exactly_once() {
+    let _engine = engine_lock();
+    let results = tempfile::tempdir().unwrap();
+    let args = [
+        "lab",
+        "run",
+        "--only",
+        "thrift-java,rmi-jdk",
+        "--profile",
+        "smoke",
+    ];
+    let results_dir = results.path().to_str().unwrap();
+    let (mut run, log_path) = spawn_logged(
+        &[&args[..], &["--results-dir", results_dir]].concat(),
+        results.path(),
+    );
+    wait_for_a_cell(&mut run, results.path(), &log_path);
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let snap = only_snapshot(results.path());
+    let read = |file: &str| std::fs::read_to_string(snap.join(file)).unwrap();
+    let before: Value = serde_json::from_str(&read("results.json")).unwrap();
+    assert_eq!(before["complete"], false, "a killed run is incomplete");
+    let kept = before["cells"].as_array().unwrap().clone();
+    assert!(!kept.is_empty());
+
+    let out = xtask(&[&args[..], &["--resume", snap.to_str().unwrap()]].concat());
+    let log = text(&out);
+    assert!(out.status.success(), "the resumed run failed:\n{log}");
+    assert!(log.contains("resuming"), "{log}");
+    assert_eq!(
+        only_snapshot(results.path()),
+        snap,
+        "the resume writes into the same snapshot"
+    );
+    let after: Value = serde_json::from_str(&read("results.json")).unwrap();
+    assert_eq!(after["complete"], true, "{log}");
+    let cells = after["cells"].as_array().unwrap();
+    for c in &kept {
+        assert!(
+            cells.iter().any(|d| d == c),
+            "a cell measured before the kill is kept as it was: {:?}",
+            cell_id(c)
+        );
+    }
+    // The plan: every variant that ran, at each (scenario, level), each
+    // repetition of the profile.
+    let manifest: toml::Value = toml::from_str(&read("manifest.toml")).unwrap();
+    assert_eq!(
+        manifest["resumed_utc"].as_array().map(Vec::len),
+        Some(1),
+        "the manifest records the resume"
+    );
+    let lab: toml::Value = toml::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../compose/lab.toml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let repetitions = lab["profiles"]["smoke"]["repetitions"]
+        .as_integer()
+        .unwrap() as u64;
+    let levels: std::collections::BTreeSet<(String, u64)> = cells
+        .iter()
+        .map(|c| {
+            let (_, _, scenario, level, _) = cell_id(c);
+            (scenario, level)
+        })
+        .collect();
+    let mut planned = Vec::new();
+    for s in manifest["servers"].as_array().unwrap() {
+        if s.get("not_run").is_some() {
+            continue;
+        }
+        for (scenario, level) in &levels {
+            for rep in 1..=repetitions {
+                planned.push((
+                    s["name"].as_str().unwrap().to_owned(),
+                    s["variant"].as_str().unwrap().to_owned(),
+                    scenario.clone(),
+                    *level,
+                    rep,
+                ));
+            }
+        }
+    }
+    let mut measured: Vec<_> = cells.iter().map(cell_id).collect();
+    measured.sort();
+    planned.sort();
+    assert_eq!(measured, planned, "every planned cell exactly once");
+    assert!(
+        text(&xtask(&["lab", "ps"])).contains("no lab container"),
+        "the killed run's containers were removed"
     );
 }

@@ -36,6 +36,11 @@ pub struct RunManifest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub git_dirty_files: Vec<String>,
     pub started_utc: String,
+    /// When the run was resumed (`--resume`), each time, after it stopped
+    /// before its end. Default: never (absent in a run never resumed, and
+    /// in the snapshots written before resuming existed, 2026-12-05).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_utc: Vec<String>,
     pub profile: String,
     /// The cargo profile the load client was compiled with (`quick` only
     /// for checks whose numbers are not read). Default: unknown, in the
@@ -397,6 +402,7 @@ mod tests {
             git_dirty: true,
             git_dirty_files: vec!["compose/x.toml".into()],
             started_utc: "20261205T011016Z".into(),
+            resumed_utc: vec!["20261205T021016Z".into()],
             profile: "standard".into(),
             client_build: Some(ClientBuild::Quick),
             only: vec!["grpc-java".into()],

@@ -22,11 +22,19 @@ pub struct ReproduceOptions {
     pub hosts: crate::definitions::hosts::HostArgs,
     /// Seed of the rounds' order; `None`: from the clock (recorded).
     pub rounds_seed: Option<u64>,
+    /// An interrupted snapshot of the (one) seed to continue.
+    pub resume: Option<PathBuf>,
 }
 
 /// Runs one seed (or all) and prints its comparison; the snapshot also
 /// gets it in `summary.md`, the charts and `report.html`.
 pub async fn reproduce(root: &Path, ids: Vec<String>, opts: ReproduceOptions) -> Result<()> {
+    if opts.resume.is_some() && ids.len() != 1 {
+        bail!(
+            "--resume continues one snapshot, so it takes one seed (not {} of them)",
+            ids.len()
+        );
+    }
     let mut failures = Vec::new();
     for id in &ids {
         if let Err(e) = reproduce_one(root, id, &opts).await {
@@ -134,6 +142,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
                     rpclab_report::verdicts::undecided_at(results, &decisive, scenario, level)
                 },
             )),
+            resume: opts.resume.clone(),
         },
     )
     .await?;

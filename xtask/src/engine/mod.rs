@@ -3,7 +3,8 @@
 //! its registry and the load client pinned to their CPU sets ([`plan`],
 //! [`run`], [`rounds`], [`registry`], [`readiness`], [`client_container`])
 //! on the engines of each role ([`engines`], [`docker`]), within a run's
-//! [`scope`] (its id, and the clean-up of its containers), and measures what a cell
+//! [`scope`] (its id, and the clean-up of its containers), continues an
+//! interrupted snapshot ([`resume`]), and measures what a cell
 //! cost and what the host did beside it ([`cost`], [`host_load`],
 //! [`calibration`]). It returns results and knows nothing of how they are
 //! rendered: the report layer is beside it, not below.
@@ -19,6 +20,7 @@ pub mod plan;
 pub mod prebuild;
 pub mod readiness;
 pub mod registry;
+pub mod resume;
 pub mod rounds;
 pub mod run;
 pub mod scope;

@@ -8,6 +8,7 @@ use crate::definitions::lab::{Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use anyhow::Result;
 use rpclab_model::manifest::ServerRecord;
+use rpclab_model::result::Cell;
 
 /// What the run is asked to cover, besides the lab and its profile.
 pub struct Filters<'a> {
@@ -60,6 +61,67 @@ impl Plan<'_> {
     pub fn cells(&self) -> usize {
         self.runnable.iter().map(|p| p.cells.len()).sum()
     }
+}
+
+/// A cell's identity within a run: what a resumed run looks for among the
+/// cells already measured. A run in rounds numbers its rounds as
+/// repetitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellId<'a> {
+    pub server: &'a str,
+    pub variant: &'a str,
+    pub scenario: &'a str,
+    pub level: u32,
+    pub repetition: u32,
+}
+
+impl<'a> CellId<'a> {
+    /// The identity of a measured cell.
+    pub fn of(cell: &'a Cell) -> CellId<'a> {
+        CellId {
+            server: &cell.server,
+            variant: &cell.variant,
+            scenario: &cell.scenario,
+            level: cell.concurrency,
+            repetition: cell.repetition,
+        }
+    }
+
+    /// Whether `measured` holds this cell.
+    pub fn is_in(self, measured: &[Cell]) -> bool {
+        measured.iter().any(|c| CellId::of(c) == self)
+    }
+}
+
+impl<'a> Planned<'a> {
+    /// The identity of `cell`, one of this variant's.
+    pub fn id(&self, cell: &PlannedCell<'a>) -> CellId<'a> {
+        CellId {
+            server: &self.manifest.name,
+            variant: &self.variant.name,
+            scenario: &cell.scenario.name,
+            level: cell.level,
+            repetition: cell.repetition,
+        }
+    }
+}
+
+/// What a resumed run has left to do: `plan` with every cell that
+/// `measured` already holds taken out, the rest in the plan's order. A
+/// variant whose cells are all measured stays in the plan with none left
+/// (a run in rounds still starts it, so that its rounds keep every server
+/// beside the one under load, as the interrupted run had them).
+pub fn remaining<'a>(mut plan: Plan<'a>, measured: &[Cell]) -> Plan<'a> {
+    for planned in &mut plan.runnable {
+        let missing: Vec<PlannedCell<'a>> = planned
+            .cells
+            .iter()
+            .filter(|c| !planned.id(c).is_in(measured))
+            .copied()
+            .collect();
+        planned.cells = missing;
+    }
+    plan
 }
 
 /// The plan of a run of `scenarios` under `profile` over the `selected`
@@ -337,5 +399,92 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("with a registry"));
+    }
+
+    /// A measured cell of variant `variant` of `a` (the fixture's first
+    /// cell, renamed).
+    fn measured(variant: &str, scenario: &str, level: u32, repetition: u32) -> Cell {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json");
+        let fixture: rpclab_model::result::Results =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        Cell {
+            server: "a".into(),
+            variant: variant.into(),
+            scenario: scenario.into(),
+            concurrency: level,
+            repetition,
+            ..fixture.cells[0].clone()
+        }
+    }
+
+    #[test]
+    fn a_resumed_plan_is_exactly_the_missing_cells_in_order_each_once() {
+        let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
+        let profile = profile("repetitions = 2\nmax_levels = 2");
+        let everything = filters(&[], true);
+        let full = || plan(&scenarios, &profile, &[&a], &everything).unwrap();
+        let every: Vec<Vec<(String, u32, u32)>> = full().runnable.iter().map(cells).collect();
+        // Measured out of order, one of them twice, and one the plan does
+        // not have (another server's).
+        let done = [
+            measured("one", "echo", 5, 1),
+            measured("one", "echo", 1, 1),
+            measured("one", "echo", 1, 1),
+            measured("two", "echo", 1, 2),
+            measured("one", "list", 5, 2),
+            Cell {
+                server: "b".into(),
+                ..measured("one", "echo", 1, 2)
+            },
+        ];
+        let left = remaining(full(), &done);
+        let at = |s: &str, level, rep| (s.to_owned(), level, rep);
+        assert_eq!(
+            cells(&left.runnable[0]),
+            [
+                at("echo", 1, 2),
+                at("echo", 5, 2),
+                at("list", 1, 1),
+                at("list", 1, 2),
+                at("list", 5, 1),
+            ]
+        );
+        assert_eq!(
+            cells(&left.runnable[1]),
+            [at("echo", 1, 1), at("echo", 5, 1), at("echo", 5, 2)]
+        );
+        assert_eq!(left.cells(), 8);
+        // The remaining cells and the measured ones are the plan, each once.
+        for (variant, (planned, left)) in ["one", "two"]
+            .iter()
+            .zip(every.iter().zip(left.runnable.iter().map(cells)))
+        {
+            for cell in planned {
+                let was = done
+                    .iter()
+                    .filter(|c| c.server == "a" && c.variant == *variant)
+                    .any(|c| (c.scenario.clone(), c.concurrency, c.repetition) == *cell);
+                assert_eq!(
+                    left.iter().filter(|c| *c == cell).count(),
+                    usize::from(!was),
+                    "{variant} {cell:?}"
+                );
+            }
+        }
+        // Nothing measured: the plan itself; everything measured: nothing.
+        assert_eq!(remaining(full(), &[]).cells(), 12);
+        let all: Vec<Cell> = every
+            .iter()
+            .zip(["one", "two"])
+            .flat_map(|(cells, v)| cells.iter().map(move |(s, l, r)| measured(v, s, *l, *r)))
+            .collect();
+        let none = remaining(full(), &all);
+        assert_eq!(none.cells(), 0);
+        assert_eq!(
+            none.runnable.len(),
+            2,
+            "its variants stay, with no cell left"
+        );
     }
 }

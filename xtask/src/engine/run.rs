@@ -23,6 +23,7 @@ use crate::engine::engines::{self, Engines};
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::readiness;
 use crate::engine::registry;
+use crate::engine::resume::{Asked, Interrupted, Refused};
 use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Context, Result};
@@ -62,6 +63,9 @@ pub struct RunOptions {
     /// after its minimum: `lab reproduce` says yes while a claim at that
     /// scenario and level is measured but undecided.
     pub more_rounds: Option<Box<MoreRounds>>,
+    /// An interrupted snapshot to continue instead of starting a new one
+    /// ([`crate::engine::resume`]).
+    pub resume: Option<PathBuf>,
 }
 
 /// `(results so far, scenario, level) → another round?`
@@ -144,8 +148,20 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         opts.ca_certificates.as_ref(),
     );
 
+    // What a resume must match is checked before anything starts.
+    let interrupted = opts.resume.as_deref().map(Interrupted::open).transpose()?;
     let roles = Roles::resolve(&def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
     let engines = Engines::connect(&roles).await?;
+    let host_info = host::host_info(&engines.server.version);
+    if let Some(i) = &interrupted {
+        i.check(&Asked {
+            def: &def,
+            profile: &profile_name,
+            only: &only,
+            host: &host_info,
+            rounds_seed: opts.rounds_seed,
+        })?;
+    }
     if !roles.is_single() {
         for (engine, roles) in engines.distinct() {
             eprintln!(
@@ -167,33 +183,61 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     for (engine, _) in engines.distinct() {
         scope.claim(engine).await?;
     }
-    let scratch = opts.results_dir.is_none() && profile.scratch;
-    let results_dir = opts
-        .results_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(profile.default_results_dir()));
+    let results_dir = match &interrupted {
+        Some(i) => i.dir.parent().map(Path::to_owned).unwrap_or_default(),
+        None => opts
+            .results_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(profile.default_results_dir())),
+    };
+    let scratch = opts.results_dir.is_none()
+        && profile.scratch
+        && results_dir == Path::new(profile.default_results_dir());
     let (sha, dirty) = host::git_state(root);
-    let mut snapshot = Snapshot::create(
-        &results_dir,
-        &stamp,
-        &host::hostname(),
-        &sha,
-        profile.cv_threshold,
-    )?;
+    let started_utc = now
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let (mut snapshot, (first_started, run_id), mut resumed_utc) = match &interrupted {
+        Some(i) => {
+            eprintln!(
+                "resuming {}: {} cells measured, the rest of the plan follows",
+                i.dir.display(),
+                i.results.cells.len()
+            );
+            (
+                Snapshot::reopen(i.dir.clone(), i.results.clone(), profile.cv_threshold),
+                i.started(),
+                i.resumed_utc(),
+            )
+        }
+        None => (
+            Snapshot::create(
+                &results_dir,
+                &stamp,
+                &host::hostname(),
+                &sha,
+                profile.cv_threshold,
+            )?,
+            (started_utc.clone(), scope.id().to_owned()),
+            Vec::new(),
+        ),
+    };
+    if interrupted.is_some() {
+        resumed_utc.push(started_utc);
+    }
     eprintln!("snapshot: {}", snapshot.dir.display());
     let mut manifest = RunManifest {
-        run_id: scope.id().to_owned(),
+        run_id,
         rpclab_version: env!("CARGO_PKG_VERSION").to_owned(),
         git_revision: sha,
         git_dirty: !dirty.is_empty(),
         git_dirty_files: dirty,
-        started_utc: now
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default(),
+        started_utc: first_started,
+        resumed_utc,
         profile: profile_name,
         client_build: Some(profile.client_build),
         only,
-        host: host::host_info(&engines.server.version),
+        host: host_info,
         cpus: CpuPinning {
             server: split.server.clone(),
             registry: split.registry.clone(),
@@ -206,7 +250,10 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         servers: Vec::new(),
         host_load: None,
         rounds_seed: profile.rounds.map(|_| {
-            opts.rounds_seed
+            interrupted
+                .as_ref()
+                .and_then(Interrupted::rounds_seed)
+                .or(opts.rounds_seed)
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
         lab_confinement: BTreeMap::from([
@@ -219,7 +266,11 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         lab: toml::Table::try_from(&def)
             .context("the lab definition does not render as a TOML table")?,
     };
-    snapshot.write_manifest(&manifest)?;
+    // A resumed snapshot's manifest is rewritten once its images are
+    // known to be those it measured.
+    if interrupted.is_none() {
+        snapshot.write_manifest(&manifest)?;
+    }
 
     let ctx = RunContext {
         root,
@@ -237,6 +288,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         client_clock_offset_s: std::sync::OnceLock::new(),
         rounds_seed: manifest.rounds_seed.unwrap_or(0),
         more_rounds: opts.more_rounds.as_deref(),
+        resuming: interrupted.as_ref(),
     };
     let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
@@ -248,6 +300,14 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     if let Some(bar) = ctx.bar.get() {
         bar.finish();
     }
+    let outcome = match outcome {
+        // A refused resume leaves the snapshot as it was.
+        Err(e) if e.is::<Refused>() => {
+            removed?;
+            return Err(e);
+        }
+        other => other,
+    };
     if let Err(e) = &outcome {
         snapshot.error(format!("{e:#}"))?;
     }
@@ -341,6 +401,8 @@ struct RunContext<'a> {
     /// Seed of an interleaved run's order.
     rounds_seed: u64,
     more_rounds: Option<&'a MoreRounds>,
+    /// The snapshot a resumed run continues.
+    resuming: Option<&'a Interrupted>,
 }
 
 impl RunContext<'_> {
@@ -363,6 +425,9 @@ impl RunContext<'_> {
                 all_local: self.engines.roles.all_local(),
             },
         )?;
+        // A resumed run measures only what its snapshot lacks (a new
+        // snapshot lacks every cell).
+        let plan = plan::remaining(plan, &snapshot.results.cells);
         let cells = plan.cells();
         let Plan {
             servers,
@@ -398,7 +463,7 @@ impl RunContext<'_> {
                 .run_rounds(&runnable, &levels, policy, snapshot, manifest)
                 .await;
         }
-        for planned in &runnable {
+        for planned in runnable.iter().filter(|p| !p.cells.is_empty()) {
             if let Err(e) = self.run_server(planned, snapshot).await {
                 // One broken server must not cost the others their run.
                 let (m, v) = (planned.manifest, planned.variant);
@@ -465,6 +530,9 @@ impl RunContext<'_> {
         manifest.calibration = Some(calibration);
         manifest.hosts = hosts;
         manifest.images = builders[0].0.built.clone().into_iter().collect();
+        if let Some(interrupted) = self.resuming {
+            interrupted.check_images(&manifest.images)?;
+        }
         snapshot.write_manifest(manifest)
     }
 
@@ -618,11 +686,18 @@ impl RunContext<'_> {
             }
         }
         let mut rng = crate::engine::rounds::SplitMix64::new(self.rounds_seed);
+        // A resumed run keeps the orders of the rounds measured before.
+        let orders = snapshot
+            .results
+            .rounds
+            .take()
+            .map(|r| r.orders)
+            .unwrap_or_default();
         snapshot.results.rounds = Some(rpclab_model::result::Rounds {
             seed: self.rounds_seed,
             min: policy.min,
             max: policy.max.max(policy.min),
-            orders: Vec::new(),
+            orders,
         });
         let registry = registry.map(|r| r.id.as_str());
         for &(scenario, level) in levels {
@@ -658,16 +733,33 @@ impl RunContext<'_> {
             if order.is_empty() {
                 return Ok(());
             }
+            // Drawn even where the order is recorded, so that a resumed
+            // run's later rounds replay the interrupted run's orders.
             rng.shuffle(&mut order);
-            if let Some(r) = &mut snapshot.results.rounds {
-                r.orders.push(rpclab_model::result::RoundOrder {
-                    scenario: scenario.name.clone(),
-                    concurrency: level,
-                    round,
-                    order: order.iter().map(|i| live[*i].key()).collect(),
-                });
-            }
-            for (position, &i) in order.iter().enumerate() {
+            let seats = seats(
+                live,
+                order.clone(),
+                scenario,
+                level,
+                round,
+                snapshot
+                    .results
+                    .rounds
+                    .as_mut()
+                    .expect("a run in rounds records its rounds"),
+            );
+            for (position, i) in seats {
+                let l = &live[i];
+                let id = plan::CellId {
+                    server: &l.m.name,
+                    variant: &l.v.name,
+                    scenario: &scenario.name,
+                    level,
+                    repetition: round,
+                };
+                if id.is_in(&snapshot.results.cells) {
+                    continue;
+                }
                 self.cell_in_round(
                     live, i, position, scenario, level, round, registry, snapshot,
                 )
@@ -959,9 +1051,12 @@ impl RunContext<'_> {
                 scenario.operation
             );
         }
+        // Whether this start of the server has served a cell (a resumed
+        // run's first may be a later repetition, on a fresh server).
+        let mut served = false;
         for cell in &planned.cells {
             let (scenario, level, rep) = (cell.scenario, cell.level, cell.repetition);
-            if rep > 1 && self.profile.restart_between_repetitions {
+            if served && rep > 1 && self.profile.restart_between_repetitions {
                 // A cold JVM for every repetition: the spread then
                 // includes start-up and JIT effects.
                 self.engine.restart(server).await?;
@@ -978,6 +1073,7 @@ impl RunContext<'_> {
                     ..cell
                 });
             cold = false;
+            served = true;
             if let Some(code) = self.engine.exit_code(server).await? {
                 let log = self.engine.log_tail(server, 30).await;
                 bail!(exited(m, scenario, level, code, &log));
@@ -1022,13 +1118,20 @@ impl RunContext<'_> {
             scenario.load(level, self.profile)?,
             m.client_options_of(v),
         );
-        let dir = snapshot.cell_dir(
-            &m.name,
-            &sanitize(&v.name),
-            &format!("prime-{}", scenario.name),
-            level,
-            start,
-        );
+        // A resumed run's priming keeps the interrupted run's files: it
+        // takes the first start number not yet used.
+        let dir = (start..)
+            .map(|start| {
+                snapshot.cell_dir(
+                    &m.name,
+                    &sanitize(&v.name),
+                    &format!("prime-{}", scenario.name),
+                    level,
+                    start,
+                )
+            })
+            .find(|dir| !dir.exists())
+            .expect("an unused start number");
         let label = format!(
             "{} {} · priming · {} · level {level}",
             m.name, v.name, scenario.name
@@ -1222,6 +1325,43 @@ impl Live<'_> {
     /// `server/variant`, as a round's order records it.
     fn key(&self) -> String {
         format!("{}/{}", self.m.name, self.v.name)
+    }
+}
+
+/// Each variant's position in a round, by its index in `live`: the
+/// order recorded for that round, when an interrupted run measured
+/// some of it, else `drawn` (which is recorded).
+fn seats(
+    live: &[Live<'_>],
+    drawn: Vec<usize>,
+    scenario: &Scenario,
+    level: u32,
+    round: u32,
+    rounds: &mut rpclab_model::result::Rounds,
+) -> Vec<(usize, usize)> {
+    let recorded = rounds
+        .orders
+        .iter()
+        .find(|o| o.scenario == scenario.name && o.concurrency == level && o.round == round);
+    match recorded {
+        Some(o) => o
+            .order
+            .iter()
+            .enumerate()
+            .filter_map(|(position, key)| {
+                let i = drawn.iter().copied().find(|i| live[*i].key() == *key)?;
+                Some((position, i))
+            })
+            .collect(),
+        None => {
+            rounds.orders.push(rpclab_model::result::RoundOrder {
+                scenario: scenario.name.clone(),
+                concurrency: level,
+                round,
+                order: drawn.iter().map(|i| live[*i].key()).collect(),
+            });
+            drawn.into_iter().enumerate().collect()
+        }
     }
 }
 

@@ -55,6 +55,21 @@ impl Snapshot {
         })
     }
 
+    /// Continues the incomplete snapshot `dir`, whose results are
+    /// `results`: its cells stay; the errors of the attempt that stopped
+    /// are dropped, since the resumed run measures again what they cost.
+    pub fn reopen(dir: PathBuf, results: Results, cv_threshold: f64) -> Snapshot {
+        Snapshot {
+            dir,
+            results: Results {
+                complete: false,
+                errors: Vec::new(),
+                ..results
+            },
+            cv_threshold,
+        }
+    }
+
     pub fn cell_dir(
         &self,
         server: &str,
