@@ -7,11 +7,12 @@
 
 use crate::charts::{self, Chart};
 use crate::format::{fmt_value, slug};
-use crate::reproduction::{self, Comparison};
+use crate::reproduction::{self, CellComparison, ClaimOutcome, Comparison};
 use crate::snapshot::Setup;
-use crate::svg::{esc, hatch_defs, Hatch};
+use crate::svg::{hatch_swatch, Hatch};
 use crate::tables;
 use anyhow::{Context, Result};
+use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
 use rpclab_model::manifest::{ClientBuild, HostLoadSummary, RunManifest, ServerRecord};
 use rpclab_model::result::{Aggregate, Calibration, CalibrationFigures, CellFlag, Results};
 use std::fmt::Write as _;
@@ -95,21 +96,6 @@ fn flag_hatch(f: CellFlag) -> Option<Hatch> {
     }
 }
 
-/// A small swatch of a hatching, as the charts draw it.
-fn hatch_swatch(h: Hatch) -> String {
-    let id = format!("legend-{}", slug(h.meaning()));
-    let mut svg = String::from(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="28" height="14" viewBox="0 0 28 14">"#,
-    );
-    hatch_defs(&mut svg, &id);
-    let _ = write!(
-        svg,
-        r##"<rect width="28" height="14" fill="#0072B2"/><rect width="28" height="14" fill="{}"/></svg>"##,
-        h.fill(&id)
-    );
-    svg
-}
-
 /// The flag's class in the page (`f-client-bound`) from its words
 /// (`noisy: throughput CV 33% > 10%` is `f-noisy`).
 fn flag_class(words: &str) -> String {
@@ -117,11 +103,9 @@ fn flag_class(words: &str) -> String {
     format!("f-{}", slug(head))
 }
 
-fn flag_badges(a: &Aggregate) -> String {
-    a.flags
-        .iter()
-        .map(|f| format!("<span class=\"flag {}\">{}</span>", flag_class(f), esc(f)))
-        .collect()
+/// A flag's words as a badge in its colour.
+fn flag_badge(words: &str) -> Markup {
+    html! { span class={ "flag " (flag_class(words)) } { (words) } }
 }
 
 /// Writes `charts/*.svg` and `report.html` into `dir`; returns the files.
@@ -148,114 +132,126 @@ pub fn write_report(
     }
     let mut written = Vec::new();
     // Saves charts under charts/ and returns them inline, side by side.
-    let mut figures = |charts: Vec<Chart>| -> Result<String> {
-        let mut out = String::new();
-        if charts.is_empty() {
-            return Ok(out);
-        }
-        out.push_str("<div class=\"charts\">");
-        for c in charts {
+    let mut figures = |charts: Vec<Chart>| -> Result<Markup> {
+        for c in &charts {
             let p = charts_dir.join(format!("{}.svg", c.name));
             std::fs::write(&p, &c.svg).with_context(|| format!("cannot write {}", p.display()))?;
             written.push(p);
-            let _ = write!(out, "<figure id=\"{}\">{}</figure>", esc(&c.name), c.svg);
         }
-        out.push_str("</div>");
-        Ok(out)
+        Ok(html! {
+            @if !charts.is_empty() {
+                div class="charts" {
+                    // A chart is SVG that svg.rs escaped as it drew it.
+                    @for c in &charts { figure id=(c.name) { (PreEscaped(&c.svg)) } }
+                }
+            }
+        })
     };
-    let mut html = String::new();
-    let _ = write!(
-        html,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>rpclab {}</title><style>{CSS}</style></head><body>",
-        esc(name)
-    );
-    let _ = write!(html, "<h1>rpclab snapshot {}</h1>", esc(name));
-    let _ = write!(
-        html,
-        "<p>{} · {} cells, {} aggregates · results.json schema {}</p>",
-        if results.complete {
-            "complete run"
-        } else {
-            "<b>partial run</b>: it stopped early or some servers could not run"
-        },
-        results.cells.len(),
-        results.aggregates.len(),
-        results.schema_version
-    );
-    if !results.errors.is_empty() {
-        html.push_str("<ul>");
-        for e in &results.errors {
-            let _ = write!(html, "<li class=\"why\">{}</li>", esc(e));
-        }
-        html.push_str("</ul>");
-    }
     let scenarios = charts::scenarios(results);
-    html.push_str("<nav><a href=\"#setup\">setup</a><a href=\"#flags\">flags</a>");
-    if results.reproduction.is_some() {
-        html.push_str("<a href=\"#reproduction\">reproduction</a>");
-    }
-    for s in &scenarios {
-        let _ = write!(html, "<a href=\"#scenario-{}\">{}</a>", slug(s), esc(s));
-    }
-    html.push_str("</nav>");
-    setup_html(&mut html, setup, results);
-    flags_html(&mut html, results);
-    if let Some(cmp) = comparison {
-        let mut inline = Vec::new();
-        for (ti, t) in cmp.tables.iter().enumerate() {
-            let charts = (0..t.columns.len())
-                .filter_map(|ci| {
-                    let id = format!(
-                        "published-{}-{}-{}",
-                        ti + 1,
-                        slug(&t.title),
-                        slug(&t.columns[ci])
-                    );
-                    charts::published_vs_measured(t, ci, &id)
-                })
-                .collect();
-            inline.push(figures(charts)?);
+    let reproduction = match comparison {
+        Some(cmp) => {
+            let mut inline = Vec::new();
+            for (ti, t) in cmp.tables.iter().enumerate() {
+                let charts = (0..t.columns.len())
+                    .filter_map(|ci| {
+                        let id = format!(
+                            "published-{}-{}-{}",
+                            ti + 1,
+                            slug(&t.title),
+                            slug(&t.columns[ci])
+                        );
+                        charts::published_vs_measured(t, ci, &id)
+                    })
+                    .collect();
+                inline.push(figures(charts)?);
+            }
+            Some(reproduction_html(cmp, &inline))
         }
-        reproduction_html(&mut html, cmp, &inline);
-    }
-    html.push_str("<h2>Measurements</h2>");
+        None => None,
+    };
+    let mut measurements = Vec::new();
     for scenario in &scenarios {
-        let aggs: Vec<&Aggregate> = results
-            .aggregates
-            .iter()
-            .filter(|a| &a.scenario == scenario)
-            .collect();
-        let load = results
-            .cells
-            .iter()
-            .find(|c| &c.scenario == scenario)
-            .map(|c| format!("operation {}, {}", c.operation, c.report.load.describe()))
-            .unwrap_or_default();
-        let _ = write!(
-            html,
-            "<h3 id=\"scenario-{}\">scenario {}</h3><p>{}</p>",
-            slug(scenario),
-            esc(scenario),
-            esc(&load)
-        );
-        aggregates_html(&mut html, &aggs);
         let mut all = charts::throughput(results, scenario);
         all.extend(charts::efficiency(results, scenario));
         all.extend(charts::latency_spectra(results, scenario));
-        html.push_str(&figures(all)?);
+        measurements.push(scenario_html(results, scenario, figures(all)?));
     }
-    let _ = writeln!(
-        html,
-        "<p class=\"why\">Rendered by <code>cargo xtask lab report</code> from results.json and manifest.toml alone. Click a column's header to sort its table.</p><script>{SCRIPT}</script></body></html>"
-    );
-    let page = dir.join("report.html");
-    std::fs::write(&page, html).with_context(|| format!("cannot write {}", page.display()))?;
-    written.push(page);
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "rpclab " (name) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                h1 { "rpclab snapshot " (name) }
+                p {
+                    @if results.complete {
+                        "complete run"
+                    } @else {
+                        b { "partial run" } ": it stopped early or some servers could not run"
+                    }
+                    " · " (results.cells.len()) " cells, " (results.aggregates.len())
+                    " aggregates · results.json schema " (results.schema_version)
+                }
+                @if !results.errors.is_empty() {
+                    ul { @for e in &results.errors { li class="why" { (e) } } }
+                }
+                nav {
+                    a href="#setup" { "setup" }
+                    a href="#flags" { "flags" }
+                    @if results.reproduction.is_some() {
+                        a href="#reproduction" { "reproduction" }
+                    }
+                    @for s in &scenarios { a href={ "#scenario-" (slug(s)) } { (s) } }
+                }
+                (setup_html(setup, results))
+                (flags_html(results))
+                @if let Some(r) = reproduction { (r) }
+                h2 { "Measurements" }
+                @for m in measurements { (m) }
+                p class="why" {
+                    "Rendered by " code { "cargo xtask lab report" }
+                    " from results.json and manifest.toml alone. Click a column's header to sort its table."
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+        "\n"
+    };
+    let path = dir.join("report.html");
+    std::fs::write(&path, page.into_string())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    written.push(path);
     Ok(written)
 }
 
-fn kv(html: &mut String, key: &str, value: &str) {
-    let _ = write!(html, "<tr><th>{}</th><td>{value}</td></tr>", esc(key));
+/// One scenario's measurements: how it loaded the servers, its table and
+/// its `figures`.
+fn scenario_html(results: &Results, scenario: &str, figures: Markup) -> Markup {
+    let aggs: Vec<&Aggregate> = results
+        .aggregates
+        .iter()
+        .filter(|a| a.scenario == scenario)
+        .collect();
+    let load = results
+        .cells
+        .iter()
+        .find(|c| c.scenario == scenario)
+        .map(|c| format!("operation {}, {}", c.operation, c.report.load.describe()))
+        .unwrap_or_default();
+    html! {
+        h3 id={ "scenario-" (slug(scenario)) } { "scenario " (scenario) }
+        p { (load) }
+        (aggregates_html(&aggs))
+        (figures)
+    }
+}
+
+/// A row of the setup's table.
+fn kv(key: &str, value: impl Render) -> Markup {
+    html! { tr { th { (key) } td { (value) } } }
 }
 
 /// The host's load beside the lab in one line: how many windows another
@@ -294,96 +290,30 @@ fn host_load_line(h: &HostLoadSummary, results: &Results) -> String {
 
 /// How the run was made: host, CPU split, calibration, profile, versions;
 /// or why it is unknown.
-fn setup_html(html: &mut String, setup: &Setup, results: &Results) {
-    html.push_str("<h2 id=\"setup\">Setup</h2>");
-    match setup {
-        Ok(manifest) => manifest_html(html, manifest, results),
-        Err(why) => {
-            let _ = write!(
-                html,
-                "<p class=\"why\">The setup is unknown: {}.</p>",
-                esc(why)
-            );
+fn setup_html(setup: &Setup, results: &Results) -> Markup {
+    html! {
+        h2 id="setup" { "Setup" }
+        @match setup {
+            Ok(manifest) => { (manifest_html(manifest, results)) }
+            Err(why) => { p class="why" { "The setup is unknown: " (why) "." } }
         }
     }
 }
 
 /// The setup's table and the servers' versions, from the manifest.
-fn manifest_html(html: &mut String, setup: &RunManifest, results: &Results) {
-    html.push_str("<table class=\"kv\">");
+fn manifest_html(setup: &RunManifest, results: &Results) -> Markup {
     let h = &setup.host;
-    kv(
-        html,
-        "host",
-        &esc(&format!(
-            "{} · memory GiB {} · kernel {} · Docker {}",
-            setup.host_line(),
-            h.memory_gib,
-            h.kernel,
-            h.docker_version
-        )),
-    );
     let c = &setup.cpus;
-    let mut split: Vec<String> = [
+    let sides = [
         ("server", &c.server),
         ("registry", &c.registry),
         ("client", &c.client),
-    ]
-    .into_iter()
-    .filter(|(_, cpus)| !cpus.is_empty())
-    .map(|(side, cpus)| format!("{side} on CPU {}", esc(cpus)))
-    .collect();
-    split.push(format!("<span class=\"why\">{}</span>", esc(&c.note)));
-    kv(html, "CPU split", &split.join(" · "));
-    if let Some(cal) = &setup.calibration {
-        kv(html, "calibration", &calibration_line(cal));
-    }
-    if let Some(h) = &setup.host_load {
-        kv(
-            html,
-            "host beside the lab",
-            &esc(&host_load_line(h, results)),
-        );
-    }
-    if let Some(seed) = setup.rounds_seed {
-        kv(
-            html,
-            "rounds",
-            &esc(&format!(
-                "interleaved: every variant started and primed once, each round in a fresh random order (seed {seed}, `--rounds-seed {seed}` replays it)"
-            )),
-        );
-    }
+    ];
     let settings: Vec<String> = setup
         .profile_settings()
         .iter()
-        .map(|(k, v)| format!("{} = {}", esc(k), esc(v)))
+        .map(|(k, v)| format!("{k} = {v}"))
         .collect();
-    kv(
-        html,
-        "profile",
-        &format!(
-            "<b>{}</b>{}",
-            esc(&setup.profile),
-            if settings.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", settings.join(", "))
-            }
-        ),
-    );
-    kv(
-        html,
-        "rpclab",
-        &esc(&format!(
-            "{} at git {} · load client built {} · started {}",
-            setup.rpclab_version,
-            setup.revision_line(),
-            setup.client_build.map_or("?", ClientBuild::cargo_profile),
-            setup.started_utc,
-        )),
-    );
-    html.push_str("</table>");
     let ran = |v: &&ServerRecord| {
         results
             .aggregates
@@ -391,49 +321,89 @@ fn manifest_html(html: &mut String, setup: &RunManifest, results: &Results) {
             .any(|a| a.server == v.name && a.variant == v.variant)
     };
     let (run, not_run): (Vec<_>, Vec<_>) = setup.servers.iter().partition(ran);
-    html.push_str("<h3>Versions of the servers measured</h3><table class=\"sortable\"><thead><tr><th class=\"l\">server</th><th class=\"l\">variant</th><th class=\"l\">framework</th><th class=\"l\">protocol</th><th class=\"l\">version</th><th class=\"l\">JVM</th><th class=\"l\">JVM flags</th></tr></thead><tbody>");
-    for v in &run {
-        let _ = write!(
-            html,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(&v.name),
-            esc(&v.variant),
-            esc(&v.framework),
-            esc(&v.protocol),
-            esc(&v.version),
-            esc(v.jvm.as_deref().unwrap_or("")),
-            esc(&jvm_flags(&v.jvm_flags))
-        );
-    }
-    html.push_str("</tbody></table>");
-    if !not_run.is_empty() {
-        let _ = write!(
-            html,
-            "<details><summary>{} variant(s) of the lab not measured in this snapshot</summary><ul>",
-            not_run.len()
-        );
-        for v in &not_run {
-            let _ = write!(
-                html,
-                "<li>{} {}: <span class=\"why\">{}</span></li>",
-                esc(&v.name),
-                esc(&v.variant),
-                esc(v
-                    .not_run
-                    .as_deref()
-                    .unwrap_or("no cell of it in this snapshot"))
-            );
+    html! {
+        table class="kv" {
+            (kv("host", format!(
+                "{} · memory GiB {} · kernel {} · Docker {}",
+                setup.host_line(),
+                h.memory_gib,
+                h.kernel,
+                h.docker_version
+            )))
+            (kv("CPU split", html! {
+                @for (side, cpus) in sides.iter().filter(|(_, cpus)| !cpus.is_empty()) {
+                    (side) " on CPU " (cpus) " · "
+                }
+                span class="why" { (c.note) }
+            }))
+            @if let Some(cal) = &setup.calibration {
+                (kv("calibration", calibration_line(cal)))
+            }
+            @if let Some(h) = &setup.host_load {
+                (kv("host beside the lab", host_load_line(h, results)))
+            }
+            @if let Some(seed) = setup.rounds_seed {
+                (kv("rounds", format!(
+                    "interleaved: every variant started and primed once, each round in a fresh random order (seed {seed}, `--rounds-seed {seed}` replays it)"
+                )))
+            }
+            (kv("profile", html! {
+                b { (setup.profile) }
+                @if !settings.is_empty() { ": " (settings.join(", ")) }
+            }))
+            (kv("rpclab", format!(
+                "{} at git {} · load client built {} · started {}",
+                setup.rpclab_version,
+                setup.revision_line(),
+                setup.client_build.map_or("?", ClientBuild::cargo_profile),
+                setup.started_utc,
+            )))
         }
-        html.push_str("</ul></details>");
+        h3 { "Versions of the servers measured" }
+        table class="sortable" {
+            thead {
+                tr {
+                    @for h in ["server", "variant", "framework", "protocol", "version", "JVM", "JVM flags"] {
+                        th class="l" { (h) }
+                    }
+                }
+            }
+            tbody {
+                @for v in &run {
+                    tr {
+                        @for cell in [&v.name, &v.variant, &v.framework, &v.protocol, &v.version] {
+                            td class="l" { (cell) }
+                        }
+                        td class="l" { (v.jvm.as_deref().unwrap_or("")) }
+                        td class="l" { (jvm_flags(&v.jvm_flags)) }
+                    }
+                }
+            }
+        }
+        @if !not_run.is_empty() {
+            details {
+                summary { (not_run.len()) " variant(s) of the lab not measured in this snapshot" }
+                ul {
+                    @for v in &not_run {
+                        li {
+                            (v.name) " " (v.variant) ": "
+                            span class="why" {
+                                (v.not_run.as_deref().unwrap_or("no cell of it in this snapshot"))
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
-/// The calibration of the run's CPU sets in one line (HTML).
+/// The calibration of the run's CPU sets in one line.
 fn calibration_line(cal: &Calibration) -> String {
     let side = |what: &str, f: &CalibrationFigures| {
         format!(
             "{what} (CPU {}): {} rounds/s, {} loopback round trips/s",
-            esc(&f.cpus),
+            f.cpus,
             fmt_value(f.cpu_rounds_per_s),
             fmt_value(f.loopback_round_trips_per_s)
         )
@@ -447,7 +417,7 @@ fn calibration_line(cal: &Calibration) -> String {
         let _ = write!(
             line,
             " · across (CPU {}): {} loopback round trips/s, the path of a single synchronous caller's every call",
-            esc(&a.cpus),
+            a.cpus,
             fmt_value(a.loopback_round_trips_per_s)
         );
     }
@@ -472,227 +442,236 @@ fn jvm_flags(flags: &[String]) -> String {
 }
 
 /// The legend of the flags, with how many aggregates carry each here.
-fn flags_html(html: &mut String, results: &Results) {
-    html.push_str("<h2 id=\"flags\">Flags</h2><p>A flag says what a reader must know before trusting a figure. Every flag but <i>server-bound</i> keeps a figure out of headlines and verdicts; the charts hatch those figures.</p><table><thead><tr><th class=\"l\">flag</th><th class=\"l\">meaning</th><th class=\"l\">in charts</th><th>aggregates here</th></tr></thead><tbody>");
-    let row = |html: &mut String, name: &str, meaning: &str, hatch: Option<Hatch>, n: usize| {
-        let _ = write!(
-            html,
-            "<tr><td class=\"l\"><span class=\"flag {}\">{}</span></td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{n}</td></tr>",
-            flag_class(name),
-            esc(name),
-            esc(meaning),
-            hatch.map_or("plain".to_owned(), |h| format!(
-                "{} {}",
-                hatch_swatch(h),
-                esc(h.meaning())
-            ))
-        );
-    };
-    for f in FLAGS {
-        let n = results
+fn flags_html(results: &Results) -> Markup {
+    let count = |f: CellFlag| {
+        results
             .aggregates
             .iter()
             .filter(|a| a.cell_flags.contains(&f) || a.flags.iter().any(|w| w == f.as_str()))
-            .count();
-        row(html, f.as_str(), flag_meaning(f), flag_hatch(f), n);
-    }
-    let noisy = results
-        .aggregates
-        .iter()
-        .filter(|a| a.noisy || a.flags.iter().any(|w| w.starts_with("noisy")))
-        .count();
-    row(
-        html,
+            .count()
+    };
+    let mut rows: Vec<(&str, &str, Option<Hatch>, usize)> = FLAGS
+        .into_iter()
+        .map(|f| (f.as_str(), flag_meaning(f), flag_hatch(f), count(f)))
+        .collect();
+    rows.push((
         "noisy",
         "the repetitions disagree: the throughput's coefficient of variation exceeds the profile's cv_threshold",
         Some(Hatch::Unsteady),
-        noisy,
-    );
-    html.push_str("</tbody></table>");
+        results
+            .aggregates
+            .iter()
+            .filter(|a| a.noisy || a.flags.iter().any(|w| w.starts_with("noisy")))
+            .count(),
+    ));
+    html! {
+        h2 id="flags" { "Flags" }
+        p {
+            "A flag says what a reader must know before trusting a figure. Every flag but "
+            i { "server-bound" }
+            " keeps a figure out of headlines and verdicts; the charts hatch those figures."
+        }
+        table {
+            thead {
+                tr {
+                    @for h in ["flag", "meaning", "in charts"] { th class="l" { (h) } }
+                    th { "aggregates here" }
+                }
+            }
+            tbody {
+                @for (name, meaning, hatch, n) in rows {
+                    tr {
+                        td class="l" { (flag_badge(name)) }
+                        td class="l" { (meaning) }
+                        td class="l" {
+                            @match hatch {
+                                // The swatch is SVG that svg.rs escaped as it drew it.
+                                Some(h) => {
+                                    (PreEscaped(hatch_swatch(h, &format!("legend-{}", slug(h.meaning())))))
+                                    " " (h.meaning())
+                                }
+                                None => { "plain" }
+                            }
+                        }
+                        td { (n) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The standard table ([`tables::STANDARD`]), sortable: numbers carry
 /// their value in `data-v`, flags are badges, a row with a caveat is grey.
-fn aggregates_html(html: &mut String, aggs: &[&Aggregate]) {
-    html.push_str("<table class=\"sortable\"><thead><tr>");
-    for c in tables::STANDARD {
-        let _ = write!(
-            html,
-            "<th{}>{}</th>",
-            if c.text { " class=\"l\"" } else { "" },
-            esc(c.header)
-        );
-    }
-    html.push_str("</tr></thead><tbody>");
-    for a in aggs {
-        let _ = write!(
-            html,
-            "<tr{}>",
-            if a.trustworthy() {
-                ""
-            } else {
-                " class=\"caveat\""
+fn aggregates_html(aggs: &[&Aggregate]) -> Markup {
+    html! {
+        table class="sortable" {
+            thead {
+                tr {
+                    @for c in tables::STANDARD { th class=[c.text.then_some("l")] { (c.header) } }
+                }
             }
-        );
-        for c in tables::STANDARD {
-            let f = (c.cell)(a);
-            if c.header == "flags" {
-                let _ = write!(html, "<td class=\"l flags\">{}</td>", flag_badges(a));
-            } else if c.text {
-                let _ = write!(html, "<td class=\"l\">{}</td>", esc(&f.text));
-            } else {
-                let v = f
-                    .value
-                    .filter(|v| v.is_finite())
-                    .map_or(String::new(), |v| v.to_string());
-                let _ = write!(html, "<td data-v=\"{v}\">{}</td>", esc(&f.text));
+            tbody {
+                @for a in aggs {
+                    tr class=[(!a.trustworthy()).then_some("caveat")] {
+                        @for c in tables::STANDARD {
+                            @let f = (c.cell)(a);
+                            @if c.header == "flags" {
+                                td class="l flags" { @for w in &a.flags { (flag_badge(w)) } }
+                            } @else if c.text {
+                                td class="l" { (f.text) }
+                            } @else {
+                                td data-v=(f.value.filter(|v| v.is_finite()).map_or(String::new(), |v| v.to_string())) {
+                                    (f.text)
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        html.push_str("</tr>");
     }
-    html.push_str("</tbody></table>");
 }
 
 /// The reproduction: systems, each seed table (published, measured and
 /// their ratio side by side) followed by its charts (`figures`, one entry
 /// per table), the claims and the notes.
-fn reproduction_html(html: &mut String, cmp: &Comparison, figures: &[String]) {
+fn reproduction_html(cmp: &Comparison, figures: &[Markup]) -> Markup {
     let r = &cmp.reproduction;
-    let _ = write!(
-        html,
-        "<h2 id=\"reproduction\">Reproduction of seed {}: {}</h2><p>Source: {}</p><p>Each column shows the <span class=\"pub\">published</span> figure, the <span class=\"lab\">lab's</span> figure in the same unit, and lab / published. Absolute figures come from other hardware; the claims below compare ratios and rankings.</p>",
-        esc(&r.seed),
-        esc(&r.title),
-        esc(&r.source)
-    );
-    html.push_str("<h3>Systems</h3><table><tr><th class=\"l\">system</th><th class=\"l\">published as</th><th class=\"l\">lab stand-in</th><th class=\"l\">status</th></tr>");
-    for s in &r.systems {
-        let standin = match (&s.server, &s.variant) {
-            (Some(a), Some(b)) => format!("{a} {b}"),
-            _ => "—".into(),
-        };
-        let status = reproduction::system_status(cmp, s);
-        let _ = write!(
-            html,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(&s.key),
-            esc(&s.published_as),
-            esc(&standin),
-            esc(&status)
-        );
-    }
-    html.push_str("</table>");
-    for (ti, t) in cmp.tables.iter().enumerate() {
-        let _ = write!(
-            html,
-            "<h3>{}</h3><table class=\"pvm\"><thead><tr><th rowspan=\"2\"></th>",
-            esc(&t.title)
-        );
-        for c in &t.columns {
-            let _ = write!(html, "<th colspan=\"3\">{}</th>", esc(c));
-        }
-        html.push_str("</tr><tr>");
-        for _ in &t.columns {
-            html.push_str(
-                "<th class=\"pub\">published</th><th class=\"lab\">measured</th><th>lab / pub</th>",
-            );
-        }
-        html.push_str("</tr></thead><tbody>");
-        for (row, cells) in &t.rows {
-            let _ = write!(html, "<tr><th class=\"l\">{}</th>", esc(row));
-            for c in cells {
-                let Some(c) = c else {
-                    html.push_str("<td></td><td></td><td></td>");
-                    continue;
-                };
-                let p = &c.published;
-                let measured = match (c.measured, &c.missing) {
-                    (Some(m), _) if c.caveats.is_empty() => {
-                        format!("{} {}", fmt_value(m), esc(&p.unit))
-                    }
-                    (Some(m), _) => format!(
-                        "{} {} <span class=\"why\">({})</span>",
-                        fmt_value(m),
-                        esc(&p.unit),
-                        c.caveats.join(", ")
-                    ),
-                    (None, Some(why)) => format!("<span class=\"why\">{}</span>", esc(why)),
-                    (None, None) => "—".into(),
-                };
-                let _ = write!(
-                    html,
-                    "<td class=\"pub\">{}{}</td><td class=\"lab\">{measured}</td><td class=\"ratio\">{}</td>",
-                    esc(p.raw.trim()),
-                    if p.value.is_none() { " (failed)" } else { "" },
-                    c.ratio.map_or(String::new(), |r| format!("×{}", fmt_value(r)))
-                );
-            }
-            html.push_str("</tr>");
-        }
-        html.push_str("</tbody></table>");
-        if let Some(f) = figures.get(ti) {
-            html.push_str(f);
-        }
-    }
     let missing = reproduction::unmeasured(cmp);
-    if !missing.is_empty() {
-        html.push_str("<h3>Published figures without a measured twin</h3><ul>");
-        for (why, n) in &missing {
-            let _ = write!(
-                html,
-                "<li>{n} figure{}: {}</li>",
-                if *n == 1 { "" } else { "s" },
-                esc(why)
-            );
+    html! {
+        h2 id="reproduction" { "Reproduction of seed " (r.seed) ": " (r.title) }
+        p { "Source: " (r.source) }
+        p {
+            "Each column shows the " span class="pub" { "published" } " figure, the "
+            span class="lab" { "lab's" }
+            " figure in the same unit, and lab / published. Absolute figures come from other hardware; the claims below compare ratios and rankings."
         }
-        html.push_str("</ul>");
-    }
-    html.push_str("<h3>Claims</h3><table><tr><th class=\"l\">claim</th><th class=\"l\">verdict</th><th class=\"l\">measured</th></tr>");
-    for c in &cmp.claims {
-        use rpclab_model::verdict::Direction;
-        let class = match if c.verdict.checked == 0 {
-            Direction::NotComparable
-        } else {
-            c.verdict.direction
-        } {
-            Direction::Holds => "holds",
-            Direction::Reversed | Direction::DoesNotHold => "reversed",
-            Direction::WithinNoise => "noise",
-            Direction::NotComparable => "nc",
-        };
-        let _ = write!(
-            html,
-            "<tr class=\"{class}\" id=\"claim-{}\"><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(&c.id),
-            esc(&c.text),
-            esc(c.label()),
-            esc(c.detail())
-        );
-    }
-    let _ = write!(
-        html,
-        "</table><p class=\"why\">{}</p>",
-        esc(&reproduction::verdict_legend())
-    );
-    if !r.deviations.is_empty() {
-        html.push_str("<h3 id=\"deviations\">Deviations from the post</h3><ul>");
-        for d in &r.deviations {
-            let _ = write!(html, "<li>{}</li>", esc(d));
+        h3 { "Systems" }
+        table {
+            tr { @for h in ["system", "published as", "lab stand-in", "status"] { th class="l" { (h) } } }
+            @for s in &r.systems {
+                tr {
+                    td class="l" { (s.key) }
+                    td class="l" { (s.published_as) }
+                    td class="l" {
+                        @match (&s.server, &s.variant) {
+                            (Some(server), Some(variant)) => { (server) " " (variant) }
+                            _ => { "—" }
+                        }
+                    }
+                    td class="l" { (reproduction::system_status(cmp, s)) }
+                }
+            }
         }
-        html.push_str("</ul>");
-    }
-    if !r.notes.is_empty() {
-        html.push_str("<h3>Notes</h3><ul>");
-        for n in &r.notes {
-            let _ = write!(html, "<li>{}</li>", esc(n));
+        @for (ti, t) in cmp.tables.iter().enumerate() {
+            h3 { (t.title) }
+            table class="pvm" {
+                thead {
+                    tr {
+                        th rowspan="2" {}
+                        @for c in &t.columns { th colspan="3" { (c) } }
+                    }
+                    tr {
+                        @for _ in &t.columns {
+                            th class="pub" { "published" }
+                            th class="lab" { "measured" }
+                            th { "lab / pub" }
+                        }
+                    }
+                }
+                tbody {
+                    @for (row, cells) in &t.rows {
+                        tr {
+                            th class="l" { (row) }
+                            @for c in cells { (comparison_cells(c.as_ref())) }
+                        }
+                    }
+                }
+            }
+            @if let Some(f) = figures.get(ti) { (f) }
         }
-        html.push_str("</ul>");
+        @if !missing.is_empty() {
+            h3 { "Published figures without a measured twin" }
+            ul {
+                @for (why, n) in &missing {
+                    li { (n) " figure" @if *n != 1 { "s" } ": " (why) }
+                }
+            }
+        }
+        h3 { "Claims" }
+        table {
+            tr { @for h in ["claim", "verdict", "measured"] { th class="l" { (h) } } }
+            @for c in &cmp.claims {
+                tr class=(claim_class(c)) id={ "claim-" (c.id) } {
+                    td class="l" { (c.text) }
+                    td class="l" { (c.label()) }
+                    td class="l" { (c.detail()) }
+                }
+            }
+        }
+        p class="why" { (reproduction::verdict_legend()) }
+        @if !r.deviations.is_empty() {
+            h3 id="deviations" { "Deviations from the post" }
+            ul { @for d in &r.deviations { li { (d) } } }
+        }
+        @if !r.notes.is_empty() {
+            h3 { "Notes" }
+            ul { @for n in &r.notes { li { (n) } } }
+        }
+    }
+}
+
+/// One column of a seed table's row: the published figure, the lab's and
+/// their ratio (three empty cells where the column has no figure).
+fn comparison_cells(c: Option<&CellComparison>) -> Markup {
+    let Some(c) = c else {
+        return html! { td {} td {} td {} };
+    };
+    let p = &c.published;
+    html! {
+        td class="pub" { (p.raw.trim()) @if p.value.is_none() { " (failed)" } }
+        td class="lab" {
+            @match (c.measured, &c.missing) {
+                (Some(m), _) => {
+                    (fmt_value(m)) " " (p.unit)
+                    @if !c.caveats.is_empty() {
+                        " " span class="why" { "(" (c.caveats.join(", ")) ")" }
+                    }
+                }
+                (None, Some(why)) => { span class="why" { (why) } }
+                (None, None) => { "—" }
+            }
+        }
+        td class="ratio" { @if let Some(r) = c.ratio { "×" (fmt_value(r)) } }
+    }
+}
+
+/// A claim's row class, its verdict's colour (not comparable when nothing
+/// was checked).
+fn claim_class(c: &ClaimOutcome) -> &'static str {
+    use rpclab_model::verdict::Direction;
+    let direction = if c.verdict.checked == 0 {
+        Direction::NotComparable
+    } else {
+        c.verdict.direction
+    };
+    match direction {
+        Direction::Holds => "holds",
+        Direction::Reversed | Direction::DoesNotHold => "reversed",
+        Direction::WithinNoise => "noise",
+        Direction::NotComparable => "nc",
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `s` as the page shows it.
+    fn escaped(s: &str) -> String {
+        html! { (s) }.into_string()
+    }
 
     /// The fixture has no manifest: the page says its setup is unknown.
     fn no_setup() -> Setup {
@@ -768,7 +747,7 @@ mod tests {
         assert!(page.contains("Reproduction of seed"));
         for c in &r.cells {
             assert!(
-                page.contains(&esc(c.raw.trim())),
+                page.contains(&escaped(c.raw.trim())),
                 "published {} missing",
                 c.raw
             );
@@ -811,7 +790,7 @@ mod tests {
                 || page.contains("<li>the provider's 5000 ms timeout &lt;is not set&gt;</li>")
         );
         for (why, _) in &missing {
-            assert!(page.contains(&esc(why)), "{why}");
+            assert!(page.contains(&escaped(why)), "{why}");
         }
         assert_eq!(
             page.contains("Published figures without a measured twin"),

@@ -194,6 +194,21 @@ pub fn hatch_defs(svg: &mut String, id: &str) {
     );
 }
 
+/// A small swatch of a hatching, as the charts draw it: a standalone
+/// `<svg>` whose hatchings' ids start with `id`.
+pub fn hatch_swatch(h: Hatch, id: &str) -> String {
+    let mut svg = String::from(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="28" height="14" viewBox="0 0 28 14">"#,
+    );
+    hatch_defs(&mut svg, id);
+    let _ = write!(
+        svg,
+        r##"<rect width="28" height="14" fill="#0072B2"/><rect width="28" height="14" fill="{}"/></svg>"##,
+        h.fill(id)
+    );
+    svg
+}
+
 /// What a legend entry shows before its name.
 pub enum Key {
     /// A series: its colour as a swatch with its marker on top.
