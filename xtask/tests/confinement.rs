@@ -8,25 +8,24 @@
 //! Nothing here depends on timing: the test polls until the container
 //! exists, bounded only by the run itself.
 
+mod common;
+
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 const SERVER: &str = "thrift-java";
 
 fn start_run(results: &Path, log: &Path) -> Child {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let log = std::fs::File::create(log).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["lab", "run", "--only", SERVER, "--profile", "smoke"])
+    common::xtask_command(&["lab", "run", "--only", SERVER, "--profile", "smoke"])
         .arg("--results-dir")
         .arg(results)
         // Another lab run on this engine may hold the port for a while.
         .args(["--wait-for-ports", "1800"])
-        .current_dir(root)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .stdin(Stdio::null())

@@ -4,6 +4,9 @@
 //! One lab run covers every server, to share the image builds and the JVM
 //! start-ups; the assertions then check each server's cells.
 
+mod common;
+
+use common::{repo_root, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,56 +19,44 @@ fn engine_lock() -> std::sync::MutexGuard<'static, ()> {
     ENGINE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn xtask_command(args: &[&str]) -> Command {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.args(args).current_dir(root);
-    cmd
+/// `args` followed by `--results-dir results`.
+fn into_results(args: &[&str], results: &Path) -> Vec<String> {
+    args.iter()
+        .map(|s| s.to_string())
+        .chain([
+            "--results-dir".to_owned(),
+            results.to_str().unwrap().to_owned(),
+        ])
+        .collect()
 }
 
 /// `lab run --only thrift-java --profile smoke` into `results`.
 fn thrift_smoke_args(results: &Path) -> Vec<String> {
-    [
-        "lab",
-        "run",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-        "--results-dir",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([results.to_str().unwrap().to_owned()])
-    .collect()
+    into_results(
+        &["lab", "run", "--only", "thrift-java", "--profile", "smoke"],
+        results,
+    )
 }
 
 /// Seed 003 (two Dubbo 2.6 variants) reproduced in interleaved rounds with
 /// the quick `smoke-rounds` profile and a fixed order seed, into `results`.
 fn rounds_smoke_args(results: &Path) -> Vec<String> {
-    [
-        "lab",
-        "reproduce",
-        "dubbo-vs-hsf",
-        "--profile",
-        "smoke-rounds",
-        "--rounds-seed",
-        "7",
-        "--results-dir",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([results.to_str().unwrap().to_owned()])
-    .collect()
+    into_results(
+        &[
+            "lab",
+            "reproduce",
+            "dubbo-vs-hsf",
+            "--profile",
+            "smoke-rounds",
+            "--rounds-seed",
+            "7",
+        ],
+        results,
+    )
 }
 
 fn xtask(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("xtask runs")
+    xtask_command(args).output().expect("xtask runs")
 }
 
 fn text(out: &Output) -> String {
@@ -93,8 +84,7 @@ fn only_snapshot(results: &Path) -> PathBuf {
 
 /// Every server folder's name, read the way the lab reads them.
 fn server_names() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let mut names: Vec<String> = std::fs::read_dir(root.join("servers"))
+    let mut names: Vec<String> = std::fs::read_dir(repo_root().join("servers"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("server.toml").is_file())

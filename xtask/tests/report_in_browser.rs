@@ -9,6 +9,8 @@
 //! and background networking, component updates, sync and crash reports
 //! are off. Without Chromium the tests say so and pass without checking.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -120,8 +122,7 @@ fn open(chromium: &Path, page: &Path) -> Opened {
 
 /// Renders `snapshot` with `lab report` (the command a reader runs).
 fn render(snapshot: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["lab", "report"])
+    let out = common::xtask_command(&["lab", "report"])
         .arg(snapshot)
         .output()
         .unwrap();
@@ -132,13 +133,9 @@ fn render(snapshot: &Path) {
     );
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// The committed default-lab snapshot's results and manifest, copied.
 fn committed_snapshot(into: &Path) {
-    let from = repo().join("results/20261129T235428Z-vm-c20a70e");
+    let from = common::repo_root().join("results/20261129T235428Z-vm-c20a70e");
     std::fs::create_dir_all(into).unwrap();
     for f in ["results.json", "manifest.toml"] {
         std::fs::copy(from.join(f), into.join(f)).unwrap();
@@ -167,7 +164,7 @@ fn many_series(into: &Path) {
 fn reproduction(into: &Path) {
     std::fs::create_dir_all(into).unwrap();
     std::fs::copy(
-        repo().join("xtask/tests/fixtures/results.json"),
+        common::repo_root().join("xtask/tests/fixtures/results.json"),
         into.join("results.json"),
     )
     .unwrap();

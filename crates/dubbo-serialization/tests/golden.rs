@@ -5,6 +5,7 @@
 mod common;
 
 use common::{case_names, check_read, rust_write, vector};
+use java_interop::assert_same_bytes;
 
 #[test]
 fn rust_reads_every_golden_vector() {
@@ -16,15 +17,7 @@ fn rust_reads_every_golden_vector() {
 #[test]
 fn rust_writes_every_golden_vector_byte_for_byte() {
     for name in case_names() {
-        let want = vector(name);
-        let got = rust_write(name);
-        assert!(
-            got == want,
-            "{name}: Rust wrote {} bytes, Dubbo {}; first difference at {:?}",
-            got.len(),
-            want.len(),
-            got.iter().zip(&want).position(|(a, b)| a != b)
-        );
+        assert_same_bytes(name, &rust_write(name), &vector(name));
     }
 }
 

@@ -81,30 +81,27 @@ scalar! {
     i64: write_long(i64), read_i64;
 }
 
-impl ToHessian for bool {
-    fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
-        enc.write_bool(*self);
-        Ok(())
-    }
+/// The types the encoder writes and the decoder reads as they are.
+macro_rules! exact {
+    ($($t:ty: $write:ident, $read:ident;)*) => {$(
+        impl ToHessian for $t {
+            fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
+                enc.$write(*self);
+                Ok(())
+            }
+        }
+
+        impl FromHessian for $t {
+            fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+                dec.$read()
+            }
+        }
+    )*};
 }
 
-impl FromHessian for bool {
-    fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        dec.read_bool()
-    }
-}
-
-impl ToHessian for f64 {
-    fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
-        enc.write_double(*self);
-        Ok(())
-    }
-}
-
-impl FromHessian for f64 {
-    fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        dec.read_f64()
-    }
+exact! {
+    bool: write_bool, read_bool;
+    f64: write_double, read_f64;
 }
 
 impl ToHessian for f32 {

@@ -187,6 +187,28 @@ impl Value {
         })
     }
 
+    /// Equality with doubles compared by their bits (a NaN equals the same
+    /// NaN, -0.0 is not 0.0): what a lossless round trip must give back,
+    /// where [`PartialEq`] follows Java's `==`.
+    pub fn identical(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
+            (Value::List(x), Value::List(y)) => x.ty == y.ty && all_identical(&x.items, &y.items),
+            (Value::Map(x), Value::Map(y)) => {
+                x.ty == y.ty
+                    && x.entries.len() == y.entries.len()
+                    && x.entries
+                        .iter()
+                        .zip(&y.entries)
+                        .all(|((k1, v1), (k2, v2))| k1.identical(k2) && v1.identical(v2))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.class == y.class && all_identical(&x.values, &y.values)
+            }
+            _ => self == other,
+        }
+    }
+
     /// Whether this is [`Value::Null`].
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
@@ -366,4 +388,9 @@ impl fmt::Display for Value {
             Value::Ref(n) => write!(f, "@{n}"),
         }
     }
+}
+
+/// Whether two runs of values are [`Value::identical`] item by item.
+fn all_identical(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.identical(b))
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{manifest, resolve, same, Order, IMPLS};
+use common::{manifest, resolve, Order, IMPLS};
 use hessian2::{DecodeOptions, Decoder, Encoder, RefMode, Value};
 
 /// Cases where the Rust encoder cannot reproduce one implementation's bytes,
@@ -53,7 +53,7 @@ fn check_impl(impl_name: &str) {
         // (a) decode, keeping references
         match read_all(&bytes, case.values.len(), RefMode::Keep) {
             Ok(got) => {
-                if !got.iter().zip(&case.values).all(|(a, b)| same(a, b)) {
+                if !got.iter().zip(&case.values).all(|(a, b)| a.identical(b)) {
                     failures.push(format!(
                         "{}: decoded {} expected {}",
                         case.name,
@@ -69,7 +69,7 @@ fn check_impl(impl_name: &str) {
         let mut table = Vec::new();
         let resolved: Vec<Value> = case.values.iter().map(|v| resolve(v, &mut table)).collect();
         match read_all(&bytes, case.values.len(), RefMode::Resolve) {
-            Ok(got) if got.iter().zip(&resolved).all(|(a, b)| same(a, b)) => {}
+            Ok(got) if got.iter().zip(&resolved).all(|(a, b)| a.identical(b)) => {}
             Ok(got) => failures.push(format!("{}: resolved to {}", case.name, show(&got))),
             Err(e) => failures.push(format!("{}: resolving decode failed: {e}", case.name)),
         }
@@ -103,7 +103,7 @@ fn check_impl(impl_name: &str) {
             (false, Some(_)) => {
                 // still a valid encoding of the same value
                 match read_all(&ours, case.values.len(), RefMode::Keep) {
-                    Ok(got) if got.iter().zip(&case.values).all(|(a, b)| same(a, b)) => {}
+                    Ok(got) if got.iter().zip(&case.values).all(|(a, b)| a.identical(b)) => {}
                     _ => failures.push(format!("{}: our different encoding does not read back", case.name)),
                 }
             }

@@ -8,33 +8,6 @@ use std::sync::Arc;
 use hessian2::{ClassDef, DecodeOptions, Decoder, Encoder, List, Map, Object, RefMode, Value};
 use proptest::prelude::*;
 
-/// Equality up to what the format cannot express: -0.0 is written as 0.0
-/// (as Java does). NaN payloads survive, so doubles compare by bits.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Double(x), Value::Double(y)) => {
-            x.to_bits() == y.to_bits() || (*x == 0.0 && *y == 0.0)
-        }
-        (Value::List(x), Value::List(y)) => {
-            x.ty == y.ty
-                && x.items.len() == y.items.len()
-                && x.items.iter().zip(&y.items).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.ty == y.ty
-                && x.entries.len() == y.entries.len()
-                && x.entries
-                    .iter()
-                    .zip(&y.entries)
-                    .all(|((a, b), (c, d))| same(a, c) && same(b, d))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.class == y.class && x.values.iter().zip(&y.values).all(|(a, b)| same(a, b))
-        }
-        _ => a == b,
-    }
-}
-
 fn type_name() -> impl Strategy<Value = String> {
     "[a-zA-Z\\[][a-zA-Z0-9_.$]{0,20}"
 }
@@ -47,7 +20,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         (-300_000i32..300_000).prop_map(Value::Int),
         any::<i64>().prop_map(Value::Long),
         (-300_000i64..300_000).prop_map(Value::Long),
-        any::<f64>().prop_map(Value::Double),
+        // -0.0 is written as 0.0 (as Java does), so it cannot come back.
+        any::<f64>().prop_map(|d| Value::Double(if d == 0.0 { 0.0 } else { d })),
         (-40_000i32..40_000).prop_map(|m| Value::Double(f64::from(m) / 1000.0)),
         any::<i64>().prop_map(Value::Date),
         any::<i32>().prop_map(|m| Value::Date(i64::from(m) * 60_000)),
@@ -105,7 +79,7 @@ proptest! {
             let mut dec = Decoder::with_options(&bytes, DecodeOptions::default().refs(mode));
             for v in &values {
                 let back = dec.read_value().unwrap();
-                prop_assert!(same(v, &back), "{} != {}", v, back);
+                prop_assert!(v.identical(&back), "{} != {}", v, back);
             }
             prop_assert!(dec.is_empty());
         }

@@ -7,6 +7,8 @@
 //! here once and used as a dev-dependency:
 //!
 //! - [`Golden`]: the crate's golden folder, its vectors and its pom;
+//! - [`assert_same_bytes`]: Rust's bytes against Java's, the first
+//!   difference shown;
 //! - [`Order`]: the contract's Order as the golden cases write it
 //!   (nullable strings, as a Java object);
 //! - [`java_tests_enabled`], [`write_cases`] and [`JavaVerify`]: the
@@ -18,10 +20,12 @@
 //! The crate has no dependencies, so that the codec crates stay usable
 //! without the rest of the lab.
 
+mod compare;
 mod golden;
 mod maven;
 mod order;
 
+pub use compare::assert_same_bytes;
 pub use golden::Golden;
 pub use maven::{all_passed, java_tests_enabled, write_cases, JavaVerify};
 pub use order::{Order, ORDER_CLASS};

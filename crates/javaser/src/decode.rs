@@ -20,6 +20,16 @@ enum Handle {
     Other,
 }
 
+/// `DataInput`'s primitive reads: big-endian, from block data.
+macro_rules! read_big_endian {
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self) -> Result<$ty, DecodeError> {
+            Ok(<$ty>::from_be_bytes(self.block()?))
+        }
+    )*};
+}
+
 /// Reads a Java serialization stream from a byte slice.
 ///
 /// Top level content is read with [`read_content`](Self::read_content) (block
@@ -204,33 +214,21 @@ impl<'a> Decoder<'a> {
     pub fn read_boolean(&mut self) -> Result<bool, DecodeError> {
         Ok(self.block::<1>()?[0] != 0)
     }
-    /// `readByte`.
-    pub fn read_byte(&mut self) -> Result<i8, DecodeError> {
-        Ok(i8::from_be_bytes(self.block()?))
-    }
-    /// `readChar`.
-    pub fn read_char(&mut self) -> Result<u16, DecodeError> {
-        Ok(u16::from_be_bytes(self.block()?))
-    }
-    /// `readShort`.
-    pub fn read_short(&mut self) -> Result<i16, DecodeError> {
-        Ok(i16::from_be_bytes(self.block()?))
-    }
-    /// `readInt`.
-    pub fn read_int(&mut self) -> Result<i32, DecodeError> {
-        Ok(i32::from_be_bytes(self.block()?))
-    }
-    /// `readLong`.
-    pub fn read_long(&mut self) -> Result<i64, DecodeError> {
-        Ok(i64::from_be_bytes(self.block()?))
-    }
-    /// `readFloat`.
-    pub fn read_float(&mut self) -> Result<f32, DecodeError> {
-        Ok(f32::from_be_bytes(self.block()?))
-    }
-    /// `readDouble`.
-    pub fn read_double(&mut self) -> Result<f64, DecodeError> {
-        Ok(f64::from_be_bytes(self.block()?))
+    read_big_endian! {
+        /// `readByte`.
+        read_byte -> i8;
+        /// `readChar`.
+        read_char -> u16;
+        /// `readShort`.
+        read_short -> i16;
+        /// `readInt`.
+        read_int -> i32;
+        /// `readLong`.
+        read_long -> i64;
+        /// `readFloat`.
+        read_float -> f32;
+        /// `readDouble`.
+        read_double -> f64;
     }
     /// `readFully` of `n` bytes.
     pub fn read_bytes(&mut self, n: usize) -> Result<Vec<u8>, DecodeError> {

@@ -7,6 +7,16 @@ use crate::mutf8;
 use crate::tc::*;
 use crate::value::{Array, ClassDesc, Content, Object, Value};
 
+/// `DataOutput`'s primitive writes: big-endian, into block data.
+macro_rules! write_big_endian {
+    ($($(#[$doc:meta])* $name:ident($ty:ty);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, v: $ty) {
+            self.prim(&v.to_be_bytes());
+        }
+    )*};
+}
+
 /// Writes a Java serialization stream into a `Vec<u8>`, byte for byte as
 /// `java.io.ObjectOutputStream` does.
 ///
@@ -116,33 +126,21 @@ impl Encoder {
     pub fn write_boolean(&mut self, v: bool) {
         self.prim(&[v as u8]);
     }
-    /// `writeByte`.
-    pub fn write_byte(&mut self, v: i8) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeChar` (one UTF-16 unit).
-    pub fn write_char(&mut self, v: u16) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeShort`.
-    pub fn write_short(&mut self, v: i16) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeInt`.
-    pub fn write_int(&mut self, v: i32) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeLong`.
-    pub fn write_long(&mut self, v: i64) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeFloat`.
-    pub fn write_float(&mut self, v: f32) {
-        self.prim(&v.to_be_bytes());
-    }
-    /// `writeDouble`.
-    pub fn write_double(&mut self, v: f64) {
-        self.prim(&v.to_be_bytes());
+    write_big_endian! {
+        /// `writeByte`.
+        write_byte(i8);
+        /// `writeChar` (one UTF-16 unit).
+        write_char(u16);
+        /// `writeShort`.
+        write_short(i16);
+        /// `writeInt`.
+        write_int(i32);
+        /// `writeLong`.
+        write_long(i64);
+        /// `writeFloat`.
+        write_float(f32);
+        /// `writeDouble`.
+        write_double(f64);
     }
     /// `write(byte[])`.
     pub fn write_bytes(&mut self, v: &[u8]) {

@@ -9,6 +9,7 @@ mod common;
 
 use common::{case, case_names, golden, rust_check, rust_write, vector, Step};
 use fastjson2_jsonb::dubbo::{ObjectInput, ObjectOutput};
+use java_interop::assert_same_bytes;
 
 #[test]
 fn every_vector_has_a_case_and_every_case_a_vector() {
@@ -66,22 +67,7 @@ fn rust_writes_what_java_writes() {
         {
             continue;
         }
-        let golden = vector(name);
-        let ours = rust_write(name);
-        if ours != golden {
-            let at = ours
-                .iter()
-                .zip(&golden)
-                .position(|(a, b)| a != b)
-                .unwrap_or(ours.len().min(golden.len()));
-            panic!(
-                "{name}: Rust writes {} bytes, Java {}; first difference at offset {at}:\nrust {:02x?}\njava {:02x?}",
-                ours.len(),
-                golden.len(),
-                &ours[at.saturating_sub(8)..(at + 16).min(ours.len())],
-                &golden[at.saturating_sub(8)..(at + 16).min(golden.len())]
-            );
-        }
+        assert_same_bytes(name, &rust_write(name), &vector(name));
         compared += 1;
     }
     assert!(compared >= 30, "only {compared} cases compared");

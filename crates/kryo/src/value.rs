@@ -58,6 +58,33 @@ impl Value {
     pub fn string(s: impl Into<String>) -> Value {
         Value::String(s.into())
     }
+
+    /// Equality with floats compared by their bits (a NaN equals the same
+    /// NaN, -0.0 is not 0.0): what a lossless round trip must give back.
+    pub fn identical(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+            (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
+            (Value::List(x), Value::List(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.identical(b))
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|((k1, v1), (k2, v2))| k1.identical(k2) && v1.identical(v2))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.class == y.class
+                    && x.fields.len() == y.fields.len()
+                    && x.fields
+                        .iter()
+                        .zip(&y.fields)
+                        .all(|((n1, v1), (n2, v2))| n1 == n2 && v1.identical(v2))
+            }
+            _ => self == other,
+        }
+    }
 }
 
 /// An object of a class written by FieldSerializer.

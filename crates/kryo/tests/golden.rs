@@ -8,6 +8,7 @@
 mod common;
 
 use common::{cases, check_read, dialects, golden, rust_write, Step};
+use java_interop::assert_same_bytes;
 use kryo::Dialect;
 
 #[test]
@@ -66,20 +67,7 @@ fn rust_writes_what_java_writes() {
         let Some(rust) = rust_write(&steps, dialect) else {
             continue;
         };
-        if rust != java {
-            let at = rust
-                .iter()
-                .zip(&java)
-                .position(|(a, b)| a != b)
-                .unwrap_or(rust.len().min(java.len()));
-            panic!(
-                "{case}: Rust wrote {} bytes, Java {}; first difference at byte {at}\nrust: {:02x?}\njava: {:02x?}",
-                rust.len(),
-                java.len(),
-                &rust[at.saturating_sub(8)..(at + 16).min(rust.len())],
-                &java[at.saturating_sub(8)..(at + 16).min(java.len())]
-            );
-        }
+        assert_same_bytes(&case, &rust, &java);
         checked += 1;
     }
     assert!(checked >= 56, "only {checked} vectors compared");

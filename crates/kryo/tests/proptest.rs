@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dialects, order_value, same, schemas};
+use common::{dialects, order_value, schemas};
 use kryo::{Decoder, Dialect, Encoder, Value};
 use proptest::prelude::*;
 
@@ -69,7 +69,7 @@ proptest! {
         let mut r = Decoder::new(&bytes, d);
         for _ in 0..2 {
             let back = r.read_value(&s).unwrap();
-            prop_assert!(same(&back, &v), "{:?} != {:?}", back, v);
+            prop_assert!(back.identical(&v), "{:?} != {:?}", back, v);
         }
         prop_assert!(r.is_at_end());
     }

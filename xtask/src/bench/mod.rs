@@ -27,6 +27,7 @@
 //! cell can be told from a slow client.
 
 mod peers;
+mod session;
 mod setup;
 
 use crate::basics::host;
@@ -36,7 +37,7 @@ use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
 use rpclab_model::result::{ClientReport, Cost};
@@ -190,20 +191,7 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
         args.client_cpus.as_deref(),
     )
     .await?;
-    let stamp = time::OffsetDateTime::now_utc()
-        .format(time::macros::format_description!(
-            "[year][month][day]T[hour][minute][second]Z"
-        ))
-        .expect("static format");
-    let run_id = format!("bench-{stamp}-{}", std::process::id());
-    // Removes the bench's containers should the process panic.
-    let mut _scope = crate::engine::scope::RunScope::open(run_id.clone());
-    _scope.watch(&engine);
-    let (out, temporary) = match &args.out {
-        Some(dir) => (dir.clone(), false),
-        None => (std::env::temp_dir().join(format!("rpclab-{run_id}")), true),
-    };
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let session = session::Session::open("bench", &engine, args.out.as_deref())?;
     eprintln!(
         "bench client: {} on {} ({} cores); echo server on cpus {server_cpus}, client on cpus {client_cpus}{}",
         args.operation,
@@ -218,42 +206,27 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
 
     let mut bench = Bench {
         engine: &engine,
-        run_id: &run_id,
+        run_id: &session.run_id,
         server_cpus: &server_cpus,
         client_cpus: &client_cpus,
-        out: &out,
+        out: &session.dir,
         args: &args,
         rows: Vec::new(),
         floor: Vec::new(),
     };
-    let outcome = tokio::select! {
-        r = bench.run_all(root, &lab) => r,
-        _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
-    };
-    // Whatever happened, no container of this run survives it.
-    let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    let (outcome, removed) = session.run(bench.run_all(root, &lab)).await;
     if !bench.rows.is_empty() {
         let json = serde_json::to_vec_pretty(&bench.rows)?;
-        std::fs::write(out.join("bench.json"), json)?;
+        std::fs::write(session.dir.join("bench.json"), json)?;
         println!("{}", bench.summary());
     }
-    if temporary {
-        let _ = std::fs::remove_dir_all(&out);
-    } else {
-        eprintln!("cells written to {}", out.display());
-    }
-    removed.context("cleaning up the bench's containers failed")?;
-    outcome
+    session.close(outcome, removed)
 }
 
 impl Bench<'_> {
     async fn run_all(&mut self, root: &Path, lab: &Lab) -> Result<()> {
         let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
-        builder.base().await?;
-        builder.runtime().await?;
-        let binaries =
-            host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
-        builder.client(&binaries).await?;
+        let binaries = session::build_client(&mut builder, root).await?;
 
         let echo = self.start_echo().await?;
         let target = format!("127.0.0.1:{}", self.args.port);

@@ -282,11 +282,16 @@ impl RowResult {
     }
 
     fn shape(&self) -> String {
-        if self.connections == self.in_flight {
-            format!("{} conn × 1 call", self.connections)
-        } else {
-            format!("1 conn × {} streams", self.in_flight)
-        }
+        shape(self.connections, self.in_flight)
+    }
+}
+
+/// A row's connections and calls in flight, as the table names them.
+fn shape(connections: u32, in_flight: u32) -> String {
+    if connections == in_flight {
+        format!("{connections} conn × 1 call")
+    } else {
+        format!("1 conn × {in_flight} streams")
     }
 }
 
@@ -331,18 +336,9 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         args.client_cpus.as_deref(),
     )
     .await?;
-    let run_id = format!("bench-peers-{}", std::process::id());
-    // Removes the bench's containers should the process panic.
-    let mut _scope = crate::engine::scope::RunScope::open(run_id.clone());
-    _scope.watch(&engine);
-    let dir = std::env::temp_dir().join(format!("rpclab-{run_id}"));
-    std::fs::create_dir_all(&dir)?;
-
+    let session = super::session::Session::open("bench-peers", &engine, None)?;
     let mut builder = Builder::new(&engine, root, &lab.def.build, args.verbose);
-    builder.base().await?;
-    builder.runtime().await?;
-    let binaries = host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?;
-    builder.client(&binaries).await?;
+    let binaries = super::session::build_client(&mut builder, root).await?;
     let floor = binaries
         .client
         .parent()
@@ -362,7 +358,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         }
     }
     let kit = Kit {
-        dir: dir.clone(),
+        dir: session.dir.clone(),
         client: binaries.client.clone(),
         floor,
         tools,
@@ -387,7 +383,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
                 &mut builder,
                 &manifests,
                 *kind,
-                &run_id,
+                &session.run_id,
                 &server_cpus,
             )
             .await?;
@@ -397,11 +393,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
         }
         anyhow::Ok(())
     };
-    let outcome = tokio::select! {
-        r = outcome => r,
-        _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
-    };
-    let removed = engine.remove_lab_containers(Some(&run_id)).await;
+    let (outcome, removed) = session.run(outcome).await;
     if !results.is_empty() {
         let table = render(
             &results,
@@ -425,9 +417,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
             eprintln!("table written into {DOC}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    removed.context("cleaning up the bench's containers failed")?;
-    outcome
+    session.close(outcome, removed)
 }
 
 async fn start_server(
@@ -544,17 +534,7 @@ async fn run_peer(
     args: &PeersArgs,
     results: &mut Vec<RowResult>,
 ) -> Result<()> {
-    // The load client's request, recorded: the reference payload and what
-    // the floor replays.
-    let reference = record(peer, kit, Tool::Rpclab).await?;
-    std::fs::write(
-        kit.dir.join(format!("{}.replay", peer.kind.name())),
-        &reference.replay,
-    )?;
-    std::fs::write(
-        kit.dir.join(format!("{}.payload", peer.kind.name())),
-        &reference.payload,
-    )?;
+    let reference = record_reference(peer, kit).await?;
     let mut usable = vec![Tool::Rpclab];
     for tool in peer
         .kind
@@ -604,75 +584,106 @@ async fn run_peer(
         .await;
     }
     for &(connections, in_flight) in peer.kind.rows() {
-        let mut row = RowResult {
-            kind: peer.kind,
-            connections,
-            in_flight,
-            tools: Vec::new(),
-        };
         // The floor keeps one call in flight per connection.
         let tools: Vec<Tool> = usable
             .iter()
             .copied()
             .filter(|t| *t != Tool::Floor || connections == in_flight)
             .collect();
-        let mut rounds: Vec<(Tool, Vec<Measured>, Option<String>)> =
-            tools.iter().map(|t| (*t, Vec::new(), None)).collect();
-        for round in 0..args.rounds as usize {
-            // Rotated, so that no tool always runs first (after the idle
-            // gap) or right after the same other tool.
-            for k in 0..tools.len() {
-                let i = (k + round) % tools.len();
-                let tool = tools[i];
-                let m = measure(
-                    engine,
-                    container,
-                    peer,
-                    kit,
-                    tool,
-                    (connections, in_flight),
-                    args.warmup_s,
-                    args.duration_s,
-                )
-                .await;
-                match m {
-                    Ok(m) => {
-                        eprintln!(
-                            "  {} {} round {} {:<13} {:>9.0} calls/s {:>7.1} CPU-µs/call {:>5.2} cores (server {})",
-                            peer.kind.name(),
-                            row.shape(),
-                            round + 1,
-                            tool.name(),
-                            m.calls_per_s,
-                            m.cpu_us_per_call,
-                            m.cores_busy,
-                            m.server_cores.map_or("-".into(), |c| format!("{c:.2}"))
-                        );
-                        rounds[i].1.push(m);
-                    }
-                    Err(e) => {
-                        eprintln!(
-                            "  {} {} round {} {}: {e:#}",
-                            peer.kind.name(),
-                            row.shape(),
-                            round + 1,
-                            tool.name()
-                        );
-                        rounds[i].2.get_or_insert(format!("{e:#}"));
-                    }
-                }
-            }
-        }
-        for (tool, measured, failed) in rounds {
-            let m = match failed {
-                Some(e) => Err(e),
-                None => Ok(Rounds::new(measured)),
-            };
-            row.tools.push((tool, m));
-        }
+        let row = RowResult {
+            kind: peer.kind,
+            connections,
+            in_flight,
+            tools: side_by_side(
+                engine,
+                container,
+                peer,
+                kit,
+                &tools,
+                (connections, in_flight),
+                args.rounds,
+                (args.warmup_s, args.duration_s),
+            )
+            .await,
+        };
         results.push(row);
     }
     Ok(())
+}
+
+/// Records the load client's request to `peer`: the payload every other
+/// tool's is compared with, and the request the floor replays (both
+/// written into the kit's folder).
+async fn record_reference(peer: &Peer, kit: &Kit) -> Result<Recorded> {
+    let reference = record(peer, kit, Tool::Rpclab).await?;
+    let kind = peer.kind.name();
+    std::fs::write(kit.dir.join(format!("{kind}.replay")), &reference.replay)?;
+    std::fs::write(kit.dir.join(format!("{kind}.payload")), &reference.payload)?;
+    Ok(reference)
+}
+
+/// One row's `tools` measured side by side: `rounds` rounds, every tool
+/// once per round, back to back, in an order rotated from round to round.
+/// A tool that failed in any round has its first error instead of figures.
+#[allow(clippy::too_many_arguments)]
+async fn side_by_side(
+    engine: &Engine,
+    container: &str,
+    peer: &Peer,
+    kit: &Kit,
+    tools: &[Tool],
+    (connections, in_flight): (u32, u32),
+    rounds: u32,
+    (warmup_s, duration_s): (f64, f64),
+) -> Vec<(Tool, Result<Rounds, String>)> {
+    let label = format!("{} {}", peer.kind.name(), shape(connections, in_flight));
+    let mut each: Vec<(Vec<Measured>, Option<String>)> =
+        tools.iter().map(|_| (Vec::new(), None)).collect();
+    for round in 0..rounds as usize {
+        // Rotated, so that no tool always runs first (after the idle
+        // gap) or right after the same other tool.
+        for k in 0..tools.len() {
+            let i = (k + round) % tools.len();
+            let tool = tools[i];
+            let m = measure(
+                engine,
+                container,
+                peer,
+                kit,
+                tool,
+                (connections, in_flight),
+                warmup_s,
+                duration_s,
+            )
+            .await;
+            match m {
+                Ok(m) => {
+                    eprintln!(
+                        "  {label} round {} {:<13} {:>9.0} calls/s {:>7.1} CPU-µs/call {:>5.2} cores (server {})",
+                        round + 1,
+                        tool.name(),
+                        m.calls_per_s,
+                        m.cpu_us_per_call,
+                        m.cores_busy,
+                        m.server_cores.map_or("-".into(), |c| format!("{c:.2}"))
+                    );
+                    each[i].0.push(m);
+                }
+                Err(e) => {
+                    eprintln!("  {label} round {} {}: {e:#}", round + 1, tool.name());
+                    each[i].1.get_or_insert(format!("{e:#}"));
+                }
+            }
+        }
+    }
+    tools
+        .iter()
+        .zip(each)
+        .map(|(tool, (measured, failed))| match failed {
+            Some(e) => (*tool, Err(e)),
+            None => (*tool, Ok(Rounds::new(measured))),
+        })
+        .collect()
 }
 
 /// `bench client`'s floor rows: `rpclab-floor` on the host, pinned to the
@@ -706,21 +717,23 @@ pub(super) async fn floor_rows(
         jvm: false,
     };
     let result = async {
-        let reference = record(&peer, &kit, Tool::Rpclab).await?;
-        std::fs::write(dir.join("grpc.replay"), &reference.replay)?;
+        record_reference(&peer, &kit).await?;
         let mut lines = Vec::new();
         for n in [1, 16, 64] {
-            let m = measure(
+            let [(_, measured)] = side_by_side(
                 engine,
                 echo,
                 &peer,
                 &kit,
-                Tool::Floor,
+                &[Tool::Floor],
                 (n, n),
-                warmup_s,
-                duration_s,
+                1,
+                (warmup_s, duration_s),
             )
-            .await?;
+            .await
+            .try_into()
+            .expect("one tool, one result");
+            let m = measured.map_err(|e| anyhow!(e))?.median;
             lines.push(format!(
                 "{:<28} {:>9.0} {:>9.1} {:>11.0} {:>7.2} {:>7}",
                 format!("floor {n} conn × 1 call"),

@@ -221,32 +221,6 @@ pub fn resolve(v: &Value, table: &mut Vec<Option<Value>>) -> Value {
     }
 }
 
-/// Equality that tells doubles apart by bits (NaN equals NaN, -0.0 is not 0.0).
-pub fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
-        (Value::List(x), Value::List(y)) => {
-            x.ty == y.ty
-                && x.items.len() == y.items.len()
-                && x.items.iter().zip(&y.items).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.ty == y.ty
-                && x.entries.len() == y.entries.len()
-                && x.entries
-                    .iter()
-                    .zip(&y.entries)
-                    .all(|((k1, v1), (k2, v2))| same(k1, k2) && same(v1, v2))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.class == y.class
-                && x.values.len() == y.values.len()
-                && x.values.iter().zip(&y.values).all(|(a, b)| same(a, b))
-        }
-        _ => a == b,
-    }
-}
-
 /// The contract's Order (crates/rpclab-model/src/contract.rs), redefined so
 /// that this crate does not depend on the lab's model crate.
 #[derive(Clone, Debug, Default, PartialEq)]

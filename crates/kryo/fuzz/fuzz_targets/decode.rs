@@ -7,8 +7,8 @@
 //! bytes (an input may use overlong varints, shared strings or Kryo's
 //! other encodings of one value): `v = decode(x)` must encode unless it
 //! holds what this crate reads but does not write (a back-reference, a
-//! Throwable), and then `decode(encode(v))` is `v` again (floats compared
-//! by their bits), from all of the bytes written.
+//! Throwable), and then `decode(encode(v))` is `v` again
+//! ([`Value::identical`]), from all of the bytes written.
 
 use kryo::{Decoder, Dialect, Encoder, FieldType, Schema, Schemas, Value};
 use libfuzzer_sys::fuzz_target;
@@ -21,32 +21,6 @@ fn unwritable(v: &Value) -> bool {
         Value::Map(entries) => entries.iter().any(|(k, v)| unwritable(k) || unwritable(v)),
         Value::Object(o) => o.fields.iter().any(|(_, v)| unwritable(v)),
         _ => false,
-    }
-}
-
-/// Equality with floats compared by their bits (`NaN` is a value too).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((ka, va), (kb, vb))| same(ka, kb) && same(va, vb))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.class == y.class
-                && x.fields.len() == y.fields.len()
-                && x.fields
-                    .iter()
-                    .zip(&y.fields)
-                    .all(|((na, va), (nb, vb))| na == nb && same(va, vb))
-        }
-        _ => a == b,
     }
 }
 
@@ -75,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
                     let again = back.read_value(&schemas).unwrap_or_else(|e| {
                         panic!("{v:?} was written as {bytes:02x?}, which does not read: {e}")
                     });
-                    assert!(same(&v, &again), "{v:?} was read back as {again:?}");
+                    assert!(v.identical(&again), "{v:?} was read back as {again:?}");
                     assert!(back.is_at_end(), "{v:?}: bytes left after reading it back");
                 }
                 Err(e) => assert!(unwritable(&v), "{v:?} was read but does not write: {e}"),

@@ -403,32 +403,6 @@ pub fn rust_write_with(steps: &[Step], dialect: Dialect, share: bool) -> Option<
     Some(e.finish())
 }
 
-/// Values equal, floats compared by bits (NaN, -0.0).
-pub fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k1, v1), (k2, v2))| same(k1, k2) && same(v1, v2))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.class == y.class
-                && x.fields.len() == y.fields.len()
-                && x.fields
-                    .iter()
-                    .zip(&y.fields)
-                    .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2))
-        }
-        _ => a == b,
-    }
-}
-
 /// Reads the case's steps from `bytes`, checking each value; the whole
 /// input must be consumed.
 pub fn check_read(steps: &[Step], bytes: &[u8], dialect: Dialect) -> Result<(), String> {
@@ -448,7 +422,7 @@ pub fn check_read(steps: &[Step], bytes: &[u8], dialect: Dialect) -> Result<(), 
             Step::Utf(v) => d.read_string().map_err(err)? == *v,
             Step::Obj(v) => {
                 let got = d.read_value(&schemas).map_err(err)?;
-                if !same(&got, v) {
+                if !got.identical(v) {
                     return Err(format!("step {i}: read {got:?}, expected {v:?}"));
                 }
                 true
