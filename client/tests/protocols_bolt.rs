@@ -1,7 +1,7 @@
 //! The bolt protocol (SOFA-RPC) over real sockets:
 //!
 //! * against a **real SOFA-RPC provider** (sofa-rpc-all, started from the
-//!   golden generator's Maven project, `client/src/protocols/bolt/golden/java`):
+//!   golden generator's Maven project, `crates/rpclab-protocols/src/protocols/bolt/golden/java`):
 //!   Java decodes what Rust writes and Rust decodes what Java answers, for
 //!   every operation. Needs Java 17 and Maven; without them the test fails;
 //!   set `RPCLAB_SKIP_JAVA_TESTS=1` to skip it deliberately;

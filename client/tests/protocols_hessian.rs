@@ -1,6 +1,6 @@
 //! Hessian over HTTP against the real Java library and servers:
 //!
-//! * golden vectors (`src/protocols/hessian/golden/`, made by
+//! * golden vectors (`crates/rpclab-protocols/src/protocols/hessian/golden/`, made by
 //!   com.caucho:hessian): the Rust client writes exactly the call bytes
 //!   `HessianProxy` writes, and decodes what `HessianSkeleton` replies,
 //!   faults included;
@@ -30,7 +30,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 fn golden() -> Golden {
-    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/hessian/golden"))
+    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/rpclab-protocols/src/protocols/hessian/golden"))
 }
 
 fn vector(name: &str) -> Vec<u8> {

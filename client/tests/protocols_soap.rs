@@ -1,6 +1,6 @@
 //! SOAP against the real Java stacks (JAX-WS RI and Apache CXF):
 //!
-//! * golden vectors (`src/protocols/soap/golden/`, made by each stack's own
+//! * golden vectors (`crates/rpclab-protocols/src/protocols/soap/golden/`, made by each stack's own
 //!   JAX-WS client calling its own endpoint): the names the client reads
 //!   from each WSDL, Rust's request envelopes against Java's (as XML:
 //!   namespaces, elements and text, not prefixes), Java's responses and
@@ -44,7 +44,7 @@ const CASES: [(&str, ContractOp); 6] = [
 ];
 
 fn golden() -> Golden {
-    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/soap/golden"))
+    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/rpclab-protocols/src/protocols/soap/golden"))
 }
 
 fn vector(stack: &str, name: &str) -> Vec<u8> {
