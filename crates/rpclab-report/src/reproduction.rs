@@ -128,7 +128,7 @@ fn caveat_word(s: &str) -> &'static str {
 fn cell_comparison(cell: &PublishedCell) -> CellComparison {
     let (measured, missing, caveats) = match (&cell.measured, &cell.not_run) {
         (Some(t), _) => (
-            Some(t.median),
+            Some(t.value.median),
             None,
             t.caveats.iter().map(|c| caveat_word(c)).collect(),
         ),
@@ -498,12 +498,7 @@ mod tests {
                 ratio_claim("a", "ice", 3.0),
                 ratio_claim("b", "a", 0.5),
             ],
-            vec![
-                system("a", Some("a")),
-                system("b", Some("b")),
-                system("c", Some("c")),
-                system("ice", None),
-            ],
+            [systems(&["a", "b", "c"]), vec![system("ice", None)]].concat(),
             Vec::new(),
         );
         let cmp = compare(&res, &r);
@@ -536,11 +531,7 @@ mod tests {
             agg("b", 200.0, 0.0, 0),
             agg("c", 250.0, 0.0, 3),
         ]);
-        let systems = vec![
-            system("a", Some("a")),
-            system("b", Some("b")),
-            system("c", Some("c")),
-        ];
+        let systems = systems(&["a", "b", "c"]);
         let extremes = |id: &str, top: bool, systems: &[&str]| {
             let (scenario, levels, among) = ("s".into(), vec![1], names(&["a", "b", "c"]));
             let (measure, systems) = (Measure::Throughput, names(systems));
@@ -704,10 +695,6 @@ mod verdict_tests {
                     .collect(),
             },
         }
-    }
-
-    fn systems(keys: &[&str]) -> Vec<SeedSystem> {
-        keys.iter().map(|k| system(k, Some(k))).collect()
     }
 
     #[test]
@@ -1030,7 +1017,7 @@ mod verdict_tests {
         let total = r.cells[1].measured.as_ref().unwrap();
         assert_eq!(tput.caveats, ["lower bound"]);
         assert_eq!(
-            (total.median, total.caveats.as_slice()),
+            (total.value.median, total.caveats.as_slice()),
             (10.0, &["upper bound".to_owned()][..])
         );
         assert!(!total.trustworthy);
@@ -1046,7 +1033,7 @@ mod verdict_tests {
         let res = run(cells);
         let mut r = repro(
             vec![pairs_claim(&[("x", "y", 1.2)])],
-            vec![system("x", Some("x")), system("y", Some("y"))],
+            systems(&["x", "y"]),
             Vec::new(),
         );
         assert!(crate::verdicts::needs_decision(&r));

@@ -519,11 +519,13 @@ impl Figure<'_> {
         }
         let (server_busy, client_busy) = self.busy();
         Twin {
-            median: self.value,
-            low: interval.map(|i| i.0),
-            high: interval.map(|i| i.1),
-            coverage: interval.map(|i| i.2),
-            rounds: self.agg.repetitions,
+            value: Spread {
+                median: self.value,
+                low: interval.map(|i| i.0),
+                high: interval.map(|i| i.1),
+                coverage: interval.map(|i| i.2),
+                rounds: self.agg.repetitions,
+            },
             flags,
             trustworthy: caveats.is_empty(),
             caveats: caveats
@@ -665,12 +667,7 @@ impl<'a> Lookup<'a> {
             .results
             .cells
             .iter()
-            .filter(|c| {
-                c.server == agg.server
-                    && c.variant == agg.variant
-                    && c.scenario == scenario
-                    && c.concurrency == level
-            })
+            .filter(|c| c.key() == agg.key())
             .collect();
         Ok(Figure {
             key: key.to_owned(),
@@ -1645,6 +1642,11 @@ pub(crate) mod tests_support {
         }
     }
 
+    /// Systems that each stand in for themselves.
+    pub fn systems(keys: &[&str]) -> Vec<SeedSystem> {
+        keys.iter().map(|k| system(k, Some(k))).collect()
+    }
+
     pub fn results(aggs: Vec<Aggregate>) -> Results {
         Results {
             schema_version: 1,
@@ -1808,7 +1810,7 @@ mod tests {
     #[test]
     fn another_round_is_asked_for_only_where_a_measured_pair_is_undecided() {
         let claim = ratio_claim("x", "y", 1.1);
-        let systems = vec![system("x", Some("x")), system("y", Some("y"))];
+        let systems = systems(&["x", "y"]);
         let r = repro(vec![claim], systems, Vec::new());
         // Holding 1 and reaching past the band: undecided, more rounds.
         let mut cells = rounds("x", &[1000.0, 1100.0, 1040.0, 980.0, 1200.0, 1000.0]);
