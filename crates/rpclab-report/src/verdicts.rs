@@ -1642,6 +1642,12 @@ pub(crate) mod tests_support {
         }
     }
 
+    /// Asserts that `text` says `part`, showing `text` when it does not.
+    #[track_caller]
+    pub fn assert_says(text: &str, part: &str) {
+        assert!(text.contains(part), "{part:?} is not in: {text}");
+    }
+
     /// Systems that each stand in for themselves.
     pub fn systems(keys: &[&str]) -> Vec<SeedSystem> {
         keys.iter().map(|k| system(k, Some(k))).collect()
@@ -1759,11 +1765,7 @@ mod tests {
         assert_eq!((p.direction, p.decided), (Direction::Holds, true));
         assert_eq!(p.basis, Basis::Trustworthy);
         assert!(v.decided && v.label == "holds; magnitude matches", "{v:?}");
-        assert!(
-            v.detail.contains("1.20× [1.20, 1.20] over 6 rounds"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "1.20× [1.20, 1.20] over 6 rounds");
     }
 
     #[test]
@@ -1780,11 +1782,9 @@ mod tests {
             ["round 3: host-busy (x)", "round 5: failed (y)"],
             "{p:?}"
         );
-        assert!(
-            v.detail
-                .contains("left out: round 3: host-busy (x), round 5: failed (y)"),
-            "{}",
-            v.detail
+        assert_says(
+            &v.detail,
+            "left out: round 3: host-busy (x), round 5: failed (y)",
         );
         // One host-busy round of seven does not make the figure untrustworthy.
         assert_eq!(p.basis, Basis::Trustworthy);
@@ -1800,11 +1800,7 @@ mod tests {
         let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
         assert_eq!(v.pairs[0].basis, Basis::Indicative);
         assert!(!v.decided && v.checked == 0, "{v:?}");
-        assert!(
-            v.detail.contains("host busy: host-busy on most rounds"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "host busy: host-busy on most rounds");
     }
 
     #[test]
@@ -1868,7 +1864,7 @@ mod tests {
                 && why.contains("x: server 95 %, client 50 % busy"),
             "{why}"
         );
-        assert!(v.detail.contains("(undecided, leaning"), "{}", v.detail);
+        assert_says(&v.detail, "(undecided, leaning");
         // Level within the band on every round: decided, within noise.
         let mut cells = rounds("x", &[1010.0, 990.0, 1020.0, 1000.0, 1030.0, 1000.0]);
         cells.extend(rounds("y", &[1000.0; 6]));
@@ -1904,11 +1900,7 @@ mod tests {
         assert!((p.measured - 1000.0 / 0.6 / 1200.0).abs() < 1e-9, "{p:?}");
         assert_eq!((p.direction, p.decided), (Direction::Holds, true));
         assert_eq!(v.basis, Some(Basis::PerServerCore));
-        assert!(
-            v.detail.contains("x over y per server core 1.39×"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "x over y per server core 1.39×");
         // With its server full too, the engine's rule: server-bound, its capacity.
         let mut cells: Vec<Cell> = rounds("x", &[1000.0; 6])
             .into_iter()
@@ -1937,7 +1929,7 @@ mod tests {
             p.why_undecided.as_deref(),
             Some("x 1500 calls/s (unsteady: not-steady; server 95 %, client 50 % busy)")
         );
-        assert!(v.detail.contains("indicative 1.50×"), "{}", v.detail);
+        assert_says(&v.detail, "indicative 1.50×");
     }
 
     #[test]
