@@ -512,8 +512,8 @@ mod tests {
                 Verdict::Holds
             ]
         );
-        assert_says(&cmp.claims[0].detail(), "3.00×");
-        assert_says(&cmp.claims[2].detail(), "not run");
+        assert_says(cmp.claims[0].detail(), "3.00×");
+        assert_says(cmp.claims[2].detail(), "not run");
     }
 
     #[test]
@@ -710,7 +710,7 @@ mod verdict_tests {
         assert_eq!(c.verdict.magnitude, Some(Magnitude::Differs));
         assert_eq!(c.label(), "holds; magnitude differs");
         assert_says(
-            &c.detail(),
+            c.detail(),
             "ice over grpc 1.90× [1.71, 2.10] (holds), magnitude differs: published 4.7×",
         );
         // Inside the interval widened by the tolerance: 2.10 × 1.25 = 2.62.
@@ -744,7 +744,7 @@ mod verdict_tests {
         );
         // 6 % is past the 5 % floor: the direction holds; 4.7 is far off.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude differs");
-        assert_says(&cmp.claims[0].detail(), "1 repetition, no spread");
+        assert_says(cmp.claims[0].detail(), "1 repetition, no spread");
         // 1.06 × 1.25 = 1.325 ≥ 1.3.
         assert_eq!(cmp.claims[1].verdict.magnitude, Some(Magnitude::Matches));
     }
@@ -777,8 +777,8 @@ mod verdict_tests {
             c.label(),
             "partly checked (1 of 3 pairs): holds; magnitude matches"
         );
-        assert_says(&c.detail(), "ice over dubbo: dubbo not run");
-        assert_says(&c.detail(), "not measured");
+        assert_says(c.detail(), "ice over dubbo: dubbo not run");
+        assert_says(c.detail(), "not measured");
     }
 
     #[test]
@@ -820,7 +820,7 @@ mod verdict_tests {
             c.label()
         );
         assert_says(
-            &c.detail(),
+            c.detail(),
             "ice over grpc: not checked, ice 100000 calls/s (lower bound: client-bound)",
         );
         // 100000 / 20000: the direction and size it points to, undecided.
@@ -892,7 +892,7 @@ mod verdict_tests {
         );
         // 0.95: level; the published 0.976 lies in the tolerance around it.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude matches");
-        assert_says(&cmp.claims[0].detail(), "dubbo / motan 0.95×");
+        assert_says(cmp.claims[0].detail(), "dubbo / motan 0.95×");
         // 0.30: not level, and equivalence has no direction to reverse.
         assert_eq!(cmp.claims[1].verdict.direction, Verdict::DoesNotHold);
         // Level with each other, both behind Hessian: 3 parts.
@@ -943,7 +943,7 @@ mod verdict_tests {
         );
         let c = &cmp.claims[0];
         assert_eq!(c.label(), "holds; magnitude differs");
-        assert_says(&c.detail(), "published 1.2×");
+        assert_says(c.detail(), "published 1.2×");
     }
 
     #[test]
