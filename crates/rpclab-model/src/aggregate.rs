@@ -13,41 +13,32 @@
 //! it: the orchestrator aggregates as a run goes, and the report
 //! re-aggregates an old snapshot's cells by today's rules.
 
-use crate::result::{Aggregate, Cell, CellFlag, Latency, MedianInterval};
+use crate::result::{Aggregate, Cell, CellFlag, CellKey, Latency, MedianInterval};
 
 /// Above this coefficient of variation a cell's throughput is flagged
 /// noisy, unless the profile says otherwise (`cv_threshold`).
 pub const DEFAULT_CV_THRESHOLD: f64 = 0.10;
 
-/// One aggregate per (server, variant, scenario, concurrency), in the order
-/// the cells were measured.
+/// One aggregate per [`CellKey`], in the order the cells were measured.
 pub fn aggregate(cells: &[Cell], cv_threshold: f64) -> Vec<Aggregate> {
-    let mut keys: Vec<(&str, &str, &str, u32)> = Vec::new();
-    for c in cells {
-        let key = (
-            c.server.as_str(),
-            c.variant.as_str(),
-            c.scenario.as_str(),
-            c.concurrency,
-        );
+    keys(cells)
+        .into_iter()
+        .map(|key| {
+            let reps: Vec<&Cell> = cells.iter().filter(|c| c.key() == key).collect();
+            summarise(&reps, cv_threshold)
+        })
+        .collect()
+}
+
+/// The distinct keys of `cells`, in the order measured.
+pub fn keys(cells: &[Cell]) -> Vec<CellKey<'_>> {
+    let mut keys: Vec<CellKey> = Vec::new();
+    for key in cells.iter().map(Cell::key) {
         if !keys.contains(&key) {
             keys.push(key);
         }
     }
-    keys.into_iter()
-        .map(|(server, variant, scenario, concurrency)| {
-            let reps: Vec<&Cell> = cells
-                .iter()
-                .filter(|c| {
-                    c.server == server
-                        && c.variant == variant
-                        && c.scenario == scenario
-                        && c.concurrency == concurrency
-                })
-                .collect();
-            summarise(&reps, cv_threshold)
-        })
-        .collect()
+    keys
 }
 
 fn summarise(reps: &[&Cell], cv_threshold: f64) -> Aggregate {

@@ -255,11 +255,25 @@ pub struct Priming {
     pub calls_failed: u64,
 }
 
+/// Where a cell stands: server, variant, scenario and level. The
+/// repetitions of one measurement share it, and one [`Aggregate`] of that
+/// key summarises them.
+pub type CellKey<'a> = (&'a str, &'a str, &'a str, u32);
+
 impl Cell {
     /// A cell whose figure can stand for the server: steady, enough calls,
     /// and not limited by the client.
     pub fn trustworthy(&self) -> bool {
         !self.flags.iter().any(|f| f.untrustworthy())
+    }
+
+    pub fn key(&self) -> CellKey<'_> {
+        (
+            &self.server,
+            &self.variant,
+            &self.scenario,
+            self.concurrency,
+        )
     }
 }
 
@@ -418,6 +432,16 @@ pub struct Aggregate {
 }
 
 impl Aggregate {
+    /// The key of the cells it summarises.
+    pub fn key(&self) -> CellKey<'_> {
+        (
+            &self.server,
+            &self.variant,
+            &self.scenario,
+            self.concurrency,
+        )
+    }
+
     /// An aggregate whose figure can stand for the server in a headline or
     /// a verdict: no repetition carries an untrustworthy cell flag
     /// ([`CellFlag::untrustworthy`]) and the repetitions agree (not noisy).

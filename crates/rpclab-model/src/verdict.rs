@@ -101,17 +101,10 @@ impl Basis {
 /// unit, over the rounds (or repetitions) of its cell.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Twin {
-    /// Median over rounds.
-    pub median: f64,
-    /// The median's order-statistic interval, when there are two rounds or more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub high: Option<f64>,
-    /// The interval's coverage (0..1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coverage: Option<f64>,
-    pub rounds: u32,
+    /// The median over rounds, with its order-statistic interval when there
+    /// are two rounds or more (in results.json, its fields are the twin's).
+    #[serde(flatten)]
+    pub value: Spread,
     /// The aggregate's flags (`not-steady`, `client-bound`, `noisy`, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
@@ -183,14 +176,17 @@ pub struct PairVerdict {
     pub left_out: Vec<String>,
 }
 
-/// A ratio's median over rounds with its order-statistic interval.
+/// A figure's or a ratio's median over rounds with its order-statistic
+/// interval.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub median: f64,
+    /// The median's interval, when there are two rounds or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub high: Option<f64>,
+    /// The interval's coverage (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
     pub rounds: u32,
@@ -224,4 +220,21 @@ pub struct ClaimVerdict {
     pub detail: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<PairVerdict>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_twin_writes_its_spread_flat_as_before() {
+        let text = r#"{"median":0.73,"low":0.71,"high":0.76,"coverage":0.96,"rounds":9,"trustworthy":true,"server_busy":0.48}"#;
+        let twin: Twin = serde_json::from_str(text).unwrap();
+        assert_eq!(twin.value.rounds, 9);
+        assert_eq!(twin.server_busy, Some(0.48));
+        assert_eq!(serde_json::to_string(&twin).unwrap(), text);
+        let bare: Twin =
+            serde_json::from_str(r#"{"median":3,"rounds":1,"trustworthy":false}"#).unwrap();
+        assert_eq!((bare.value.median, bare.value.low), (3.0, None));
+    }
 }

@@ -101,6 +101,19 @@ pub fn series_names(results: &Results) -> Vec<String> {
     out
 }
 
+/// The distinct values of a figure over a scenario's aggregates, ascending.
+fn distinct(results: &Results, scenario: &str, figure: impl Fn(&Aggregate) -> u32) -> Vec<u32> {
+    let mut values: Vec<u32> = results
+        .aggregates
+        .iter()
+        .filter(|a| a.scenario == scenario)
+        .map(figure)
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
 fn open_loop(results: &Results, scenario: &str) -> bool {
     results
         .cells
@@ -123,12 +136,7 @@ fn efficiency_of_repetitions(results: &Results, a: &Aggregate) -> Vec<f64> {
     results
         .cells
         .iter()
-        .filter(|c| {
-            c.server == a.server
-                && c.variant == a.variant
-                && c.scenario == a.scenario
-                && c.concurrency == a.concurrency
-        })
+        .filter(|c| c.key() == a.key())
         .filter_map(|c| c.server_cost.map(|x| x.cpu_us_per_call))
         .filter(|us| *us > 0.0)
         .map(|us| 1e6 / us)
@@ -510,14 +518,7 @@ fn level_charts(t: &Titles, series: &[Series], unit: &str) -> Vec<Chart> {
 }
 
 fn repetitions_note(results: &Results, scenario: &str) -> String {
-    let mut reps: Vec<u32> = results
-        .aggregates
-        .iter()
-        .filter(|a| a.scenario == scenario)
-        .map(|a| a.repetitions)
-        .collect();
-    reps.sort_unstable();
-    reps.dedup();
+    let reps = distinct(results, scenario, |a| a.repetitions);
     match reps.as_slice() {
         [1] => "one repetition: no whiskers".to_owned(),
         [n] => format!("median of {n} repetitions, whiskers min–max"),
@@ -650,14 +651,7 @@ pub fn spectrum_series(results: &Results, scenario: &str, level: u32) -> Vec<Ser
 /// The latency percentile spectrum at each level of one scenario, each
 /// level split into parts of at most [`STYLES`] lines.
 pub fn latency_spectra(results: &Results, scenario: &str) -> Vec<Chart> {
-    let mut levels: Vec<u32> = results
-        .aggregates
-        .iter()
-        .filter(|a| a.scenario == scenario)
-        .map(|a| a.concurrency)
-        .collect();
-    levels.sort_unstable();
-    levels.dedup();
+    let levels = distinct(results, scenario, |a| a.concurrency);
     let max_x = spectrum_x(0.9999);
     // 95% is plotted but not labelled: it would overlap 90%.
     let mut ticks: Vec<(f64, String)> =

@@ -36,8 +36,8 @@ use crate::repeatability::{self, VerdictComparison};
 use crate::reproduction::{NOISE_FLOOR, NOISE_SIGMAS};
 use crate::snapshot::Setup;
 use anyhow::Result;
-use rpclab_model::aggregate::{coefficient_of_variation, median};
-use rpclab_model::result::{Calibration, Cell, CellFlag, LimitSide, Results};
+use rpclab_model::aggregate::{coefficient_of_variation, keys, median};
+use rpclab_model::result::{Calibration, Cell, CellFlag, CellKey, LimitSide, Results};
 use std::path::Path;
 use tabled::builder::Builder;
 use tabled::settings::Style;
@@ -108,34 +108,9 @@ pub fn classify(a: &Sample, b: &Sample, higher_is_better: bool) -> (f64, Change)
     )
 }
 
-type Key = (String, String, String, u32);
-
-fn keys(results: &Results) -> Vec<Key> {
-    let mut out: Vec<Key> = Vec::new();
-    for c in &results.cells {
-        let k = (
-            c.server.clone(),
-            c.variant.clone(),
-            c.scenario.clone(),
-            c.concurrency,
-        );
-        if !out.contains(&k) {
-            out.push(k);
-        }
-    }
-    out
-}
-
-fn samples(results: &Results, k: &Key, f: fn(&Cell) -> f64) -> Sample {
+fn samples(results: &Results, k: &CellKey, f: fn(&Cell) -> f64) -> Sample {
     Sample {
-        values: results
-            .cells
-            .iter()
-            .filter(|c| {
-                c.server == k.0 && c.variant == k.1 && c.scenario == k.2 && c.concurrency == k.3
-            })
-            .map(f)
-            .collect(),
+        values: cells_of(results, k).into_iter().map(f).collect(),
     }
 }
 
@@ -474,14 +449,8 @@ fn calibration_figures() -> [CalibrationFigure; 4] {
     ]
 }
 
-fn cells_of<'a>(results: &'a Results, k: &Key) -> Vec<&'a Cell> {
-    results
-        .cells
-        .iter()
-        .filter(|c| {
-            c.server == k.0 && c.variant == k.1 && c.scenario == k.2 && c.concurrency == k.3
-        })
-        .collect()
+fn cells_of<'a>(results: &'a Results, k: &CellKey) -> Vec<&'a Cell> {
+    results.cells.iter().filter(|c| c.key() == *k).collect()
 }
 
 /// Compares snapshot `a` (before) with `b` (after); with `normalize` (and
@@ -533,7 +502,7 @@ pub fn compare(sa: &Snapshot, sb: &Snapshot, normalize: bool) -> Result<Report> 
 
 /// Both snapshots' cells side by side, one row per key, and what the rows
 /// add up to.
-struct CellTable {
+struct CellTable<'a> {
     table: Builder,
     regressions: usize,
     improvements: usize,
@@ -542,7 +511,7 @@ struct CellTable {
     /// The calibration figures `b`'s throughput was normalised by.
     used_figures: Vec<&'static str>,
     /// Median throughput per key in both, for the rank agreement.
-    medians: Vec<(Key, f64, f64)>,
+    medians: Vec<(CellKey<'a>, f64, f64)>,
 }
 
 /// One row of the cells table: key, throughput a and b, change, p99 a and
@@ -551,11 +520,11 @@ type Row = [String; 11];
 
 /// The cells table of `a` against `b`, `b`'s throughput normalised by
 /// `calibrations` when given.
-fn cell_table(
-    a: &Results,
+fn cell_table<'a>(
+    a: &'a Results,
     b: &Results,
     calibrations: Option<(&Calibration, &Calibration)>,
-) -> CellTable {
+) -> CellTable<'a> {
     let mut t = Builder::default();
     t.push_record([
         "server",
@@ -582,7 +551,7 @@ fn cell_table(
         used_figures: Vec::new(),
         medians: Vec::new(),
     };
-    let (ka, kb) = (keys(a), keys(b));
+    let (ka, kb) = (keys(&a.cells), keys(&b.cells));
     for k in &ka {
         if !kb.contains(k) {
             cells.unmatched += 1;
@@ -606,7 +575,7 @@ fn cell_table(
 
 /// The row of a key measured in one snapshot only (`side`, whose
 /// `results` give its throughput).
-fn only_in(k: &Key, side: &str, results: &Results) -> Row {
+fn only_in(k: &CellKey, side: &str, results: &Results) -> Row {
     let figure = fmt_value(samples(results, k, |c| c.throughput_per_s).median());
     let (in_a, in_b) = if side == "a" {
         (figure, "-".to_owned())
@@ -614,9 +583,9 @@ fn only_in(k: &Key, side: &str, results: &Results) -> Row {
         ("-".to_owned(), figure)
     };
     [
-        k.0.clone(),
-        k.1.clone(),
-        k.2.clone(),
+        k.0.to_owned(),
+        k.1.to_owned(),
+        k.2.to_owned(),
         k.3.to_string(),
         in_a,
         in_b,
@@ -631,12 +600,12 @@ fn only_in(k: &Key, side: &str, results: &Results) -> Row {
 /// The row of a key in both snapshots and its change: throughput
 /// (normalised when `calibrations` are given, the figure used noted in
 /// `cells`) and p99, each against its noise.
-fn matched_row(
+fn matched_row<'a>(
     a: &Results,
     b: &Results,
-    k: &Key,
+    k: &CellKey<'a>,
     calibrations: Option<(&Calibration, &Calibration)>,
-    cells: &mut CellTable,
+    cells: &mut CellTable<'a>,
 ) -> (Row, Change) {
     let ta = samples(a, k, |c| c.throughput_per_s);
     let mut tb = samples(b, k, |c| c.throughput_per_s);
@@ -660,7 +629,7 @@ fn matched_row(
     );
     let (dt, ct) = classify(&ta, &tb, true);
     let (dp, cp) = classify(&pa, &pb, false);
-    cells.medians.push((k.clone(), ta.median(), tb.median()));
+    cells.medians.push((*k, ta.median(), tb.median()));
     let (change, verdict) = if ct == Change::Regression || cp == Change::Regression {
         let what: Vec<&str> = [(ct, "throughput"), (cp, "p99")]
             .into_iter()
@@ -675,9 +644,9 @@ fn matched_row(
         (Change::WithinNoise, Change::WithinNoise.label().to_owned())
     };
     let row = [
-        k.0.clone(),
-        k.1.clone(),
-        k.2.clone(),
+        k.0.to_owned(),
+        k.1.to_owned(),
+        k.2.to_owned(),
         k.3.to_string(),
         fmt_value(ta.median()),
         fmt_value(tb.median()),
@@ -690,7 +659,7 @@ fn matched_row(
     (row, change)
 }
 
-impl CellTable {
+impl CellTable<'_> {
     /// The table with what it adds up to: the normalisation used, the
     /// counts, the noise rule, and a word when the hosts differ (`hosts_differ`)
     /// and nothing was normalised.
@@ -724,11 +693,11 @@ impl CellTable {
 
 /// Kendall's τ-b of the servers' median throughput in `a` and `b`, per
 /// scenario × level present in both.
-fn rank_agreement(medians: &[(Key, f64, f64)]) -> Vec<RankAgreement> {
-    let mut groups: Vec<(String, u32)> = Vec::new();
+fn rank_agreement(medians: &[(CellKey, f64, f64)]) -> Vec<RankAgreement> {
+    let mut groups: Vec<(&str, u32)> = Vec::new();
     for (k, _, _) in medians {
-        if !groups.contains(&(k.2.clone(), k.3)) {
-            groups.push((k.2.clone(), k.3));
+        if !groups.contains(&(k.2, k.3)) {
+            groups.push((k.2, k.3));
         }
     }
     groups
@@ -741,7 +710,7 @@ fn rank_agreement(medians: &[(Key, f64, f64)]) -> Vec<RankAgreement> {
                 .unzip();
             let tau = kendall_tau_b(&x, &y);
             RankAgreement {
-                scenario,
+                scenario: scenario.to_owned(),
                 level,
                 servers: x.len(),
                 tau: tau.map(|t| t.0),

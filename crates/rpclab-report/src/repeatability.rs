@@ -118,27 +118,9 @@ pub struct ClaimRow {
     pub agreement: Agreement,
 }
 
-/// One pair's ratio in one reproduction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PairSide {
-    pub measured: f64,
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-    pub coverage: Option<f64>,
-    pub rounds: u32,
-    pub decided: bool,
-    pub direction: Direction,
-    pub magnitude: Option<Magnitude>,
-}
-
-impl From<&PairVerdict> for PairSide {
-    fn from(p: &PairVerdict) -> PairSide {
-        PairSide {
-            measured: p.measured,
-            low: p.low,
-            high: p.high,
-            coverage: p.coverage,
-            rounds: p.rounds,
+impl From<&PairVerdict> for Said {
+    fn from(p: &PairVerdict) -> Said {
+        Said {
             decided: p.decided,
             direction: p.direction,
             magnitude: p.magnitude,
@@ -146,31 +128,17 @@ impl From<&PairVerdict> for PairSide {
     }
 }
 
-impl PairSide {
-    fn interval(&self) -> Option<(f64, f64)> {
-        self.low.zip(self.high)
-    }
-
-    fn said(&self) -> Said {
-        Said {
-            decided: self.decided,
-            direction: self.direction,
-            magnitude: self.magnitude,
+/// A pair's ratio: `1.23 [1.10–1.35, 75 %]`, or the ratio alone.
+fn describe(p: &PairVerdict) -> String {
+    let mut s = fmt_value(p.measured);
+    if let Some((lo, hi)) = p.low.zip(p.high) {
+        s.push_str(&format!(" [{}–{}", fmt_value(lo), fmt_value(hi)));
+        if let Some(c) = p.coverage {
+            s.push_str(&format!(", {:.0} %", c * 100.0));
         }
+        s.push(']');
     }
-
-    /// `1.23 [1.10–1.35, 75 %, 3 rounds]`, or the ratio alone.
-    fn describe(&self) -> String {
-        let mut s = fmt_value(self.measured);
-        if let Some((lo, hi)) = self.interval() {
-            s.push_str(&format!(" [{}–{}", fmt_value(lo), fmt_value(hi)));
-            if let Some(c) = self.coverage {
-                s.push_str(&format!(", {:.0} %", c * 100.0));
-            }
-            s.push(']');
-        }
-        s
-    }
+    s
 }
 
 /// One pair (over, under, level) of a claim present in both reproductions.
@@ -180,8 +148,9 @@ pub struct PairRow {
     pub over: String,
     pub under: String,
     pub level: Option<u32>,
-    pub a: PairSide,
-    pub b: PairSide,
+    /// The pair's verdict in each reproduction.
+    pub a: PairVerdict,
+    pub b: PairVerdict,
     /// Whether the two ratios' intervals overlap; None when either has no
     /// interval (a single round).
     pub overlap: Option<bool>,
@@ -314,19 +283,19 @@ fn pair_rows(claim: &str, a: &ClaimVerdict, b: &ClaimVerdict) -> (Vec<PairRow>, 
         let Some(pb) = b.pairs.iter().find(|pb| key(pb) == key(pa)) else {
             continue;
         };
-        let (sa, sb) = (PairSide::from(pa), PairSide::from(pb));
         rows.push(PairRow {
             claim: claim.to_owned(),
             over: pa.over.clone(),
             under: pa.under.clone(),
             level: pa.level,
-            overlap: sa
-                .interval()
-                .zip(sb.interval())
+            overlap: pa
+                .low
+                .zip(pa.high)
+                .zip(pb.low.zip(pb.high))
                 .map(|(x, y)| overlaps(x, y)),
-            agreement: Agreement::of(Some(sa.said()), Some(sb.said())),
-            a: sa,
-            b: sb,
+            agreement: Agreement::of(Some(pa.into()), Some(pb.into())),
+            a: pa.clone(),
+            b: pb.clone(),
         });
     }
     let lone = a.pairs.len() + b.pairs.len() - 2 * rows.len();
@@ -411,8 +380,8 @@ fn pairs_table(c: &VerdictComparison, markdown: bool) -> String {
             p.claim.clone(),
             format!("{} / {}", p.over, p.under),
             p.level.map_or("-".into(), |l| l.to_string()),
-            p.a.describe(),
-            p.b.describe(),
+            describe(&p.a),
+            describe(&p.b),
             match p.overlap {
                 Some(true) => "overlap".into(),
                 Some(false) => "DISJOINT".into(),
@@ -537,51 +506,22 @@ pub(crate) mod tests {
 
     #[test]
     fn agreement_overlap_and_flips() {
+        use Direction::{Holds, Reversed};
         let a = reproduction(vec![
-            claim(
-                "c1",
-                Direction::Holds,
-                true,
-                vec![pair("x", 2.0, 1.8, 2.2, true)],
-            ),
-            claim(
-                "c2",
-                Direction::Holds,
-                true,
-                vec![pair("y", 1.5, 1.4, 1.6, true)],
-            ),
-            claim(
-                "c3",
-                Direction::Holds,
-                false,
-                vec![pair("z", 1.1, 0.9, 1.3, false)],
-            ),
-            claim("c4", Direction::Holds, true, Vec::new()),
+            claim("c1", Holds, true, vec![pair("x", 2.0, 1.8, 2.2, true)]),
+            claim("c2", Holds, true, vec![pair("y", 1.5, 1.4, 1.6, true)]),
+            claim("c3", Holds, false, vec![pair("z", 1.1, 0.9, 1.3, false)]),
+            claim("c4", Holds, true, Vec::new()),
         ]);
         let b = reproduction(vec![
             // The same verdict, a ratio that moved inside its interval.
-            claim(
-                "c1",
-                Direction::Holds,
-                true,
-                vec![pair("x", 2.1, 1.9, 2.3, true)],
-            ),
+            claim("c1", Holds, true, vec![pair("x", 2.1, 1.9, 2.3, true)]),
             // Reversed: a flip, with intervals far apart.
-            claim(
-                "c2",
-                Direction::Reversed,
-                true,
-                vec![pair("y", 0.6, 0.5, 0.7, true)],
-            ),
+            claim("c2", Reversed, true, vec![pair("y", 0.6, 0.5, 0.7, true)]),
             // Decided now, undecided in a: not a flip.
-            claim(
-                "c3",
-                Direction::Reversed,
-                true,
-                vec![pair("z", 0.8, 0.7, 0.95, true)],
-            ),
+            claim("c3", Reversed, true, vec![pair("z", 0.8, 0.7, 0.95, true)]),
             // c4 is missing; c5 is new.
-            claim("c5", Direction::Holds, true, Vec::new()),
+            claim("c5", Holds, true, Vec::new()),
         ]);
         let c = compare_verdicts(&a, &b).unwrap();
         assert!(c.without_verdicts.is_empty());

@@ -128,7 +128,7 @@ fn caveat_word(s: &str) -> &'static str {
 fn cell_comparison(cell: &PublishedCell) -> CellComparison {
     let (measured, missing, caveats) = match (&cell.measured, &cell.not_run) {
         (Some(t), _) => (
-            Some(t.median),
+            Some(t.value.median),
             None,
             t.caveats.iter().map(|c| caveat_word(c)).collect(),
         ),
@@ -498,12 +498,7 @@ mod tests {
                 ratio_claim("a", "ice", 3.0),
                 ratio_claim("b", "a", 0.5),
             ],
-            vec![
-                system("a", Some("a")),
-                system("b", Some("b")),
-                system("c", Some("c")),
-                system("ice", None),
-            ],
+            [systems(&["a", "b", "c"]), vec![system("ice", None)]].concat(),
             Vec::new(),
         );
         let cmp = compare(&res, &r);
@@ -517,16 +512,8 @@ mod tests {
                 Verdict::Holds
             ]
         );
-        assert!(
-            cmp.claims[0].detail().contains("3.00×"),
-            "{}",
-            cmp.claims[0].detail()
-        );
-        assert!(
-            cmp.claims[2].detail().contains("not run"),
-            "{}",
-            cmp.claims[2].detail()
-        );
+        assert_says(cmp.claims[0].detail(), "3.00×");
+        assert_says(cmp.claims[2].detail(), "not run");
     }
 
     #[test]
@@ -536,11 +523,7 @@ mod tests {
             agg("b", 200.0, 0.0, 0),
             agg("c", 250.0, 0.0, 3),
         ]);
-        let systems = vec![
-            system("a", Some("a")),
-            system("b", Some("b")),
-            system("c", Some("c")),
-        ];
+        let systems = systems(&["a", "b", "c"]);
         let extremes = |id: &str, top: bool, systems: &[&str]| {
             let (scenario, levels, among) = ("s".into(), vec![1], names(&["a", "b", "c"]));
             let (measure, systems) = (Measure::Throughput, names(systems));
@@ -706,10 +689,6 @@ mod verdict_tests {
         }
     }
 
-    fn systems(keys: &[&str]) -> Vec<SeedSystem> {
-        keys.iter().map(|k| system(k, Some(k))).collect()
-    }
-
     #[test]
     fn a_right_direction_with_the_wrong_size_differs_in_magnitude() {
         // "Ice is 4.7× gRPC", measured 1.9× [1.7, 2.1]-ish.
@@ -730,12 +709,9 @@ mod verdict_tests {
         assert!(c.verdict.decided);
         assert_eq!(c.verdict.magnitude, Some(Magnitude::Differs));
         assert_eq!(c.label(), "holds; magnitude differs");
-        assert!(
-            c.detail().contains(
-                "ice over grpc 1.90× [1.71, 2.10] (holds), magnitude differs: published 4.7×"
-            ),
-            "{}",
-            c.detail()
+        assert_says(
+            c.detail(),
+            "ice over grpc 1.90× [1.71, 2.10] (holds), magnitude differs: published 4.7×",
         );
         // Inside the interval widened by the tolerance: 2.10 × 1.25 = 2.62.
         let cmp = compare(
@@ -768,11 +744,7 @@ mod verdict_tests {
         );
         // 6 % is past the 5 % floor: the direction holds; 4.7 is far off.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude differs");
-        assert!(
-            cmp.claims[0].detail().contains("1 repetition, no spread"),
-            "{}",
-            cmp.claims[0].detail()
-        );
+        assert_says(cmp.claims[0].detail(), "1 repetition, no spread");
         // 1.06 × 1.25 = 1.325 ≥ 1.3.
         assert_eq!(cmp.claims[1].verdict.magnitude, Some(Magnitude::Matches));
     }
@@ -805,12 +777,8 @@ mod verdict_tests {
             c.label(),
             "partly checked (1 of 3 pairs): holds; magnitude matches"
         );
-        assert!(
-            c.detail().contains("ice over dubbo: dubbo not run"),
-            "{}",
-            c.detail()
-        );
-        assert!(c.detail().contains("not measured"), "{}", c.detail());
+        assert_says(c.detail(), "ice over dubbo: dubbo not run");
+        assert_says(c.detail(), "not measured");
     }
 
     #[test]
@@ -851,12 +819,9 @@ mod verdict_tests {
             "{}",
             c.label()
         );
-        assert!(
-            c.detail().contains(
-                "ice over grpc: not checked, ice 100000 calls/s (lower bound: client-bound)"
-            ),
-            "{}",
-            c.detail()
+        assert_says(
+            c.detail(),
+            "ice over grpc: not checked, ice 100000 calls/s (lower bound: client-bound)",
         );
         // 100000 / 20000: the direction and size it points to, undecided.
         assert!(
@@ -927,11 +892,7 @@ mod verdict_tests {
         );
         // 0.95: level; the published 0.976 lies in the tolerance around it.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude matches");
-        assert!(
-            cmp.claims[0].detail().contains("dubbo / motan 0.95×"),
-            "{}",
-            cmp.claims[0].detail()
-        );
+        assert_says(cmp.claims[0].detail(), "dubbo / motan 0.95×");
         // 0.30: not level, and equivalence has no direction to reverse.
         assert_eq!(cmp.claims[1].verdict.direction, Verdict::DoesNotHold);
         // Level with each other, both behind Hessian: 3 parts.
@@ -982,7 +943,7 @@ mod verdict_tests {
         );
         let c = &cmp.claims[0];
         assert_eq!(c.label(), "holds; magnitude differs");
-        assert!(c.detail().contains("published 1.2×"), "{}", c.detail());
+        assert_says(c.detail(), "published 1.2×");
     }
 
     #[test]
@@ -1030,7 +991,7 @@ mod verdict_tests {
         let total = r.cells[1].measured.as_ref().unwrap();
         assert_eq!(tput.caveats, ["lower bound"]);
         assert_eq!(
-            (total.median, total.caveats.as_slice()),
+            (total.value.median, total.caveats.as_slice()),
             (10.0, &["upper bound".to_owned()][..])
         );
         assert!(!total.trustworthy);
@@ -1046,7 +1007,7 @@ mod verdict_tests {
         let res = run(cells);
         let mut r = repro(
             vec![pairs_claim(&[("x", "y", 1.2)])],
-            vec![system("x", Some("x")), system("y", Some("y"))],
+            systems(&["x", "y"]),
             Vec::new(),
         );
         assert!(crate::verdicts::needs_decision(&r));

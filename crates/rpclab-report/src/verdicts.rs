@@ -519,11 +519,13 @@ impl Figure<'_> {
         }
         let (server_busy, client_busy) = self.busy();
         Twin {
-            median: self.value,
-            low: interval.map(|i| i.0),
-            high: interval.map(|i| i.1),
-            coverage: interval.map(|i| i.2),
-            rounds: self.agg.repetitions,
+            value: Spread {
+                median: self.value,
+                low: interval.map(|i| i.0),
+                high: interval.map(|i| i.1),
+                coverage: interval.map(|i| i.2),
+                rounds: self.agg.repetitions,
+            },
             flags,
             trustworthy: caveats.is_empty(),
             caveats: caveats
@@ -665,12 +667,7 @@ impl<'a> Lookup<'a> {
             .results
             .cells
             .iter()
-            .filter(|c| {
-                c.server == agg.server
-                    && c.variant == agg.variant
-                    && c.scenario == scenario
-                    && c.concurrency == level
-            })
+            .filter(|c| c.key() == agg.key())
             .collect();
         Ok(Figure {
             key: key.to_owned(),
@@ -1645,6 +1642,17 @@ pub(crate) mod tests_support {
         }
     }
 
+    /// Asserts that `text` says `part`, showing `text` when it does not.
+    #[track_caller]
+    pub fn assert_says(text: &str, part: &str) {
+        assert!(text.contains(part), "{part:?} is not in: {text}");
+    }
+
+    /// Systems that each stand in for themselves.
+    pub fn systems(keys: &[&str]) -> Vec<SeedSystem> {
+        keys.iter().map(|k| system(k, Some(k))).collect()
+    }
+
     pub fn results(aggs: Vec<Aggregate>) -> Results {
         Results {
             schema_version: 1,
@@ -1757,11 +1765,7 @@ mod tests {
         assert_eq!((p.direction, p.decided), (Direction::Holds, true));
         assert_eq!(p.basis, Basis::Trustworthy);
         assert!(v.decided && v.label == "holds; magnitude matches", "{v:?}");
-        assert!(
-            v.detail.contains("1.20× [1.20, 1.20] over 6 rounds"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "1.20× [1.20, 1.20] over 6 rounds");
     }
 
     #[test]
@@ -1778,11 +1782,9 @@ mod tests {
             ["round 3: host-busy (x)", "round 5: failed (y)"],
             "{p:?}"
         );
-        assert!(
-            v.detail
-                .contains("left out: round 3: host-busy (x), round 5: failed (y)"),
-            "{}",
-            v.detail
+        assert_says(
+            &v.detail,
+            "left out: round 3: host-busy (x), round 5: failed (y)",
         );
         // One host-busy round of seven does not make the figure untrustworthy.
         assert_eq!(p.basis, Basis::Trustworthy);
@@ -1798,17 +1800,13 @@ mod tests {
         let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
         assert_eq!(v.pairs[0].basis, Basis::Indicative);
         assert!(!v.decided && v.checked == 0, "{v:?}");
-        assert!(
-            v.detail.contains("host busy: host-busy on most rounds"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "host busy: host-busy on most rounds");
     }
 
     #[test]
     fn another_round_is_asked_for_only_where_a_measured_pair_is_undecided() {
         let claim = ratio_claim("x", "y", 1.1);
-        let systems = vec![system("x", Some("x")), system("y", Some("y"))];
+        let systems = systems(&["x", "y"]);
         let r = repro(vec![claim], systems, Vec::new());
         // Holding 1 and reaching past the band: undecided, more rounds.
         let mut cells = rounds("x", &[1000.0, 1100.0, 1040.0, 980.0, 1200.0, 1000.0]);
@@ -1866,7 +1864,7 @@ mod tests {
                 && why.contains("x: server 95 %, client 50 % busy"),
             "{why}"
         );
-        assert!(v.detail.contains("(undecided, leaning"), "{}", v.detail);
+        assert_says(&v.detail, "(undecided, leaning");
         // Level within the band on every round: decided, within noise.
         let mut cells = rounds("x", &[1010.0, 990.0, 1020.0, 1000.0, 1030.0, 1000.0]);
         cells.extend(rounds("y", &[1000.0; 6]));
@@ -1902,11 +1900,7 @@ mod tests {
         assert!((p.measured - 1000.0 / 0.6 / 1200.0).abs() < 1e-9, "{p:?}");
         assert_eq!((p.direction, p.decided), (Direction::Holds, true));
         assert_eq!(v.basis, Some(Basis::PerServerCore));
-        assert!(
-            v.detail.contains("x over y per server core 1.39×"),
-            "{}",
-            v.detail
-        );
+        assert_says(&v.detail, "x over y per server core 1.39×");
         // With its server full too, the engine's rule: server-bound, its capacity.
         let mut cells: Vec<Cell> = rounds("x", &[1000.0; 6])
             .into_iter()
@@ -1935,7 +1929,7 @@ mod tests {
             p.why_undecided.as_deref(),
             Some("x 1500 calls/s (unsteady: not-steady; server 95 %, client 50 % busy)")
         );
-        assert!(v.detail.contains("indicative 1.50×"), "{}", v.detail);
+        assert_says(&v.detail, "indicative 1.50×");
     }
 
     #[test]

@@ -445,6 +445,11 @@ mod tests {
         super::server(&m.confinement, &m.jvm_flags)
     }
 
+    /// The policy of a server with a 1 GiB heap and these `[confinement]` keys.
+    fn confined(keys: &str) -> Result<Policy> {
+        server(&format!("[confinement]\n{keys}"), r#"["-Xmx1g"]"#)
+    }
+
     #[test]
     fn sizes_read_as_the_jvm_reads_them() {
         assert_eq!(parse_size("2G").unwrap(), 2 * GIB);
@@ -507,45 +512,25 @@ mod tests {
 
     #[test]
     fn cap_add_needs_a_known_capability_and_a_reason() {
-        let e = server(
-            "[confinement]\ncap_add = [\"NET_BIND_SERVICE\"]",
-            r#"["-Xmx1g"]"#,
-        )
-        .unwrap_err();
+        let e = confined("cap_add = [\"NET_BIND_SERVICE\"]").unwrap_err();
         assert!(format!("{e:#}").contains("reason"), "{e:#}");
-        let e = server(
-            "[confinement]\ncap_add = [\"NET_BIND_SERVIC\"]\nreason = \"port 80\"",
-            r#"["-Xmx1g"]"#,
-        )
-        .unwrap_err();
+        let e = confined("cap_add = [\"NET_BIND_SERVIC\"]\nreason = \"port 80\"").unwrap_err();
         assert!(format!("{e:#}").contains("NET_BIND_SERVIC"), "{e:#}");
-        let p = server(
-            "[confinement]\ncap_add = [\"CAP_NET_BIND_SERVICE\"]\nreason = \"port 80\"",
-            r#"["-Xmx1g"]"#,
-        )
-        .unwrap();
+        let p = confined("cap_add = [\"CAP_NET_BIND_SERVICE\"]\nreason = \"port 80\"").unwrap();
         assert_eq!(p.cap_add, ["NET_BIND_SERVICE"]);
         assert_eq!(p.cap_add_reason.as_deref(), Some("port 80"));
-        assert!(server("[confinement]\nreason = \"x\"", r#"["-Xmx1g"]"#).is_err());
+        assert!(confined("reason = \"x\"").is_err());
     }
 
     #[test]
     fn declared_work_folders_become_owned_tmpfs_and_a_writable_root_needs_a_reason() {
-        let p = server(
-            "[confinement]\ntmpfs = [\"/app/work\"]\npids_limit = 100",
-            r#"["-Xmx1g"]"#,
-        )
-        .unwrap();
+        let p = confined("tmpfs = [\"/app/work\"]\npids_limit = 100").unwrap();
         assert!(p.tmpfs["/app/work"].contains("uid=10001"));
         assert_eq!(p.pids_limit, 100);
-        assert!(server("[confinement]\ntmpfs = [\"work\"]", r#"["-Xmx1g"]"#).is_err());
-        assert!(server("[confinement]\ntmpfs = [\"/tmp\"]", r#"["-Xmx1g"]"#).is_err());
-        assert!(server("[confinement]\nwritable_rootfs = \" \"", r#"["-Xmx1g"]"#).is_err());
-        let p = server(
-            "[confinement]\nwritable_rootfs = \"writes its install folder\"",
-            r#"["-Xmx1g"]"#,
-        )
-        .unwrap();
+        assert!(confined("tmpfs = [\"work\"]").is_err());
+        assert!(confined("tmpfs = [\"/tmp\"]").is_err());
+        assert!(confined("writable_rootfs = \" \"").is_err());
+        let p = confined("writable_rootfs = \"writes its install folder\"").unwrap();
         assert!(!p.read_only_rootfs);
         assert!(
             manifest("[confinement]\ncap_drop = [\"ALL\"]", r#"["-Xmx1g"]"#).is_err(),

@@ -1264,14 +1264,12 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
     out.push_str("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
     for r in rows {
         for (tool, m) in &r.tools {
+            let lead = format!("| {} | {} | {} |", r.kind.name(), r.shape(), tool.name());
             match m {
                 Ok(Rounds { median: m, .. }) => {
                     let _ = writeln!(
                         out,
-                        "| {} | {} | {} | {:.0} | {:.1} | {:.2} | {:.0} | {} |",
-                        r.kind.name(),
-                        r.shape(),
-                        tool.name(),
+                        "{lead} {:.0} | {:.1} | {:.2} | {:.0} | {} |",
                         m.calls_per_s,
                         m.cpu_us_per_call,
                         m.cores_busy,
@@ -1284,14 +1282,7 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
                     );
                 }
                 Err(e) => {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {} | failed: {} | | | | |",
-                        r.kind.name(),
-                        r.shape(),
-                        tool.name(),
-                        e.replace('|', "/")
-                    );
+                    let _ = writeln!(out, "{lead} failed: {} | | | | |", e.replace('|', "/"));
                 }
             }
         }

@@ -245,35 +245,16 @@ impl Roles {
 
     /// The flags over the table over the defaults, checked.
     pub fn resolve(table: &Hosts, args: &HostArgs) -> Result<Roles> {
-        let pick = |flag: &Option<String>,
-                    flag_name: &str,
-                    key: &Option<String>,
-                    key_name: &str| match (flag, key) {
-            (Some(f), _) => Endpoint::parse(f, flag_name).map(Some),
-            (None, Some(k)) => Endpoint::parse(k, key_name).map(Some),
+        // A role's flag over its key; each named as the user wrote it.
+        let pick = |role: &str, flag: &Option<String>, key: &Option<String>| match (flag, key) {
+            (Some(f), _) => Endpoint::parse(f, &format!("--{role}-host")).map(Some),
+            (None, Some(k)) => Endpoint::parse(k, &format!("[hosts] {role}")).map(Some),
             (None, None) => Ok(None),
         };
-        let server = pick(
-            &args.server_host,
-            "--server-host",
-            &table.server,
-            "[hosts] server",
-        )?
-        .unwrap_or(Endpoint::Default);
-        let registry = pick(
-            &args.registry_host,
-            "--registry-host",
-            &table.registry,
-            "[hosts] registry",
-        )?
-        .unwrap_or_else(|| server.clone());
-        let client = pick(
-            &args.client_host,
-            "--client-host",
-            &table.client,
-            "[hosts] client",
-        )?
-        .unwrap_or(Endpoint::Default);
+        let server = pick("server", &args.server_host, &table.server)?.unwrap_or(Endpoint::Default);
+        let registry = pick("registry", &args.registry_host, &table.registry)?
+            .unwrap_or_else(|| server.clone());
+        let client = pick("client", &args.client_host, &table.client)?.unwrap_or(Endpoint::Default);
         if !registry.same_machine(&server) {
             bail!(
                 "the registry ({registry}) must run on the server's machine ({server}): servers register and find it at 127.0.0.1"

@@ -1001,10 +1001,7 @@ fn ratio_pairs(ratios: &BTreeMap<String, f64>) -> Vec<RatioPair> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root() -> PathBuf {
-        crate::basics::host::repo_root()
-    }
+    use crate::basics::host::repo_root as root;
 
     #[test]
     fn every_seed_loads_and_every_published_cell_is_linked_or_says_why_not() {

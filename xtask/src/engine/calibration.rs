@@ -83,28 +83,28 @@ async fn one(
         cmd.extend(["--echo-cpus".into(), e.to_owned()]);
     }
     let cpuset = both.as_deref().unwrap_or(cpus);
-    let id = engine
-        .start(ContainerSpec {
-            name: format!(
-                "rpclab-calibrate-{run_id}-{role}-{}",
-                cpus.replace(',', "_")
-            ),
-            image: images::CLIENT,
-            role: ContainerRole::Calibration,
-            run_id,
-            env: Vec::new(),
-            entrypoint: None,
-            cmd: Some(cmd),
-            cpuset,
-            binds: Vec::new(),
-            // The client image, confined as the client is.
-            confinement: &crate::basics::confine::client(),
-        })
+    let (code, log) = engine
+        .run_to_end(
+            ContainerSpec {
+                name: format!(
+                    "rpclab-calibrate-{run_id}-{role}-{}",
+                    cpus.replace(',', "_")
+                ),
+                image: images::CLIENT,
+                role: ContainerRole::Calibration,
+                run_id,
+                env: Vec::new(),
+                entrypoint: None,
+                cmd: Some(cmd),
+                cpuset,
+                binds: Vec::new(),
+                // The client image, confined as the client is.
+                confinement: &crate::basics::confine::client(),
+            },
+            20,
+        )
         .await?;
-    let code = engine.wait(&id).await;
-    let log = engine.log_tail(&id, 20).await;
-    engine.remove(&id).await?;
-    if code? != 0 {
+    if code != 0 {
         bail!("the host calibration on CPUs {cpus} failed:\n{log}");
     }
     let line = log

@@ -479,6 +479,16 @@ impl Engine {
         })
     }
 
+    /// Runs a one-off container to its end and removes it: its exit code
+    /// and the last `lines` lines of its output.
+    pub async fn run_to_end(&self, spec: ContainerSpec<'_>, lines: usize) -> Result<(i64, String)> {
+        let id = self.start(spec).await?;
+        let code = self.wait(&id).await;
+        let log = self.log_tail(&id, lines).await;
+        self.remove(&id).await?;
+        Ok((code?, log))
+    }
+
     /// Waits for the container to exit and returns its exit code.
     pub async fn wait(&self, id: &str) -> Result<i64> {
         let mut stream = self

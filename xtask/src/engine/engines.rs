@@ -165,24 +165,23 @@ pub async fn describe(engine: &Engine, roles: &[Role], run_id: &str) -> Result<H
 /// The CPU model of `engine`'s machine, read in a container of the client
 /// image (so it is that machine's `/proc/cpuinfo`, wherever it is).
 async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
-    let id = engine
-        .start(ContainerSpec {
-            name: format!("rpclab-cpuinfo-{run_id}-{}", short(&engine.identity())),
-            image: images::CLIENT,
-            role: ContainerRole::Calibration,
-            run_id,
-            env: Vec::new(),
-            entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
-            cmd: Some(vec!["grep -m1 '^model name' /proc/cpuinfo || true".into()]),
-            cpuset: "0",
-            binds: Vec::new(),
-            confinement: &crate::basics::confine::client(),
-        })
+    let (_, log) = engine
+        .run_to_end(
+            ContainerSpec {
+                name: format!("rpclab-cpuinfo-{run_id}-{}", short(&engine.identity())),
+                image: images::CLIENT,
+                role: ContainerRole::Calibration,
+                run_id,
+                env: Vec::new(),
+                entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
+                cmd: Some(vec!["grep -m1 '^model name' /proc/cpuinfo || true".into()]),
+                cpuset: "0",
+                binds: Vec::new(),
+                confinement: &crate::basics::confine::client(),
+            },
+            5,
+        )
         .await?;
-    let code = engine.wait(&id).await;
-    let log = engine.log_tail(&id, 5).await;
-    engine.remove(&id).await?;
-    code?;
     Ok(log
         .lines()
         .find_map(|l| l.split_once(':').map(|(_, v)| v.trim().to_owned()))

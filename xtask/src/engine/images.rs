@@ -64,21 +64,9 @@ impl BuildContext {
     /// Adds `src` (a file or a folder, recursively, sorted) as `dest`.
     pub fn add(&mut self, src: &Path, dest: &str) -> Result<()> {
         if src.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(src)
-                .with_context(|| format!("cannot read {}", src.display()))?
-                .map(|e| e.map(|e| e.path()))
-                .collect::<std::io::Result<_>>()?;
-            entries.sort();
+            let entries = inputs(src)?;
             self.add_dir_entry(dest)?;
-            for entry in entries {
-                let name = entry
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or_default()
-                    .to_owned();
-                if name == "target" || name.starts_with('.') {
-                    continue; // build outputs and editor files are not inputs
-                }
+            for (entry, name) in entries {
                 self.add(&entry, &format!("{dest}/{name}"))?;
             }
             Ok(())
@@ -116,6 +104,29 @@ impl BuildContext {
     pub fn finish(self) -> Result<Vec<u8>> {
         Ok(self.builder.into_inner()?)
     }
+}
+
+/// The entries of the folder `dir` that are build inputs, sorted, with
+/// their names: build outputs (`target`) and editor files (dot files) are
+/// not inputs.
+fn inputs(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    Ok(entries
+        .into_iter()
+        .map(|entry| {
+            let name = entry
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_owned();
+            (entry, name)
+        })
+        .filter(|(_, name)| name != "target" && !name.starts_with('.'))
+        .collect())
 }
 
 fn file_mode(path: &Path) -> u32 {
@@ -291,20 +302,8 @@ impl<'a> Builder<'a> {
         // Its Dockerfile expects the folder itself as the build context.
         let dir = self.root.join("images/zookeeper");
         let mut ctx = BuildContext::new();
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .with_context(|| format!("cannot read {}", dir.display()))?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<std::io::Result<_>>()?;
-        entries.sort();
-        for entry in entries {
-            let name = entry
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_owned();
-            if name != "target" && !name.starts_with('.') {
-                ctx.add(&entry, &name)?;
-            }
+        for (entry, name) in inputs(&dir)? {
+            ctx.add(&entry, &name)?;
         }
         self.ensure_on(ZOOKEEPER, "Dockerfile", ctx, ("RPCLAB_JDK_IMAGE", JDK))
             .await

@@ -1534,39 +1534,33 @@ mod tests {
         })
     }
 
-    #[test]
-    fn a_full_server_set_is_the_limit_whatever_the_client_else_a_full_client() {
-        let j = judge(
-            &report(0.95, 1000, true),
-            busy(0.5),
+    /// The judgement of a steady cell of 1000 calls on sets of their own,
+    /// with these client and server busy shares.
+    fn judge_busy(client: f64, server: f64) -> Judged {
+        judge(
+            &report(client, 1000, true),
+            busy(server),
             None,
             None,
             &split(false),
-        );
+        )
+    }
+
+    #[test]
+    fn a_full_server_set_is_the_limit_whatever_the_client_else_a_full_client() {
+        let j = judge_busy(0.95, 0.5);
         assert_eq!(j.limit.side, LimitSide::Client);
         assert_eq!(j.flags, vec![CellFlag::ClientBound]);
         assert_eq!(j.limit.server_busy, Some(0.5));
         assert_eq!(j.limit.client_busy, Some(0.95));
 
-        let j = judge(
-            &report(0.5, 1000, true),
-            busy(0.97),
-            None,
-            None,
-            &split(false),
-        );
+        let j = judge_busy(0.5, 0.97);
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
 
         // Both saturated: the server's set was full, so the figure is its
         // capacity on those cores, and both shares are kept.
-        let j = judge(
-            &report(0.99, 1000, true),
-            busy(0.95),
-            None,
-            None,
-            &split(false),
-        );
+        let j = judge_busy(0.99, 0.95);
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.flags, vec![CellFlag::ServerBound]);
         assert_eq!(j.limit.client_busy, Some(0.99));
@@ -1580,22 +1574,13 @@ mod tests {
             threshold_cores: crate::engine::host_load::THRESHOLD_CORES,
             ..HostLoad::default()
         };
-        let j = judge(
-            &report(0.3, 1000, true),
-            busy(0.95),
-            None,
-            Some(&load(0.4)),
-            &split(false),
-        );
-        assert_eq!(j.flags, vec![CellFlag::ServerBound, CellFlag::HostBusy]);
-        let j = judge(
-            &report(0.3, 1000, true),
-            busy(0.95),
-            None,
-            Some(&load(0.01)),
-            &split(false),
-        );
-        assert_eq!(j.flags, vec![CellFlag::ServerBound]);
+        let flags = |other: f64| {
+            let load = load(other);
+            let report = report(0.3, 1000, true);
+            judge(&report, busy(0.95), None, Some(&load), &split(false)).flags
+        };
+        assert_eq!(flags(0.4), vec![CellFlag::ServerBound, CellFlag::HostBusy]);
+        assert_eq!(flags(0.01), vec![CellFlag::ServerBound]);
     }
 
     #[test]
@@ -1609,13 +1594,7 @@ mod tests {
         );
         assert_eq!(j.limit.side, LimitSide::Server);
         assert_eq!(j.limit.server_busy, Some(0.6));
-        let j = judge(
-            &report(0.3, 1000, true),
-            busy(0.6),
-            None,
-            None,
-            &split(false),
-        );
+        let j = judge_busy(0.3, 0.6);
         assert_eq!(j.limit.side, LimitSide::Neither);
         assert!(j.flags.is_empty());
     }

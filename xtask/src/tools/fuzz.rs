@@ -637,10 +637,7 @@ pub fn run(root: &Path, args: FuzzArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root() -> PathBuf {
-        crate::basics::host::repo_root()
-    }
+    use crate::basics::host::repo_root as root;
 
     #[test]
     fn targets_come_from_the_fuzz_manifests() {
