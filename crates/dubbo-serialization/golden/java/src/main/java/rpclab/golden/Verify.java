@@ -3,10 +3,9 @@ package rpclab.golden;
 import com.alibaba.dubbo.common.serialize.support.dubbo.GenericObjectInput;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
+import rpclab.shared.GoldenVerify;
 
 /**
  * Reads every Rust-written <dir>/<case>.bin with Dubbo 2.5's
@@ -17,27 +16,10 @@ public final class Verify {
     private Verify() {}
 
     public static void main(String[] args) throws Exception {
-        Path dir = Path.of(args[0]);
-        int passed = 0;
-        int failed = 0;
-        for (Map.Entry<String, List<Cases.Step>> c : Cases.all().entrySet()) {
-            Path file = dir.resolve(c.getKey() + ".bin");
-            if (!Files.exists(file)) {
-                continue;
-            }
-            String why = verify(Files.readAllBytes(file), c.getValue());
-            if (why == null) {
-                passed++;
-            } else {
-                failed++;
-                System.out.println("FAIL " + c.getKey() + ": " + why);
-            }
-        }
-        System.out.println(passed + " passed, " + failed + " failed");
-        System.exit(failed == 0 ? 0 : 1);
+        GoldenVerify.run("", Path.of(args[0]), Cases.all(), (name, steps, bytes) -> verify(steps, bytes));
     }
 
-    static String verify(byte[] bytes, List<Cases.Step> steps) {
+    static String verify(List<Cases.Step> steps, byte[] bytes) {
         ByteArrayInputStream stream = new ByteArrayInputStream(bytes);
         GenericObjectInput in = new GenericObjectInput(stream);
         try {

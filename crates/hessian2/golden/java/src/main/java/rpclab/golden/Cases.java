@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import rpclab.Order;
+import rpclab.shared.ContractPayloads;
 
 /**
  * The golden cases: each is a named sequence of Java values written with one
@@ -45,16 +46,6 @@ final class Cases {
             this.written = written;
             this.decoded = decoded;
         }
-    }
-
-    /** A deterministic printable-ASCII text of exactly len chars (rpclab_model::contract::ascii_text). */
-    static String asciiText(int len) {
-        final String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
-        StringBuilder sb = new StringBuilder(len);
-        for (int i = 0; i < len; i++) {
-            sb.append(alphabet.charAt((int) (((long) i * 31 + i / 64) % alphabet.length())));
-        }
-        return sb.toString();
     }
 
     /** Binary test pattern: byte i is (i * 7 + 3) mod 256. */
@@ -225,10 +216,10 @@ final class Cases {
         // string
         int[] stringLens = {0, 1, 31, 32, 1023, 1024, 4096, 0x8000, 0x8001, 0x10000};
         for (int n : stringLens) {
-            add("string_ascii_" + n, asciiText(n));
+            add("string_ascii_" + n, ContractPayloads.asciiText(n));
         }
-        add("string_ascii_100k", asciiText(100 * 1024));
-        add("string_ascii_1m", asciiText(1024 * 1024)).cauchoOnly = true;
+        add("string_ascii_100k", ContractPayloads.asciiText(100 * 1024));
+        add("string_ascii_1m", ContractPayloads.asciiText(1024 * 1024)).cauchoOnly = true;
         add("string_latin1", "h\u00e9llo w\u00f6rld \u00fc\u00df");
         add("string_cjk", "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8");
         add("string_2byte_1023", repeat("\u00e9", 1023));
@@ -382,13 +373,13 @@ final class Cases {
         return ALL;
     }
 
-    static Case named(String name) {
+    /** Every case by its name, in the table's order. */
+    static Map<String, Case> byName() {
+        Map<String, Case> cases = new LinkedHashMap<>();
         for (Case c : all()) {
-            if (c.name.equals(name)) {
-                return c;
-            }
+            cases.put(c.name, c);
         }
-        return null;
+        return cases;
     }
 
     private static String signed(long v) {

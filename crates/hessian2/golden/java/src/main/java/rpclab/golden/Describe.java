@@ -12,6 +12,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
+import rpclab.shared.ContractPayloads;
+
 /**
  * Describes a Java object graph as the Hessian 2.0 value tree the Rust crate
  * decodes it to (references kept as {"ref": n}), in the manifest's JSON form:
@@ -224,7 +226,7 @@ final class Describe {
 
     private void string(String s) {
         if (s.length() > 4096) {
-            if (s.equals(Cases.asciiText(s.length()))) {
+            if (s.equals(ContractPayloads.asciiText(s.length()))) {
                 out.append("{\"string_gen\":{\"ascii_text\":").append(s.length()).append("}}");
                 return;
             }

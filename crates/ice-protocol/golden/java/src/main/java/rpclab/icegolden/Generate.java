@@ -72,6 +72,8 @@ public final class Generate {
             if (name.equals("raise-local")) {
                 throw new com.zeroc.Ice.MemoryLimitException("raised by the golden servant");
             }
+            // direct.server.bin holds the stack trace of the "raise" reply: the
+            // lines above, and so those before them, are in the vectors.
             return "hello " + name;
         }
 
@@ -115,25 +117,12 @@ public final class Generate {
 
     /** Seed 001's order i, as rpclab_model::contract::Order::sample. */
     static Order sample(int i) {
-        return new Order(
-                10_000_000_000L + i,
-                String.format("138%08d", (i * 7919L) % 100_000_000L),
-                "customer-" + i,
-                String.format("ORD-2015-%06d", i),
-                20_150_701 + (i % 28),
-                i % 4,
-                100.25 + i * 0.5,
-                i % 3);
+        return rpclab.shared.ContractPayloads.sample(i, Order::new);
     }
 
     /** As rpclab_model::contract::ascii_text. */
     static String asciiText(int len) {
-        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
-        StringBuilder sb = new StringBuilder(len);
-        for (int i = 0; i < len; i++) {
-            sb.append(alphabet.charAt((i * 31 + i / 64) % alphabet.length()));
-        }
-        return sb.toString();
+        return rpclab.shared.ContractPayloads.asciiText(len);
     }
 
     static Communicator communicator(String... props) {
@@ -152,6 +141,20 @@ public final class Generate {
         return ((com.zeroc.Ice.TCPEndpointInfo) a.getEndpoints()[0].getInfo()).port;
     }
 
+    /** Where {@link #serveOn} listens: the servant's port and the locator's. */
+    record Ports(int bench, int locator) {}
+
+    /** Adds the servant ("bench") and the locator to {@code server} on 127.0.0.1. */
+    static Ports serveOn(Communicator server) {
+        ObjectAdapter bench = server.createObjectAdapterWithEndpoints("Bench", "tcp -h 127.0.0.1");
+        bench.add(new BenchI(), Util.stringToIdentity("bench"));
+        bench.activate();
+        ObjectAdapter loc = server.createObjectAdapterWithEndpoints("Locator", "tcp -h 127.0.0.1");
+        loc.add(new LocatorI(bench), Util.stringToIdentity("IceGrid/Locator"));
+        loc.activate();
+        return new Ports(port(bench), port(loc));
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("generate")) {
             generate(Path.of(args[1]));
@@ -165,13 +168,8 @@ public final class Generate {
 
     static void serve() throws IOException {
         try (Communicator server = communicator()) {
-            ObjectAdapter bench = server.createObjectAdapterWithEndpoints("Bench", "tcp -h 127.0.0.1");
-            bench.add(new BenchI(), Util.stringToIdentity("bench"));
-            bench.activate();
-            ObjectAdapter loc = server.createObjectAdapterWithEndpoints("Locator", "tcp -h 127.0.0.1");
-            loc.add(new LocatorI(bench), Util.stringToIdentity("IceGrid/Locator"));
-            loc.activate();
-            System.out.println("READY " + port(bench) + " " + port(loc));
+            Ports ports = serveOn(server);
+            System.out.println("READY " + ports.bench() + " " + ports.locator());
             System.out.flush();
             while (System.in.read() >= 0) {
                 // serve until the test closes stdin
@@ -182,15 +180,10 @@ public final class Generate {
     static void generate(Path dir) throws Exception {
         Files.createDirectories(dir);
         try (Communicator server = communicator()) {
-            ObjectAdapter bench = server.createObjectAdapterWithEndpoints("Bench", "tcp -h 127.0.0.1");
-            bench.add(new BenchI(), Util.stringToIdentity("bench"));
-            bench.activate();
-            ObjectAdapter loc = server.createObjectAdapterWithEndpoints("Locator", "tcp -h 127.0.0.1");
-            loc.add(new LocatorI(bench), Util.stringToIdentity("IceGrid/Locator"));
-            loc.activate();
+            Ports ports = serveOn(server);
 
-            Relay direct = new Relay(port(bench));
-            Relay locator = new Relay(port(loc));
+            Relay direct = new Relay(ports.bench());
+            Relay locator = new Relay(ports.locator());
             List<String> directCalls = new ArrayList<>();
             List<String> locatorCalls = new ArrayList<>();
             // Heartbeats off (ACM), so only the calls are on the wire.

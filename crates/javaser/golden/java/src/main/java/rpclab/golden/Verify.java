@@ -2,10 +2,9 @@ package rpclab.golden;
 
 import java.io.ByteArrayInputStream;
 import java.io.ObjectInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
+
+import rpclab.shared.GoldenVerify;
 
 /**
  * Reads every args[0]/<case>.bin (written by Rust) with
@@ -16,35 +15,10 @@ public final class Verify {
     private Verify() {}
 
     public static void main(String[] args) throws Exception {
-        Path dir = Path.of(args[0]);
-        Map<String, List<Cases.Step>> all = Cases.all();
-        int passed = 0;
-        int failed = 0;
-        try (var files = Files.list(dir)) {
-            for (Path p : files.sorted().toList()) {
-                String name = p.getFileName().toString();
-                if (!name.endsWith(".bin")) continue;
-                String c = name.substring(0, name.length() - 4);
-                List<Cases.Step> steps = all.get(c);
-                String err;
-                if (steps == null) {
-                    err = "unknown case";
-                } else {
-                    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(Files.readAllBytes(p)))) {
-                        err = Cases.check(in, steps);
-                    } catch (Exception ex) {
-                        err = ex.toString();
-                    }
-                }
-                if (err == null) {
-                    passed++;
-                } else {
-                    failed++;
-                    System.out.println("FAIL " + c + ": " + err);
-                }
+        GoldenVerify.run("", Path.of(args[0]), Cases.all(), (name, steps, bytes) -> {
+            try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
+                return Cases.check(in, steps);
             }
-        }
-        System.out.println(passed + " passed, " + failed + " failed");
-        if (failed > 0) System.exit(1);
+        });
     }
 }

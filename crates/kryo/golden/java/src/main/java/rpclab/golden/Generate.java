@@ -1,7 +1,6 @@
 package rpclab.golden;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,12 +9,14 @@ import java.util.Map;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Output;
 
+import rpclab.shared.GoldenVectors;
+
 /** Writes every case with Dubbo's KryoObjectOutput to <dir>/<line>/<case>.bin, and the
  *  registration ids of the classes the Rust crate names to <dir>/<line>/ids.txt. */
 public final class Generate {
     private Generate() {}
 
-    static byte[] write(List<Cases.Step> steps, boolean raw) throws IOException {
+    static byte[] write(List<Cases.Step> steps, boolean raw) throws Exception {
         ByteArrayOutputStream bos = new ByteArrayOutputStream();
         if (raw) {
             Output o = new Output(bos);
@@ -54,14 +55,11 @@ public final class Generate {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]).resolve(DubboKryo.NAME);
-        Files.createDirectories(dir);
-        for (Map.Entry<String, List<Cases.Step>> e : Cases.all().entrySet()) {
-            // 1 MiB per line is too much to check in; the Rust writer's 1 MiB string is
-            // checked by Verify (tests/java_interop.rs) instead.
-            if (e.getKey().equals("utf_1m")) continue;
-            byte[] b = write(e.getValue(), e.getKey().startsWith("raw_"));
-            Files.write(dir.resolve(e.getKey() + ".bin"), b);
-        }
+        Map<String, List<Cases.Step>> cases = Cases.all();
+        // 1 MiB per line is too much to check in; the Rust writer's 1 MiB string is
+        // checked by Verify (tests/java_interop.rs) instead.
+        cases.remove("utf_1m");
+        int written = GoldenVectors.writeAll(dir, cases, (name, steps) -> write(steps, name.startsWith("raw_")));
         Kryo k = DubboKryo.kryo();
         StringBuilder ids = new StringBuilder();
         for (Class<?> c : new Class<?>[] {int.class, String.class, float.class, boolean.class, byte.class,
@@ -72,6 +70,6 @@ public final class Generate {
             ids.append(c.getName()).append(' ').append(k.getRegistration(c).getId()).append('\n');
         }
         Files.writeString(dir.resolve("ids.txt"), ids.toString());
-        System.out.println(DubboKryo.NAME + ": " + (Cases.all().size() - 1) + " cases written to " + dir);
+        System.out.println(DubboKryo.NAME + ": " + written + " cases written to " + dir);
     }
 }

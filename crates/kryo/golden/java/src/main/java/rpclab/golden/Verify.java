@@ -1,14 +1,14 @@
 package rpclab.golden;
 
 import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import com.esotericsoftware.kryo.io.Input;
+
+import rpclab.shared.GoldenVerify;
 
 /** Reads every <dir>/<case>.bin (written by the Rust crate) with Dubbo's KryoObjectInput and
  *  compares it with the case; prints "N passed, M failed" and exits 1 on any failure. */
@@ -64,20 +64,9 @@ public final class Verify {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dir = Path.of(args[0]);
-        int passed = 0, failed = 0;
-        for (Map.Entry<String, List<Cases.Step>> e : Cases.all().entrySet()) {
-            Path f = dir.resolve(e.getKey() + ".bin");
-            if (!Files.exists(f)) continue;
-            try {
-                check(e.getValue(), Files.readAllBytes(f), e.getKey().startsWith("raw_"));
-                passed++;
-            } catch (Throwable t) {
-                failed++;
-                System.out.println("FAIL " + e.getKey() + ": " + t);
-            }
-        }
-        System.out.println(DubboKryo.NAME + ": " + passed + " passed, " + failed + " failed");
-        if (failed > 0) System.exit(1);
+        GoldenVerify.run(DubboKryo.NAME + ": ", Path.of(args[0]), Cases.all(), (name, steps, bytes) -> {
+            check(steps, bytes, name.startsWith("raw_"));
+            return null;
+        });
     }
 }

@@ -73,16 +73,11 @@ public abstract class Cases {
         Files.write(out.resolve(serialization + "-" + name + ".bin"), bytes);
     }
 
-    /** The contract's {@code Order::sample(i)}. */
+    /**
+     * The contract's {@code Order::sample(i)}. (At the end of the file: the
+     * exception frames carry this file's line numbers.)
+     */
     public static Order sample(int i) {
-        return new Order(
-                10_000_000_000L + i,
-                String.format("138%08d", (i * 7919L) % 100_000_000L),
-                "customer-" + i,
-                String.format("ORD-2015-%06d", i),
-                20_150_701 + (i % 28),
-                i % 4,
-                100.25 + i * 0.5,
-                i % 3);
+        return rpclab.shared.ContractPayloads.sample(i, Order::new);
     }
 }

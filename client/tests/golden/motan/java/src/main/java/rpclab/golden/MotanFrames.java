@@ -11,12 +11,12 @@ import com.weibo.api.motan.transport.support.DefaultRpcHeartbeatFactory;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import rpclab.contract.Order;
+import rpclab.shared.ContractPayloads;
 
 /**
  * Writes whole motan2 frames with Motan's own {@link MotanV2Codec}: what a
@@ -48,11 +48,8 @@ public final class MotanFrames {
             f.response("unicode-string", 6, "h\u00e9llo \u4e16\u754c \ud83d\ude00");
             f.response("void", 7, null);
             if (number == 0) {
-                f.response("order", 1, Contract.sample(1));
-                List<Order> orders = new ArrayList<>();
-                for (int i = 0; i < 100; i++) {
-                    orders.add(Contract.sample(i));
-                }
+                f.response("order", 1, ContractPayloads.sample(1, Order::new));
+                List<Order> orders = ContractPayloads.samples(100, Order::new);
                 f.response("orders", 2, orders);
             }
             f.exception("service-exception", 8, new MotanServiceException(
@@ -70,11 +67,8 @@ public final class MotanFrames {
                     new Object[] {"x".repeat(1024)});
             if (number == 0) {
                 f.request("request-echo-order", 14, "echoOrder", "rpclab.contract.Order",
-                        new Object[] {Contract.sample(1)});
-                List<Order> orders = new ArrayList<>();
-                for (int i = 0; i < 100; i++) {
-                    orders.add(Contract.sample(i));
-                }
+                        new Object[] {ContractPayloads.sample(1, Order::new)});
+                List<Order> orders = ContractPayloads.samples(100, Order::new);
                 f.request("request-echo-orders", 15, "echoOrders", "java.util.List", new Object[] {orders});
             }
         }

@@ -7,12 +7,12 @@ import com.weibo.api.motan.serialize.DeserializableObject;
 import com.weibo.api.motan.transport.support.DefaultRpcHeartbeatFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;
 import rpclab.contract.Order;
+import rpclab.shared.ContractPayloads;
 
 /**
  * Java reads what Rust writes: every {@code <serialization>-request-<case>.bin}
@@ -82,14 +82,11 @@ public final class Verify {
             }
             case "request-echo-order" -> {
                 method = "echoOrder"; desc = "rpclab.contract.Order"; types = new Class<?>[] {Order.class};
-                expected = new Object[] {Contract.sample(1)};
+                expected = new Object[] {ContractPayloads.sample(1, Order::new)};
             }
             case "request-echo-orders" -> {
                 method = "echoOrders"; desc = "java.util.List"; types = new Class<?>[] {List.class};
-                List<Order> orders = new ArrayList<>();
-                for (int i = 0; i < 100; i++) {
-                    orders.add(Contract.sample(i));
-                }
+                List<Order> orders = ContractPayloads.samples(100, Order::new);
                 expected = new Object[] {orders};
             }
             default -> throw new AssertionError("unknown case " + kind);

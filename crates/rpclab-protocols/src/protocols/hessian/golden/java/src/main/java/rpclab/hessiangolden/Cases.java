@@ -1,10 +1,12 @@
 package rpclab.hessiangolden;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import rpclab.contract.Order;
+import rpclab.shared.ContractPayloads;
+
+import static rpclab.shared.ContractPayloads.asciiText;
 
 /**
  * The calls of the golden vectors: each contract operation with the payload
@@ -19,33 +21,12 @@ final class Cases {
 
     /** rpclab_model::contract::Order::sample(i). */
     static Order order(int i) {
-        return new Order(
-                10_000_000_000L + i,
-                String.format("138%08d", ((long) i * 7919) % 100_000_000L),
-                "customer-" + i,
-                String.format("ORD-2015-%06d", i),
-                20_150_701 + (i % 28),
-                i % 4,
-                100.25 + i * 0.5,
-                i % 3);
-    }
-
-    /** rpclab_model::contract::ascii_text(len). */
-    static String asciiText(int len) {
-        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
-        StringBuilder s = new StringBuilder(len);
-        for (int i = 0; i < len; i++) {
-            s.append(alphabet.charAt((i * 31 + i / 64) % alphabet.length()));
-        }
-        return s.toString();
+        return ContractPayloads.sample(i, Order::new);
     }
 
     static Map<String, Case> all() {
         Map<String, Case> cases = new LinkedHashMap<>();
-        List<Order> orders = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            orders.add(order(i));
-        }
+        List<Order> orders = ContractPayloads.samples(100, Order::new);
         for (Case c : new Case[] {
                 new Case("order-echo", "echoOrder", new Object[] {order(1)}),
                 new Case("orders-echo", "echoOrders", new Object[] {orders}),

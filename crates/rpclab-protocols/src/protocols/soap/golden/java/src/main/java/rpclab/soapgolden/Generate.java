@@ -11,7 +11,6 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +21,9 @@ import javax.xml.namespace.QName;
 import javax.xml.ws.BindingProvider;
 import javax.xml.ws.Service;
 import rpclab.contract.Order;
+import rpclab.shared.ContractPayloads;
+
+import static rpclab.shared.ContractPayloads.asciiText;
 
 /**
  * Publishes {@link BenchWs} on 127.0.0.1:{@value #PORT}/bench with the profile's
@@ -41,34 +43,13 @@ public final class Generate {
 
     /** rpclab_model::contract::Order::sample(i). */
     static Order order(int i) {
-        return new Order(
-                10_000_000_000L + i,
-                String.format("138%08d", ((long) i * 7919) % 100_000_000L),
-                "customer-" + i,
-                String.format("ORD-2015-%06d", i),
-                20_150_701 + (i % 28),
-                i % 4,
-                100.25 + i * 0.5,
-                i % 3);
-    }
-
-    /** rpclab_model::contract::ascii_text(len). */
-    static String asciiText(int len) {
-        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
-        StringBuilder s = new StringBuilder(len);
-        for (int i = 0; i < len; i++) {
-            s.append(alphabet.charAt((i * 31 + i / 64) % alphabet.length()));
-        }
-        return s.toString();
+        return ContractPayloads.sample(i, Order::new);
     }
 
     /** Each case: a call on the client port, checked. */
     static Map<String, Consumer<BenchPort>> cases() {
         Map<String, Consumer<BenchPort>> cases = new LinkedHashMap<>();
-        List<Order> orders = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            orders.add(order(i));
-        }
+        List<Order> orders = ContractPayloads.samples(100, Order::new);
         cases.put("order-echo", p -> check(p.echoOrder(order(1)), order(1)));
         cases.put("orders-echo", p -> check(p.echoOrders(orders), orders));
         cases.put("string-1k", p -> check(p.echoString(asciiText(1024)), asciiText(1024)));
