@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use basics::{cpus, host, owner};
 use cli::{outcome, reproduce};
-use definitions::{hosts, lab, manifest, seeds};
+use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
 use tools::{fuzz, readme, scaffold};
@@ -113,6 +113,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         run: RunFlags,
+        #[command(flatten)]
+        quick: QuickFlags,
     },
     /// List servers, variants, scenarios and profiles.
     List {
@@ -227,6 +229,34 @@ struct RunFlags {
     resume: Option<PathBuf>,
 }
 
+/// What `lab run` alone takes: changes to the profile without editing
+/// TOML (recorded in `manifest.toml`'s lab definition as run), a choice of
+/// variants, and thresholds that fail the run.
+#[derive(clap::Args)]
+struct QuickFlags {
+    /// Measure each cell for this long (`10s`, `500ms`, `2m`), instead of
+    /// the profile's `measure_s` or published call counts.
+    #[arg(long, value_parser = overrides::parse_duration)]
+    duration: Option<f64>,
+    /// Repetitions of each cell (a profile with rounds: rounds).
+    #[arg(long)]
+    repetitions: Option<u32>,
+    /// Concurrency levels of every closed-loop scenario (`1,8,32`);
+    /// open-loop scenarios keep their rates.
+    #[arg(long, value_delimiter = ',')]
+    levels: Vec<u32>,
+    /// Run only these variants: `server/variant` (`grpc-java/1.83`) or a
+    /// variant's name; repeatable or comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    variant: Vec<String>,
+    /// A limit every cell (each repetition) must hold, as k6's thresholds:
+    /// `p99<2ms`, `p50<=500us`, `errors<0.1%`, `errors==0`,
+    /// `throughput>5000`; repeatable. A breach is printed in one line and
+    /// the command exits with code 99.
+    #[arg(long)]
+    threshold: Vec<rpclab_model::threshold::Threshold>,
+}
+
 fn main() {
     let cli = Cli::parse();
     let root = host::repo_root();
@@ -259,8 +289,13 @@ fn main() {
         let regression = e
             .downcast_ref::<rpclab_report::compare::RegressionFound>()
             .is_some();
+        let breached = e
+            .downcast_ref::<rpclab_model::threshold::Breached>()
+            .is_some();
         std::process::exit(if regression {
             rpclab_report::compare::REGRESSION_EXIT_CODE
+        } else if breached {
+            rpclab_model::threshold::BREACH_EXIT_CODE
         } else {
             1
         });
@@ -292,7 +327,8 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             only,
             profile,
             run,
-        } => lab_run(root, lab, only, profile, run).await,
+            quick,
+        } => lab_run(root, lab, only, profile, run, quick).await,
         LabCommand::Reproduce {
             seeds,
             all,
@@ -336,6 +372,7 @@ async fn lab_run(
     only: Vec<String>,
     profile: Option<String>,
     flags: RunFlags,
+    quick: QuickFlags,
 ) -> Result<()> {
     let run = run::run(
         root,
@@ -353,11 +390,20 @@ async fn lab_run(
             rounds_seed: flags.rounds_seed,
             more_rounds: None,
             resume: flags.resume,
+            variant_names: quick.variant,
+            overrides: overrides::Overrides {
+                measure_s: quick.duration,
+                repetitions: quick.repetitions,
+                levels: quick.levels,
+            },
+            thresholds: quick.threshold,
         },
     )
     .await?;
     outcome::publish(&run)?;
-    run.into_result()
+    let check = run.results.thresholds.clone();
+    run.into_result()?;
+    outcome::thresholds(check.as_ref())
 }
 
 /// `lab reproduce`: each seed's stand-ins, one seed after the other.

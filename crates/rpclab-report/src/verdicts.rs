@@ -1654,6 +1654,7 @@ pub(crate) mod tests_support {
             aggregates: aggs,
             reproduction: None,
             rounds: None,
+            thresholds: None,
         }
     }
 
