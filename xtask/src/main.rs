@@ -149,9 +149,17 @@ enum LabCommand {
         /// Show every scenario as JMeter's summary report.
         #[arg(long)]
         jmeter: bool,
-        /// Write summary.md, charts/ and report.html here instead of into the snapshot.
+        /// Write summary.md, charts/ and report.html here instead of into
+        /// the snapshot; with --format, the file to write the export to.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Export each cell's throughput (with its interval) and p99 for a
+        /// continuous-benchmarking tool instead of rendering: bmf (bencher),
+        /// github-action-benchmark (customBiggerIsBetter, calls/s),
+        /// github-action-benchmark-latency (customSmallerIsBetter, p99 in
+        /// ms), csv, json; to standard output unless --out is given.
+        #[arg(long, conflicts_with_all = ["jmeter", "redecide"])]
+        format: Option<rpclab_report::export::Format>,
         /// Decide a reproduction's claims again by today's rules and write
         /// the verdicts into results.json (in --out when given, else in the
         /// snapshot). Without it a snapshot's stored verdicts are rendered
@@ -356,9 +364,16 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
         LabCommand::List { lab } => list(root, &lab),
         LabCommand::Report {
             snapshot,
+            out,
+            format: Some(format),
+            ..
+        } => export(&snapshot, format, out),
+        LabCommand::Report {
+            snapshot,
             jmeter,
             out,
             redecide,
+            format: None,
         } => rerender(root, &snapshot, jmeter, out, redecide),
         LabCommand::Ps => ps().await,
         LabCommand::Clean { images } => clean(images).await,
@@ -489,6 +504,26 @@ fn rerender(
         out.join("charts").display()
     );
     Ok(())
+}
+
+/// `lab report --format`: the snapshot's figures for a benchmarking tool,
+/// to `out` or standard output.
+fn export(
+    snapshot: &Path,
+    format: rpclab_report::export::Format,
+    out: Option<PathBuf>,
+) -> Result<()> {
+    let results = rpclab_report::snapshot::read_snapshot(snapshot)?;
+    let text = rpclab_report::export::export(&results, format);
+    match out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
 }
 
 /// `lab ps`: the lab's containers, each with its run and whether its
