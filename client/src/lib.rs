@@ -8,6 +8,8 @@
 //! * [`stats`]: lock-free per-worker recording, merged once at the end;
 //! * [`warmup`]: when the warm-up is over (every connection answered, the
 //!   intervals steady);
+//! * [`wrong_replies`]: a service whose every reply is wrong stops the
+//!   warm-up at once, with the first wrong reply;
 //! * [`window`]: the one rule for what a window counts, and every per-call
 //!   figure derived from it;
 //! * [`runner`]: runs one cell ([`rpclab_model::spec::CellSpec`]) and returns
@@ -31,3 +33,4 @@ pub mod runner;
 pub mod stats;
 pub mod warmup;
 pub mod window;
+pub mod wrong_replies;

@@ -20,6 +20,7 @@
 //! closes when the last of those calls completes.
 
 use crate::stats::{IntervalSink, WorkerStats};
+use crate::wrong_replies::WrongReplies;
 use rpclab_model::contract::Call;
 use rpclab_model::spec::{ClosedLoop, OpenLoop, Schedule, Stop};
 use rpclab_protocols::protocol::{CallError, Connection};
@@ -55,6 +56,8 @@ pub struct Clock {
     /// Per connection: whether it has completed a verified call yet.
     answered: Box<[AtomicBool]>,
     answered_count: AtomicUsize,
+    /// Per connection: the wrong replies before its first verified call.
+    wrong: WrongReplies,
     /// The interval log, which starts with the measurement window.
     sink: OnceLock<IntervalSink>,
 }
@@ -84,6 +87,7 @@ impl Clock {
             progress: (0..workers).map(|_| TaskCounters::default()).collect(),
             answered: (0..connections).map(|_| AtomicBool::new(false)).collect(),
             answered_count: AtomicUsize::new(0),
+            wrong: WrongReplies::new(connections),
             sink: OnceLock::new(),
         };
         if measuring {
@@ -171,6 +175,29 @@ impl Clock {
         self.answered.len()
     }
 
+    /// Why the run must stop without measuring: every connection answered
+    /// only wrong replies in the warm-up ([`crate::wrong_replies`]).
+    pub fn wrong_service(&self) -> Option<String> {
+        self.wrong.verdict()
+    }
+
+    /// A failed call on `connection` before it verified one, in the
+    /// warm-up; the last wrong reply the verdict needs ends the run at
+    /// once (every caller stops at its next call).
+    fn failed_unanswered(&self, connection: usize, error: &CallError) {
+        if self.phase() != Phase::Warmup {
+            return;
+        }
+        let answered = |i: usize| {
+            self.answered
+                .get(i)
+                .is_some_and(|a| a.load(Ordering::Acquire))
+        };
+        if self.wrong.record(connection, error, answered) {
+            self.set(Phase::Done);
+        }
+    }
+
     fn connection_answered(&self, connection: usize) {
         if let Some(flag) = self.answered.get(connection) {
             if !flag.swap(true, Ordering::AcqRel) {
@@ -202,7 +229,7 @@ impl TaskProgress {
         }
     }
 
-    fn completed(&mut self, clock: &Clock, service: Duration, ok: bool) {
+    fn completed(&mut self, clock: &Clock, service: Duration, outcome: &Result<(), CallError>) {
         self.completed += 1;
         self.service_ns += service.as_nanos() as u64;
         let counters = &clock.progress[self.task];
@@ -210,9 +237,13 @@ impl TaskProgress {
         counters
             .service_ns
             .store(self.service_ns, Ordering::Relaxed);
-        if ok && !self.answered {
-            self.answered = true;
-            clock.connection_answered(self.connection);
+        match outcome {
+            Ok(()) if !self.answered => {
+                self.answered = true;
+                clock.connection_answered(self.connection);
+            }
+            Err(e) if !self.answered => clock.failed_unanswered(self.connection, e),
+            _ => {}
         }
     }
 }
@@ -535,8 +566,7 @@ impl Caller {
         outcome: Result<(), CallError>,
     ) -> bool {
         let completed_in = self.clock.phase();
-        self.progress
-            .completed(&self.clock, latency, outcome.is_ok());
+        self.progress.completed(&self.clock, latency, &outcome);
         let mut placed = issued.placed;
         // Issued before the window, completed in it: it is the window's if
         // a place is left.
@@ -751,7 +781,7 @@ impl LoadModel for OpenLoop {
                             outcome,
                         } = deadline.timed_call(&*conn, &call, timeout).await;
                         let completed_in = clock.phase();
-                        progress.completed(&clock, service, outcome.is_ok());
+                        progress.completed(&clock, service, &outcome);
                         if completed_in != Phase::Measure {
                             continue;
                         }
@@ -956,7 +986,9 @@ mod tests {
                 _ => 0,
             };
             if fails {
-                Err(CallError::Protocol("scripted failure".into()))
+                // A broken socket, not a wrong reply: a script of failures
+                // only must not end the warm-up (crate::wrong_replies).
+                Err(CallError::Io(std::io::Error::other("scripted failure")))
             } else {
                 Ok(call.expected.clone())
             }

@@ -15,6 +15,7 @@ use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{
     CellSpec, EngineChoice, Load, OpenLoop, Pool, Schedule, Shape, Steady, Stop,
 };
+use rpclab_model::threshold::{self, Breached, Figures, Threshold};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -158,6 +159,12 @@ struct Direct {
     /// Print the report as JSON instead of a summary.
     #[arg(long)]
     json: bool,
+    /// A limit the window must hold, as k6's thresholds: `p99<2ms`,
+    /// `p50<=500us`, `errors<0.1%`, `errors==0`, `throughput>5000`
+    /// (calls/s); repeatable. A breach is printed in one line and the
+    /// client exits with code 99.
+    #[arg(long)]
+    threshold: Vec<Threshold>,
 }
 
 /// `--protocol`'s help, from the one list of protocols.
@@ -191,7 +198,7 @@ fn main() -> Result<()> {
             .build()
     }
     .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         match cli.command {
             Some(Command::RunSpec { spec, out }) => run_spec(&spec, &out).await,
             Some(Command::Probe {
@@ -241,7 +248,14 @@ fn main() -> Result<()> {
             }
             None => run_direct(cli.direct).await,
         }
-    })
+    });
+    if let Err(e) = &outcome {
+        if e.is::<Breached>() {
+            eprintln!("error: {e}");
+            std::process::exit(threshold::BREACH_EXIT_CODE);
+        }
+    }
+    outcome
 }
 
 async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
@@ -326,6 +340,18 @@ async fn run_direct(d: Direct) -> Result<()> {
     }
     if report.calls_ok == 0 {
         bail!("no call succeeded: {:?}", report.failures.examples);
+    }
+    let level = match d.rate {
+        Some(rate) => format!("rate={rate}"),
+        None => format!("c={}", d.concurrency),
+    };
+    let subject = format!("{} {} {level}", report.protocol, report.operation);
+    let breaches = threshold::judge_all(&d.threshold, &subject, &Figures::of_report(&report));
+    for breach in &breaches {
+        eprintln!("{breach}");
+    }
+    if !breaches.is_empty() {
+        return Err(Breached(breaches.len()).into());
     }
     Ok(())
 }

@@ -201,9 +201,17 @@ async fn run_model<P: Protocol, M: LoadModel>(
             } else {
                 Signal::Throughput
             };
-            let record = warm_up(&clock, spec, signal).await;
-            clock.start_measuring();
-            Some(record)
+            match warm_up(&clock, spec, signal).await {
+                Ok(record) => {
+                    clock.start_measuring();
+                    Some(record)
+                }
+                Err(why) => {
+                    // Every caller stops at its next call.
+                    clock.set(Phase::Done);
+                    return Err(why);
+                }
+            }
         };
         phase_line("measure");
         let window_start = unix_seconds();
@@ -232,14 +240,15 @@ async fn run_model<P: Protocol, M: LoadModel>(
         phase_line("cooldown");
         tokio::time::sleep(cooldown).await;
         clock.set(Phase::Done);
-        (edges, window, warmup)
+        Ok((edges, window, warmup))
     };
     let progress = report_progress(&clock);
-    let (stats, (edges, window, warmup)) = tokio::select! {
+    let (stats, controlled) = tokio::select! {
         both = async { tokio::join!(drive, controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
     };
     phase_line("done");
+    let (edges, window, warmup) = controlled?;
 
     let mut total = WorkerStats::default();
     for s in stats {

@@ -13,11 +13,15 @@
 //!    adaptively.
 //!
 //! At the maximum (`warmup_max_s`) the window opens anyway, and the record
-//! says the warm-up was not steady, so the cell is flagged rather than lost.
+//! says the warm-up was not steady, so the cell is flagged rather than lost
+//! — if at least one call was verified: nothing is measured from a run
+//! that could not verify its first call. A service whose every reply is
+//! wrong ends the warm-up at once ([`crate::wrong_replies`]).
 
 use crate::load::Clock;
 use rpclab_model::result::Warmup;
 use rpclab_model::spec::{CellSpec, Steady};
+use rpclab_protocols::protocol::CallError;
 use std::time::{Duration, Instant};
 
 /// How often the warm-up looks at the clock when it has no steady rule (it
@@ -42,8 +46,9 @@ impl Signal {
     }
 }
 
-/// Runs the warm-up until the window may open; returns how it went.
-pub async fn warm_up(clock: &Clock, spec: &CellSpec, signal: Signal) -> Warmup {
+/// Runs the warm-up until the window may open; returns how it went, or why
+/// no window may open (a wrong service, or no verified call by the maximum).
+pub async fn warm_up(clock: &Clock, spec: &CellSpec, signal: Signal) -> Result<Warmup, CallError> {
     let rule = spec.steady;
     let tick = rule.map_or(POLL, |r| Duration::from_secs_f64(r.interval_s));
     let min = Duration::from_secs_f64(spec.warmup_s);
@@ -54,21 +59,31 @@ pub async fn warm_up(clock: &Clock, spec: &CellSpec, signal: Signal) -> Warmup {
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
+        if let Some(why) = clock.wrong_service() {
+            return Err(CallError::WrongResponse(why));
+        }
         if rule.is_some() {
             intervals.sample(clock);
         }
         let elapsed = start.elapsed();
         let answered = clock.answered_connections() >= clock.connections();
         let steady = rule.is_none_or(|r| intervals.steady(&r));
+        if elapsed >= max && clock.answered_connections() == 0 {
+            return Err(CallError::Protocol(format!(
+                "no call was verified in {:.1} s of warm-up ({} calls made), so nothing was measured",
+                elapsed.as_secs_f64(),
+                clock.completed_calls()
+            )));
+        }
         if (elapsed >= min && answered && steady) || elapsed >= max {
-            return Warmup {
+            return Ok(Warmup {
                 seconds: elapsed.as_secs_f64(),
                 calls: clock.completed_calls(),
                 every_connection_answered: answered,
                 steady: answered && steady,
                 signal: signal.name().to_owned(),
                 intervals: intervals.values,
-            };
+            });
         }
     }
 }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use basics::{cpus, host, owner};
 use cli::{outcome, reproduce};
-use definitions::{hosts, lab, manifest, seeds};
+use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
 use tools::{fuzz, readme, scaffold};
@@ -113,6 +113,8 @@ enum LabCommand {
         profile: Option<String>,
         #[command(flatten)]
         run: RunFlags,
+        #[command(flatten)]
+        quick: QuickFlags,
     },
     /// List servers, variants, scenarios and profiles.
     List {
@@ -147,9 +149,17 @@ enum LabCommand {
         /// Show every scenario as JMeter's summary report.
         #[arg(long)]
         jmeter: bool,
-        /// Write summary.md, charts/ and report.html here instead of into the snapshot.
+        /// Write summary.md, charts/ and report.html here instead of into
+        /// the snapshot; with --format, the file to write the export to.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Export each cell's throughput (with its interval) and p99 for a
+        /// continuous-benchmarking tool instead of rendering: bmf (bencher),
+        /// github-action-benchmark (customBiggerIsBetter, calls/s),
+        /// github-action-benchmark-latency (customSmallerIsBetter, p99 in
+        /// ms), csv, json; to standard output unless --out is given.
+        #[arg(long, conflicts_with_all = ["jmeter", "redecide"])]
+        format: Option<rpclab_report::export::Format>,
         /// Decide a reproduction's claims again by today's rules and write
         /// the verdicts into results.json (in --out when given, else in the
         /// snapshot). Without it a snapshot's stored verdicts are rendered
@@ -227,6 +237,34 @@ struct RunFlags {
     resume: Option<PathBuf>,
 }
 
+/// What `lab run` alone takes: changes to the profile without editing
+/// TOML (recorded in `manifest.toml`'s lab definition as run), a choice of
+/// variants, and thresholds that fail the run.
+#[derive(clap::Args)]
+struct QuickFlags {
+    /// Measure each cell for this long (`10s`, `500ms`, `2m`), instead of
+    /// the profile's `measure_s` or published call counts.
+    #[arg(long, value_parser = overrides::parse_duration)]
+    duration: Option<f64>,
+    /// Repetitions of each cell (a profile with rounds: rounds).
+    #[arg(long)]
+    repetitions: Option<u32>,
+    /// Concurrency levels of every closed-loop scenario (`1,8,32`);
+    /// open-loop scenarios keep their rates.
+    #[arg(long, value_delimiter = ',')]
+    levels: Vec<u32>,
+    /// Run only these variants: `server/variant` (`grpc-java/1.83`) or a
+    /// variant's name; repeatable or comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    variant: Vec<String>,
+    /// A limit every cell (each repetition) must hold, as k6's thresholds:
+    /// `p99<2ms`, `p50<=500us`, `errors<0.1%`, `errors==0`,
+    /// `throughput>5000`; repeatable. A breach is printed in one line and
+    /// the command exits with code 99.
+    #[arg(long)]
+    threshold: Vec<rpclab_model::threshold::Threshold>,
+}
+
 fn main() {
     let cli = Cli::parse();
     let root = host::repo_root();
@@ -259,8 +297,13 @@ fn main() {
         let regression = e
             .downcast_ref::<rpclab_report::compare::RegressionFound>()
             .is_some();
+        let breached = e
+            .downcast_ref::<rpclab_model::threshold::Breached>()
+            .is_some();
         std::process::exit(if regression {
             rpclab_report::compare::REGRESSION_EXIT_CODE
+        } else if breached {
+            rpclab_model::threshold::BREACH_EXIT_CODE
         } else {
             1
         });
@@ -292,7 +335,8 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             only,
             profile,
             run,
-        } => lab_run(root, lab, only, profile, run).await,
+            quick,
+        } => lab_run(root, lab, only, profile, run, quick).await,
         LabCommand::Reproduce {
             seeds,
             all,
@@ -320,9 +364,16 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
         LabCommand::List { lab } => list(root, &lab),
         LabCommand::Report {
             snapshot,
+            out,
+            format: Some(format),
+            ..
+        } => export(&snapshot, format, out),
+        LabCommand::Report {
+            snapshot,
             jmeter,
             out,
             redecide,
+            format: None,
         } => rerender(root, &snapshot, jmeter, out, redecide),
         LabCommand::Ps => ps().await,
         LabCommand::Clean { images } => clean(images).await,
@@ -336,6 +387,7 @@ async fn lab_run(
     only: Vec<String>,
     profile: Option<String>,
     flags: RunFlags,
+    quick: QuickFlags,
 ) -> Result<()> {
     let run = run::run(
         root,
@@ -353,11 +405,20 @@ async fn lab_run(
             rounds_seed: flags.rounds_seed,
             more_rounds: None,
             resume: flags.resume,
+            variant_names: quick.variant,
+            overrides: overrides::Overrides {
+                measure_s: quick.duration,
+                repetitions: quick.repetitions,
+                levels: quick.levels,
+            },
+            thresholds: quick.threshold,
         },
     )
     .await?;
     outcome::publish(&run)?;
-    run.into_result()
+    let check = run.results.thresholds.clone();
+    run.into_result()?;
+    outcome::thresholds(check.as_ref())
 }
 
 /// `lab reproduce`: each seed's stand-ins, one seed after the other.
@@ -443,6 +504,26 @@ fn rerender(
         out.join("charts").display()
     );
     Ok(())
+}
+
+/// `lab report --format`: the snapshot's figures for a benchmarking tool,
+/// to `out` or standard output.
+fn export(
+    snapshot: &Path,
+    format: rpclab_report::export::Format,
+    out: Option<PathBuf>,
+) -> Result<()> {
+    let results = rpclab_report::snapshot::read_snapshot(snapshot)?;
+    let text = rpclab_report::export::export(&results, format);
+    match out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
 }
 
 /// `lab ps`: the lab's containers, each with its run and whether its

@@ -13,12 +13,17 @@
 //!
 //! Beside them, the data of a snapshot that the orchestrator writes and the
 //! report reads: [`manifest`] (`manifest.toml`, how the run was made) and
-//! [`aggregate`] (the repetitions of a cell summarised).
+//! [`aggregate`] (the repetitions of a cell summarised), and the
+//! [`threshold`]s that fail a run (`p99<2ms`), judged on the client's
+//! window or on each cell of a snapshot, with their [`breach`]es as a
+//! snapshot keeps them.
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
+pub mod breach;
 pub mod contract;
 pub mod manifest;
 pub mod result;
 pub mod spec;
+pub mod threshold;
 pub mod verdict;

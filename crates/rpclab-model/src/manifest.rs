@@ -48,6 +48,17 @@ pub struct RunManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_build: Option<ClientBuild>,
     pub only: Vec<String>,
+    /// The server variants the run was limited to (`server/variant`:
+    /// `lab run --variant`, or a reproduction's stand-ins). Default: every
+    /// variant of the servers in `only` (absent then, and in the snapshots
+    /// written before it was recorded, 2026-12-05).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// The thresholds every cell was judged by (`lab run --threshold`, as
+    /// written: `p99<2ms`); the breaches are in `results.json`. Default:
+    /// none (absent then, and before thresholds existed, 2026-12-05).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<String>,
     pub host: HostInfo,
     pub cpus: CpuPinning,
     /// A fixed CPU and loopback measurement of the server's and the
@@ -406,6 +417,8 @@ mod tests {
             profile: "standard".into(),
             client_build: Some(ClientBuild::Quick),
             only: vec!["grpc-java".into()],
+            variants: vec!["grpc-java/1.83".into()],
+            thresholds: vec!["p99<2ms".into()],
             host: HostInfo {
                 hostname: "vm".into(),
                 cpu_model: "AMD EPYC".into(),

@@ -517,6 +517,10 @@ pub struct Results {
     /// seed of the shuffles and every round's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<Rounds>,
+    /// Set when `lab run` was given `--threshold`: the thresholds and the
+    /// cells that breached them (absent otherwise and in older snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<crate::breach::ThresholdCheck>,
 }
 
 /// How an interleaved run ordered its rounds (`rounds` in a profile).

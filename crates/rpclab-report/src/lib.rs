@@ -12,6 +12,8 @@
 //! * [`compare`]: two snapshots side by side, noise-aware, with
 //!   [`pair_order`] (two lab runs: the pairs of servers each decided) and
 //!   [`repeatability`] (two reproductions: their verdicts);
+//! * [`export`]: the figures for continuous-benchmarking tools (BMF,
+//!   github-action-benchmark, CSV, JSON);
 //! * [`format`]: number and name formatting they share;
 //!
 //! and [`write_all`], the one function that writes a snapshot's rendered
@@ -25,6 +27,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod export;
 pub mod format;
 pub mod html;
 pub mod index;

@@ -1662,6 +1662,7 @@ pub(crate) mod tests_support {
             aggregates: aggs,
             reproduction: None,
             rounds: None,
+            thresholds: None,
         }
     }
 

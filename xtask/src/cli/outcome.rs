@@ -1,9 +1,11 @@
 //! What `lab run` and `lab reproduce` do once the run returns: write the
 //! snapshot's rendered files ([`rpclab_report::write_all`]), print its tables,
-//! regenerate the snapshot index, and say where everything is.
+//! regenerate the snapshot index, say where everything is, and judge the
+//! thresholds.
 
 use crate::engine::run::RunOutcome;
 use anyhow::Result;
+use rpclab_model::threshold::{Breached, ThresholdCheck};
 
 /// Renders a run's snapshot and regenerates the index of its results folder,
 /// `README.md` (an index that cannot be written is a warning). The run's
@@ -51,4 +53,20 @@ pub fn publish(run: &RunOutcome) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The breaches of a run's thresholds, one line each on standard error;
+/// any breach is the command's error ([`Breached`]: exit code 99).
+pub fn thresholds(check: Option<&ThresholdCheck>) -> Result<()> {
+    let Some(check) = check else {
+        return Ok(());
+    };
+    for breach in &check.breaches {
+        eprintln!("{breach}");
+    }
+    if check.breaches.is_empty() {
+        eprintln!("every cell held the thresholds {}", check.asked.join(" "));
+        return Ok(());
+    }
+    Err(Breached(check.breaches.len()).into())
 }

@@ -110,6 +110,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             aggregates: Vec::new(),
             reproduction: Some(reproduction.clone()),
             rounds: None,
+            thresholds: None,
         };
         println!("{}", render(&compare(&empty, &reproduction), false));
         eprintln!("seed {id}: no system can run yet, so no snapshot was written");
@@ -143,6 +144,9 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
                 },
             )),
             resume: opts.resume.clone(),
+            variant_names: Vec::new(),
+            overrides: Default::default(),
+            thresholds: Vec::new(),
         },
     )
     .await?;

@@ -170,6 +170,11 @@ pub struct Profile {
     /// Run only the first N concurrency levels of each scenario.
     #[serde(default)]
     pub max_levels: Option<usize>,
+    /// Run these concurrency levels in every closed-loop scenario instead
+    /// of its own `concurrency` (`lab run --levels 1,8,32`); open-loop
+    /// scenarios keep their rates. Absent: each scenario's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<u32>,
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
     /// Run only the first runnable variant of each server (a quick check).
@@ -508,6 +513,7 @@ impl Scenario {
                 Some(schedule) => vec![schedule.peak_rate().round() as u32],
                 None => self.rates.iter().copied().take(n).collect(),
             },
+            None if !profile.levels.is_empty() => profile.levels.iter().copied().take(n).collect(),
             None => self.concurrency.iter().copied().take(n).collect(),
         }
     }
@@ -752,6 +758,7 @@ mod tests {
             seed_counts: false,
             repetitions: 1,
             max_levels: None,
+            levels: Vec::new(),
             timeout_ms: 1000,
             restart_between_repetitions: false,
             first_variant_only: false,

@@ -2,10 +2,11 @@
 //! their profiles ([`lab`], `compose/*.toml`), server manifests
 //! ([`manifest`], `servers/*/server.toml`), the posts' seeds and published
 //! figures ([`seeds`], `compose/seeds/`), and which engine runs each role
-//! ([`hosts`]). Parsed and checked here, once, into types the layers above
+//! ([`hosts`]), with the command line's [`overrides`] of a profile. Parsed and checked here, once, into types the layers above
 //! use.
 
 pub mod hosts;
 pub mod lab;
 pub mod manifest;
+pub mod overrides;
 pub mod seeds;

@@ -348,6 +348,43 @@ mod tests {
     }
 
     #[test]
+    fn the_command_lines_duration_repetitions_levels_and_variant_shape_the_plan() {
+        use crate::definitions::overrides::{variant_pairs, Overrides};
+        use rpclab_model::spec::Stop;
+        let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
+        let mut profile = profile(
+            "seed_counts = true
+repetitions = 2
+max_levels = 1",
+        );
+        Overrides {
+            measure_s: Some(10.0),
+            repetitions: Some(5),
+            levels: vec![1, 8, 32],
+        }
+        .apply(&mut profile);
+        let variants = variant_pairs(&["two".to_owned()], &[&a]).unwrap();
+        assert_eq!(variants, [("a".to_owned(), "two".to_owned())]);
+        let plan = plan(&scenarios, &profile, &[&a], &filters(&variants, true)).unwrap();
+        let [two] = &plan.runnable[..] else {
+            panic!("only the variant asked for runs")
+        };
+        assert_eq!(two.variant.name, "two");
+        let expected: Vec<(String, u32, u32)> = [1, 8, 32]
+            .into_iter()
+            .flat_map(|level| (1..=5).map(move |rep| ("echo".to_owned(), level, rep)))
+            .collect();
+        assert_eq!(cells(two), expected);
+        for cell in &two.cells {
+            assert_eq!(cell.scenario.stop(&profile).unwrap(), Stop::Seconds(10.0));
+        }
+        assert!(variant_pairs(&["a/three".to_owned()], &[&a])
+            .unwrap_err()
+            .to_string()
+            .contains("known: a/one, a/two"));
+    }
+
+    #[test]
     fn a_run_in_rounds_plans_its_least_rounds() {
         let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
         let profile = profile("repetitions = 9\nmax_levels = 1\nrounds = { min = 3, max = 5 }");

@@ -17,6 +17,7 @@ use crate::basics::role::Role;
 use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Lab, LabDef, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::definitions::overrides::{self, Overrides};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::engines::{self, Engines};
@@ -32,6 +33,7 @@ use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
 };
 use rpclab_model::spec::{CellSpec, Load};
+use rpclab_model::threshold::{Threshold, ThresholdCheck};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -66,6 +68,13 @@ pub struct RunOptions {
     /// An interrupted snapshot to continue instead of starting a new one
     /// ([`crate::engine::resume`]).
     pub resume: Option<PathBuf>,
+    /// `--variant` names (`server/variant` or a variant's name), resolved
+    /// among the selected servers and added to `variants`.
+    pub variant_names: Vec<String>,
+    /// The command line's changes to the profile (`--duration`, ...).
+    pub overrides: Overrides,
+    /// Every cell is judged by these; the breaches go into `results.json`.
+    pub thresholds: Vec<Threshold>,
 }
 
 /// `(results so far, scenario, level) → another round?`
@@ -126,11 +135,14 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
 /// Runs an already loaded lab definition. An error means nothing was
 /// measured and no snapshot (or only its manifest) was written; a run that
 /// stopped later returns its outcome with `stopped` set.
-pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
+pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
     let profile_name = opts
         .profile
         .clone()
         .unwrap_or_else(|| lab.def.profile.clone());
+    if let Some(p) = lab.def.profiles.get_mut(&profile_name) {
+        opts.overrides.apply(p);
+    }
     let profile = lab.profile(&profile_name)?.clone();
     let manifests = crate::definitions::manifest::load_all(root)?;
     let only = if opts.only.is_empty() {
@@ -139,6 +151,12 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         opts.only.clone()
     };
     let selected = crate::definitions::manifest::select(&manifests, &only)?;
+    let mut variants = opts.variants.clone();
+    for pair in overrides::variant_pairs(&opts.variant_names, &selected)? {
+        if !variants.contains(&pair) {
+            variants.push(pair);
+        }
+    }
     // CPU sets are checked before anything starts: no snapshot, no build.
     let split = split_cpus(&lab.def.cpus, &opts.cpus)?;
     let def = as_run(
@@ -237,6 +255,8 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         profile: profile_name,
         client_build: Some(profile.client_build),
         only,
+        variants: variants.iter().map(|(s, v)| format!("{s}/{v}")).collect(),
+        thresholds: opts.thresholds.iter().map(ToString::to_string).collect(),
         host: host_info,
         cpus: CpuPinning {
             server: split.server.clone(),
@@ -282,7 +302,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         run_id: scope.id(),
         cpus: &split,
         verbose: opts.verbose,
-        variants: &opts.variants,
+        variants: &variants,
         port_wait_s: opts.port_wait_s,
         bar: std::sync::OnceLock::new(),
         client_clock_offset_s: std::sync::OnceLock::new(),
@@ -321,6 +341,12 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         }
     }
     snapshot.write_manifest(&manifest)?;
+    if !opts.thresholds.is_empty() {
+        snapshot.results.thresholds = Some(ThresholdCheck::of_cells(
+            &opts.thresholds,
+            &snapshot.results.cells,
+        ));
+    }
     let complete = outcome.is_ok() && snapshot.results.errors.is_empty();
     snapshot.finish(complete)?;
     Ok(RunOutcome {

@@ -50,6 +50,7 @@ impl Snapshot {
                 aggregates: Vec::new(),
                 reproduction: None,
                 rounds: None,
+                thresholds: None,
             },
             cv_threshold,
         })
