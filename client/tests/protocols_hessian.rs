@@ -30,7 +30,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 fn golden() -> Golden {
-    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/rpclab-protocols/src/protocols/hessian/golden"))
+    Golden::at(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates/rpclab-protocols/src/protocols/hessian/golden"),
+    )
 }
 
 fn vector(name: &str) -> Vec<u8> {

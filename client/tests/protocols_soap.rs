@@ -44,7 +44,10 @@ const CASES: [(&str, ContractOp); 6] = [
 ];
 
 fn golden() -> Golden {
-    Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/rpclab-protocols/src/protocols/soap/golden"))
+    Golden::at(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../crates/rpclab-protocols/src/protocols/soap/golden"),
+    )
 }
 
 fn vector(stack: &str, name: &str) -> Vec<u8> {
