@@ -31,3 +31,5 @@ pub mod net;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;
+#[cfg(test)]
+pub(crate) mod test_support;
