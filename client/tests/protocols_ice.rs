@@ -493,12 +493,9 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
 
 #[tokio::test]
 async fn connect_failures() {
-    let port = common::free_port();
     let ice = Ice::new(&options(&[])).unwrap();
-    let r = ice
-        .connect(&format!("127.0.0.1:{port}"), WireCounter::default())
-        .await;
-    assert!(matches!(r, Err(CallError::Connect(_))), "{:?}", r.err());
+    common::connecting_to_a_closed_port_fails(&ice).await;
+    let port = common::free_port();
     // A peer that is not an Ice server: its first bytes are not IceP.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

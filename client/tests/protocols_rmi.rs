@@ -191,14 +191,6 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Builds `servers/<name>` with Maven (once per test binary) and starts it
 /// on a free port; returns when it prints that it is ready.
 fn start(name: &str, extra_jvm: &[&str]) -> Server {
@@ -225,7 +217,7 @@ fn start(name: &str, extra_jvm: &[&str]) -> Server {
             );
         }
     }
-    let port = free_port();
+    let port = common::free_port();
     let mut child = Command::new("java")
         .args(extra_jvm)
         .arg("-jar")
@@ -308,11 +300,7 @@ async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {
     .unwrap();
     common::every_operation_verified(&lean, &target, 1, 2, 2).await;
     // Nothing listens: a connect error.
-    let dead = format!("127.0.0.1:{}", free_port());
-    assert!(matches!(
-        rmi.connect(&dead, WireCounter::default()).await,
-        Err(CallError::Connect(_))
-    ));
+    common::connecting_to_a_closed_port_fails(&rmi).await;
     drop(server);
 }
 

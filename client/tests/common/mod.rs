@@ -10,6 +10,7 @@ use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -158,6 +159,110 @@ where
     let for_connections = seen.clone();
     let addr = fake_server(move |conn| serve(conn, for_connections.clone())).await;
     SeeingServer { addr, seen }
+}
+
+/// How a multiplexing fake provider (bolt, dubbo, motan) behaves besides
+/// answering.
+#[derive(Clone, Copy)]
+#[allow(dead_code)]
+pub struct Behaviour {
+    /// Send a heartbeat request before the first reply.
+    pub heartbeat_first: bool,
+    /// Hang up after this many requests.
+    pub close_after: Option<usize>,
+}
+
+/// A provider that only answers.
+#[allow(dead_code)]
+pub const NORMAL: Behaviour = Behaviour {
+    heartbeat_first: false,
+    close_after: None,
+};
+
+#[allow(dead_code)]
+impl Behaviour {
+    /// A provider that sends a heartbeat before its first reply.
+    pub const HEARTBEAT_FIRST: Behaviour = Behaviour {
+        heartbeat_first: true,
+        close_after: None,
+    };
+
+    /// A provider that hangs up after `requests` requests.
+    pub fn hanging_up_after(requests: usize) -> Behaviour {
+        Behaviour {
+            close_after: Some(requests),
+            ..NORMAL
+        }
+    }
+}
+
+/// The heartbeats a fake provider's connections saw: answers to its own,
+/// and the client's idle ones.
+#[derive(Clone, Default)]
+#[allow(dead_code)]
+pub struct Heartbeats {
+    pub answered: Arc<AtomicUsize>,
+    pub received: Arc<AtomicUsize>,
+}
+
+#[allow(dead_code)]
+impl Heartbeats {
+    /// Counts an answer to the provider's heartbeat.
+    pub fn answer_seen(&self) {
+        self.answered.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a heartbeat of the client.
+    pub fn heartbeat_seen(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn answered(&self) -> usize {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    pub fn received(&self) -> usize {
+        self.received.load(Ordering::Relaxed)
+    }
+}
+
+/// On `conn` to a provider started with `heartbeat_first` and a client
+/// with `heartbeat_s = 1`: `hello("throw")` fails with the server error
+/// `thrown`; the provider's heartbeat is answered once and the idle client
+/// sends its own; the connection stays usable.
+#[allow(dead_code)]
+pub async fn a_thrown_exception_and_heartbeats_both_ways<C: Connection>(
+    conn: &C,
+    heartbeats: &Heartbeats,
+    thrown: &str,
+) {
+    let mut call = Operation::Hello.call();
+    call.argument = Value::Str("throw".into());
+    match conn.call(&call).await {
+        Err(CallError::Server(m)) => assert_eq!(m, thrown),
+        other => panic!("{other:?}"),
+    }
+    eventually(
+        "the answer to the provider's heartbeat and an idle one",
+        || heartbeats.answered() >= 1 && heartbeats.received() >= 1,
+    )
+    .await;
+    assert_eq!(heartbeats.answered(), 1);
+    let call = Operation::Empty.call();
+    assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
+}
+
+/// Connecting `protocol` to a local port nothing listens on is a connect
+/// error.
+#[allow(dead_code)]
+pub async fn connecting_to_a_closed_port_fails<P: Protocol>(protocol: &P) {
+    let target = format!("127.0.0.1:{}", free_port());
+    let result = protocol.connect(&target, WireCounter::default()).await;
+    assert!(
+        matches!(result, Err(CallError::Connect(_))),
+        "{:?}",
+        result.err()
+    );
 }
 
 /// Options as a cell gives them, from `(key, value)` pairs.
