@@ -20,39 +20,8 @@ use tokio_stream::StreamExt;
 use tonic::{Code, Request, Response, Status};
 
 use pb::bench_server::{Bench, BenchServer};
+use rpclab_protocols::protocols::grpc::echo_server::Echo;
 use rpclab_protocols::protocols::grpc::server_pb as pb;
-
-/// Echoes as the contract says; `hello` greets.
-struct Echo;
-
-#[tonic::async_trait]
-impl Bench for Echo {
-    async fn echo_order(&self, request: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_orders(
-        &self,
-        request: Request<pb::OrderList>,
-    ) -> Result<Response<pb::OrderList>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_string(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn hello(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        let name = request.into_inner().value;
-        Ok(Response::new(pb::Text {
-            value: format!("{HELLO_PREFIX}{name}"),
-        }))
-    }
-
-    async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
-        Ok(Response::new(pb::Nothing {}))
-    }
-}
 
 /// Refuses every call with the same status.
 struct Busy;

@@ -188,25 +188,7 @@ async fn calls_over_a_keep_alive_pool() {
     let hessian = Hessian::new(&options(&[("path", "/svc"), ("pool", "3")])).unwrap();
     let counter = WireCounter::default();
     let conn = Arc::new(hessian.connect(&addr, counter.clone()).await.unwrap());
-    let mut tasks = Vec::new();
-    for (name, op) in CASES {
-        for _ in 0..2 {
-            let conn = conn.clone();
-            tasks.push(tokio::spawn(async move {
-                let call = op.call();
-                for _ in 0..5 {
-                    let v = conn
-                        .call(&call)
-                        .await
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
-                    assert!(v == call.expected, "{name}");
-                }
-            }));
-        }
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
+    common::calls_verified(&conn, "golden", CASES.map(|(_, op)| op), 2, 5).await;
     // 12 concurrent callers, at most 3 TCP connections.
     assert!(accepted.load(std::sync::atomic::Ordering::Relaxed) <= 3);
     let (sent, received) = counter.totals();

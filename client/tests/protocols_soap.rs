@@ -291,25 +291,7 @@ async fn the_whole_protocol_against_golden_servers() {
         // The WSDL was read once, and its bytes are not the cell's.
         assert_eq!(soap.operations().unwrap().count(), Method::ALL.len());
         assert_eq!(counter.totals(), (0, 0));
-        let mut tasks = Vec::new();
-        for (name, op) in CASES {
-            for _ in 0..2 {
-                let conn = conn.clone();
-                tasks.push(tokio::spawn(async move {
-                    let call = op.call();
-                    for _ in 0..3 {
-                        let v = conn
-                            .call(&call)
-                            .await
-                            .unwrap_or_else(|e| panic!("{stack} {name}: {e}"));
-                        assert!(v == call.expected, "{stack} {name}");
-                    }
-                }));
-            }
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
+        common::calls_verified(&conn, stack, CASES.map(|(_, op)| op), 2, 3).await;
         let (sent, received) = counter.totals();
         assert!(sent > 6 * 100 * 1024 && received > 6 * 100 * 1024);
         // A request the server does not know: its fault, as a server error.

@@ -48,7 +48,7 @@ pub async fn every_operation_verified<P: Protocol>(
     for op in Operation::ALL {
         for _ in 0..connections {
             let conn = Arc::new(protocol.connect(target, counter.clone()).await.unwrap());
-            tasks.extend(spawn_callers(&conn, op, callers, rounds));
+            tasks.extend(spawn_callers(&conn, target, op, callers, rounds));
         }
     }
     for task in tasks {
@@ -59,10 +59,31 @@ pub async fn every_operation_verified<P: Protocol>(
     counter
 }
 
+/// Calls each of `ops` `rounds` times from `callers` tasks each on `conn`,
+/// all at once, checking every reply (`server` names the server in a
+/// failure).
+#[allow(dead_code)]
+pub async fn calls_verified<C: Connection>(
+    conn: &Arc<C>,
+    server: &str,
+    ops: impl IntoIterator<Item = Operation>,
+    callers: usize,
+    rounds: usize,
+) {
+    let tasks: Vec<_> = ops
+        .into_iter()
+        .flat_map(|op| spawn_callers(conn, server, op, callers, rounds))
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
 /// `callers` tasks, each calling `op` `rounds` times on `conn` and checking
 /// every reply.
 fn spawn_callers<C: Connection>(
     conn: &Arc<C>,
+    server: &str,
     op: Operation,
     callers: usize,
     rounds: usize,
@@ -70,14 +91,15 @@ fn spawn_callers<C: Connection>(
     (0..callers)
         .map(|_| {
             let conn = Arc::clone(conn);
+            let server = server.to_owned();
             tokio::spawn(async move {
                 let call = op.call();
                 for _ in 0..rounds {
                     let reply = conn
                         .call(&call)
                         .await
-                        .unwrap_or_else(|e| panic!("{op}: {e}"));
-                    assert!(reply == call.expected, "{op}: wrong reply");
+                        .unwrap_or_else(|e| panic!("{server} {op}: {e}"));
+                    assert!(reply == call.expected, "{server} {op}: wrong reply");
                 }
             })
         })
@@ -97,13 +119,7 @@ pub async fn many_in_flight_out_of_order<C: Connection>(conn: &Arc<C>, rounds: u
             conn.call(&call).await
         })
     };
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        tasks.extend(spawn_callers(conn, op, 8, rounds));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    calls_verified(conn, "fake", Operation::ALL, 8, rounds).await;
     assert_eq!(
         slow.await.unwrap().unwrap(),
         Value::Str("hello slow".into())
