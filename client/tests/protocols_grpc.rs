@@ -242,10 +242,7 @@ async fn concurrent_calls_share_one_connection() {
 #[tokio::test]
 async fn server_status_becomes_a_server_error() {
     let server = TestServer::start(Busy).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     for op in Operation::ALL {
         match conn.call(&op.call()).await {
             Err(CallError::Server(message)) => assert_eq!(message, "RESOURCE_EXHAUSTED: too busy"),
@@ -260,10 +257,7 @@ async fn server_status_becomes_a_server_error() {
 #[tokio::test]
 async fn wrong_replies_are_failed_calls_not_ok() {
     let server = TestServer::start(Flaky::default()).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let timeout = Duration::from_secs(60);
     for op in Operation::ALL {
         let call = op.call();
@@ -329,10 +323,7 @@ async fn a_cell_counts_wrong_replies_as_failures() {
 #[tokio::test]
 async fn a_stopped_server_is_a_transport_error_not_a_server_error() {
     let server = TestServer::start(Echo).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let call = Operation::Hello.call();
     assert_eq!(conn.call(&call).await.unwrap(), call.expected);
     server.stop().await;
