@@ -22,12 +22,11 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
 use rpclab_model::contract::{Operation, StringSize};
+use rpclab_protocols::testing::http::{http_reply, http_server, HttpRequest};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 fn golden() -> Golden {
     Golden::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocols/hessian/golden"))
@@ -120,66 +119,25 @@ async fn golden_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         );
     }
     let fault = vector("fault-no-such-method.reply.bin");
-    let replies = Arc::new(replies);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let count = accepted.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let (replies, fault) = (replies.clone(), fault.clone());
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = vec![0u8; 64 * 1024];
-                loop {
-                    let (head_end, len, path, ctype) = loop {
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..i]).to_string();
-                            let header = |name: &str| {
-                                head.lines()
-                                    .find_map(|l| {
-                                        let (k, v) = l.split_once(':')?;
-                                        k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
-                                    })
-                                    .unwrap_or_default()
-                            };
-                            let len = header("content-length").parse::<usize>().unwrap();
-                            let path = head.split(' ').nth(1).unwrap_or("").to_owned();
-                            break (i + 4, len, path, header("content-type"));
-                        }
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + len {
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
-                    let (status, reply) = if path != "/svc" {
-                        ("404 Not Found", b"no servlet here".to_vec())
-                    } else {
-                        assert_eq!(ctype, "x-application/hessian");
-                        ("200 OK", replies.get(&body).unwrap_or(&fault).clone())
-                    };
-                    let head = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: x-application/hessian\r\nContent-Length: {}\r\n\r\n",
-                        reply.len()
-                    );
-                    if s.write_all(head.as_bytes()).await.is_err()
-                        || s.write_all(&reply).await.is_err()
-                    {
-                        return;
-                    }
-                }
-            });
+    let shared = Arc::new((replies, fault));
+    http_server(move |request: HttpRequest| {
+        let shared = shared.clone();
+        async move {
+            let (replies, fault) = &*shared;
+            assert!(request.header("content-length").is_some(), "{request:?}");
+            let (status, reply) = if request.path() != "/svc" {
+                ("404 Not Found", &b"no servlet here"[..])
+            } else {
+                assert_eq!(
+                    request.header("content-type"),
+                    Some("x-application/hessian")
+                );
+                ("200 OK", &replies.get(&request.body).unwrap_or(fault)[..])
+            };
+            http_reply(status, "x-application/hessian", reply)
         }
-    });
-    (addr, accepted)
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

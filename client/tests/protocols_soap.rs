@@ -26,11 +26,10 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::soap::envelope::{self, Operation};
 use rpclab_client::protocols::soap::{wsdl, Soap};
 use rpclab_model::contract::{Operation as ContractOp, StringSize, Value};
+use rpclab_protocols::testing::http::{http_reply, http_server, HttpRequest};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 const STACKS: [&str; 2] = ["jaxws-ri", "cxf"];
 
@@ -212,72 +211,32 @@ async fn golden_server(stack: &'static str) -> String {
     }
     let fault = vector(stack, "fault.response.xml");
     let shared = Arc::new((replies, gets, fault));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                let (replies, gets, fault) = &*shared;
-                let mut buf = Vec::new();
-                let mut chunk = vec![0u8; 64 * 1024];
-                loop {
-                    let (head_end, len, head) = loop {
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..i]).to_string();
-                            let len = head
-                                .lines()
-                                .find_map(|l| {
-                                    let (k, v) = l.split_once(':')?;
-                                    k.eq_ignore_ascii_case("content-length")
-                                        .then(|| v.trim().parse::<usize>().unwrap())
-                                })
-                                .unwrap_or(0);
-                            break (i + 4, len, head);
-                        }
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + len {
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
-                    let mut words = head.split(' ');
-                    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-                    let (status, reply) = if method == "GET" {
-                        match gets.get(path) {
-                            Some(doc) => ("200 OK", doc.clone()),
-                            None => ("404 Not Found", b"no such document".to_vec()),
-                        }
-                    } else {
-                        assert!(
-                            head.to_ascii_lowercase().contains("soapaction: \"\""),
-                            "{head}"
-                        );
-                        let request = normalize(&body);
-                        match replies.iter().find(|(r, _)| *r == request) {
-                            Some((_, reply)) => ("200 OK", reply.clone()),
-                            None => ("500 Internal Server Error", fault.clone()),
-                        }
-                    };
-                    let head = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
-                        reply.len()
-                    );
-                    if s.write_all(head.as_bytes()).await.is_err()
-                        || s.write_all(&reply).await.is_err()
-                    {
-                        return;
-                    }
+    let (addr, _) = http_server(move |request: HttpRequest| {
+        let shared = shared.clone();
+        async move {
+            let (replies, gets, fault) = &*shared;
+            let (status, reply) = if request.method() == "GET" {
+                match gets.get(request.path()) {
+                    Some(doc) => ("200 OK", &doc[..]),
+                    None => ("404 Not Found", &b"no such document"[..]),
                 }
-            });
+            } else {
+                assert_eq!(
+                    request.header("soapaction"),
+                    Some("\"\""),
+                    "{}",
+                    request.head
+                );
+                let normalized = normalize(&request.body);
+                match replies.iter().find(|(r, _)| *r == normalized) {
+                    Some((_, reply)) => ("200 OK", &reply[..]),
+                    None => ("500 Internal Server Error", &fault[..]),
+                }
+            };
+            http_reply(status, "text/xml; charset=utf-8", reply)
         }
-    });
+    })
+    .await;
     addr
 }
 

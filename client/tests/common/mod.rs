@@ -282,13 +282,8 @@ pub async fn connecting_to_a_closed_port_fails<P: Protocol>(protocol: &P) {
 }
 
 /// Options as a cell gives them, from `(key, value)` pairs.
-#[allow(dead_code)]
-pub fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
+#[allow(unused_imports)]
+pub use rpclab_protocols::testing::options;
 
 /// A connection of `protocol` to the fake server at `addr`.
 #[allow(dead_code)]

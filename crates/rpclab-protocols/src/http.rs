@@ -775,7 +775,8 @@ async fn read_chunked(conn: &mut Conn, mut at: usize) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use crate::testing::http::{read_request, HttpRequest};
+    use tokio::io::AsyncWriteExt;
     use tokio::net::TcpListener;
 
     /// A tiny HTTP/1.1 server: answers every request with its own body,
@@ -808,29 +809,11 @@ mod tests {
                 count.fetch_add(1, Ordering::Relaxed);
                 tokio::spawn(async move {
                     let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
                     for served in 1..=per_connection {
-                        let (head_end, len) = loop {
-                            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                                let head = String::from_utf8_lossy(&buf[..i]).to_lowercase();
-                                let len = head
-                                    .lines()
-                                    .find_map(|l| l.strip_prefix("content-length: "))
-                                    .map_or(0, |l| l.trim().parse::<usize>().unwrap());
-                                break (i + 4, len);
-                            }
-                            match s.read(&mut chunk).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                            }
+                        let Some(HttpRequest { body, .. }) = read_request(&mut s, &mut buf).await
+                        else {
+                            return;
                         };
-                        while buf.len() < head_end + len {
-                            match s.read(&mut chunk).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                            }
-                        }
-                        let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
                         let close = if served == per_connection && style == Style::Length {
                             "Connection: close\r\n"
                         } else {

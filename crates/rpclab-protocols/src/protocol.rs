@@ -180,7 +180,7 @@ mod tests {
     use super::*;
 
     fn opts(heartbeat: &str) -> BTreeMap<String, String> {
-        crate::test_support::options(&[("heartbeat_s", heartbeat)])
+        crate::testing::options(&[("heartbeat_s", heartbeat)])
     }
 
     #[test]

@@ -338,7 +338,7 @@ mod tests {
     use rpclab_model::contract::Operation;
     use tokio::io::AsyncReadExt;
 
-    use crate::test_support::{assert_refused, options as opts, refusal};
+    use crate::testing::{assert_refused, options as opts, refusal};
 
     #[test]
     fn options() {

@@ -183,7 +183,7 @@ pub(crate) fn http_status_error(path: &str, status: ::http::StatusCode, body: &[
 mod tests {
     use super::*;
 
-    use crate::test_support::{assert_refused, options as opts};
+    use crate::testing::{assert_refused, options as opts};
 
     #[test]
     fn options() {

@@ -355,7 +355,7 @@ mod tests {
     use super::*;
     use crate::mux::{check_split, route_all};
 
-    use crate::test_support::{assert_refused, options as opts};
+    use crate::testing::{assert_refused, options as opts};
 
     #[test]
     fn options() {

@@ -297,7 +297,7 @@ impl ReferenceExchange for SoapConnection {
 mod tests {
     use super::*;
 
-    use crate::test_support::{assert_refused, options as opts};
+    use crate::testing::{assert_refused, options as opts};
 
     #[test]
     fn options() {

@@ -821,7 +821,7 @@ fn malformed(why: String) -> CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{assert_refused, options as opts};
+    use crate::testing::{assert_refused, options as opts};
     use generated::{BenchSyncHandler, BenchSyncProcessor};
     use rpclab_model::contract::{Operation, HELLO_PREFIX};
     use thrift::server::TProcessor;
