@@ -322,7 +322,6 @@ async fn options_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_SOFA_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_SOFA_TARGET").expect("set RPCLAB_SOFA_TARGET=host:port");
-    let protocol = Bolt::new(&common::options_from_env("RPCLAB_SOFA_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Bolt>("SOFA");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

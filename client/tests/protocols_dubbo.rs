@@ -180,8 +180,7 @@ async fn connect_failures_and_mismatched_arguments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_DUBBO_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_DUBBO_TARGET").expect("set RPCLAB_DUBBO_TARGET=host:port");
-    let protocol = Dubbo::new(&common::options_from_env("RPCLAB_DUBBO_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Dubbo>("DUBBO");
     let counter = common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 
     // A server-side failure comes back as a clear error: an unknown method

@@ -199,8 +199,6 @@ async fn calls_over_a_keep_alive_pool() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_HESSIAN_TARGET"]
 async fn against_a_running_server() {
-    let target =
-        std::env::var("RPCLAB_HESSIAN_TARGET").expect("set RPCLAB_HESSIAN_TARGET=host:port");
-    let protocol = Hessian::new(&common::options_from_env("RPCLAB_HESSIAN_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Hessian>("HESSIAN");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

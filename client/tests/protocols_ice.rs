@@ -610,7 +610,6 @@ proptest! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_ICE_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_ICE_TARGET").expect("set RPCLAB_ICE_TARGET=host:port");
-    let protocol = Ice::new(&common::options_from_env("RPCLAB_ICE_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Ice>("ICE");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

@@ -264,9 +264,8 @@ async fn connect_and_discovery_failures_are_clear() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_MOTAN_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_MOTAN_TARGET").expect("set RPCLAB_MOTAN_TARGET=host:port");
     let options = common::options_from_env("RPCLAB_MOTAN_OPTIONS");
-    let protocol = Motan::new(&options).unwrap();
+    let (target, protocol) = common::running_server::<Motan>("MOTAN");
     let counter = if protocol.serialization() == Serialization::Hessian2 {
         common::every_operation_verified(&protocol, &target, 2, 4, 5).await
     } else {

@@ -280,7 +280,6 @@ async fn the_whole_protocol_against_golden_servers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_SOAP_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_SOAP_TARGET").expect("set RPCLAB_SOAP_TARGET=host:port");
-    let protocol = Soap::new(&common::options_from_env("RPCLAB_SOAP_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Soap>("SOAP");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

@@ -356,8 +356,7 @@ async fn refused_connection_is_a_connect_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a running server named by RPCLAB_THRIFT_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_THRIFT_TARGET").expect("set RPCLAB_THRIFT_TARGET=host:port");
-    let protocol = Thrift::new(&common::options_from_env("RPCLAB_THRIFT_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Thrift>("THRIFT");
     common::every_operation_verified(&protocol, &target, 2, 2, 5).await;
 }
 

@@ -33,6 +33,17 @@ pub fn options_from_env(var: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The running server an ignored test is pointed at: its address from
+/// `RPCLAB_<NAME>_TARGET` (required) and the protocol built from the
+/// options in `RPCLAB_<NAME>_OPTIONS`.
+#[allow(dead_code)]
+pub fn running_server<P: Protocol>(name: &str) -> (String, P) {
+    let var = format!("RPCLAB_{name}_TARGET");
+    let target = std::env::var(&var).unwrap_or_else(|_| panic!("set {var}=host:port"));
+    let protocol = P::new(&options_from_env(&format!("RPCLAB_{name}_OPTIONS"))).unwrap();
+    (target, protocol)
+}
+
 /// Calls every operation `rounds` times from `callers` tasks on each of
 /// `connections` connections to `target`, checking every reply; returns the
 /// counter of the bytes on the wire.
