@@ -261,41 +261,14 @@ impl Cursor<'_> {
                 let key = binary_type(self.u8()?)?;
                 let value = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(key) + binary_min_size(value))?;
-                self.binary_elements(count, key, Some(value), depth)?;
+                self.elements(Wire::Binary, count, key, Some(value), depth)?;
             }
             14 | 15 => {
                 let element = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(element))?;
-                self.binary_elements(count, element, None, depth)?;
+                self.elements(Wire::Binary, count, element, None, depth)?;
             }
             other => return invalid(format!("unsupported binary protocol type {other}")),
-        }
-        Ok(())
-    }
-
-    fn binary_elements(
-        &mut self,
-        count: u64,
-        first: u8,
-        second: Option<u8>,
-        depth: usize,
-    ) -> Step<()> {
-        let fixed = |t: u8| binary_fixed_size(t);
-        match (fixed(first), second.map(fixed)) {
-            (Some(a), None) => {
-                self.skip(count * a)?;
-            }
-            (Some(a), Some(Some(b))) => {
-                self.skip(count * (a + b))?;
-            }
-            _ => {
-                for _ in 0..count {
-                    self.binary_value(first, depth + 1)?;
-                    if let Some(second) = second {
-                        self.binary_value(second, depth + 1)?;
-                    }
-                }
-            }
         }
         Ok(())
     }
@@ -360,7 +333,7 @@ impl Cursor<'_> {
                     short => u64::from(short),
                 };
                 self.check_count(count, compact_min_size(element))?;
-                self.compact_elements(count, element, None, depth)?;
+                self.elements(Wire::Compact, count, element, None, depth)?;
             }
             11 => {
                 let count = self.varint()?;
@@ -369,7 +342,7 @@ impl Cursor<'_> {
                     let key = compact_type(types >> 4)?;
                     let value = compact_type(types & 0x0f)?;
                     self.check_count(count, compact_min_size(key) + compact_min_size(value))?;
-                    self.compact_elements(count, key, Some(value), depth)?;
+                    self.elements(Wire::Compact, count, key, Some(value), depth)?;
                 }
             }
             12 => loop {
@@ -390,14 +363,23 @@ impl Cursor<'_> {
         Ok(())
     }
 
-    fn compact_elements(
+    // ---- both protocols ------------------------------------------------
+
+    /// `count` elements of type `first` (with `second`, map entries): all
+    /// skipped at once when every one has a fixed size, else each scanned.
+    fn elements(
         &mut self,
+        wire: Wire,
         count: u64,
         first: u8,
         second: Option<u8>,
         depth: usize,
     ) -> Step<()> {
-        let fixed = |t: u8| compact_fixed_size(t);
+        type Value<S> = fn(&mut S, u8, usize) -> Step<()>;
+        let (fixed, value): (fn(u8) -> Option<u64>, Value<Self>) = match wire {
+            Wire::Binary => (binary_fixed_size, Self::binary_value),
+            Wire::Compact => (compact_fixed_size, Self::compact_value),
+        };
         match (fixed(first), second.map(fixed)) {
             (Some(a), None) => {
                 self.skip(count * a)?;
@@ -407,9 +389,9 @@ impl Cursor<'_> {
             }
             _ => {
                 for _ in 0..count {
-                    self.compact_value(first, depth + 1)?;
+                    value(self, first, depth + 1)?;
                     if let Some(second) = second {
-                        self.compact_value(second, depth + 1)?;
+                        value(self, second, depth + 1)?;
                     }
                 }
             }
