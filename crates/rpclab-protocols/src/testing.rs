@@ -2,12 +2,14 @@
 //! `testing`, in the client's integration tests: options written as pairs;
 //! checks that a protocol refuses options it cannot honour (a protocol
 //! that accepted a typo silently would measure something the cell does not
-//! say, so every protocol tests its refusals the same way); and the server
-//! side of in-process HTTP/1.1 test servers ([`http`]).
+//! say, so every protocol tests its refusals the same way); the mutations
+//! the decoders' property tests make of real replies; and the server side
+//! of in-process HTTP/1.1 test servers ([`http`]).
 
 pub mod http;
 
 use crate::protocol::{CallError, Protocol};
+use rpclab_model::contract::{Operation, StringSize};
 use std::collections::BTreeMap;
 
 /// Protocol options from `(key, value)` pairs, as a cell spec holds them.
@@ -33,5 +35,24 @@ pub fn refusal<P: Protocol>(pairs: &[(&str, &str)]) -> String {
 pub fn assert_refused<P: Protocol>(refused: &[&[(&str, &str)]]) {
     for pairs in refused {
         refusal::<P>(pairs);
+    }
+}
+
+/// The contract's operations whose replies are small enough for thousands
+/// of property-test cases: all but the 1 MiB string.
+pub fn small_operations() -> Vec<Operation> {
+    Operation::ALL
+        .into_iter()
+        .filter(|op| *op != Operation::StringEcho(StringSize::M1))
+        .collect()
+}
+
+/// Mutates `bytes` as the decoders' property tests do: each flip puts its
+/// byte at its position, taken modulo the bytes from `from` on (so that a
+/// header before `from` stays intact).
+pub fn flip(bytes: &mut [u8], from: usize, flips: &[(usize, u8)]) {
+    let span = bytes.len() - from;
+    for &(at, byte) in flips {
+        bytes[from + at % span] = byte;
     }
 }

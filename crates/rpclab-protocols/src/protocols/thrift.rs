@@ -1319,10 +1319,7 @@ mod tests {
             let call = Operation::OrderEcho.call();
             let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
             let mut reply = reply_to(&mut exchange, transport, wire);
-            for (at, byte) in flips {
-                let len = reply.len();
-                reply[at % len] = byte;
-            }
+            crate::testing::flip(&mut reply, 0, &flips);
             for input in [&junk[..], &reply[..]] {
                 match exchange.reply(input) {
                     Ok(Parsed::Incomplete { at_least }) => proptest::prop_assert!(at_least > input.len()),

@@ -676,6 +676,7 @@ mod tests {
     //! by `golden/regenerate.sh`.
 
     use super::*;
+    use crate::testing::flip;
     use proptest::prelude::*;
     use rpclab_model::contract::{ascii_text, Operation, Order, StringSize};
 
@@ -1184,10 +1185,7 @@ mod tests {
             flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
         ) {
             let mut reply = OPS[op].2.to_vec();
-            for (at, byte) in flips {
-                let i = RESPONSE_HEADER_LEN + at % (reply.len() - RESPONSE_HEADER_LEN);
-                reply[i] = byte;
-            }
+            flip(&mut reply, RESPONSE_HEADER_LEN, &flips);
             if let Ok(Some((h, total))) = frame(&reply) {
                 for m in METHODS { let _ = decode_response(&h, &reply[..total], m); }
             }
