@@ -236,6 +236,18 @@ pub mod hessian {
         }
     }
 
+    /// About the bytes `value` takes in Hessian (an argument's share of a
+    /// request's first capacity, so that encoding does not reallocate).
+    pub fn value_capacity(value: &Value) -> usize {
+        match value {
+            Value::Order(_) => 256,
+            Value::Orders(orders) => 160 + orders.len() * 64,
+            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
+            Value::Str(s) => s.len() + s.len() / 8192 + 8,
+            Value::Unit => 0,
+        }
+    }
+
     /// A thrown `Throwable` as text ([`exception_text`](super::exception_text)).
     pub fn exception_text(value: &HValue) -> String {
         super::exception_text(

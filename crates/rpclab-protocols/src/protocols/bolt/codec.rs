@@ -292,14 +292,7 @@ pub fn arg_sigs(method: Method) -> &'static [&'static str] {
 /// encoding it does not reallocate.
 pub fn request_capacity(argument: &Value) -> usize {
     const FIXED: usize = 512; // headers, class, SofaRequest
-    FIXED
-        + match argument {
-            Value::Order(_) => 256,
-            Value::Orders(orders) => 160 + orders.len() * 64,
-            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
-            Value::Str(s) => s.len() + s.len() / 8192 + 8,
-            Value::Unit => 0,
-        }
+    FIXED + crate::java_contract::hessian::value_capacity(argument)
 }
 
 /// The request props a SOFA-RPC consumer sends (`protocol`, `type`), in

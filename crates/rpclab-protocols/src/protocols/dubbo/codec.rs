@@ -185,14 +185,7 @@ fn seal(out: &mut [u8], flag: u8, status: u8, id: u64) -> Result<(), CallError> 
 /// encoding it does not reallocate.
 pub fn request_capacity(argument: &Value) -> usize {
     const FIXED: usize = 256; // header, strings, attachments
-    FIXED
-        + match argument {
-            Value::Order(_) => 256,
-            Value::Orders(orders) => 160 + orders.len() * 64,
-            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
-            Value::Str(s) => s.len() + s.len() / 8192 + 8,
-            Value::Unit => 0,
-        }
+    FIXED + crate::java_contract::hessian::value_capacity(argument)
 }
 
 /// What a Java consumer puts in the invocation's attachments: the path,

@@ -35,14 +35,7 @@ pub const FAULT: u8 = b'F';
 /// does not reallocate.
 pub fn call_capacity(argument: &Value) -> usize {
     const FIXED: usize = 32; // version, 'C', method, argc
-    FIXED
-        + match argument {
-            Value::Order(_) => 256,
-            Value::Orders(orders) => 160 + orders.len() * 64,
-            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
-            Value::Str(s) => s.len() + s.len() / 8192 + 8,
-            Value::Unit => 0,
-        }
+    FIXED + crate::java_contract::hessian::value_capacity(argument)
 }
 
 /// Encodes a call of `method` with `argument` into `out` (cleared first).
