@@ -199,17 +199,7 @@ impl Cursor<'_> {
             kind = self.u8()?;
             seqid = self.i32_be()?;
         }
-        let body = self.pos;
-        if !self.skip_known_body() {
-            self.binary_value(12, 0)?;
-        }
-        Ok(Message {
-            kind,
-            seqid,
-            name,
-            body,
-            len: self.pos,
-        })
+        self.message_body(Wire::Binary, kind, seqid, name)
     }
 
     fn binary_string(&mut self) -> Step<Range<usize>> {
@@ -292,17 +282,7 @@ impl Cursor<'_> {
         let seqid = self.varint()? as u32 as i32;
         let name_len = self.varint()?;
         let name = self.skip(name_len)?;
-        let body = self.pos;
-        if !self.skip_known_body() {
-            self.compact_value(12, 0)?;
-        }
-        Ok(Message {
-            kind,
-            seqid,
-            name,
-            body,
-            len: self.pos,
-        })
+        self.message_body(Wire::Compact, kind, seqid, name)
     }
 
     /// A value of compact type `ctype` (in a collection or after a field
@@ -364,6 +344,31 @@ impl Cursor<'_> {
     }
 
     // ---- both protocols ------------------------------------------------
+
+    /// The message whose header ends here: its body (a struct) skipped,
+    /// at once when its shape is known.
+    fn message_body(
+        &mut self,
+        wire: Wire,
+        kind: u8,
+        seqid: i32,
+        name: Range<usize>,
+    ) -> Step<Message> {
+        let body = self.pos;
+        if !self.skip_known_body() {
+            match wire {
+                Wire::Binary => self.binary_value(12, 0)?,
+                Wire::Compact => self.compact_value(12, 0)?,
+            }
+        }
+        Ok(Message {
+            kind,
+            seqid,
+            name,
+            body,
+            len: self.pos,
+        })
+    }
 
     /// `count` elements of type `first` (with `second`, map entries): all
     /// skipped at once when every one has a fixed size, else each scanned.
