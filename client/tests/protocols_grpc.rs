@@ -218,21 +218,8 @@ async fn concurrent_calls_share_one_connection() {
             .unwrap(),
     );
 
-    let mut tasks = Vec::new();
-    for i in 0..32 {
-        let conn = Arc::clone(&conn);
-        tasks.push(tokio::spawn(async move {
-            let op = Operation::ALL[i % Operation::ALL.len()];
-            let call = op.call();
-            for _ in 0..5 {
-                let reply = conn.call(&call).await.unwrap();
-                assert!(reply == call.expected, "{op}: wrong reply");
-            }
-        }));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    // 35 callers at once, 5 on each operation.
+    common::calls_verified(&conn, "tonic", Operation::ALL, 5, 5).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
     let (sent, received) = counter.totals();
     assert!(sent > 0 && received > 0);
@@ -368,11 +355,7 @@ async fn the_next_call_reopens_a_closed_connection() {
 #[tokio::test]
 async fn a_mismatched_argument_is_refused_before_sending() {
     let server = TestServer::start(Echo).await;
-    let counter = WireCounter::default();
-    let conn = grpc()
-        .connect(&server.addr.to_string(), counter.clone())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let mut call = Operation::OrderEcho.call();
     call.argument = Value::Unit;
     assert!(matches!(conn.call(&call).await, Err(CallError::Config(_))));

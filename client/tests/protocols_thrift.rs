@@ -167,21 +167,8 @@ async fn every_operation_with_every_transport_and_protocol() {
 async fn concurrent_callers_take_turns_on_one_connection() {
     let server = sync_server("framed", "binary");
     let conn = Arc::new(common::connect(&thrift("framed", "binary"), server.addr).await);
-    let mut tasks = Vec::new();
-    for i in 0..16 {
-        let conn = Arc::clone(&conn);
-        tasks.push(tokio::spawn(async move {
-            let op = Operation::ALL[i % Operation::ALL.len()];
-            let call = op.call();
-            for _ in 0..10 {
-                let reply = conn.call(&call).await.unwrap();
-                assert!(reply == call.expected, "{op}: wrong reply");
-            }
-        }));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    // 14 callers at once, 2 on each operation.
+    common::calls_verified(&conn, "thrift", Operation::ALL, 2, 10).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
 }
 
