@@ -253,12 +253,7 @@ pub fn parts<'a>(h: &Header, frame: &'a [u8]) -> Parts<'a> {
 /// command 0, nothing after it.
 pub fn heartbeat_request(id: u32) -> [u8; REQUEST_HEADER_LEN] {
     let mut out = [0u8; REQUEST_HEADER_LEN];
-    out[0] = PROTOCOL_V1;
-    out[1] = TYPE_REQUEST;
-    out[2..4].copy_from_slice(&CMD_HEARTBEAT.to_be_bytes());
-    out[4] = VERSION2;
-    out[5..9].copy_from_slice(&id.to_be_bytes());
-    out[9] = HESSIAN2;
+    write_header_start(&mut out, TYPE_REQUEST, CMD_HEARTBEAT, id);
     // bolt sends timeout -1 for a heartbeat (its default).
     out[10..14].copy_from_slice(&(-1i32).to_be_bytes());
     out
@@ -267,13 +262,19 @@ pub fn heartbeat_request(id: u32) -> [u8; REQUEST_HEADER_LEN] {
 /// The answer to a heartbeat request `id` (`HeartbeatAckCommand`).
 pub fn heartbeat_ack(id: u32) -> [u8; RESPONSE_HEADER_LEN] {
     let mut out = [0u8; RESPONSE_HEADER_LEN];
-    out[0] = PROTOCOL_V1;
-    out[1] = TYPE_RESPONSE;
-    out[2..4].copy_from_slice(&CMD_HEARTBEAT.to_be_bytes());
-    out[4] = VERSION2;
-    out[5..9].copy_from_slice(&id.to_be_bytes());
-    out[9] = HESSIAN2;
+    write_header_start(&mut out, TYPE_RESPONSE, CMD_HEARTBEAT, id);
     out
+}
+
+/// The first 10 bytes of every header the client writes: protocol, type,
+/// command code, version, request id and codec (hessian2).
+fn write_header_start(h: &mut [u8], kind: u8, command: u16, id: u32) {
+    h[0] = PROTOCOL_V1;
+    h[1] = kind;
+    h[2..4].copy_from_slice(&command.to_be_bytes());
+    h[4] = VERSION2;
+    h[5..9].copy_from_slice(&id.to_be_bytes());
+    h[9] = HESSIAN2;
 }
 
 // ---- requests ----------------------------------------------------------------
@@ -367,12 +368,7 @@ pub fn encode_request(
         )));
     }
     let h = &mut out[..REQUEST_HEADER_LEN];
-    h[0] = PROTOCOL_V1;
-    h[1] = TYPE_REQUEST;
-    h[2..4].copy_from_slice(&CMD_REQUEST.to_be_bytes());
-    h[4] = VERSION2;
-    h[5..9].copy_from_slice(&id.to_be_bytes());
-    h[9] = HESSIAN2;
+    write_header_start(h, TYPE_REQUEST, CMD_REQUEST, id);
     h[10..14].copy_from_slice(&timeout_ms.to_be_bytes());
     h[14..16].copy_from_slice(&(REQUEST_CLASS.len() as u16).to_be_bytes());
     h[16..18].copy_from_slice(&((content_start - header_start) as u16).to_be_bytes());
