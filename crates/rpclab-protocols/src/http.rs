@@ -867,6 +867,27 @@ mod tests {
         assert!(sent > 10 * 30 && received > 10 * 30, "{sent} {received}");
     }
 
+    /// `callers` tasks sharing `pool`, each sending `requests` distinct
+    /// bodies to an echo server and checking each comes back.
+    fn echo_callers(
+        pool: &std::sync::Arc<HttpPool>,
+        callers: usize,
+        requests: usize,
+    ) -> Vec<tokio::task::JoinHandle<()>> {
+        (0..callers)
+            .map(|t| {
+                let pool = pool.clone();
+                tokio::spawn(async move {
+                    for i in 0..requests {
+                        let body = Bytes::from(format!("{t}-{i}"));
+                        let reply = pool.request("POST", "/", &[], &body).await.unwrap();
+                        assert_eq!(reply.body, body);
+                    }
+                })
+            })
+            .collect()
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_callers_share_at_most_size_connections() {
         let (addr, accepted) = echo_server(usize::MAX).await;
@@ -875,18 +896,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let mut tasks = Vec::new();
-        for t in 0..12 {
-            let pool = pool.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..20 {
-                    let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
-                    assert_eq!(reply.body, body);
-                }
-            }));
-        }
-        for t in tasks {
+        for t in echo_callers(&pool, 12, 20) {
             t.await.unwrap();
         }
         assert!(accepted.load(Ordering::Relaxed) <= 3);
@@ -903,17 +913,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let mut tasks = Vec::new();
-        for t in 0..4 {
-            let pool = pool.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..10 {
-                    let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
-                    assert_eq!(reply.body, body);
-                }
-            }));
-        }
+        let tasks = echo_callers(&pool, 4, 10);
         tokio::time::timeout(std::time::Duration::from_secs(20), async {
             for t in tasks {
                 t.await.unwrap();
