@@ -13,7 +13,7 @@
 mod common;
 
 use common::{options, Behaviour, FakeConnection, Heartbeats, NORMAL};
-use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
+use rpclab_client::protocol::{CallError, Connection, Protocol};
 use rpclab_client::protocols::bolt::codec::{self, Header};
 use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
 use rpclab_client::protocols::bolt::Bolt;
@@ -309,10 +309,11 @@ async fn options_are_checked() {
         &format!("zookeeper://127.0.0.1:{port}"),
     )]))
     .unwrap();
-    match b.connect("127.0.0.1:12200", WireCounter::default()).await {
-        Err(CallError::Connect(m)) => assert!(m.contains(&port.to_string()), "{m}"),
-        other => panic!("{:?}", other.map(|_| ())),
-    }
+    let e = common::connect_error(&b, "127.0.0.1:12200").await;
+    assert!(
+        matches!(&e, CallError::Connect(m) if m.contains(&port.to_string())),
+        "{e:?}"
+    );
 }
 
 /// Every operation against a running provider:

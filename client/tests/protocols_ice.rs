@@ -302,11 +302,11 @@ async fn java_reads_what_rust_writes_direct_and_located() {
         ("locator", &locator),
     ]))
     .unwrap();
-    match unknown.connect("127.0.0.1:1", WireCounter::default()).await {
-        Err(CallError::Server(m)) => assert!(m.contains("AdapterNotFoundException"), "{m}"),
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("an unknown adapter was resolved"),
-    }
+    let e = common::connect_error(&unknown, "127.0.0.1:1").await;
+    assert!(
+        matches!(&e, CallError::Server(m) if m.contains("AdapterNotFoundException")),
+        "{e:?}"
+    );
 
     // The server's failures come back as clear errors.
     let conn = direct
@@ -504,11 +504,11 @@ async fn connect_failures() {
         let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
         tokio::time::sleep(Duration::from_secs(5)).await;
     });
-    match ice.connect(&addr.to_string(), WireCounter::default()).await {
-        Err(CallError::Connect(m)) => assert!(m.contains("not an Ice peer"), "{m}"),
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("connected to an HTTP server"),
-    }
+    let e = common::connect_error(&ice, &addr.to_string()).await;
+    assert!(
+        matches!(&e, CallError::Connect(m) if m.contains("not an Ice peer")),
+        "{e:?}"
+    );
     // A locator nobody serves.
     let located = Ice::new(&options(&[
         ("adapter", "BenchAdapter"),
@@ -518,8 +518,8 @@ async fn connect_failures() {
         ),
     ]))
     .unwrap();
-    let r = located.connect("127.0.0.1:1", WireCounter::default()).await;
-    assert!(matches!(r, Err(CallError::Connect(_))), "{:?}", r.err());
+    let e = common::connect_error(&located, "127.0.0.1:1").await;
+    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
 }
 
 // ------------------------------------------------ property tests

@@ -248,10 +248,8 @@ async fn connect_and_discovery_failures_are_clear() {
         &format!("zookeeper://127.0.0.1:{port}"),
     )]))
     .unwrap();
-    let result = motan
-        .connect("127.0.0.1:8002", WireCounter::default())
-        .await;
-    assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+    let e = common::connect_error(&motan, "127.0.0.1:8002").await;
+    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
 }
 
 /// Every operation against a real provider, e.g. `servers/motan-1.2`:

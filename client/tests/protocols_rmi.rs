@@ -280,17 +280,19 @@ async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {
 
     // A name nobody bound: the registry's NotBoundException.
     let wrong = Rmi::new(&options(&[("style", style), ("name", "nobody")])).unwrap();
-    match wrong.connect(&target, WireCounter::default()).await {
-        Err(CallError::Server(m)) => assert!(m.contains("java.rmi.NotBoundException"), "{m}"),
-        other => panic!("{name}: lookup of an unbound name: {:?}", other.err()),
-    }
+    let e = common::connect_error(&wrong, &target).await;
+    assert!(
+        matches!(&e, CallError::Server(m) if m.contains("java.rmi.NotBoundException")),
+        "{name}: lookup of an unbound name: {e:?}"
+    );
     // The wrong style is named in the error.
     let other_style = if style == "plain" { "spring" } else { "plain" };
     let mismatched = Rmi::new(&options(&[("style", other_style)])).unwrap();
-    match mismatched.connect(&target, WireCounter::default()).await {
-        Err(CallError::Config(m)) => assert!(m.contains("style="), "{m}"),
-        other => panic!("{name}: style {other_style}: {:?}", other.err()),
-    }
+    let e = common::connect_error(&mismatched, &target).await;
+    assert!(
+        matches!(&e, CallError::Config(m) if m.contains("style=")),
+        "{name}: style {other_style}: {e:?}"
+    );
     // Without ping and DGC calls too.
     let lean = Rmi::new(&options(&[
         ("style", style),

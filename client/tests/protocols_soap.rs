@@ -268,10 +268,11 @@ async fn the_whole_protocol_against_golden_servers() {
     // No WSDL where it was looked for: a configuration error that says what to do.
     let addr = golden_server("cxf").await;
     let wrong = Soap::new(&options(&[("path", "/elsewhere")])).unwrap();
-    match wrong.connect(&addr, WireCounter::default()).await {
-        Err(CallError::Config(m)) => assert!(m.contains("`wsdl`") && m.contains("404"), "{m}"),
-        other => panic!("{:?}", other.map(|_| ())),
-    }
+    let e = common::connect_error(&wrong, &addr).await;
+    assert!(
+        matches!(&e, CallError::Config(m) if m.contains("`wsdl`") && m.contains("404")),
+        "{e:?}"
+    );
 }
 
 /// Every operation against a real server, e.g. `servers/jaxws-ri`:

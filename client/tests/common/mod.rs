@@ -279,17 +279,21 @@ pub async fn a_thrown_exception_and_heartbeats_both_ways<C: Connection>(
     assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
 }
 
+/// Why connecting `protocol` to `target` fails; panics if it connects.
+#[allow(dead_code)]
+pub async fn connect_error<P: Protocol>(protocol: &P, target: &str) -> CallError {
+    match protocol.connect(target, WireCounter::default()).await {
+        Ok(_) => panic!("{} connected to {target}", P::NAME),
+        Err(e) => e,
+    }
+}
+
 /// Connecting `protocol` to a local port nothing listens on is a connect
 /// error.
 #[allow(dead_code)]
 pub async fn connecting_to_a_closed_port_fails<P: Protocol>(protocol: &P) {
-    let target = format!("127.0.0.1:{}", free_port());
-    let result = protocol.connect(&target, WireCounter::default()).await;
-    assert!(
-        matches!(result, Err(CallError::Connect(_))),
-        "{:?}",
-        result.err()
-    );
+    let e = connect_error(protocol, &format!("127.0.0.1:{}", free_port())).await;
+    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
 }
 
 /// Options as a cell gives them, from `(key, value)` pairs.
