@@ -303,17 +303,7 @@ async fn options_are_checked() {
         );
     }
     // A registry nobody listens on is a connect error that names it.
-    let port = common::free_port();
-    let b = Bolt::new(&options(&[(
-        "registry",
-        &format!("zookeeper://127.0.0.1:{port}"),
-    )]))
-    .unwrap();
-    let e = common::connect_error(&b, "127.0.0.1:12200").await;
-    assert!(
-        matches!(&e, CallError::Connect(m) if m.contains(&port.to_string())),
-        "{e:?}"
-    );
+    common::a_silent_registry_fails_the_connect::<Bolt>("127.0.0.1:12200").await;
 }
 
 /// Every operation against a running provider:

@@ -241,15 +241,7 @@ async fn a_provider_that_hangs_up_fails_the_calls() {
 async fn connect_and_discovery_failures_are_clear() {
     let motan = Motan::new(&options(&[])).unwrap();
     common::connecting_to_a_closed_port_fails(&motan).await;
-    let port = common::free_port();
-    // A registry nobody answers on.
-    let motan = Motan::new(&options(&[(
-        "registry",
-        &format!("zookeeper://127.0.0.1:{port}"),
-    )]))
-    .unwrap();
-    let e = common::connect_error(&motan, "127.0.0.1:8002").await;
-    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
+    common::a_silent_registry_fails_the_connect::<Motan>("127.0.0.1:8002").await;
 }
 
 /// Every operation against a real provider, e.g. `servers/motan-1.2`:

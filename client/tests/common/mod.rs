@@ -288,6 +288,24 @@ pub async fn connect_error<P: Protocol>(protocol: &P, target: &str) -> CallError
     }
 }
 
+/// Connecting `P` through a ZooKeeper registry nobody answers on (its
+/// option `registry`) to the provider `target` is a connect error that
+/// names the registry's address.
+#[allow(dead_code)]
+pub async fn a_silent_registry_fails_the_connect<P: Protocol>(target: &str) {
+    let registry = format!("127.0.0.1:{}", free_port());
+    let protocol = P::new(&options(&[(
+        "registry",
+        &format!("zookeeper://{registry}"),
+    )]))
+    .unwrap();
+    let e = connect_error(&protocol, target).await;
+    assert!(
+        matches!(&e, CallError::Connect(m) if m.contains(&registry)),
+        "{e:?}"
+    );
+}
+
 /// Connecting `protocol` to a local port nothing listens on is a connect
 /// error.
 #[allow(dead_code)]
