@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{options, Behaviour, FakeConnection, Heartbeats, NORMAL};
+use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
@@ -25,32 +25,23 @@ async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
     common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
-    if behaviour.heartbeat_first {
-        conn.send(codec::heartbeat_request(&Hessian2, 1_000_000).unwrap());
-    }
-    let mut requests = 0;
-    while let Some((header, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
-        if header.is_event() {
-            if header.is_request() {
-                seen.heartbeat_seen();
-                conn.send(codec::heartbeat_response(&Hessian2, header.id).unwrap());
-            } else {
-                seen.answer_seen();
+async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
+    common::serve_multiplexed(
+        conn,
+        behaviour,
+        seen,
+        codec::heartbeat_request(&Hessian2, 1_000_000).unwrap(),
+        |b| codec::frame(b).unwrap(),
+        |header: Header, frame| match (header.is_event(), header.is_request()) {
+            (true, true) => {
+                Inbound::Heartbeat(codec::heartbeat_response(&Hessian2, header.id).unwrap())
             }
-            continue;
-        }
-        requests += 1;
-        if behaviour.close_after.is_some_and(|n| requests > n) {
-            conn.hang_up();
-            return;
-        }
-        let tx = conn.tx.clone();
-        tokio::spawn(async move {
-            let reply = answer(&header, &frame[HEADER_LEN..]).await;
-            let _ = tx.send(reply);
-        });
-    }
+            (true, false) => Inbound::HeartbeatAnswer,
+            (false, _) => Inbound::Request((header, frame)),
+        },
+        |(header, frame)| async move { answer(&header, &frame[HEADER_LEN..]).await },
+    )
+    .await
 }
 
 /// Reads a request as Dubbo does and builds the reply frame.

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{options, Behaviour, FakeConnection, Heartbeats, NORMAL};
+use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::motan::codec::{self, Header, Serialization};
@@ -27,45 +27,33 @@ async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
     common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
-    if behaviour.heartbeat_first {
-        conn.send(codec::heartbeat(1_000_000, false).to_vec());
-    }
-    let mut requests = 0;
-    while let Some(((header, layout), frame)) = conn
-        .next_frame(|b| {
+async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
+    common::serve_multiplexed(
+        conn,
+        behaviour,
+        seen,
+        codec::heartbeat(1_000_000, false).to_vec(),
+        |b| {
             codec::frame(b).unwrap().map(|(h, l)| {
                 let len = l.total();
                 ((h, l), len)
             })
-        })
-        .await
-    {
-        if header.is_heartbeat() {
-            if header.is_response() {
-                seen.answer_seen();
-            } else {
-                seen.heartbeat_seen();
-                conn.send(codec::heartbeat(header.id, true).to_vec());
-            }
-            continue;
-        }
-        requests += 1;
-        if behaviour.close_after.is_some_and(|n| requests > n) {
-            conn.hang_up();
-            return;
-        }
-        let tx = conn.tx.clone();
-        tokio::spawn(async move {
+        },
+        |(header, layout), frame| match (header.is_heartbeat(), header.is_response()) {
+            (true, true) => Inbound::HeartbeatAnswer,
+            (true, false) => Inbound::Heartbeat(codec::heartbeat(header.id, true).to_vec()),
+            (false, _) => Inbound::Request((header, layout, frame)),
+        },
+        |(header, layout, frame)| async move {
             let meta: BTreeMap<String, String> = codec::parse_meta(&frame[layout.meta.clone()])
                 .unwrap()
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .collect();
-            let reply = answer(&header, &meta, &frame[layout.body]).await;
-            let _ = tx.send(reply);
-        });
-    }
+            answer(&header, &meta, &frame[layout.body]).await
+        },
+    )
+    .await
 }
 
 /// A decoded argument, whichever the serialization.

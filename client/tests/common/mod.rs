@@ -253,6 +253,64 @@ impl Heartbeats {
     }
 }
 
+/// A frame a multiplexing fake provider read, as its protocol tells.
+#[allow(dead_code)]
+pub enum Inbound<R> {
+    /// The client's heartbeat, and the answer to send it.
+    Heartbeat(Vec<u8>),
+    /// The client's answer to the provider's heartbeat.
+    HeartbeatAnswer,
+    /// A request, answered on its own task.
+    Request(R),
+}
+
+/// Serves one connection of a multiplexing fake provider (dubbo, motan) as
+/// `behaviour` says: sends `heartbeat` first if asked; answers and counts
+/// the client's heartbeats and counts its answers in `seen`; answers each
+/// request on a task of its own (so replies overtake each other) with the
+/// reply `answer` makes; hangs up on the request after `close_after`.
+/// `split` frames what the client sends, `inbound` tells what a frame is.
+#[allow(dead_code)]
+pub async fn serve_multiplexed<H, R, Fut>(
+    mut conn: FakeConnection,
+    behaviour: Behaviour,
+    seen: Heartbeats,
+    heartbeat: Vec<u8>,
+    split: impl Fn(&[u8]) -> Option<(H, usize)>,
+    inbound: impl Fn(H, Vec<u8>) -> Inbound<R>,
+    answer: impl Fn(R) -> Fut,
+) where
+    Fut: Future<Output = Vec<u8>> + Send + 'static,
+{
+    if behaviour.heartbeat_first {
+        conn.send(heartbeat);
+    }
+    let mut requests = 0;
+    while let Some((head, frame)) = conn.next_frame(&split).await {
+        let request = match inbound(head, frame) {
+            Inbound::Heartbeat(reply) => {
+                seen.heartbeat_seen();
+                conn.send(reply);
+                continue;
+            }
+            Inbound::HeartbeatAnswer => {
+                seen.answer_seen();
+                continue;
+            }
+            Inbound::Request(request) => request,
+        };
+        requests += 1;
+        if behaviour.close_after.is_some_and(|n| requests > n) {
+            conn.hang_up();
+            return;
+        }
+        let (tx, reply) = (conn.tx.clone(), answer(request));
+        tokio::spawn(async move {
+            let _ = tx.send(reply.await);
+        });
+    }
+}
+
 /// On `conn` to a provider started with `heartbeat_first` and a client
 /// with `heartbeat_s = 1`: `hello("throw")` fails with the server error
 /// `thrown`; the provider's heartbeat is answered once and the idle client
