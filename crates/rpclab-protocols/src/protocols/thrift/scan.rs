@@ -356,10 +356,7 @@ impl Cursor<'_> {
     ) -> Step<Message> {
         let body = self.pos;
         if !self.skip_known_body() {
-            match wire {
-                Wire::Binary => self.binary_value(12, 0)?,
-                Wire::Compact => self.compact_value(12, 0)?,
-            }
+            self.value(wire, 12, 0)?;
         }
         Ok(Message {
             kind,
@@ -368,6 +365,14 @@ impl Cursor<'_> {
             body,
             len: self.pos,
         })
+    }
+
+    /// A value of type `t` in `wire`'s encoding of types.
+    fn value(&mut self, wire: Wire, t: u8, depth: usize) -> Step<()> {
+        match wire {
+            Wire::Binary => self.binary_value(t, depth),
+            Wire::Compact => self.compact_value(t, depth),
+        }
     }
 
     /// `count` elements of type `first` (with `second`, map entries): all
@@ -380,10 +385,9 @@ impl Cursor<'_> {
         second: Option<u8>,
         depth: usize,
     ) -> Step<()> {
-        type Value<S> = fn(&mut S, u8, usize) -> Step<()>;
-        let (fixed, value): (fn(u8) -> Option<u64>, Value<Self>) = match wire {
-            Wire::Binary => (binary_fixed_size, Self::binary_value),
-            Wire::Compact => (compact_fixed_size, Self::compact_value),
+        let fixed = match wire {
+            Wire::Binary => binary_fixed_size,
+            Wire::Compact => compact_fixed_size,
         };
         match (fixed(first), second.map(fixed)) {
             (Some(a), None) => {
@@ -394,9 +398,9 @@ impl Cursor<'_> {
             }
             _ => {
                 for _ in 0..count {
-                    value(self, first, depth + 1)?;
+                    self.value(wire, first, depth + 1)?;
                     if let Some(second) = second {
-                        value(self, second, depth + 1)?;
+                        self.value(wire, second, depth + 1)?;
                     }
                 }
             }
