@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{options, Behaviour, FakeConnection, Heartbeats, NORMAL};
+use common::{options, Behaviour, FakeConnection, Heartbeats, KilledOnDrop, NORMAL};
 use rpclab_client::protocol::{CallError, Connection, Protocol};
 use rpclab_client::protocols::bolt::codec::{self, Header};
 use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
@@ -20,25 +20,15 @@ use rpclab_client::protocols::bolt::Bolt;
 use rpclab_model::contract::{Call, Operation, Value};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
 // ---- a real SOFA-RPC provider ------------------------------------------------
 
-/// The provider JVM; killed when dropped.
-struct JavaProvider(Child);
-
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Builds the golden project and starts its `Serve` provider on `port`.
-fn start_java_provider(port: u16) -> JavaProvider {
+fn start_java_provider(port: u16) -> KilledOnDrop {
     let project = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../crates/rpclab-protocols/src/protocols/bolt/golden/java");
     let built = Command::new("mvn")
@@ -74,7 +64,7 @@ fn start_java_provider(port: u16) -> JavaProvider {
             }
         }
     });
-    let provider = JavaProvider(child);
+    let provider = KilledOnDrop(child);
     rx.recv_timeout(Duration::from_secs(120))
         .expect("the SOFA-RPC provider did not say it was ready within 120 s");
     provider

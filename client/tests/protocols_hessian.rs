@@ -181,11 +181,11 @@ async fn calls_over_a_keep_alive_pool() {
     );
 
     // A wrong path is a configuration error that names the option.
-    let wrong = Hessian::new(&options(&[("path", "/elsewhere")]))
-        .unwrap()
-        .connect(&addr, WireCounter::default())
-        .await
-        .unwrap();
+    let wrong = common::connect(
+        &Hessian::new(&options(&[("path", "/elsewhere")])).unwrap(),
+        &addr,
+    )
+    .await;
     match wrong.call(&Operation::Hello.call()).await {
         Err(CallError::Config(m)) => assert!(m.contains("`path`"), "{m}"),
         other => panic!("{other:?}"),

@@ -217,16 +217,9 @@ fn java_locator_golden() {
 /// The golden generator's `serve` mode: the real Ice for Java runtime
 /// serving contract/bench.ice and a locator; killed when dropped.
 struct JavaServer {
-    child: std::process::Child,
+    _child: common::KilledOnDrop,
     bench: u16,
     locator: u16,
-}
-
-impl Drop for JavaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn java_server() -> Option<JavaServer> {
@@ -258,7 +251,7 @@ fn java_server() -> Option<JavaServer> {
             // Keep draining stdout so the server never blocks on it.
             std::thread::spawn(move || for _ in lines {});
             return Some(JavaServer {
-                child,
+                _child: common::KilledOnDrop(child),
                 bench: bench.parse().unwrap(),
                 locator: locator.parse().unwrap(),
             });
@@ -320,10 +313,7 @@ async fn java_reads_what_rust_writes_direct_and_located() {
         other => panic!("{other:?}"),
     }
     let missing = Ice::new(&options(&[("identity", "missing")])).unwrap();
-    let conn = missing
-        .connect(&target, WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&missing, &target).await;
     match conn.call(&Operation::Empty.call()).await {
         Err(CallError::Server(m)) => assert!(m.contains("object does not exist"), "{m}"),
         other => panic!("{other:?}"),

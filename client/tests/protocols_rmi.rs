@@ -20,7 +20,7 @@ use rpclab_client::protocols::rmi::Rmi;
 use rpclab_model::contract::{Operation, Value};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 fn repo() -> PathBuf {
@@ -180,15 +180,8 @@ fn skip_java() -> bool {
 
 /// A server JVM started for a test, stopped when dropped.
 struct Server {
-    child: Child,
+    _child: common::KilledOnDrop,
     port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Builds `servers/<name>` with Maven (once per test binary) and starts it
@@ -240,7 +233,10 @@ fn start(name: &str, extra_jvm: &[&str]) -> Server {
     }
     // Keep draining its output so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    Server { child, port }
+    Server {
+        _child: common::KilledOnDrop(child),
+        port,
+    }
 }
 
 async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {

@@ -47,6 +47,7 @@ pub fn running_server<P: Protocol>(name: &str) -> (String, P) {
 /// Calls every operation `rounds` times from `callers` tasks on each of
 /// `connections` connections to `target`, checking every reply; returns the
 /// counter of the bytes on the wire.
+#[allow(dead_code)]
 pub async fn every_operation_verified<P: Protocol>(
     protocol: &P,
     target: &str,
@@ -135,6 +136,18 @@ pub async fn many_in_flight_out_of_order<C: Connection>(conn: &Arc<C>, rounds: u
         slow.await.unwrap().unwrap(),
         Value::Str("hello slow".into())
     );
+}
+
+/// A child process (a server JVM, a server binary) killed when dropped, so
+/// a failing test leaves nothing running.
+#[allow(dead_code)]
+pub struct KilledOnDrop(pub std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// A local port nothing listens on (bound, then released).
@@ -376,9 +389,9 @@ pub async fn connecting_to_a_closed_port_fails<P: Protocol>(protocol: &P) {
 #[allow(unused_imports)]
 pub use rpclab_protocols::testing::options;
 
-/// A connection of `protocol` to the fake server at `addr`.
+/// A connection of `protocol` to the (fake) server at `addr`.
 #[allow(dead_code)]
-pub async fn connect<P: Protocol>(protocol: &P, addr: SocketAddr) -> P::Conn {
+pub async fn connect<P: Protocol>(protocol: &P, addr: impl std::fmt::Display) -> P::Conn {
     protocol
         .connect(&addr.to_string(), WireCounter::default())
         .await
