@@ -5,6 +5,8 @@
 //! time to pass: each step waits for the frame that shows the last one
 //! was handled.
 
+mod common;
+
 use prost::Message as _;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::grpc::{pb, Grpc};
@@ -410,26 +412,12 @@ async fn broken_framing_is_a_protocol_error() {
     drop(server.await.unwrap());
 }
 
-/// Kills the child process when dropped.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// The contract's 1 MiB string both ways, many calls at once on one
 /// connection, against the real tonic server: its windows and frame sizes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_mib_payloads_against_rpclab_echo() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _echo = Child(
+    let port = common::free_port();
+    let _echo = common::KilledOnDrop(
         std::process::Command::new(env!("CARGO_BIN_EXE_rpclab-echo"))
             .env("RPCLAB_PORT", port.to_string())
             .spawn()

@@ -12,34 +12,23 @@
 
 mod common;
 
-use common::{options, FakeConnection};
-use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
+use common::{options, Behaviour, FakeConnection, Heartbeats, KilledOnDrop, NORMAL};
+use rpclab_client::protocol::{CallError, Connection, Protocol};
 use rpclab_client::protocols::bolt::codec::{self, Header};
 use rpclab_client::protocols::bolt::hessian::{DValue, Reader, Writer};
 use rpclab_client::protocols::bolt::Bolt;
 use rpclab_model::contract::{Call, Operation, Value};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
 // ---- a real SOFA-RPC provider ------------------------------------------------
 
-/// The provider JVM; killed when dropped.
-struct JavaProvider(Child);
-
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Builds the golden project and starts its `Serve` provider on `port`.
-fn start_java_provider(port: u16) -> JavaProvider {
+fn start_java_provider(port: u16) -> KilledOnDrop {
     let project = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../crates/rpclab-protocols/src/protocols/bolt/golden/java");
     let built = Command::new("mvn")
@@ -75,7 +64,7 @@ fn start_java_provider(port: u16) -> JavaProvider {
             }
         }
     });
-    let provider = JavaProvider(child);
+    let provider = KilledOnDrop(child);
     rx.recv_timeout(Duration::from_secs(120))
         .expect("the SOFA-RPC provider did not say it was ready within 120 s");
     provider
@@ -106,22 +95,7 @@ async fn a_real_sofa_provider_answers_every_operation() {
 
 // ---- an in-process provider ------------------------------------------------------
 
-#[derive(Clone, Copy, Default)]
-struct Behaviour {
-    /// Send a heartbeat request before the first reply.
-    heartbeat_first: bool,
-    /// Hang up after this many requests.
-    close_after: Option<usize>,
-}
-
-/// What the provider's connections saw.
-#[derive(Clone, Default)]
-struct Seen {
-    acks_received: Arc<AtomicUsize>,
-    heartbeats_received: Arc<AtomicUsize>,
-}
-
-type FakeProvider = common::SeeingServer<Seen>;
+type FakeProvider = common::SeeingServer<Heartbeats>;
 
 /// A provider of `hello` and `empty` that answers each request on its own
 /// task (`hello("slow")` after 200 ms, so replies overtake each other).
@@ -160,19 +134,13 @@ fn sofa_response(id: u32, value: Option<&str>) -> Vec<u8> {
     out
 }
 
-async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
+async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
     if behaviour.heartbeat_first {
         conn.send(codec::heartbeat_request(1_000_000).to_vec());
     }
     let mut requests = 0;
     while let Some((h, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
-        answer(
-            &h,
-            &frame,
-            &conn.tx,
-            &seen.acks_received,
-            &seen.heartbeats_received,
-        );
+        answer(&h, &frame, &conn.tx, &seen);
         if h.is_request() && !h.is_heartbeat() {
             requests += 1;
             if Some(requests) == behaviour.close_after {
@@ -183,19 +151,13 @@ async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
     }
 }
 
-fn answer(
-    h: &Header,
-    frame: &[u8],
-    tx: &mpsc::UnboundedSender<Vec<u8>>,
-    acks: &AtomicUsize,
-    beats: &AtomicUsize,
-) {
+fn answer(h: &Header, frame: &[u8], tx: &mpsc::UnboundedSender<Vec<u8>>, seen: &Heartbeats) {
     if h.is_heartbeat() {
         if h.is_request() {
-            beats.fetch_add(1, Ordering::SeqCst);
+            seen.heartbeat_seen();
             let _ = tx.send(codec::heartbeat_ack(h.id).to_vec());
         } else {
-            acks.fetch_add(1, Ordering::SeqCst);
+            seen.answer_seen();
         }
         return;
     }
@@ -234,11 +196,7 @@ fn hello(name: &str) -> Call {
 
 #[tokio::test]
 async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
-    let provider = fake_provider(Behaviour {
-        heartbeat_first: true,
-        ..Behaviour::default()
-    })
-    .await;
+    let provider = fake_provider(Behaviour::HEARTBEAT_FIRST).await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
     let conn = Arc::new(common::connect(&protocol, provider.addr).await);
     let mut tasks = Vec::new();
@@ -266,33 +224,23 @@ async fn many_calls_in_flight_on_one_connection_come_back_out_of_order() {
     assert_eq!(order.len(), 40);
     assert!(order[..36].iter().all(|i| i % 10 != 0), "{order:?}");
     // The provider's heartbeat was answered.
-    common::eventually("the heartbeat's answer", || {
-        provider.seen.acks_received.load(Ordering::SeqCst) >= 1
-    })
-    .await;
-    assert_eq!(provider.seen.acks_received.load(Ordering::SeqCst), 1);
+    common::eventually("the heartbeat's answer", || provider.seen.answered() >= 1).await;
+    assert_eq!(provider.seen.answered(), 1);
 }
 
 #[tokio::test]
 async fn an_idle_connection_sends_heartbeats() {
-    let provider = fake_provider(Behaviour::default()).await;
+    let provider = fake_provider(NORMAL).await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "1")])).unwrap();
     let conn = common::connect(&protocol, provider.addr).await;
-    common::eventually("an idle heartbeat", || {
-        provider.seen.heartbeats_received.load(Ordering::SeqCst) >= 1
-    })
-    .await;
+    common::eventually("an idle heartbeat", || provider.seen.received() >= 1).await;
     // Still usable afterwards (the ack matched no call).
     assert_eq!(conn.call(&hello("aa")).await.unwrap(), hello("aa").expected);
 }
 
 #[tokio::test]
 async fn a_server_that_hangs_up_fails_waiting_and_later_calls() {
-    let provider = fake_provider(Behaviour {
-        close_after: Some(2),
-        ..Behaviour::default()
-    })
-    .await;
+    let provider = fake_provider(Behaviour::hanging_up_after(2)).await;
     let protocol = Bolt::new(&options(&[("heartbeat_s", "0")])).unwrap();
     let conn = Arc::new(common::connect(&protocol, provider.addr).await);
     // The first is slow (answered after the hang-up: never), the second
@@ -345,16 +293,7 @@ async fn options_are_checked() {
         );
     }
     // A registry nobody listens on is a connect error that names it.
-    let port = common::free_port();
-    let b = Bolt::new(&options(&[(
-        "registry",
-        &format!("zookeeper://127.0.0.1:{port}"),
-    )]))
-    .unwrap();
-    match b.connect("127.0.0.1:12200", WireCounter::default()).await {
-        Err(CallError::Connect(m)) => assert!(m.contains(&port.to_string()), "{m}"),
-        other => panic!("{:?}", other.map(|_| ())),
-    }
+    common::a_silent_registry_fails_the_connect::<Bolt>("127.0.0.1:12200").await;
 }
 
 /// Every operation against a running provider:
@@ -364,7 +303,6 @@ async fn options_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_SOFA_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_SOFA_TARGET").expect("set RPCLAB_SOFA_TARGET=host:port");
-    let protocol = Bolt::new(&common::options_from_env("RPCLAB_SOFA_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Bolt>("SOFA");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

@@ -6,34 +6,17 @@
 
 mod common;
 
-use common::{options, FakeConnection};
+use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
 use rpclab_client::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
 use rpclab_client::protocols::dubbo::Dubbo;
 use rpclab_model::contract::{Operation, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How the fake provider behaves.
-#[derive(Clone, Copy)]
-struct Behaviour {
-    /// Send a heartbeat request before the first reply.
-    heartbeat_first: bool,
-    /// Hang up after this many requests.
-    close_after: Option<usize>,
-}
-
-/// What the provider's connections saw.
-#[derive(Clone, Default)]
-struct Seen {
-    heartbeats_answered: Arc<AtomicUsize>,
-    heartbeats_received: Arc<AtomicUsize>,
-}
-
-type FakeProvider = common::SeeingServer<Seen>;
+type FakeProvider = common::SeeingServer<Heartbeats>;
 
 /// A provider of `rpclab.contract.BenchService`: echoes, greets (slowly for
 /// "slow", so replies overtake each other), and answers each request on its
@@ -42,32 +25,23 @@ async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
     common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
-    if behaviour.heartbeat_first {
-        conn.send(codec::heartbeat_request(&Hessian2, 1_000_000).unwrap());
-    }
-    let mut requests = 0;
-    while let Some((header, frame)) = conn.next_frame(|b| codec::frame(b).unwrap()).await {
-        if header.is_event() {
-            if header.is_request() {
-                seen.heartbeats_received.fetch_add(1, Ordering::Relaxed);
-                conn.send(codec::heartbeat_response(&Hessian2, header.id).unwrap());
-            } else {
-                seen.heartbeats_answered.fetch_add(1, Ordering::Relaxed);
+async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
+    common::serve_multiplexed(
+        conn,
+        behaviour,
+        seen,
+        codec::heartbeat_request(&Hessian2, 1_000_000).unwrap(),
+        |b| codec::frame(b).unwrap(),
+        |header: Header, frame| match (header.is_event(), header.is_request()) {
+            (true, true) => {
+                Inbound::Heartbeat(codec::heartbeat_response(&Hessian2, header.id).unwrap())
             }
-            continue;
-        }
-        requests += 1;
-        if behaviour.close_after.is_some_and(|n| requests > n) {
-            conn.hang_up();
-            return;
-        }
-        let tx = conn.tx.clone();
-        tokio::spawn(async move {
-            let reply = answer(&header, &frame[HEADER_LEN..]).await;
-            let _ = tx.send(reply);
-        });
-    }
+            (true, false) => Inbound::HeartbeatAnswer,
+            (false, _) => Inbound::Request((header, frame)),
+        },
+        |(header, frame)| async move { answer(&header, &frame[HEADER_LEN..]).await },
+    )
+    .await
 }
 
 /// Reads a request as Dubbo does and builds the reply frame.
@@ -133,11 +107,6 @@ async fn answer(header: &Header, body: &[u8]) -> Vec<u8> {
     frame
 }
 
-const NORMAL: Behaviour = Behaviour {
-    heartbeat_first: false,
-    close_after: None,
-};
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_operation_many_in_flight_on_one_connection() {
     let server = fake_provider(NORMAL).await;
@@ -157,37 +126,15 @@ async fn every_operation_many_in_flight_on_one_connection() {
 
 #[tokio::test]
 async fn exceptions_and_server_heartbeats() {
-    let server = fake_provider(Behaviour {
-        heartbeat_first: true,
-        close_after: None,
-    })
-    .await;
+    let server = fake_provider(Behaviour::HEARTBEAT_FIRST).await;
     let dubbo = Dubbo::new(&options(&[("heartbeat_s", "1")])).unwrap();
     let conn = common::connect(&dubbo, server.addr).await;
-    let mut call = Operation::Hello.call();
-    call.argument = Value::Str("throw".into());
-    match conn.call(&call).await {
-        Err(CallError::Server(m)) => {
-            assert_eq!(
-                m,
-                "exception java.lang.IllegalArgumentException: no throwing"
-            )
-        }
-        other => panic!("{other:?}"),
-    }
-    // The server's heartbeat was answered; idle, the client sends its own.
-    common::eventually(
-        "the answer to the server's heartbeat and an idle one",
-        || {
-            server.seen.heartbeats_answered.load(Ordering::Relaxed) >= 1
-                && server.seen.heartbeats_received.load(Ordering::Relaxed) >= 1
-        },
+    common::a_thrown_exception_and_heartbeats_both_ways(
+        &conn,
+        &server.seen,
+        "exception java.lang.IllegalArgumentException: no throwing",
     )
     .await;
-    assert_eq!(server.seen.heartbeats_answered.load(Ordering::Relaxed), 1);
-    // Still usable.
-    let call = Operation::Empty.call();
-    assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
 }
 
 #[tokio::test]
@@ -199,23 +146,15 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
 
 #[tokio::test]
 async fn a_server_that_hangs_up_fails_the_calls() {
-    let server = fake_provider(Behaviour {
-        heartbeat_first: false,
-        close_after: Some(1),
-    })
-    .await;
+    let server = fake_provider(Behaviour::hanging_up_after(1)).await;
     let conn = common::connect(&Dubbo::new(&options(&[])).unwrap(), server.addr).await;
     common::calls_fail_once_the_server_hangs_up(&conn).await;
 }
 
 #[tokio::test]
 async fn connect_failures_and_mismatched_arguments() {
-    let port = common::free_port();
     let dubbo = Dubbo::new(&options(&[])).unwrap();
-    let result = dubbo
-        .connect(&format!("127.0.0.1:{port}"), WireCounter::default())
-        .await;
-    assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+    common::connecting_to_a_closed_port_fails(&dubbo).await;
 
     let server = fake_provider(NORMAL).await;
     let conn = common::connect(&dubbo, server.addr).await;
@@ -232,8 +171,7 @@ async fn connect_failures_and_mismatched_arguments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_DUBBO_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_DUBBO_TARGET").expect("set RPCLAB_DUBBO_TARGET=host:port");
-    let protocol = Dubbo::new(&common::options_from_env("RPCLAB_DUBBO_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Dubbo>("DUBBO");
     let counter = common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 
     // A server-side failure comes back as a clear error: an unknown method

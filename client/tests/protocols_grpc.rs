@@ -20,39 +20,8 @@ use tokio_stream::StreamExt;
 use tonic::{Code, Request, Response, Status};
 
 use pb::bench_server::{Bench, BenchServer};
+use rpclab_protocols::protocols::grpc::echo_server::Echo;
 use rpclab_protocols::protocols::grpc::server_pb as pb;
-
-/// Echoes as the contract says; `hello` greets.
-struct Echo;
-
-#[tonic::async_trait]
-impl Bench for Echo {
-    async fn echo_order(&self, request: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_orders(
-        &self,
-        request: Request<pb::OrderList>,
-    ) -> Result<Response<pb::OrderList>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_string(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn hello(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        let name = request.into_inner().value;
-        Ok(Response::new(pb::Text {
-            value: format!("{HELLO_PREFIX}{name}"),
-        }))
-    }
-
-    async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
-        Ok(Response::new(pb::Nothing {}))
-    }
-}
 
 /// Refuses every call with the same status.
 struct Busy;
@@ -249,21 +218,8 @@ async fn concurrent_calls_share_one_connection() {
             .unwrap(),
     );
 
-    let mut tasks = Vec::new();
-    for i in 0..32 {
-        let conn = Arc::clone(&conn);
-        tasks.push(tokio::spawn(async move {
-            let op = Operation::ALL[i % Operation::ALL.len()];
-            let call = op.call();
-            for _ in 0..5 {
-                let reply = conn.call(&call).await.unwrap();
-                assert!(reply == call.expected, "{op}: wrong reply");
-            }
-        }));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    // 35 callers at once, 5 on each operation.
+    common::calls_verified(&conn, "tonic", Operation::ALL, 5, 5).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
     let (sent, received) = counter.totals();
     assert!(sent > 0 && received > 0);
@@ -273,10 +229,7 @@ async fn concurrent_calls_share_one_connection() {
 #[tokio::test]
 async fn server_status_becomes_a_server_error() {
     let server = TestServer::start(Busy).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     for op in Operation::ALL {
         match conn.call(&op.call()).await {
             Err(CallError::Server(message)) => assert_eq!(message, "RESOURCE_EXHAUSTED: too busy"),
@@ -291,10 +244,7 @@ async fn server_status_becomes_a_server_error() {
 #[tokio::test]
 async fn wrong_replies_are_failed_calls_not_ok() {
     let server = TestServer::start(Flaky::default()).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let timeout = Duration::from_secs(60);
     for op in Operation::ALL {
         let call = op.call();
@@ -360,10 +310,7 @@ async fn a_cell_counts_wrong_replies_as_failures() {
 #[tokio::test]
 async fn a_stopped_server_is_a_transport_error_not_a_server_error() {
     let server = TestServer::start(Echo).await;
-    let conn = grpc()
-        .connect(&server.addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let call = Operation::Hello.call();
     assert_eq!(conn.call(&call).await.unwrap(), call.expected);
     server.stop().await;
@@ -408,11 +355,7 @@ async fn the_next_call_reopens_a_closed_connection() {
 #[tokio::test]
 async fn a_mismatched_argument_is_refused_before_sending() {
     let server = TestServer::start(Echo).await;
-    let counter = WireCounter::default();
-    let conn = grpc()
-        .connect(&server.addr.to_string(), counter.clone())
-        .await
-        .unwrap();
+    let conn = common::connect(&grpc(), server.addr).await;
     let mut call = Operation::OrderEcho.call();
     call.argument = Value::Unit;
     assert!(matches!(conn.call(&call).await, Err(CallError::Config(_))));

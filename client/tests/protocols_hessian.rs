@@ -22,12 +22,11 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
 use rpclab_model::contract::{Operation, StringSize};
+use rpclab_protocols::testing::http::{http_reply, http_server, HttpRequest};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 fn golden() -> Golden {
     Golden::at(
@@ -123,66 +122,25 @@ async fn golden_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         );
     }
     let fault = vector("fault-no-such-method.reply.bin");
-    let replies = Arc::new(replies);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let count = accepted.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let (replies, fault) = (replies.clone(), fault.clone());
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = vec![0u8; 64 * 1024];
-                loop {
-                    let (head_end, len, path, ctype) = loop {
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..i]).to_string();
-                            let header = |name: &str| {
-                                head.lines()
-                                    .find_map(|l| {
-                                        let (k, v) = l.split_once(':')?;
-                                        k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
-                                    })
-                                    .unwrap_or_default()
-                            };
-                            let len = header("content-length").parse::<usize>().unwrap();
-                            let path = head.split(' ').nth(1).unwrap_or("").to_owned();
-                            break (i + 4, len, path, header("content-type"));
-                        }
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + len {
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
-                    let (status, reply) = if path != "/svc" {
-                        ("404 Not Found", b"no servlet here".to_vec())
-                    } else {
-                        assert_eq!(ctype, "x-application/hessian");
-                        ("200 OK", replies.get(&body).unwrap_or(&fault).clone())
-                    };
-                    let head = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: x-application/hessian\r\nContent-Length: {}\r\n\r\n",
-                        reply.len()
-                    );
-                    if s.write_all(head.as_bytes()).await.is_err()
-                        || s.write_all(&reply).await.is_err()
-                    {
-                        return;
-                    }
-                }
-            });
+    let shared = Arc::new((replies, fault));
+    http_server(move |request: HttpRequest| {
+        let shared = shared.clone();
+        async move {
+            let (replies, fault) = &*shared;
+            assert!(request.header("content-length").is_some(), "{request:?}");
+            let (status, reply) = if request.path() != "/svc" {
+                ("404 Not Found", &b"no servlet here"[..])
+            } else {
+                assert_eq!(
+                    request.header("content-type"),
+                    Some("x-application/hessian")
+                );
+                ("200 OK", &replies.get(&request.body).unwrap_or(fault)[..])
+            };
+            http_reply(status, "x-application/hessian", reply)
         }
-    });
-    (addr, accepted)
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -191,25 +149,7 @@ async fn calls_over_a_keep_alive_pool() {
     let hessian = Hessian::new(&options(&[("path", "/svc"), ("pool", "3")])).unwrap();
     let counter = WireCounter::default();
     let conn = Arc::new(hessian.connect(&addr, counter.clone()).await.unwrap());
-    let mut tasks = Vec::new();
-    for (name, op) in CASES {
-        for _ in 0..2 {
-            let conn = conn.clone();
-            tasks.push(tokio::spawn(async move {
-                let call = op.call();
-                for _ in 0..5 {
-                    let v = conn
-                        .call(&call)
-                        .await
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
-                    assert!(v == call.expected, "{name}");
-                }
-            }));
-        }
-    }
-    for t in tasks {
-        t.await.unwrap();
-    }
+    common::calls_verified(&conn, "golden", CASES.map(|(_, op)| op), 2, 5).await;
     // 12 concurrent callers, at most 3 TCP connections.
     assert!(accepted.load(std::sync::atomic::Ordering::Relaxed) <= 3);
     let (sent, received) = counter.totals();
@@ -244,11 +184,11 @@ async fn calls_over_a_keep_alive_pool() {
     );
 
     // A wrong path is a configuration error that names the option.
-    let wrong = Hessian::new(&options(&[("path", "/elsewhere")]))
-        .unwrap()
-        .connect(&addr, WireCounter::default())
-        .await
-        .unwrap();
+    let wrong = common::connect(
+        &Hessian::new(&options(&[("path", "/elsewhere")])).unwrap(),
+        &addr,
+    )
+    .await;
     match wrong.call(&Operation::Hello.call()).await {
         Err(CallError::Config(m)) => assert!(m.contains("`path`"), "{m}"),
         other => panic!("{other:?}"),
@@ -262,8 +202,6 @@ async fn calls_over_a_keep_alive_pool() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_HESSIAN_TARGET"]
 async fn against_a_running_server() {
-    let target =
-        std::env::var("RPCLAB_HESSIAN_TARGET").expect("set RPCLAB_HESSIAN_TARGET=host:port");
-    let protocol = Hessian::new(&common::options_from_env("RPCLAB_HESSIAN_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Hessian>("HESSIAN");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

@@ -217,16 +217,9 @@ fn java_locator_golden() {
 /// The golden generator's `serve` mode: the real Ice for Java runtime
 /// serving contract/bench.ice and a locator; killed when dropped.
 struct JavaServer {
-    child: std::process::Child,
+    _child: common::KilledOnDrop,
     bench: u16,
     locator: u16,
-}
-
-impl Drop for JavaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn java_server() -> Option<JavaServer> {
@@ -258,7 +251,7 @@ fn java_server() -> Option<JavaServer> {
             // Keep draining stdout so the server never blocks on it.
             std::thread::spawn(move || for _ in lines {});
             return Some(JavaServer {
-                child,
+                _child: common::KilledOnDrop(child),
                 bench: bench.parse().unwrap(),
                 locator: locator.parse().unwrap(),
             });
@@ -302,11 +295,11 @@ async fn java_reads_what_rust_writes_direct_and_located() {
         ("locator", &locator),
     ]))
     .unwrap();
-    match unknown.connect("127.0.0.1:1", WireCounter::default()).await {
-        Err(CallError::Server(m)) => assert!(m.contains("AdapterNotFoundException"), "{m}"),
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("an unknown adapter was resolved"),
-    }
+    let e = common::connect_error(&unknown, "127.0.0.1:1").await;
+    assert!(
+        matches!(&e, CallError::Server(m) if m.contains("AdapterNotFoundException")),
+        "{e:?}"
+    );
 
     // The server's failures come back as clear errors.
     let conn = direct
@@ -320,10 +313,7 @@ async fn java_reads_what_rust_writes_direct_and_located() {
         other => panic!("{other:?}"),
     }
     let missing = Ice::new(&options(&[("identity", "missing")])).unwrap();
-    let conn = missing
-        .connect(&target, WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&missing, &target).await;
     match conn.call(&Operation::Empty.call()).await {
         Err(CallError::Server(m)) => assert!(m.contains("object does not exist"), "{m}"),
         other => panic!("{other:?}"),
@@ -493,12 +483,9 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
 
 #[tokio::test]
 async fn connect_failures() {
-    let port = common::free_port();
     let ice = Ice::new(&options(&[])).unwrap();
-    let r = ice
-        .connect(&format!("127.0.0.1:{port}"), WireCounter::default())
-        .await;
-    assert!(matches!(r, Err(CallError::Connect(_))), "{:?}", r.err());
+    common::connecting_to_a_closed_port_fails(&ice).await;
+    let port = common::free_port();
     // A peer that is not an Ice server: its first bytes are not IceP.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -507,11 +494,11 @@ async fn connect_failures() {
         let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
         tokio::time::sleep(Duration::from_secs(5)).await;
     });
-    match ice.connect(&addr.to_string(), WireCounter::default()).await {
-        Err(CallError::Connect(m)) => assert!(m.contains("not an Ice peer"), "{m}"),
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("connected to an HTTP server"),
-    }
+    let e = common::connect_error(&ice, &addr.to_string()).await;
+    assert!(
+        matches!(&e, CallError::Connect(m) if m.contains("not an Ice peer")),
+        "{e:?}"
+    );
     // A locator nobody serves.
     let located = Ice::new(&options(&[
         ("adapter", "BenchAdapter"),
@@ -521,8 +508,8 @@ async fn connect_failures() {
         ),
     ]))
     .unwrap();
-    let r = located.connect("127.0.0.1:1", WireCounter::default()).await;
-    assert!(matches!(r, Err(CallError::Connect(_))), "{:?}", r.err());
+    let e = common::connect_error(&located, "127.0.0.1:1").await;
+    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
 }
 
 // ------------------------------------------------ property tests
@@ -613,7 +600,6 @@ proptest! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_ICE_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_ICE_TARGET").expect("set RPCLAB_ICE_TARGET=host:port");
-    let protocol = Ice::new(&common::options_from_env("RPCLAB_ICE_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Ice>("ICE");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

@@ -6,40 +6,19 @@
 
 mod common;
 
-use common::{options, FakeConnection};
+use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::motan::codec::{self, Header, Serialization};
 use rpclab_client::protocols::motan::simple::{self, SimpleReader, SimpleValue};
 use rpclab_client::protocols::motan::Motan;
-use rpclab_model::contract::{Operation, Value};
+use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-#[derive(Clone, Copy)]
-struct Behaviour {
-    /// Send a heartbeat request before the first reply.
-    heartbeat_first: bool,
-    /// Hang up after this many requests.
-    close_after: Option<usize>,
-}
-
-const NORMAL: Behaviour = Behaviour {
-    heartbeat_first: false,
-    close_after: None,
-};
-
-/// What the provider's connections saw.
-#[derive(Clone, Default)]
-struct Seen {
-    heartbeats_answered: Arc<AtomicUsize>,
-    heartbeats_received: Arc<AtomicUsize>,
-}
-
-type FakeProvider = common::SeeingServer<Seen>;
+type FakeProvider = common::SeeingServer<Heartbeats>;
 
 /// A motan2 provider of `rpclab.contract.BenchService` in group `rpclab`:
 /// echoes, greets (slowly for "slow", so replies overtake each other),
@@ -48,45 +27,33 @@ async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
     common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
 }
 
-async fn serve(mut conn: FakeConnection, behaviour: Behaviour, seen: Seen) {
-    if behaviour.heartbeat_first {
-        conn.send(codec::heartbeat(1_000_000, false).to_vec());
-    }
-    let mut requests = 0;
-    while let Some(((header, layout), frame)) = conn
-        .next_frame(|b| {
+async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
+    common::serve_multiplexed(
+        conn,
+        behaviour,
+        seen,
+        codec::heartbeat(1_000_000, false).to_vec(),
+        |b| {
             codec::frame(b).unwrap().map(|(h, l)| {
                 let len = l.total();
                 ((h, l), len)
             })
-        })
-        .await
-    {
-        if header.is_heartbeat() {
-            if header.is_response() {
-                seen.heartbeats_answered.fetch_add(1, Ordering::Relaxed);
-            } else {
-                seen.heartbeats_received.fetch_add(1, Ordering::Relaxed);
-                conn.send(codec::heartbeat(header.id, true).to_vec());
-            }
-            continue;
-        }
-        requests += 1;
-        if behaviour.close_after.is_some_and(|n| requests > n) {
-            conn.hang_up();
-            return;
-        }
-        let tx = conn.tx.clone();
-        tokio::spawn(async move {
+        },
+        |(header, layout), frame| match (header.is_heartbeat(), header.is_response()) {
+            (true, true) => Inbound::HeartbeatAnswer,
+            (true, false) => Inbound::Heartbeat(codec::heartbeat(header.id, true).to_vec()),
+            (false, _) => Inbound::Request((header, layout, frame)),
+        },
+        |(header, layout, frame)| async move {
             let meta: BTreeMap<String, String> = codec::parse_meta(&frame[layout.meta.clone()])
                 .unwrap()
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .collect();
-            let reply = answer(&header, &meta, &frame[layout.body]).await;
-            let _ = tx.send(reply);
-        });
-    }
+            answer(&header, &meta, &frame[layout.body]).await
+        },
+    )
+    .await
 }
 
 /// A decoded argument, whichever the serialization.
@@ -233,34 +200,15 @@ async fn refused_calls_do_not_starve_the_runtime() {
 
 #[tokio::test]
 async fn exceptions_and_provider_heartbeats() {
-    let server = fake_provider(Behaviour {
-        heartbeat_first: true,
-        close_after: None,
-    })
-    .await;
+    let server = fake_provider(Behaviour::HEARTBEAT_FIRST).await;
     let motan = Motan::new(&options(&[("heartbeat_s", "1")])).unwrap();
     let conn = common::connect(&motan, server.addr).await;
-    let mut call = Operation::Hello.call();
-    call.argument = Value::Str("throw".into());
-    match conn.call(&call).await {
-        Err(CallError::Server(m)) => assert_eq!(
-            m,
-            "motan business exception (errcode 500): provider call process error, org err:no throwing"
-        ),
-        other => panic!("{other:?}"),
-    }
-    // The provider's heartbeat was answered; idle, the client sends its own.
-    common::eventually(
-        "the answer to the provider's heartbeat and an idle one",
-        || {
-            server.seen.heartbeats_answered.load(Ordering::Relaxed) >= 1
-                && server.seen.heartbeats_received.load(Ordering::Relaxed) >= 1
-        },
+    common::a_thrown_exception_and_heartbeats_both_ways(
+        &conn,
+        &server.seen,
+        "motan business exception (errcode 500): provider call process error, org err:no throwing",
     )
     .await;
-    assert_eq!(server.seen.heartbeats_answered.load(Ordering::Relaxed), 1);
-    let call = Operation::Empty.call();
-    assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
 }
 
 #[tokio::test]
@@ -272,33 +220,16 @@ async fn a_cancelled_call_leaves_the_connection_usable() {
 
 #[tokio::test]
 async fn a_provider_that_hangs_up_fails_the_calls() {
-    let server = fake_provider(Behaviour {
-        heartbeat_first: false,
-        close_after: Some(1),
-    })
-    .await;
+    let server = fake_provider(Behaviour::hanging_up_after(1)).await;
     let conn = common::connect(&Motan::new(&options(&[])).unwrap(), server.addr).await;
     common::calls_fail_once_the_server_hangs_up(&conn).await;
 }
 
 #[tokio::test]
 async fn connect_and_discovery_failures_are_clear() {
-    let port = common::free_port();
     let motan = Motan::new(&options(&[])).unwrap();
-    let result = motan
-        .connect(&format!("127.0.0.1:{port}"), WireCounter::default())
-        .await;
-    assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
-    // A registry nobody answers on.
-    let motan = Motan::new(&options(&[(
-        "registry",
-        &format!("zookeeper://127.0.0.1:{port}"),
-    )]))
-    .unwrap();
-    let result = motan
-        .connect("127.0.0.1:8002", WireCounter::default())
-        .await;
-    assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+    common::connecting_to_a_closed_port_fails(&motan).await;
+    common::a_silent_registry_fails_the_connect::<Motan>("127.0.0.1:8002").await;
 }
 
 /// Every operation against a real provider, e.g. `servers/motan-1.2`:
@@ -311,9 +242,8 @@ async fn connect_and_discovery_failures_are_clear() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_MOTAN_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_MOTAN_TARGET").expect("set RPCLAB_MOTAN_TARGET=host:port");
     let options = common::options_from_env("RPCLAB_MOTAN_OPTIONS");
-    let protocol = Motan::new(&options).unwrap();
+    let (target, protocol) = common::running_server::<Motan>("MOTAN");
     let counter = if protocol.serialization() == Serialization::Hessian2 {
         common::every_operation_verified(&protocol, &target, 2, 4, 5).await
     } else {

@@ -20,7 +20,7 @@ use rpclab_client::protocols::rmi::Rmi;
 use rpclab_model::contract::{Operation, Value};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 fn repo() -> PathBuf {
@@ -180,23 +180,8 @@ fn skip_java() -> bool {
 
 /// A server JVM started for a test, stopped when dropped.
 struct Server {
-    child: Child,
+    _child: common::KilledOnDrop,
     port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Builds `servers/<name>` with Maven (once per test binary) and starts it
@@ -225,7 +210,7 @@ fn start(name: &str, extra_jvm: &[&str]) -> Server {
             );
         }
     }
-    let port = free_port();
+    let port = common::free_port();
     let mut child = Command::new("java")
         .args(extra_jvm)
         .arg("-jar")
@@ -248,7 +233,10 @@ fn start(name: &str, extra_jvm: &[&str]) -> Server {
     }
     // Keep draining its output so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    Server { child, port }
+    Server {
+        _child: common::KilledOnDrop(child),
+        port,
+    }
 }
 
 async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {
@@ -288,17 +276,19 @@ async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {
 
     // A name nobody bound: the registry's NotBoundException.
     let wrong = Rmi::new(&options(&[("style", style), ("name", "nobody")])).unwrap();
-    match wrong.connect(&target, WireCounter::default()).await {
-        Err(CallError::Server(m)) => assert!(m.contains("java.rmi.NotBoundException"), "{m}"),
-        other => panic!("{name}: lookup of an unbound name: {:?}", other.err()),
-    }
+    let e = common::connect_error(&wrong, &target).await;
+    assert!(
+        matches!(&e, CallError::Server(m) if m.contains("java.rmi.NotBoundException")),
+        "{name}: lookup of an unbound name: {e:?}"
+    );
     // The wrong style is named in the error.
     let other_style = if style == "plain" { "spring" } else { "plain" };
     let mismatched = Rmi::new(&options(&[("style", other_style)])).unwrap();
-    match mismatched.connect(&target, WireCounter::default()).await {
-        Err(CallError::Config(m)) => assert!(m.contains("style="), "{m}"),
-        other => panic!("{name}: style {other_style}: {:?}", other.err()),
-    }
+    let e = common::connect_error(&mismatched, &target).await;
+    assert!(
+        matches!(&e, CallError::Config(m) if m.contains("style=")),
+        "{name}: style {other_style}: {e:?}"
+    );
     // Without ping and DGC calls too.
     let lean = Rmi::new(&options(&[
         ("style", style),
@@ -308,11 +298,7 @@ async fn check_server(name: &str, style: &str, extra_jvm: &[&str]) {
     .unwrap();
     common::every_operation_verified(&lean, &target, 1, 2, 2).await;
     // Nothing listens: a connect error.
-    let dead = format!("127.0.0.1:{}", free_port());
-    assert!(matches!(
-        rmi.connect(&dead, WireCounter::default()).await,
-        Err(CallError::Connect(_))
-    ));
+    common::connecting_to_a_closed_port_fails(&rmi).await;
     drop(server);
 }
 

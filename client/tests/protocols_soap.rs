@@ -26,11 +26,10 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::soap::envelope::{self, Operation};
 use rpclab_client::protocols::soap::{wsdl, Soap};
 use rpclab_model::contract::{Operation as ContractOp, StringSize, Value};
+use rpclab_protocols::testing::http::{http_reply, http_server, HttpRequest};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 const STACKS: [&str; 2] = ["jaxws-ri", "cxf"];
 
@@ -215,72 +214,32 @@ async fn golden_server(stack: &'static str) -> String {
     }
     let fault = vector(stack, "fault.response.xml");
     let shared = Arc::new((replies, gets, fault));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                let (replies, gets, fault) = &*shared;
-                let mut buf = Vec::new();
-                let mut chunk = vec![0u8; 64 * 1024];
-                loop {
-                    let (head_end, len, head) = loop {
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..i]).to_string();
-                            let len = head
-                                .lines()
-                                .find_map(|l| {
-                                    let (k, v) = l.split_once(':')?;
-                                    k.eq_ignore_ascii_case("content-length")
-                                        .then(|| v.trim().parse::<usize>().unwrap())
-                                })
-                                .unwrap_or(0);
-                            break (i + 4, len, head);
-                        }
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + len {
-                        match s.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
-                    let mut words = head.split(' ');
-                    let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-                    let (status, reply) = if method == "GET" {
-                        match gets.get(path) {
-                            Some(doc) => ("200 OK", doc.clone()),
-                            None => ("404 Not Found", b"no such document".to_vec()),
-                        }
-                    } else {
-                        assert!(
-                            head.to_ascii_lowercase().contains("soapaction: \"\""),
-                            "{head}"
-                        );
-                        let request = normalize(&body);
-                        match replies.iter().find(|(r, _)| *r == request) {
-                            Some((_, reply)) => ("200 OK", reply.clone()),
-                            None => ("500 Internal Server Error", fault.clone()),
-                        }
-                    };
-                    let head = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
-                        reply.len()
-                    );
-                    if s.write_all(head.as_bytes()).await.is_err()
-                        || s.write_all(&reply).await.is_err()
-                    {
-                        return;
-                    }
+    let (addr, _) = http_server(move |request: HttpRequest| {
+        let shared = shared.clone();
+        async move {
+            let (replies, gets, fault) = &*shared;
+            let (status, reply) = if request.method() == "GET" {
+                match gets.get(request.path()) {
+                    Some(doc) => ("200 OK", &doc[..]),
+                    None => ("404 Not Found", &b"no such document"[..]),
                 }
-            });
+            } else {
+                assert_eq!(
+                    request.header("soapaction"),
+                    Some("\"\""),
+                    "{}",
+                    request.head
+                );
+                let normalized = normalize(&request.body);
+                match replies.iter().find(|(r, _)| *r == normalized) {
+                    Some((_, reply)) => ("200 OK", &reply[..]),
+                    None => ("500 Internal Server Error", &fault[..]),
+                }
+            };
+            http_reply(status, "text/xml; charset=utf-8", reply)
         }
-    });
+    })
+    .await;
     addr
 }
 
@@ -294,25 +253,7 @@ async fn the_whole_protocol_against_golden_servers() {
         // The WSDL was read once, and its bytes are not the cell's.
         assert_eq!(soap.operations().unwrap().count(), Method::ALL.len());
         assert_eq!(counter.totals(), (0, 0));
-        let mut tasks = Vec::new();
-        for (name, op) in CASES {
-            for _ in 0..2 {
-                let conn = conn.clone();
-                tasks.push(tokio::spawn(async move {
-                    let call = op.call();
-                    for _ in 0..3 {
-                        let v = conn
-                            .call(&call)
-                            .await
-                            .unwrap_or_else(|e| panic!("{stack} {name}: {e}"));
-                        assert!(v == call.expected, "{stack} {name}");
-                    }
-                }));
-            }
-        }
-        for t in tasks {
-            t.await.unwrap();
-        }
+        common::calls_verified(&conn, stack, CASES.map(|(_, op)| op), 2, 3).await;
         let (sent, received) = counter.totals();
         assert!(sent > 6 * 100 * 1024 && received > 6 * 100 * 1024);
         // A request the server does not know: its fault, as a server error.
@@ -330,10 +271,11 @@ async fn the_whole_protocol_against_golden_servers() {
     // No WSDL where it was looked for: a configuration error that says what to do.
     let addr = golden_server("cxf").await;
     let wrong = Soap::new(&options(&[("path", "/elsewhere")])).unwrap();
-    match wrong.connect(&addr, WireCounter::default()).await {
-        Err(CallError::Config(m)) => assert!(m.contains("`wsdl`") && m.contains("404"), "{m}"),
-        other => panic!("{:?}", other.map(|_| ())),
-    }
+    let e = common::connect_error(&wrong, &addr).await;
+    assert!(
+        matches!(&e, CallError::Config(m) if m.contains("`wsdl`") && m.contains("404")),
+        "{e:?}"
+    );
 }
 
 /// Every operation against a real server, e.g. `servers/jaxws-ri`:
@@ -342,7 +284,6 @@ async fn the_whole_protocol_against_golden_servers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_SOAP_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_SOAP_TARGET").expect("set RPCLAB_SOAP_TARGET=host:port");
-    let protocol = Soap::new(&common::options_from_env("RPCLAB_SOAP_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Soap>("SOAP");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
 }

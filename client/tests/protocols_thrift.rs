@@ -166,27 +166,9 @@ async fn every_operation_with_every_transport_and_protocol() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_callers_take_turns_on_one_connection() {
     let server = sync_server("framed", "binary");
-    let conn = Arc::new(
-        thrift("framed", "binary")
-            .connect(&server.addr.to_string(), WireCounter::default())
-            .await
-            .unwrap(),
-    );
-    let mut tasks = Vec::new();
-    for i in 0..16 {
-        let conn = Arc::clone(&conn);
-        tasks.push(tokio::spawn(async move {
-            let op = Operation::ALL[i % Operation::ALL.len()];
-            let call = op.call();
-            for _ in 0..10 {
-                let reply = conn.call(&call).await.unwrap();
-                assert!(reply == call.expected, "{op}: wrong reply");
-            }
-        }));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    let conn = Arc::new(common::connect(&thrift("framed", "binary"), server.addr).await);
+    // 14 callers at once, 2 on each operation.
+    common::calls_verified(&conn, "thrift", Operation::ALL, 2, 10).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 1);
 }
 
@@ -194,10 +176,7 @@ async fn concurrent_callers_take_turns_on_one_connection() {
 async fn a_cancelled_call_does_not_leave_its_reply_to_the_next() {
     for (transport, protocol) in COMBINATIONS {
         let server = sync_server(transport, protocol);
-        let conn = thrift(transport, protocol)
-            .connect(&server.addr.to_string(), WireCounter::default())
-            .await
-            .unwrap();
+        let conn = common::connect(&thrift(transport, protocol), server.addr).await;
         let mut slow = Operation::Hello.call();
         slow.argument = Value::Str("slow".into());
         let cancelled = tokio::time::timeout(Duration::from_millis(50), conn.call(&slow)).await;
@@ -240,6 +219,16 @@ where
     addr
 }
 
+/// `empty()` on a framed binary connection to `addr` fails with a protocol
+/// error that says `what`.
+async fn empty_is_a_protocol_error(addr: SocketAddr, what: &str) {
+    let conn = common::connect(&thrift("framed", "binary"), addr).await;
+    match conn.call(&Operation::Empty.call()).await {
+        Err(CallError::Protocol(message)) => assert!(message.contains(what), "{message}"),
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn an_oversized_frame_is_refused() {
     let addr = raw_server(|_| {
@@ -248,14 +237,7 @@ async fn an_oversized_frame_is_refused() {
         bytes
     })
     .await;
-    let conn = thrift("framed", "binary")
-        .connect(&addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
-    match conn.call(&Operation::Empty.call()).await {
-        Err(CallError::Protocol(message)) => assert!(message.contains("frame length"), "{message}"),
-        other => panic!("expected a protocol error, got {other:?}"),
-    }
+    empty_is_a_protocol_error(addr, "frame length").await;
 }
 
 #[tokio::test]
@@ -272,14 +254,7 @@ async fn a_reply_with_another_sequence_id_is_refused() {
         frame
     })
     .await;
-    let conn = thrift("framed", "binary")
-        .connect(&addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
-    match conn.call(&Operation::Empty.call()).await {
-        Err(CallError::Protocol(message)) => assert!(message.contains("sequence id"), "{message}"),
-        other => panic!("expected a protocol error, got {other:?}"),
-    }
+    empty_is_a_protocol_error(addr, "sequence id").await;
 }
 
 /// A framed binary REPLY to `hello` with sequence id `seqid` and `text`.
@@ -324,10 +299,7 @@ async fn right_and_wrong_in_turn() -> SocketAddr {
 async fn wrong_replies_are_failed_calls_before_and_after_the_reference() {
     let call = Operation::Hello.call();
     let addr = right_and_wrong_in_turn().await;
-    let conn = thrift("framed", "binary")
-        .connect(&addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&thrift("framed", "binary"), addr).await;
     for i in 0..6 {
         let (_, outcome) = timed_call(&conn, &call, Duration::from_secs(60)).await;
         match (i % 2, outcome) {
@@ -355,23 +327,14 @@ async fn hanging_up_server() -> SocketAddr {
 #[tokio::test]
 async fn a_server_that_hangs_up_is_an_io_error() {
     let addr = hanging_up_server().await;
-    let conn = thrift("buffered", "compact")
-        .connect(&addr.to_string(), WireCounter::default())
-        .await
-        .unwrap();
+    let conn = common::connect(&thrift("buffered", "compact"), addr).await;
     let result = conn.call(&Operation::Hello.call()).await;
     assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
 }
 
 #[tokio::test]
 async fn refused_connection_is_a_connect_error() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
-    let result = thrift("framed", "binary")
-        .connect(&addr.to_string(), WireCounter::default())
-        .await;
-    assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
+    common::connecting_to_a_closed_port_fails(&thrift("framed", "binary")).await;
 }
 
 /// Every operation against a server already running, e.g. thrift-java:
@@ -380,8 +343,7 @@ async fn refused_connection_is_a_connect_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a running server named by RPCLAB_THRIFT_TARGET"]
 async fn against_a_running_server() {
-    let target = std::env::var("RPCLAB_THRIFT_TARGET").expect("set RPCLAB_THRIFT_TARGET=host:port");
-    let protocol = Thrift::new(&common::options_from_env("RPCLAB_THRIFT_OPTIONS")).unwrap();
+    let (target, protocol) = common::running_server::<Thrift>("THRIFT");
     common::every_operation_verified(&protocol, &target, 2, 2, 5).await;
 }
 

@@ -16,14 +16,12 @@
 //! SIGTERM or Ctrl-C stop it.
 
 use clap::Parser;
-use rpclab_model::contract::HELLO_PREFIX;
 use std::net::{Ipv4Addr, SocketAddr};
-use tonic::{Request, Response, Status};
 
-use pb::bench_server::{Bench, BenchServer};
-/// The server half of the contract's generated gRPC code (messages and
-/// the `Bench` service trait).
-use rpclab_protocols::protocols::grpc::server_pb as pb;
+/// The server half of the contract's generated gRPC code, and the
+/// contract's service done with as little work as possible.
+use rpclab_protocols::protocols::grpc::echo_server::Echo;
+use rpclab_protocols::protocols::grpc::server_pb::bench_server::BenchServer;
 
 /// Port used when `RPCLAB_PORT` is not set.
 const DEFAULT_PORT: u16 = 50052;
@@ -36,40 +34,6 @@ const MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 /// client: far above the bench's largest closed loop (256 workers on one
 /// connection), so no call waits in the client for a free stream.
 const MAX_CONCURRENT_STREAMS: u32 = 4096;
-
-/// The contract, done with as little work as possible: echoes move the
-/// decoded request into the reply.
-struct Echo;
-
-#[tonic::async_trait]
-impl Bench for Echo {
-    async fn echo_order(&self, request: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_orders(
-        &self,
-        request: Request<pb::OrderList>,
-    ) -> Result<Response<pb::OrderList>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn echo_string(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        Ok(Response::new(request.into_inner()))
-    }
-
-    async fn hello(&self, request: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-        let name = request.into_inner().value;
-        let mut value = String::with_capacity(HELLO_PREFIX.len() + name.len());
-        value.push_str(HELLO_PREFIX);
-        value.push_str(&name);
-        Ok(Response::new(pb::Text { value }))
-    }
-
-    async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
-        Ok(Response::new(pb::Nothing {}))
-    }
-}
 
 /// A minimal, fast gRPC server of the contract's `rpclab.Bench` service:
 /// the tool `cargo xtask bench client` measures the load client against,

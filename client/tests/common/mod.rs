@@ -10,6 +10,7 @@ use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -32,9 +33,21 @@ pub fn options_from_env(var: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The running server an ignored test is pointed at: its address from
+/// `RPCLAB_<NAME>_TARGET` (required) and the protocol built from the
+/// options in `RPCLAB_<NAME>_OPTIONS`.
+#[allow(dead_code)]
+pub fn running_server<P: Protocol>(name: &str) -> (String, P) {
+    let var = format!("RPCLAB_{name}_TARGET");
+    let target = std::env::var(&var).unwrap_or_else(|_| panic!("set {var}=host:port"));
+    let protocol = P::new(&options_from_env(&format!("RPCLAB_{name}_OPTIONS"))).unwrap();
+    (target, protocol)
+}
+
 /// Calls every operation `rounds` times from `callers` tasks on each of
 /// `connections` connections to `target`, checking every reply; returns the
 /// counter of the bytes on the wire.
+#[allow(dead_code)]
 pub async fn every_operation_verified<P: Protocol>(
     protocol: &P,
     target: &str,
@@ -47,7 +60,7 @@ pub async fn every_operation_verified<P: Protocol>(
     for op in Operation::ALL {
         for _ in 0..connections {
             let conn = Arc::new(protocol.connect(target, counter.clone()).await.unwrap());
-            tasks.extend(spawn_callers(&conn, op, callers, rounds));
+            tasks.extend(spawn_callers(&conn, target, op, callers, rounds));
         }
     }
     for task in tasks {
@@ -58,10 +71,31 @@ pub async fn every_operation_verified<P: Protocol>(
     counter
 }
 
+/// Calls each of `ops` `rounds` times from `callers` tasks each on `conn`,
+/// all at once, checking every reply (`server` names the server in a
+/// failure).
+#[allow(dead_code)]
+pub async fn calls_verified<C: Connection>(
+    conn: &Arc<C>,
+    server: &str,
+    ops: impl IntoIterator<Item = Operation>,
+    callers: usize,
+    rounds: usize,
+) {
+    let tasks: Vec<_> = ops
+        .into_iter()
+        .flat_map(|op| spawn_callers(conn, server, op, callers, rounds))
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
 /// `callers` tasks, each calling `op` `rounds` times on `conn` and checking
 /// every reply.
 fn spawn_callers<C: Connection>(
     conn: &Arc<C>,
+    server: &str,
     op: Operation,
     callers: usize,
     rounds: usize,
@@ -69,14 +103,15 @@ fn spawn_callers<C: Connection>(
     (0..callers)
         .map(|_| {
             let conn = Arc::clone(conn);
+            let server = server.to_owned();
             tokio::spawn(async move {
                 let call = op.call();
                 for _ in 0..rounds {
                     let reply = conn
                         .call(&call)
                         .await
-                        .unwrap_or_else(|e| panic!("{op}: {e}"));
-                    assert!(reply == call.expected, "{op}: wrong reply");
+                        .unwrap_or_else(|e| panic!("{server} {op}: {e}"));
+                    assert!(reply == call.expected, "{server} {op}: wrong reply");
                 }
             })
         })
@@ -96,17 +131,23 @@ pub async fn many_in_flight_out_of_order<C: Connection>(conn: &Arc<C>, rounds: u
             conn.call(&call).await
         })
     };
-    let mut tasks = Vec::new();
-    for op in Operation::ALL {
-        tasks.extend(spawn_callers(conn, op, 8, rounds));
-    }
-    for task in tasks {
-        task.await.unwrap();
-    }
+    calls_verified(conn, "fake", Operation::ALL, 8, rounds).await;
     assert_eq!(
         slow.await.unwrap().unwrap(),
         Value::Str("hello slow".into())
     );
+}
+
+/// A child process (a server JVM, a server binary) killed when dropped, so
+/// a failing test leaves nothing running.
+#[allow(dead_code)]
+pub struct KilledOnDrop(pub std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// A local port nothing listens on (bound, then released).
@@ -160,18 +201,197 @@ where
     SeeingServer { addr, seen }
 }
 
-/// Options as a cell gives them, from `(key, value)` pairs.
+/// How a multiplexing fake provider (bolt, dubbo, motan) behaves besides
+/// answering.
+#[derive(Clone, Copy)]
 #[allow(dead_code)]
-pub fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+pub struct Behaviour {
+    /// Send a heartbeat request before the first reply.
+    pub heartbeat_first: bool,
+    /// Hang up after this many requests.
+    pub close_after: Option<usize>,
 }
 
-/// A connection of `protocol` to the fake server at `addr`.
+/// A provider that only answers.
 #[allow(dead_code)]
-pub async fn connect<P: Protocol>(protocol: &P, addr: SocketAddr) -> P::Conn {
+pub const NORMAL: Behaviour = Behaviour {
+    heartbeat_first: false,
+    close_after: None,
+};
+
+#[allow(dead_code)]
+impl Behaviour {
+    /// A provider that sends a heartbeat before its first reply.
+    pub const HEARTBEAT_FIRST: Behaviour = Behaviour {
+        heartbeat_first: true,
+        close_after: None,
+    };
+
+    /// A provider that hangs up after `requests` requests.
+    pub fn hanging_up_after(requests: usize) -> Behaviour {
+        Behaviour {
+            close_after: Some(requests),
+            ..NORMAL
+        }
+    }
+}
+
+/// The heartbeats a fake provider's connections saw: answers to its own,
+/// and the client's idle ones.
+#[derive(Clone, Default)]
+#[allow(dead_code)]
+pub struct Heartbeats {
+    pub answered: Arc<AtomicUsize>,
+    pub received: Arc<AtomicUsize>,
+}
+
+#[allow(dead_code)]
+impl Heartbeats {
+    /// Counts an answer to the provider's heartbeat.
+    pub fn answer_seen(&self) {
+        self.answered.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a heartbeat of the client.
+    pub fn heartbeat_seen(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn answered(&self) -> usize {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    pub fn received(&self) -> usize {
+        self.received.load(Ordering::Relaxed)
+    }
+}
+
+/// A frame a multiplexing fake provider read, as its protocol tells.
+#[allow(dead_code)]
+pub enum Inbound<R> {
+    /// The client's heartbeat, and the answer to send it.
+    Heartbeat(Vec<u8>),
+    /// The client's answer to the provider's heartbeat.
+    HeartbeatAnswer,
+    /// A request, answered on its own task.
+    Request(R),
+}
+
+/// Serves one connection of a multiplexing fake provider (dubbo, motan) as
+/// `behaviour` says: sends `heartbeat` first if asked; answers and counts
+/// the client's heartbeats and counts its answers in `seen`; answers each
+/// request on a task of its own (so replies overtake each other) with the
+/// reply `answer` makes; hangs up on the request after `close_after`.
+/// `split` frames what the client sends, `inbound` tells what a frame is.
+#[allow(dead_code)]
+pub async fn serve_multiplexed<H, R, Fut>(
+    mut conn: FakeConnection,
+    behaviour: Behaviour,
+    seen: Heartbeats,
+    heartbeat: Vec<u8>,
+    split: impl Fn(&[u8]) -> Option<(H, usize)>,
+    inbound: impl Fn(H, Vec<u8>) -> Inbound<R>,
+    answer: impl Fn(R) -> Fut,
+) where
+    Fut: Future<Output = Vec<u8>> + Send + 'static,
+{
+    if behaviour.heartbeat_first {
+        conn.send(heartbeat);
+    }
+    let mut requests = 0;
+    while let Some((head, frame)) = conn.next_frame(&split).await {
+        let request = match inbound(head, frame) {
+            Inbound::Heartbeat(reply) => {
+                seen.heartbeat_seen();
+                conn.send(reply);
+                continue;
+            }
+            Inbound::HeartbeatAnswer => {
+                seen.answer_seen();
+                continue;
+            }
+            Inbound::Request(request) => request,
+        };
+        requests += 1;
+        if behaviour.close_after.is_some_and(|n| requests > n) {
+            conn.hang_up();
+            return;
+        }
+        let (tx, reply) = (conn.tx.clone(), answer(request));
+        tokio::spawn(async move {
+            let _ = tx.send(reply.await);
+        });
+    }
+}
+
+/// On `conn` to a provider started with `heartbeat_first` and a client
+/// with `heartbeat_s = 1`: `hello("throw")` fails with the server error
+/// `thrown`; the provider's heartbeat is answered once and the idle client
+/// sends its own; the connection stays usable.
+#[allow(dead_code)]
+pub async fn a_thrown_exception_and_heartbeats_both_ways<C: Connection>(
+    conn: &C,
+    heartbeats: &Heartbeats,
+    thrown: &str,
+) {
+    let mut call = Operation::Hello.call();
+    call.argument = Value::Str("throw".into());
+    match conn.call(&call).await {
+        Err(CallError::Server(m)) => assert_eq!(m, thrown),
+        other => panic!("{other:?}"),
+    }
+    eventually(
+        "the answer to the provider's heartbeat and an idle one",
+        || heartbeats.answered() >= 1 && heartbeats.received() >= 1,
+    )
+    .await;
+    assert_eq!(heartbeats.answered(), 1);
+    let call = Operation::Empty.call();
+    assert_eq!(conn.call(&call).await.unwrap(), Value::Unit);
+}
+
+/// Why connecting `protocol` to `target` fails; panics if it connects.
+#[allow(dead_code)]
+pub async fn connect_error<P: Protocol>(protocol: &P, target: &str) -> CallError {
+    match protocol.connect(target, WireCounter::default()).await {
+        Ok(_) => panic!("{} connected to {target}", P::NAME),
+        Err(e) => e,
+    }
+}
+
+/// Connecting `P` through a ZooKeeper registry nobody answers on (its
+/// option `registry`) to the provider `target` is a connect error that
+/// names the registry's address.
+#[allow(dead_code)]
+pub async fn a_silent_registry_fails_the_connect<P: Protocol>(target: &str) {
+    let registry = format!("127.0.0.1:{}", free_port());
+    let protocol = P::new(&options(&[(
+        "registry",
+        &format!("zookeeper://{registry}"),
+    )]))
+    .unwrap();
+    let e = connect_error(&protocol, target).await;
+    assert!(
+        matches!(&e, CallError::Connect(m) if m.contains(&registry)),
+        "{e:?}"
+    );
+}
+
+/// Connecting `protocol` to a local port nothing listens on is a connect
+/// error.
+#[allow(dead_code)]
+pub async fn connecting_to_a_closed_port_fails<P: Protocol>(protocol: &P) {
+    let e = connect_error(protocol, &format!("127.0.0.1:{}", free_port())).await;
+    assert!(matches!(e, CallError::Connect(_)), "{e:?}");
+}
+
+/// Options as a cell gives them, from `(key, value)` pairs.
+#[allow(unused_imports)]
+pub use rpclab_protocols::testing::options;
+
+/// A connection of `protocol` to the (fake) server at `addr`.
+#[allow(dead_code)]
+pub async fn connect<P: Protocol>(protocol: &P, addr: impl std::fmt::Display) -> P::Conn {
     protocol
         .connect(&addr.to_string(), WireCounter::default())
         .await

@@ -775,7 +775,8 @@ async fn read_chunked(conn: &mut Conn, mut at: usize) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use crate::testing::http::{read_request, HttpRequest};
+    use tokio::io::AsyncWriteExt;
     use tokio::net::TcpListener;
 
     /// A tiny HTTP/1.1 server: answers every request with its own body,
@@ -808,29 +809,11 @@ mod tests {
                 count.fetch_add(1, Ordering::Relaxed);
                 tokio::spawn(async move {
                     let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
                     for served in 1..=per_connection {
-                        let (head_end, len) = loop {
-                            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                                let head = String::from_utf8_lossy(&buf[..i]).to_lowercase();
-                                let len = head
-                                    .lines()
-                                    .find_map(|l| l.strip_prefix("content-length: "))
-                                    .map_or(0, |l| l.trim().parse::<usize>().unwrap());
-                                break (i + 4, len);
-                            }
-                            match s.read(&mut chunk).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                            }
+                        let Some(HttpRequest { body, .. }) = read_request(&mut s, &mut buf).await
+                        else {
+                            return;
                         };
-                        while buf.len() < head_end + len {
-                            match s.read(&mut chunk).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                            }
-                        }
-                        let body: Vec<u8> = buf.drain(..head_end + len).skip(head_end).collect();
                         let close = if served == per_connection && style == Style::Length {
                             "Connection: close\r\n"
                         } else {
@@ -884,6 +867,27 @@ mod tests {
         assert!(sent > 10 * 30 && received > 10 * 30, "{sent} {received}");
     }
 
+    /// `callers` tasks sharing `pool`, each sending `requests` distinct
+    /// bodies to an echo server and checking each comes back.
+    fn echo_callers(
+        pool: &std::sync::Arc<HttpPool>,
+        callers: usize,
+        requests: usize,
+    ) -> Vec<tokio::task::JoinHandle<()>> {
+        (0..callers)
+            .map(|t| {
+                let pool = pool.clone();
+                tokio::spawn(async move {
+                    for i in 0..requests {
+                        let body = Bytes::from(format!("{t}-{i}"));
+                        let reply = pool.request("POST", "/", &[], &body).await.unwrap();
+                        assert_eq!(reply.body, body);
+                    }
+                })
+            })
+            .collect()
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_callers_share_at_most_size_connections() {
         let (addr, accepted) = echo_server(usize::MAX).await;
@@ -892,18 +896,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let mut tasks = Vec::new();
-        for t in 0..12 {
-            let pool = pool.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..20 {
-                    let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
-                    assert_eq!(reply.body, body);
-                }
-            }));
-        }
-        for t in tasks {
+        for t in echo_callers(&pool, 12, 20) {
             t.await.unwrap();
         }
         assert!(accepted.load(Ordering::Relaxed) <= 3);
@@ -920,17 +913,7 @@ mod tests {
                 .await
                 .unwrap(),
         );
-        let mut tasks = Vec::new();
-        for t in 0..4 {
-            let pool = pool.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..10 {
-                    let body = Bytes::from(format!("{t}-{i}"));
-                    let reply = pool.request("POST", "/", &[], &body).await.unwrap();
-                    assert_eq!(reply.body, body);
-                }
-            }));
-        }
+        let tasks = echo_callers(&pool, 4, 10);
         tokio::time::timeout(std::time::Duration::from_secs(20), async {
             for t in tasks {
                 t.await.unwrap();

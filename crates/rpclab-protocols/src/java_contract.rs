@@ -34,10 +34,62 @@ pub const ORDER_FIELDS: [&str; 8] = [
 /// table of names and Java signatures (`rpclab_model::contract::Method`).
 pub use rpclab_model::contract::Method;
 
+use std::borrow::Cow;
+
+/// One thrown `Throwable` as a serialization reads it, for
+/// [`exception_text`].
+pub struct Thrown<'v, T> {
+    /// Its class name, as the serialization writes it.
+    pub class: &'v str,
+    /// Its `detailMessage`, if it has one.
+    pub message: Option<Cow<'v, str>>,
+    /// Its `cause`: the next link of the chain, if it is a throwable.
+    pub cause: Option<&'v T>,
+}
+
+/// A thrown exception as text: `exception <class>: <detailMessage>`, with
+/// its causes' (`; caused by ...`, at most 8 links: frameworks often wrap
+/// the interesting one). `thrown` reads one throwable among a
+/// serialization's values; a value that is none is shown as `shown` writes
+/// it, in at most 200 bytes.
+pub fn exception_text<'v, T>(
+    value: &'v T,
+    thrown: impl Fn(&'v T) -> Option<Thrown<'v, T>>,
+    shown: impl FnOnce(&'v T) -> String,
+) -> String {
+    let mut text = String::from("exception ");
+    let mut next = thrown(value);
+    let mut depth = 0;
+    while let Some(link) = next {
+        if depth > 0 {
+            text.push_str("; caused by ");
+        }
+        text.push_str(link.class);
+        match link.message {
+            Some(m) => {
+                text.push_str(": ");
+                text.push_str(&m);
+            }
+            None => text.push_str(" (no message)"),
+        }
+        depth += 1;
+        next = link.cause.filter(|_| depth < 8).and_then(&thrown);
+    }
+    if depth == 0 {
+        let shown = shown(value);
+        let mut end = shown.len().min(200);
+        while !shown.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.push_str(&shown[..end]);
+    }
+    text
+}
+
 /// The contract's values in Hessian 2.0, as Java's Hessian libraries write
 /// and read them (Caucho's, and the hessian-lite forks Dubbo ships).
 pub mod hessian {
-    use super::{Method, ORDER_CLASS, ORDER_FIELDS};
+    use super::{Method, Thrown, ORDER_CLASS, ORDER_FIELDS};
     use crate::protocol::CallError;
     use hessian2::bytes::BufMut;
     use hessian2::{DecodeError, Decoder, EncodeError, Encoder, Value as HValue};
@@ -184,34 +236,36 @@ pub mod hessian {
         }
     }
 
-    /// A thrown `Throwable` as text: `exception <class>: <detailMessage>`,
-    /// with its causes' (frameworks often wrap the interesting one).
+    /// About the bytes `value` takes in Hessian (an argument's share of a
+    /// request's first capacity, so that encoding does not reallocate).
+    pub fn value_capacity(value: &Value) -> usize {
+        match value {
+            Value::Order(_) => 256,
+            Value::Orders(orders) => 160 + orders.len() * 64,
+            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
+            Value::Str(s) => s.len() + s.len() / 8192 + 8,
+            Value::Unit => 0,
+        }
+    }
+
+    /// A thrown `Throwable` as text ([`exception_text`](super::exception_text)).
     pub fn exception_text(value: &HValue) -> String {
-        let mut text = String::from("exception ");
-        let mut next = Some(value);
-        let mut depth = 0;
-        while let Some(HValue::Object(obj)) = next {
-            if depth > 0 {
-                text.push_str("; caused by ");
-            }
-            text.push_str(obj.class_name());
-            match obj.get("detailMessage") {
-                Some(HValue::String(m)) => {
-                    text.push_str(": ");
-                    text.push_str(m);
-                }
-                _ => text.push_str(" (no message)"),
-            }
-            depth += 1;
-            // A Throwable without a cause has `cause = this`: a reference.
-            next = obj.get("cause").filter(|_| depth < 8);
-        }
-        if depth == 0 {
-            let mut shown = format!("{value:?}");
-            shown.truncate(200);
-            text.push_str(&shown);
-        }
-        text
+        super::exception_text(
+            value,
+            |v| match v {
+                HValue::Object(obj) => Some(Thrown {
+                    class: obj.class_name(),
+                    message: match obj.get("detailMessage") {
+                        Some(HValue::String(m)) => Some(m.into()),
+                        _ => None,
+                    },
+                    // A Throwable without a cause has `cause = this`: a reference.
+                    cause: obj.get("cause"),
+                }),
+                _ => None,
+            },
+            |v| format!("{v:?}"),
+        )
     }
 }
 

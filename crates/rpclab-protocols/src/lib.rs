@@ -18,7 +18,9 @@
 //! * [`discovery`]: finding providers in a registry (ZooKeeper);
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
-//! * [`reference`]: a reply verified once by value, then by its bytes.
+//! * [`reference`]: a reply verified once by value, then by its bytes;
+//! * `testing` (feature `testing`): what the protocols' tests share
+//!   (options, refusals, in-process HTTP/1.1 servers).
 
 pub mod call_error;
 pub mod discovery;
@@ -31,3 +33,5 @@ pub mod net;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

@@ -78,18 +78,28 @@ impl<S: AsyncRead + Unpin> AsyncRead for CountingStream<S> {
     }
 }
 
+impl<S: AsyncWrite + Unpin> CountingStream<S> {
+    /// A write of the inner stream, its bytes counted once written.
+    fn write_counted(
+        self: Pin<&mut Self>,
+        write: impl FnOnce(Pin<&mut S>) -> Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = write(Pin::new(&mut this.inner));
+        if let Poll::Ready(Ok(n)) = poll {
+            this.counter.add_sent(n);
+        }
+        poll
+    }
+}
+
 impl<S: AsyncWrite + Unpin> AsyncWrite for CountingStream<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = poll {
-            this.counter.add_sent(n);
-        }
-        poll
+        self.write_counted(|inner| inner.poll_write(cx, buf))
     }
 
     fn poll_write_vectored(
@@ -97,12 +107,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for CountingStream<S> {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = poll {
-            this.counter.add_sent(n);
-        }
-        poll
+        self.write_counted(|inner| inner.poll_write_vectored(cx, bufs))
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -147,16 +147,6 @@ pub fn check_options(
     }
 }
 
-/// Protocol options from `(key, value)` pairs, as a cell spec holds them:
-/// for the protocols' tests.
-#[cfg(test)]
-pub(crate) fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
 /// The longest `heartbeat_s` a protocol accepts: a day.
 pub const MAX_HEARTBEAT_S: u64 = 86_400;
 
@@ -190,7 +180,7 @@ mod tests {
     use super::*;
 
     fn opts(heartbeat: &str) -> BTreeMap<String, String> {
-        options(&[("heartbeat_s", heartbeat)])
+        crate::testing::options(&[("heartbeat_s", heartbeat)])
     }
 
     #[test]

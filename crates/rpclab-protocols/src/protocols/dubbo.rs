@@ -338,7 +338,7 @@ mod tests {
     use rpclab_model::contract::Operation;
     use tokio::io::AsyncReadExt;
 
-    use crate::protocol::options as opts;
+    use crate::testing::{assert_refused, options as opts, refusal};
 
     #[test]
     fn options() {
@@ -355,31 +355,20 @@ mod tests {
         assert_eq!(d.registry(), Some("zookeeper://127.0.0.1:2181"));
         let d = Dubbo::new(&opts(&[("serialization", "java")])).unwrap();
         assert_eq!(d.serialization(), "java");
-        match Dubbo::new(&opts(&[("serialization", "fst")])) {
-            Err(CallError::Config(m)) => {
-                assert!(
-                    m.contains("`fst` exists in Dubbo but this client does not speak it"),
-                    "{m}"
-                );
-                assert!(m.contains("fastjson2 (23)"), "{m}");
-            }
-            other => panic!("{other:?}"),
-        }
-        match Dubbo::new(&opts(&[("serialization", "xml")])) {
-            Err(CallError::Config(m)) => assert!(m.contains("does not exist"), "{m}"),
-            other => panic!("{other:?}"),
-        }
-        for bad in [
-            opts(&[("heartbeat_s", "-1")]),
-            opts(&[("heartbeat_s", "soon")]),
-            opts(&[("registry", "nacos://127.0.0.1:8848")]),
-            opts(&[("transport", "framed")]),
-        ] {
-            assert!(
-                matches!(Dubbo::new(&bad), Err(CallError::Config(_))),
-                "{bad:?}"
-            );
-        }
+        let m = refusal::<Dubbo>(&[("serialization", "fst")]);
+        assert!(
+            m.contains("`fst` exists in Dubbo but this client does not speak it"),
+            "{m}"
+        );
+        assert!(m.contains("fastjson2 (23)"), "{m}");
+        let m = refusal::<Dubbo>(&[("serialization", "xml")]);
+        assert!(m.contains("does not exist"), "{m}");
+        assert_refused::<Dubbo>(&[
+            &[("heartbeat_s", "-1")],
+            &[("heartbeat_s", "soon")],
+            &[("registry", "nacos://127.0.0.1:8848")],
+            &[("transport", "framed")],
+        ]);
     }
 
     fn framing() -> DubboFraming {

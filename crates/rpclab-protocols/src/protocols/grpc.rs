@@ -97,6 +97,9 @@ pub mod server_pb {
     include!(concat!(env!("OUT_DIR"), "/grpc-server/rpclab.rs"));
 }
 
+#[cfg(feature = "grpc-server")]
+pub mod echo_server;
+
 pub use frame::MAX_MESSAGE_SIZE;
 
 /// The `user-agent` of every request.

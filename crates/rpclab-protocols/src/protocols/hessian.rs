@@ -183,7 +183,7 @@ pub(crate) fn http_status_error(path: &str, status: ::http::StatusCode, body: &[
 mod tests {
     use super::*;
 
-    use crate::protocol::options as opts;
+    use crate::testing::{assert_refused, options as opts};
 
     #[test]
     fn options() {
@@ -198,17 +198,12 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!((h.path(), h.pool()), ("/rpclab.contract.BenchService", 4));
-        for bad in [
-            opts(&[("path", "hessian")]),
-            opts(&[("path", "/a b")]),
-            opts(&[("pool", "0")]),
-            opts(&[("pool", "many")]),
-            opts(&[("serialization", "hessian2")]),
-        ] {
-            assert!(
-                matches!(Hessian::new(&bad), Err(CallError::Config(_))),
-                "{bad:?}"
-            );
-        }
+        assert_refused::<Hessian>(&[
+            &[("path", "hessian")],
+            &[("path", "/a b")],
+            &[("pool", "0")],
+            &[("pool", "many")],
+            &[("serialization", "hessian2")],
+        ]);
     }
 }

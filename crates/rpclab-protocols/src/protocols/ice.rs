@@ -355,7 +355,7 @@ mod tests {
     use super::*;
     use crate::mux::{check_split, route_all};
 
-    use crate::protocol::options as opts;
+    use crate::testing::{assert_refused, options as opts};
 
     #[test]
     fn options() {
@@ -370,18 +370,13 @@ mod tests {
         .unwrap();
         assert_eq!(ice.heartbeat(), None);
         assert!(ice.located_endpoints().is_none());
-        for bad in [
-            opts(&[("adapter", "BenchAdapter")]),
-            opts(&[("locator", "IceGrid/Locator:tcp -h 127.0.0.1 -p 1")]),
-            opts(&[("heartbeat_s", "soon")]),
-            opts(&[("identity", "")]),
-            opts(&[("transport", "x")]),
-        ] {
-            assert!(
-                matches!(Ice::new(&bad), Err(CallError::Config(_))),
-                "{bad:?}"
-            );
-        }
+        assert_refused::<Ice>(&[
+            &[("adapter", "BenchAdapter")],
+            &[("locator", "IceGrid/Locator:tcp -h 127.0.0.1 -p 1")],
+            &[("heartbeat_s", "soon")],
+            &[("identity", "")],
+            &[("transport", "x")],
+        ]);
     }
 
     #[test]

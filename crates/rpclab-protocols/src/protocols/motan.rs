@@ -332,7 +332,7 @@ mod tests {
     use rpclab_model::contract::Operation;
     use tokio::io::AsyncReadExt;
 
-    use crate::protocol::options as opts;
+    use crate::testing::{assert_refused, options as opts, refusal};
 
     #[test]
     fn options() {
@@ -350,28 +350,19 @@ mod tests {
         .unwrap();
         assert_eq!(m.serialization(), Serialization::Simple);
         assert_eq!(m.heartbeat(), Some(Duration::from_secs(5)));
-        match Motan::new(&opts(&[("serialization", "breeze")])) {
-            Err(CallError::Config(m)) => {
-                assert!(
-                    m.contains("`breeze` exists in Motan but is not implemented"),
-                    "{m}"
-                )
-            }
-            other => panic!("{other:?}"),
-        }
-        for bad in [
-            opts(&[("serialization", "xml")]),
-            opts(&[("heartbeat_s", "-1")]),
-            opts(&[("registry", "consul://127.0.0.1:8500")]),
-            opts(&[("group", "a/b")]),
-            opts(&[("version", "1\n0")]),
-            opts(&[("transport", "framed")]),
-        ] {
-            assert!(
-                matches!(Motan::new(&bad), Err(CallError::Config(_))),
-                "{bad:?}"
-            );
-        }
+        let m = refusal::<Motan>(&[("serialization", "breeze")]);
+        assert!(
+            m.contains("`breeze` exists in Motan but is not implemented"),
+            "{m}"
+        );
+        assert_refused::<Motan>(&[
+            &[("serialization", "xml")],
+            &[("heartbeat_s", "-1")],
+            &[("registry", "consul://127.0.0.1:8500")],
+            &[("group", "a/b")],
+            &[("version", "1\n0")],
+            &[("transport", "framed")],
+        ]);
     }
 
     #[test]

@@ -821,6 +821,7 @@ fn malformed(why: String) -> CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{assert_refused, options as opts};
     use generated::{BenchSyncHandler, BenchSyncProcessor};
     use rpclab_model::contract::{Operation, HELLO_PREFIX};
     use thrift::server::TProcessor;
@@ -1078,28 +1079,17 @@ mod tests {
 
     #[test]
     fn options() {
-        let opts = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        };
         assert_eq!(Thrift::new(&opts(&[])).unwrap(), Thrift::default());
         let t = Thrift::new(&opts(&[("transport", "buffered"), ("protocol", "compact")])).unwrap();
         assert_eq!(
             (t.transport(), t.wire()),
             (Transport::Buffered, Wire::Compact)
         );
-        for bad in [
-            opts(&[("transport", "http")]),
-            opts(&[("protocol", "json")]),
-            opts(&[("multiplexed", "true")]),
-        ] {
-            assert!(
-                matches!(Thrift::new(&bad), Err(CallError::Config(_))),
-                "{bad:?}"
-            );
-        }
+        assert_refused::<Thrift>(&[
+            &[("transport", "http")],
+            &[("protocol", "json")],
+            &[("multiplexed", "true")],
+        ]);
     }
 
     #[tokio::test]
@@ -1329,10 +1319,7 @@ mod tests {
             let call = Operation::OrderEcho.call();
             let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
             let mut reply = reply_to(&mut exchange, transport, wire);
-            for (at, byte) in flips {
-                let len = reply.len();
-                reply[at % len] = byte;
-            }
+            crate::testing::flip(&mut reply, 0, &flips);
             for input in [&junk[..], &reply[..]] {
                 match exchange.reply(input) {
                     Ok(Parsed::Incomplete { at_least }) => proptest::prop_assert!(at_least > input.len()),

@@ -253,12 +253,7 @@ pub fn parts<'a>(h: &Header, frame: &'a [u8]) -> Parts<'a> {
 /// command 0, nothing after it.
 pub fn heartbeat_request(id: u32) -> [u8; REQUEST_HEADER_LEN] {
     let mut out = [0u8; REQUEST_HEADER_LEN];
-    out[0] = PROTOCOL_V1;
-    out[1] = TYPE_REQUEST;
-    out[2..4].copy_from_slice(&CMD_HEARTBEAT.to_be_bytes());
-    out[4] = VERSION2;
-    out[5..9].copy_from_slice(&id.to_be_bytes());
-    out[9] = HESSIAN2;
+    write_header_start(&mut out, TYPE_REQUEST, CMD_HEARTBEAT, id);
     // bolt sends timeout -1 for a heartbeat (its default).
     out[10..14].copy_from_slice(&(-1i32).to_be_bytes());
     out
@@ -267,13 +262,19 @@ pub fn heartbeat_request(id: u32) -> [u8; REQUEST_HEADER_LEN] {
 /// The answer to a heartbeat request `id` (`HeartbeatAckCommand`).
 pub fn heartbeat_ack(id: u32) -> [u8; RESPONSE_HEADER_LEN] {
     let mut out = [0u8; RESPONSE_HEADER_LEN];
-    out[0] = PROTOCOL_V1;
-    out[1] = TYPE_RESPONSE;
-    out[2..4].copy_from_slice(&CMD_HEARTBEAT.to_be_bytes());
-    out[4] = VERSION2;
-    out[5..9].copy_from_slice(&id.to_be_bytes());
-    out[9] = HESSIAN2;
+    write_header_start(&mut out, TYPE_RESPONSE, CMD_HEARTBEAT, id);
     out
+}
+
+/// The first 10 bytes of every header the client writes: protocol, type,
+/// command code, version, request id and codec (hessian2).
+fn write_header_start(h: &mut [u8], kind: u8, command: u16, id: u32) {
+    h[0] = PROTOCOL_V1;
+    h[1] = kind;
+    h[2..4].copy_from_slice(&command.to_be_bytes());
+    h[4] = VERSION2;
+    h[5..9].copy_from_slice(&id.to_be_bytes());
+    h[9] = HESSIAN2;
 }
 
 // ---- requests ----------------------------------------------------------------
@@ -292,14 +293,7 @@ pub fn arg_sigs(method: Method) -> &'static [&'static str] {
 /// encoding it does not reallocate.
 pub fn request_capacity(argument: &Value) -> usize {
     const FIXED: usize = 512; // headers, class, SofaRequest
-    FIXED
-        + match argument {
-            Value::Order(_) => 256,
-            Value::Orders(orders) => 160 + orders.len() * 64,
-            // ASCII: one byte per char, plus 3 per 32 Ki-char chunk.
-            Value::Str(s) => s.len() + s.len() / 8192 + 8,
-            Value::Unit => 0,
-        }
+    FIXED + crate::java_contract::hessian::value_capacity(argument)
 }
 
 /// The request props a SOFA-RPC consumer sends (`protocol`, `type`), in
@@ -374,12 +368,7 @@ pub fn encode_request(
         )));
     }
     let h = &mut out[..REQUEST_HEADER_LEN];
-    h[0] = PROTOCOL_V1;
-    h[1] = TYPE_REQUEST;
-    h[2..4].copy_from_slice(&CMD_REQUEST.to_be_bytes());
-    h[4] = VERSION2;
-    h[5..9].copy_from_slice(&id.to_be_bytes());
-    h[9] = HESSIAN2;
+    write_header_start(h, TYPE_REQUEST, CMD_REQUEST, id);
     h[10..14].copy_from_slice(&timeout_ms.to_be_bytes());
     h[14..16].copy_from_slice(&(REQUEST_CLASS.len() as u16).to_be_bytes());
     h[16..18].copy_from_slice(&((content_start - header_start) as u16).to_be_bytes());
@@ -676,6 +665,7 @@ mod tests {
     //! by `golden/regenerate.sh`.
 
     use super::*;
+    use crate::testing::flip;
     use proptest::prelude::*;
     use rpclab_model::contract::{ascii_text, Operation, Order, StringSize};
 
@@ -1184,10 +1174,7 @@ mod tests {
             flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
         ) {
             let mut reply = OPS[op].2.to_vec();
-            for (at, byte) in flips {
-                let i = RESPONSE_HEADER_LEN + at % (reply.len() - RESPONSE_HEADER_LEN);
-                reply[i] = byte;
-            }
+            flip(&mut reply, RESPONSE_HEADER_LEN, &flips);
             if let Ok(Some((h, total))) = frame(&reply) {
                 for m in METHODS { let _ = decode_response(&h, &reply[..total], m); }
             }

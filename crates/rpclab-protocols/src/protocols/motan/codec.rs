@@ -345,14 +345,7 @@ impl RequestTemplate {
         HEADER_LEN
             + 8
             + self.metas[method.index()].len()
-            + 16
-            + match argument {
-                Value::Order(_) => 256,
-                Value::Orders(orders) => 160 + orders.len() * 64,
-                // ASCII: one byte per char, plus 3 per 32 Ki-char Hessian chunk.
-                Value::Str(s) => s.len() + s.len() / 8192 + 8,
-                Value::Unit => 0,
-            }
+            + 16 + crate::java_contract::hessian::value_capacity(argument)
     }
 
     /// Encodes request `id` calling `method` with `argument` into `out`

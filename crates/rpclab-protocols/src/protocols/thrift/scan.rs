@@ -199,17 +199,7 @@ impl Cursor<'_> {
             kind = self.u8()?;
             seqid = self.i32_be()?;
         }
-        let body = self.pos;
-        if !self.skip_known_body() {
-            self.binary_value(12, 0)?;
-        }
-        Ok(Message {
-            kind,
-            seqid,
-            name,
-            body,
-            len: self.pos,
-        })
+        self.message_body(Wire::Binary, kind, seqid, name)
     }
 
     fn binary_string(&mut self) -> Step<Range<usize>> {
@@ -261,41 +251,14 @@ impl Cursor<'_> {
                 let key = binary_type(self.u8()?)?;
                 let value = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(key) + binary_min_size(value))?;
-                self.binary_elements(count, key, Some(value), depth)?;
+                self.elements(Wire::Binary, count, key, Some(value), depth)?;
             }
             14 | 15 => {
                 let element = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(element))?;
-                self.binary_elements(count, element, None, depth)?;
+                self.elements(Wire::Binary, count, element, None, depth)?;
             }
             other => return invalid(format!("unsupported binary protocol type {other}")),
-        }
-        Ok(())
-    }
-
-    fn binary_elements(
-        &mut self,
-        count: u64,
-        first: u8,
-        second: Option<u8>,
-        depth: usize,
-    ) -> Step<()> {
-        let fixed = |t: u8| binary_fixed_size(t);
-        match (fixed(first), second.map(fixed)) {
-            (Some(a), None) => {
-                self.skip(count * a)?;
-            }
-            (Some(a), Some(Some(b))) => {
-                self.skip(count * (a + b))?;
-            }
-            _ => {
-                for _ in 0..count {
-                    self.binary_value(first, depth + 1)?;
-                    if let Some(second) = second {
-                        self.binary_value(second, depth + 1)?;
-                    }
-                }
-            }
         }
         Ok(())
     }
@@ -319,17 +282,7 @@ impl Cursor<'_> {
         let seqid = self.varint()? as u32 as i32;
         let name_len = self.varint()?;
         let name = self.skip(name_len)?;
-        let body = self.pos;
-        if !self.skip_known_body() {
-            self.compact_value(12, 0)?;
-        }
-        Ok(Message {
-            kind,
-            seqid,
-            name,
-            body,
-            len: self.pos,
-        })
+        self.message_body(Wire::Compact, kind, seqid, name)
     }
 
     /// A value of compact type `ctype` (in a collection or after a field
@@ -360,7 +313,7 @@ impl Cursor<'_> {
                     short => u64::from(short),
                 };
                 self.check_count(count, compact_min_size(element))?;
-                self.compact_elements(count, element, None, depth)?;
+                self.elements(Wire::Compact, count, element, None, depth)?;
             }
             11 => {
                 let count = self.varint()?;
@@ -369,7 +322,7 @@ impl Cursor<'_> {
                     let key = compact_type(types >> 4)?;
                     let value = compact_type(types & 0x0f)?;
                     self.check_count(count, compact_min_size(key) + compact_min_size(value))?;
-                    self.compact_elements(count, key, Some(value), depth)?;
+                    self.elements(Wire::Compact, count, key, Some(value), depth)?;
                 }
             }
             12 => loop {
@@ -390,14 +343,52 @@ impl Cursor<'_> {
         Ok(())
     }
 
-    fn compact_elements(
+    // ---- both protocols ------------------------------------------------
+
+    /// The message whose header ends here: its body (a struct) skipped,
+    /// at once when its shape is known.
+    fn message_body(
         &mut self,
+        wire: Wire,
+        kind: u8,
+        seqid: i32,
+        name: Range<usize>,
+    ) -> Step<Message> {
+        let body = self.pos;
+        if !self.skip_known_body() {
+            self.value(wire, 12, 0)?;
+        }
+        Ok(Message {
+            kind,
+            seqid,
+            name,
+            body,
+            len: self.pos,
+        })
+    }
+
+    /// A value of type `t` in `wire`'s encoding of types.
+    fn value(&mut self, wire: Wire, t: u8, depth: usize) -> Step<()> {
+        match wire {
+            Wire::Binary => self.binary_value(t, depth),
+            Wire::Compact => self.compact_value(t, depth),
+        }
+    }
+
+    /// `count` elements of type `first` (with `second`, map entries): all
+    /// skipped at once when every one has a fixed size, else each scanned.
+    fn elements(
+        &mut self,
+        wire: Wire,
         count: u64,
         first: u8,
         second: Option<u8>,
         depth: usize,
     ) -> Step<()> {
-        let fixed = |t: u8| compact_fixed_size(t);
+        let fixed = match wire {
+            Wire::Binary => binary_fixed_size,
+            Wire::Compact => compact_fixed_size,
+        };
         match (fixed(first), second.map(fixed)) {
             (Some(a), None) => {
                 self.skip(count * a)?;
@@ -407,9 +398,9 @@ impl Cursor<'_> {
             }
             _ => {
                 for _ in 0..count {
-                    self.compact_value(first, depth + 1)?;
+                    self.value(wire, first, depth + 1)?;
                     if let Some(second) = second {
-                        self.compact_value(second, depth + 1)?;
+                        self.value(wire, second, depth + 1)?;
                     }
                 }
             }

@@ -14,7 +14,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::java_contract::Method;
+use crate::java_contract::{exception_text, Method, Thrown};
 use rpclab_model::contract::{self, Value};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -299,34 +299,21 @@ impl ObjectInput for Input<'_> {
                 ))
             }
         };
-        let mut text = String::from("exception ");
-        let mut next = Some(&v);
-        let mut depth = 0;
-        while let Some(serde_json::Value::Object(obj)) = next {
-            if depth > 0 {
-                text.push_str("; caused by ");
-            }
-            text.push_str(
-                obj.get("@type")
-                    .and_then(|t| t.as_str())
-                    .unwrap_or("(class not sent)"),
-            );
-            match obj.get("message").and_then(|m| m.as_str()) {
-                Some(m) => {
-                    text.push_str(": ");
-                    text.push_str(m);
-                }
-                None => text.push_str(" (no message)"),
-            }
-            depth += 1;
-            next = obj.get("cause").filter(|_| depth < 8);
-        }
-        if depth == 0 {
-            let mut shown = v.to_string();
-            shown.truncate(200);
-            text.push_str(&shown);
-        }
-        CallError::Server(text)
+        CallError::Server(exception_text(
+            &v,
+            |v| {
+                let obj = v.as_object()?;
+                Some(Thrown {
+                    class: obj
+                        .get("@type")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or("(class not sent)"),
+                    message: obj.get("message").and_then(|m| m.as_str()).map(Into::into),
+                    cause: obj.get("cause"),
+                })
+            },
+            |v| v.to_string(),
+        ))
     }
 
     fn skip_object(&mut self) -> Result<(), CallError> {

@@ -9,7 +9,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::protocol::CallError;
-use crate::java_contract::{Method, ORDER_CLASS};
+use crate::java_contract::{exception_text, Method, Thrown, ORDER_CLASS};
 use fastjson2_jsonb::dubbo::{ObjectInput as JInput, ObjectOutput as JOutput};
 use fastjson2_jsonb::{DecodeError, EncodeError, Reader, Value as JValue, Writer};
 use rpclab_model::contract::{self, Value};
@@ -282,32 +282,21 @@ fn read_field_string(r: &mut Reader<'_>, out: &mut String) -> Result<(), DecodeE
 /// the causes' (Dubbo often wraps the interesting one). fastjson2 names
 /// `java.lang` exceptions by their simple name (`IllegalStateException`).
 fn exception_error(value: &JValue) -> CallError {
-    let mut text = String::from("exception ");
-    let mut next = Some(value);
-    let mut depth = 0;
-    while let Some(v @ JValue::Typed(class, _)) = next {
-        if depth > 0 {
-            text.push_str("; caused by ");
-        }
-        text.push_str(class);
-        match v.get("detailMessage").and_then(JValue::as_str) {
-            Some(m) => {
-                text.push_str(": ");
-                text.push_str(m);
-            }
-            None => text.push_str(" (no message)"),
-        }
-        depth += 1;
-        // A Throwable without a cause has `cause = this`, which fastjson2
-        // leaves out or writes as a reference: either ends the chain.
-        next = v.get("cause").filter(|_| depth < 8);
-    }
-    if depth == 0 {
-        let mut shown = format!("{value:?}");
-        shown.truncate(200);
-        text.push_str(&shown);
-    }
-    CallError::Server(text)
+    CallError::Server(exception_text(
+        value,
+        |v| match v {
+            JValue::Typed(class, _) => Some(Thrown {
+                class,
+                message: v.get("detailMessage").and_then(JValue::as_str).map(Into::into),
+                // A Throwable without a cause has `cause = this`, which
+                // fastjson2 leaves out or writes as a reference: either
+                // ends the chain.
+                cause: v.get("cause"),
+            }),
+            _ => None,
+        },
+        |v| format!("{v:?}"),
+    ))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use super::{ObjectInput, ObjectOutput, Serialization};
 use crate::java_contract::serialization::order_desc;
-use crate::java_contract::{Method, ORDER_CLASS};
+use crate::java_contract::{exception_text, Method, Thrown, ORDER_CLASS};
 use crate::protocol::CallError;
 use javaser::java::{array_list_desc, array_list_elements, hash_map_desc};
 use javaser::{ClassDesc, DecodeError, Decoder, EncodeError, Encoder, Value as JValue};
@@ -358,28 +358,21 @@ impl ObjectInput for Input<'_> {
 /// A thrown `Throwable` as a server error: `<class>: <detailMessage>`, with
 /// its causes'.
 fn exception_error(value: &JValue, input: &Input<'_>) -> CallError {
-    let mut text = String::from("exception ");
-    let mut next = Some(value);
-    let mut depth = 0;
-    while let Some(JValue::Object(obj)) = next {
-        if depth > 0 {
-            text.push_str("; caused by ");
-        }
-        text.push_str(&obj.desc.name);
-        match obj.get("detailMessage").and_then(|m| input.string(m)) {
-            Some(m) => {
-                text.push_str(": ");
-                text.push_str(&m);
-            }
-            None => text.push_str(" (no message)"),
-        }
-        depth += 1;
-        // Without a cause, Throwable's `cause` is itself: a reference,
-        // which ends the walk.
-        next = obj.get("cause").filter(|_| depth < 8);
-    }
-    if depth == 0 {
-        text.push_str(&kind(value));
-    }
-    CallError::Server(text)
+    CallError::Server(exception_text(
+        value,
+        |v| match v {
+            JValue::Object(obj) => Some(Thrown {
+                class: &obj.desc.name,
+                message: obj
+                    .get("detailMessage")
+                    .and_then(|m| input.string(m))
+                    .map(Into::into),
+                // Without a cause, Throwable's `cause` is itself: a
+                // reference, which ends the walk.
+                cause: obj.get("cause"),
+            }),
+            _ => None,
+        },
+        kind,
+    ))
 }
