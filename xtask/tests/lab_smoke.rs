@@ -182,8 +182,14 @@ fn check_cell(server: &str, c: &Value, refusals_allowed: bool) {
             "{server}: {c}"
         );
         assert!(f(&c["latency_us"]["max"]) >= f(&c["latency_us"]["min"]));
+        // Wire bytes are counted. Which direction a window sees depends on
+        // the host's speed: on an overloaded host, with calls slower than a
+        // short window, a multiplexed connection's replies can all have been
+        // read before the window opened (and the requests written after it
+        // closed), so one direction may be zero, never both.
         assert!(
-            f(&c["report"]["bytes_received_per_call"]) > 0.0,
+            f(&c["report"]["bytes_received_per_call"]) > 0.0
+                || f(&c["report"]["bytes_sent_per_call"]) > 0.0,
             "{server}: {c}"
         );
     }
