@@ -3,7 +3,9 @@ package rpclab.shared;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,8 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the same version that finds it through ZooKeeper and calls every method,
  * once per serialization the provider claims; a serialization it does not
  * serve ends it with status 2 and a line naming it. A provider's test
- * extends this class with what is its version's own: the serializations,
- * the URL parameters it registers and how its consumer is made.
+ * extends this class with what is its version's own: the serializations
+ * (constructor), the URL parameters it registers and how its consumer is
+ * made; the default serialization is the first served one.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class DubboProviderCases {
@@ -55,16 +59,21 @@ public abstract class DubboProviderCases {
      */
     static final boolean QUICK = Boolean.getBoolean("rpclab.test.quick");
 
+    private final Class<?> provider;
+    private final List<String> served;
+    private final List<String> refused;
     protected EmbeddedZooKeeper zk;
 
-    /** The provider's main class. */
-    protected abstract Class<?> provider();
-
-    /** Every serialization the provider serves, its default first. */
-    protected abstract List<String> served();
-
-    /** Serializations it must refuse (besides "nonsense"). */
-    protected abstract List<String> refused();
+    /**
+     * @param provider the provider's main class
+     * @param served every serialization it serves, its default first
+     * @param refused serializations it must refuse (besides "nonsense")
+     */
+    protected DubboProviderCases(Class<?> provider, Collection<String> served, List<String> refused) {
+        this.provider = provider;
+        this.served = new ArrayList<>(served);
+        this.refused = refused;
+    }
 
     /** What the consumer of this JVM needs before it meets the provider. */
     protected abstract void prepareConsumer();
@@ -76,11 +85,11 @@ public abstract class DubboProviderCases {
     protected abstract void callEveryMethodThrough(String registry) throws Exception;
 
     Stream<String> supported() {
-        return QUICK ? Stream.of(served().get(0)) : served().stream();
+        return QUICK ? Stream.of(served.get(0)) : served.stream();
     }
 
     Stream<String> unsupported() {
-        return QUICK ? Stream.of("nonsense") : Stream.concat(refused().stream(), Stream.of("nonsense"));
+        return QUICK ? Stream.of("nonsense") : Stream.concat(refused.stream(), Stream.of("nonsense"));
     }
 
     @BeforeAll
@@ -101,7 +110,7 @@ public abstract class DubboProviderCases {
         env.put("ZK_ADDRESS", zk.address());
         env.put("DUBBO_SERIALIZATION", serialization);
         env.put("DUBBO_THREADS", "16");
-        return new ProviderProcess(provider(), JVM_FLAGS, env);
+        return new ProviderProcess(provider, JVM_FLAGS, env);
     }
 
     List<String> registeredProviders() throws Exception {
@@ -142,5 +151,10 @@ public abstract class DubboProviderCases {
             assertTrue(provider.all.stream().anyMatch(l -> l.contains("DUBBO_SERIALIZATION=" + serialization)),
                     String.join("\n", provider.all));
         }
+    }
+
+    @Test
+    void defaultIsTheFirstServed() {
+        assertEquals("hessian2", served.get(0));
     }
 }

@@ -16,10 +16,11 @@ public final class Env {
     }
 
     /**
-     * The integer in `min..max` that `name` holds, or `dflt` when it is unset;
-     * anything else is an IllegalArgumentException that names the variable.
+     * The integer in `min..max` that `name` holds, or `dflt` (which may be
+     * null: no value, the framework's own default) when it is unset; anything
+     * else is an IllegalArgumentException that names the variable.
      */
-    public static int integer(String name, int dflt, int min, int max) {
+    public static Integer integer(String name, Integer dflt, int min, int max) {
         String v = string(name, null);
         if (v == null) {
             return dflt;

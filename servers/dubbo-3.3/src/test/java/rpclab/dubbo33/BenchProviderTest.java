@@ -1,33 +1,19 @@
 package rpclab.dubbo33;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import java.util.List;
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.FrameworkModel;
-import org.junit.jupiter.api.Test;
 import rpclab.contract.BenchService;
 import rpclab.shared.ContractCalls;
 import rpclab.shared.DubboProviderCases;
 
 /** {@link DubboProviderCases} with Dubbo 3.3's serializations and a Dubbo 3.3 consumer of its own framework model. */
 class BenchProviderTest extends DubboProviderCases {
-    @Override
-    protected Class<?> provider() {
-        return BenchProvider.class;
-    }
-
-    @Override
-    protected List<String> served() {
-        return List.copyOf(BenchProvider.SERIALIZATIONS.keySet());
-    }
-
-    @Override
-    protected List<String> refused() {
-        return List.of("dubbo", "fst");
+    BenchProviderTest() {
+        super(BenchProvider.class, BenchProvider.SERIALIZATIONS.keySet(), List.of("dubbo", "fst"));
     }
 
     @Override
@@ -69,11 +55,5 @@ class BenchProviderTest extends DubboProviderCases {
         } finally {
             framework.destroy();
         }
-    }
-
-    @Test
-    void defaultIsHessian2() {
-        assertEquals("hessian2", BenchProvider.DEFAULT_SERIALIZATION);
-        assertEquals(BenchProvider.DEFAULT_SERIALIZATION, served().get(0));
     }
 }
