@@ -5,7 +5,9 @@
 //! `jdk` → `maven` (the plugins and test runner every pom uses), so what all
 //! servers share is fetched once; its dependency layer is keyed by the pom's
 //! content (see docs/adding-a-framework.md), so servers with the same pom
-//! share it. Every image is labelled with a hash of all its
+//! share it. A Java server folder without a Dockerfile is built by the
+//! shared `images/java-server/Dockerfile` from its manifest's `[build]`
+//! table ([`server_context`]). Every image is labelled with a hash of all its
 //! inputs (the files of its build context, its build arguments and the ids
 //! of its parent images); a warm `lab run` finds the label unchanged and
 //! builds nothing.
