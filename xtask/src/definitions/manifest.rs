@@ -1,10 +1,13 @@
 //! Server manifests: `servers/<name>/server.toml`.
 //!
 //! A server folder is everything the lab knows about a server under test:
-//! its Dockerfile, its source and this manifest. `lab list` and `lab run`
+//! its source, this manifest and, unless the shared JVM server Dockerfile
+//! builds it from the manifest's `[build]` table ([`java_build`]), its own
+//! Dockerfile. `lab list` and `lab run`
 //! know nothing that a manifest does not say, and a typo in one is an error
 //! naming the file, line and column (serde's `deny_unknown_fields`).
 
+use crate::definitions::java_build::{self, JavaBuild};
 use anyhow::{bail, Context, Result};
 pub use rpclab_protocols::protocols::ProtocolName;
 use serde::Deserialize;
@@ -172,6 +175,10 @@ pub struct Manifest {
     /// Departures from the lab's container confinement, with reasons.
     #[serde(default)]
     pub confinement: Confinement,
+    /// How the shared JVM server Dockerfile builds this server, when its
+    /// folder has no Dockerfile of its own ([`java_build`]).
+    #[serde(default)]
+    pub build: JavaBuild,
     #[serde(rename = "variant")]
     pub variants: Vec<Variant>,
     /// What is left before the lab runs this server, written by `cargo xtask
@@ -205,6 +212,21 @@ impl Manifest {
                     .join("; ")
             )
         })
+    }
+
+    /// The Dockerfile of this server's images, relative to the repository
+    /// root: its folder's own, or the shared one of the JVM servers.
+    pub fn dockerfile(&self) -> String {
+        if self.dir.join("Dockerfile").is_file() {
+            format!("servers/{}/Dockerfile", self.name)
+        } else {
+            java_build::SHARED_DOCKERFILE.to_owned()
+        }
+    }
+
+    /// Whether the shared JVM server Dockerfile builds this server.
+    pub fn shared_dockerfile(&self) -> bool {
+        self.dockerfile() == java_build::SHARED_DOCKERFILE
     }
 
     /// Why `variant` cannot run, if it cannot.
@@ -319,10 +341,8 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
         }
         crate::basics::confine::server(&m.confinement, &m.jvm_flags)
             .with_context(|| format!("{}: [confinement]", path.display()))?;
-        if !dir.join("Dockerfile").is_file() {
-            bail!("{}: the server folder has no Dockerfile", dir.display());
-        }
         m.dir = dir;
+        check_build(&m).with_context(|| path.display().to_string())?;
         manifests.push(m);
     }
     manifests.sort_by(|a, b| a.name.cmp(&b.name));
@@ -337,6 +357,40 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
         }
     }
     Ok(manifests)
+}
+
+/// A folder with its own Dockerfile has no `[build]` table (nothing would
+/// read it); one without is a Java server whose variants the table and a pom
+/// of the folder build.
+fn check_build(m: &Manifest) -> Result<()> {
+    if !m.shared_dockerfile() {
+        if !m.build.is_empty() {
+            bail!(
+                "[build] is read by the shared {}, and {} has a Dockerfile of its own",
+                java_build::SHARED_DOCKERFILE,
+                m.dir.display()
+            );
+        }
+        return Ok(());
+    }
+    // Only a Java server builds on the shared Dockerfile; another language
+    // fails to compile here until the lab knows how to build it.
+    let Language::Java = m.language;
+    for v in &m.variants {
+        m.build.check(&v.name, &v.build_args)?;
+        let pom = v
+            .build_args
+            .get(java_build::POM_ARG)
+            .map_or("pom.xml", String::as_str);
+        if !m.dir.join(pom).is_file() {
+            bail!(
+                "variant `{}`: {} has no {pom} (and no Dockerfile of its own)",
+                v.name,
+                m.dir.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Resolves `--only` names (server folder names or frameworks) against the
@@ -461,6 +515,42 @@ jvm = "17"
             .to_string();
         assert!(err.starts_with("servers/s/server.toml:4:"), "{err}");
         assert!(err.contains("`cpp`") && err.contains("java"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_builds_with_its_own_dockerfile_or_the_shared_one_and_build_table() {
+        let text = r#"
+name = "s"
+framework = "f"
+protocol = "grpc"
+language = "java"
+description = "d"
+port = 1
+[build]
+maven_properties = { "s.version" = "S_VERSION" }
+[[variant]]
+name = "a"
+version = "1"
+build_args = { S_VERSION = "1" }
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let mut m: Manifest = parse_toml(Path::new("server.toml"), text).unwrap();
+        m.dir = dir.path().to_owned();
+        let err = check_build(&m).unwrap_err().to_string();
+        assert!(err.contains("has no pom.xml"), "{err}");
+        std::fs::write(dir.path().join("pom.xml"), "<project/>").unwrap();
+        check_build(&m).unwrap();
+        assert!(m.shared_dockerfile());
+        m.variants[0].build_args.insert("OTHER".into(), "2".into());
+        let err = check_build(&m).unwrap_err().to_string();
+        assert!(err.contains("`OTHER` sets nothing"), "{err}");
+        // a Dockerfile of its own reads the build arguments, and no [build]
+        std::fs::write(dir.path().join("Dockerfile"), "FROM scratch\n").unwrap();
+        assert_eq!(m.dockerfile(), "servers/s/Dockerfile");
+        let err = check_build(&m).unwrap_err().to_string();
+        assert!(err.contains("a Dockerfile of its own"), "{err}");
+        m.build = JavaBuild::default();
+        check_build(&m).unwrap();
     }
 
     #[test]

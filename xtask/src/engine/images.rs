@@ -5,7 +5,9 @@
 //! `jdk` → `maven` (the plugins and test runner every pom uses), so what all
 //! servers share is fetched once; its dependency layer is keyed by the pom's
 //! content (see docs/adding-a-framework.md), so servers with the same pom
-//! share it. Every image is labelled with a hash of all its
+//! share it. A Java server folder without a Dockerfile is built by the
+//! shared `images/java-server/Dockerfile` from its manifest's `[build]`
+//! table ([`server_context`]). Every image is labelled with a hash of all its
 //! inputs (the files of its build context, its build arguments and the ids
 //! of its parent images); a warm `lab run` finds the label unchanged and
 //! builds nothing.
@@ -330,11 +332,8 @@ impl<'a> Builder<'a> {
     }
 
     /// Builds the image of every (server, variant), several at a time, and
-    /// returns their ids in the same order. The context is the repository's
-    /// `contract/` and the server's folder, and `SERVER_DIR` names the
-    /// folder, so the Dockerfile works the same with `docker build -f
-    /// servers/<name>/Dockerfile --build-arg SERVER_DIR=servers/<name> .`
-    /// from the repository root and no Dockerfile names its own folder.
+    /// returns their ids in the same order (see [`server_context`] for what
+    /// each is built from).
     ///
     /// Server images depend only on the JDK, Maven and runtime images,
     /// built before, so they are independent of each other; most of a cold
@@ -351,25 +350,12 @@ impl<'a> Builder<'a> {
             if jobs.iter().any(|(j, _)| j.tag == tag) {
                 continue;
             }
-            let mut ctx = BuildContext::new();
-            ctx.add(&self.root.join("contract"), "contract")?;
-            ctx.add(&m.dir, &format!("servers/{}", m.name))?;
-            let mut args = v.build_args.clone();
-            args.insert("SERVER_DIR".into(), format!("servers/{}", m.name));
-            args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
-            args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
+            let (ctx, dockerfile, args) = server_context(self.root, m, v)?;
             let mut parents = vec![JDK, RUNTIME];
             if m.language == Language::Java {
-                args.insert("RPCLAB_MAVEN_IMAGE".into(), MAVEN.into());
                 parents.push(MAVEN);
             }
-            let job = self.plan(
-                &tag,
-                &format!("servers/{}/Dockerfile", m.name),
-                ctx,
-                args,
-                &parents,
-            )?;
+            let job = self.plan(&tag, &dockerfile, ctx, args, &parents)?;
             jobs.push((
                 job,
                 format!("cannot build server {} variant {}", m.name, v.name),
@@ -394,6 +380,39 @@ impl<'a> Builder<'a> {
             .map(|(m, v)| self.built.get(&m.image(v)).cloned().unwrap_or_default())
             .collect())
     }
+}
+
+/// The build context, Dockerfile and build arguments of a server variant's
+/// image. The context is the repository's `contract/` and the server's
+/// folder, and `SERVER_DIR` names the folder, so a Dockerfile works the same
+/// with `docker build -f <dockerfile> --build-arg SERVER_DIR=servers/<name> .`
+/// from the repository root and no Dockerfile names its own folder. A
+/// folder with a Dockerfile gets the variant's `build_args`; one without is
+/// built by the shared JVM server Dockerfile, which the context then holds
+/// (so a change to it changes the input hash of every image it builds),
+/// with the arguments its `[build]` table makes of the variant's.
+fn server_context(
+    root: &Path,
+    m: &Manifest,
+    v: &Variant,
+) -> Result<(BuildContext, String, HashMap<String, String>)> {
+    let mut ctx = BuildContext::new();
+    ctx.add(&root.join("contract"), "contract")?;
+    ctx.add(&m.dir, &format!("servers/{}", m.name))?;
+    let dockerfile = m.dockerfile();
+    let mut args = if m.shared_dockerfile() {
+        ctx.add(&root.join(&dockerfile), &dockerfile)?;
+        m.build.build_args(&v.version, &v.build_args)
+    } else {
+        v.build_args.clone()
+    };
+    args.insert("SERVER_DIR".into(), format!("servers/{}", m.name));
+    args.insert("RPCLAB_JDK_IMAGE".into(), JDK.into());
+    args.insert("RPCLAB_RUNTIME_IMAGE".into(), RUNTIME.into());
+    if m.language == Language::Java {
+        args.insert("RPCLAB_MAVEN_IMAGE".into(), MAVEN.into());
+    }
+    Ok((ctx, dockerfile, args))
 }
 
 /// Server images built at once (see [`Builder::servers`]).
@@ -538,7 +557,7 @@ mod tests {
             .unwrap();
         let names = entries(&ctx.finish().unwrap());
         for wanted in [
-            "servers/dubbo-3.3/Dockerfile",
+            "servers/dubbo-3.3/pom.xml",
             "servers/dubbo-3.3/src/main/resources/security/serialize.allowlist",
             "servers/dubbo-3.3/src/main/resources/META-INF/dubbo/org.apache.dubbo.remoting.Transporter",
         ] {
@@ -602,15 +621,42 @@ mod tests {
     fn no_server_dockerfile_names_its_own_folder() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         for m in crate::definitions::manifest::load_all(root).unwrap() {
-            let text = std::fs::read_to_string(m.dir.join("Dockerfile")).unwrap();
+            let text = std::fs::read_to_string(root.join(m.dockerfile())).unwrap();
             for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
                 assert!(
                     !line.contains("servers/"),
                     "{}: `{line}`: take the folder from SERVER_DIR",
-                    m.name
+                    m.dockerfile()
                 );
             }
         }
+    }
+
+    /// A JVM server folder without a Dockerfile is built by the shared
+    /// one, which its context holds (so editing it rebuilds every JVM
+    /// image) with its versions as Maven properties; an IceGrid server
+    /// keeps its own, with its variant's build arguments.
+    #[test]
+    fn a_jvm_server_without_a_dockerfile_is_built_by_the_shared_one() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let manifests = crate::definitions::manifest::load_all(root).unwrap();
+        let server = |name: &str| manifests.iter().find(|m| m.name == name).unwrap();
+        let dubbo = server("dubbo-2.6");
+        let (ctx, dockerfile, args) = server_context(root, dubbo, &dubbo.variants[0]).unwrap();
+        assert_eq!(
+            dockerfile,
+            crate::definitions::java_build::SHARED_DOCKERFILE
+        );
+        assert!(entries(&ctx.finish().unwrap()).contains(&dockerfile));
+        assert_eq!(args["MAVEN_PROPERTIES"], "-Ddubbo.version=2.6.12");
+        assert_eq!(args["VERSION_JAR"], "dubbo-2.6.12.jar");
+        assert_eq!(args["SERVER_DIR"], "servers/dubbo-2.6");
+        assert!(!args.contains_key("DUBBO_VERSION"));
+        let ice = server("ice-3.7-icegrid");
+        let (ctx, dockerfile, args) = server_context(root, ice, &ice.variants[0]).unwrap();
+        assert_eq!(dockerfile, "servers/ice-3.7-icegrid/Dockerfile");
+        assert!(entries(&ctx.finish().unwrap()).contains(&dockerfile));
+        assert_eq!(args["ICE_VERSION"], "3.7.10");
     }
 
     #[test]

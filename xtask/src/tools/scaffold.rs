@@ -3,8 +3,10 @@
 //! A new server of a protocol the lab already speaks starts as a copy of a
 //! folder that speaks it (`--like`, or `--protocol`, which picks the first
 //! such folder). The copy gets its own name, port and registry, every
-//! `servers/<old>` path in its text files becomes `servers/<new>` (the
-//! Dockerfiles take their folder as `SERVER_DIR` and name none), and its
+//! `servers/<old>` path in its text files becomes `servers/<new>` (a Java
+//! server has no Dockerfile: the shared one builds it from its pom and its
+//! manifest's `[build]`; a Dockerfile of its own takes the folder as
+//! `SERVER_DIR` and names none), and its
 //! manifest gets a `todo` list: the honest checklist of what the copy does
 //! not do yet. While the list is not empty `lab list` shows the server as not
 //! runnable yet, with the list, and `lab run` skips it: a copy runs its
@@ -193,7 +195,8 @@ fn copy_server(
     }
     todo.push(
         "rewrite server.toml: description, framework, variants (versions, build_args, notes), \
-         jvm_flags, env and client_options"
+         [build] (the Maven properties the build_args set, the jar of the version), \
+         jvm_flags, env and client_options, and the comment on what the server reads"
             .to_owned(),
     );
     let old_port = from.port.to_string();
@@ -244,9 +247,11 @@ fn template(
     std::fs::create_dir_all(dest)?;
     let mut todo = vec![
         format!(
-            "write servers/{name}/Dockerfile: build the server from the repository root context \
-             (contract/ and SERVER_DIR=servers/{name} are there); a Java server starts its build \
-             stage FROM ${{RPCLAB_MAVEN_IMAGE}} as the others do"
+            "build the server: a Java server replaces servers/{name}/Dockerfile by a pom.xml and \
+             server.toml's [build] table, and the shared images/java-server/Dockerfile builds it \
+             (docs/adding-a-framework.md); a server in another language writes the Dockerfile, \
+             built from the repository root context (contract/ and SERVER_DIR=servers/{name} \
+             are there)"
         ),
         "write the server: bind 127.0.0.1 on RPCLAB_PORT, implement every contract operation \
          (contract/README.md)"
@@ -510,7 +515,8 @@ mod tests {
         }
 
         // Nothing in the copy names the original's folder but the checklist
-        // (which says it is a copy); the Dockerfile names no folder at all.
+        // (which says it is a copy); the shared Dockerfile builds it as it
+        // builds the original, with the original's [build] table.
         let dir = root.path().join("servers/thrift-java-hsha");
         let mut stack = vec![dir.clone()];
         while let Some(d) = stack.pop() {
@@ -526,9 +532,9 @@ mod tests {
                 }
             }
         }
-        let dockerfile = std::fs::read_to_string(dir.join("Dockerfile")).unwrap();
-        assert!(!dockerfile.contains("servers/thrift-java"), "{dockerfile}");
-        assert!(dockerfile.contains("${SERVER_DIR}/src/"), "{dockerfile}");
+        assert!(!dir.join("Dockerfile").exists());
+        assert!(new.shared_dockerfile());
+        assert_eq!(new.build.debian_packages, original.build.debian_packages);
         // The pom is the original's byte for byte, so the dependency layer is shared.
         assert_eq!(
             std::fs::read(dir.join("pom.xml")).unwrap(),
@@ -554,8 +560,8 @@ mod tests {
 
     #[test]
     fn a_linked_folder_is_copied_as_files_with_the_given_port_and_registry() {
-        // dubbo-webservice links dubbo-hessian's Dockerfile, pom and
-        // sources, as in the repository.
+        // dubbo-webservice links dubbo-hessian's pom and sources, as in
+        // the repository.
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let root = temp_root(&["dubbo-hessian"]);
         let linked = root.path().join("servers/dubbo-webservice");
@@ -565,7 +571,7 @@ mod tests {
             linked.join("server.toml"),
         )
         .unwrap();
-        for f in ["Dockerfile", "pom.xml", "src"] {
+        for f in ["pom.xml", "src"] {
             std::os::unix::fs::symlink(format!("../dubbo-hessian/{f}"), linked.join(f)).unwrap();
         }
         let mut a = args("dubbo-webservice-2", Some("dubbo-webservice"), None);
@@ -573,7 +579,7 @@ mod tests {
         a.registry = Some("zookeeper".into());
         new_server(root.path(), &a).unwrap();
         let dir = root.path().join("servers/dubbo-webservice-2");
-        for f in ["Dockerfile", "pom.xml", "src"] {
+        for f in ["pom.xml", "src"] {
             assert!(!dir.join(f).is_symlink(), "{f} is a link");
             assert!(dir.join(f).exists(), "{f} missing");
         }

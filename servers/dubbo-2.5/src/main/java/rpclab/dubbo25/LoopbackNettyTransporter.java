@@ -7,6 +7,7 @@ import com.alibaba.dubbo.remoting.Server;
 import com.alibaba.dubbo.remoting.transport.netty.NettyServer;
 import com.alibaba.dubbo.remoting.transport.netty.NettyTransporter;
 import java.net.InetSocketAddress;
+import rpclab.shared.Dubbo2Provider;
 
 /**
  * Dubbo 2.5's default transporter ("netty": Netty 3, org.jboss.netty 3.2.5),
@@ -22,7 +23,7 @@ import java.net.InetSocketAddress;
  * says client=netty so that Java consumers connect with the stock client.
  */
 public class LoopbackNettyTransporter extends NettyTransporter {
-    public static final String NAME = "rpclab-netty";
+    public static final String NAME = Dubbo2Provider.TRANSPORTER;
 
     @Override
     public Server bind(URL url, ChannelHandler listener) throws RemotingException {
@@ -37,7 +38,7 @@ public class LoopbackNettyTransporter extends NettyTransporter {
 
         @Override
         public InetSocketAddress getBindAddress() {
-            return new InetSocketAddress(BenchProvider.HOST, super.getBindAddress().getPort());
+            return new InetSocketAddress(Dubbo2Provider.HOST, super.getBindAddress().getPort());
         }
     }
 }

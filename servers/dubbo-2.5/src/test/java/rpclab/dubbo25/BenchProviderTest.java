@@ -1,156 +1,16 @@
 package rpclab.dubbo25;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.util.HashMap;
+import com.alibaba.dubbo.common.Version;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import com.alibaba.dubbo.config.ApplicationConfig;
-import com.alibaba.dubbo.config.ReferenceConfig;
-import com.alibaba.dubbo.config.RegistryConfig;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-import java.util.stream.Stream;
-import rpclab.contract.BenchService;
-import rpclab.shared.ContractCalls;
-import rpclab.shared.EmbeddedZooKeeper;
-import rpclab.shared.ProviderProcess;
+import rpclab.shared.Dubbo2ProviderCases;
 
 /**
- * End to end: a real ZooKeeper, the real provider (BenchProvider.main in a
- * child JVM, configured by the environment exactly as in the container) and a
- * real Dubbo consumer (ReferenceConfig) that finds it through ZooKeeper and
- * calls every method, once per serialization the provider claims.
+ * The Dubbo 2 provider cases with Dubbo 2.5's serializations; Dubbo 2.5
+ * registers its own version as the protocol's.
  */
-class BenchProviderTest {
-    static final String SERVICE = "rpclab.contract.BenchService";
-    /** The server.toml jvm_flags minus the heap size. */
-    static final List<String> JVM_FLAGS = List.of(
-            "-Xmx512m",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-            "--add-opens=java.base/java.util.regex=ALL-UNNAMED",
-            "--add-opens=java.base/java.math=ALL-UNNAMED",
-            "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/java.text=ALL-UNNAMED",
-            "--add-opens=java.base/java.time=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED",
-            "--add-opens=java.sql/java.sql=ALL-UNNAMED",
-            "--add-opens=java.base/java.security=ALL-UNNAMED");
-
-    static EmbeddedZooKeeper zk;
-
-    /**
-     * Inside the image build (`-Drpclab.test.quick=true`) only the default
-     * serialization and one unsupported name: each case is a child JVM, and
-     * the lab's end-to-end smoke calls every serialization of the built
-     * image through the Rust client anyway. A plain `mvn test` runs them all.
-     */
-    static final boolean QUICK = Boolean.getBoolean("rpclab.test.quick");
-
-    static Stream<String> supported() {
-        return QUICK ? Stream.of("hessian2") : Stream.of("hessian2", "dubbo", "java", "compactedjava", "nativejava");
-    }
-
-    static Stream<String> unsupported() {
-        return QUICK ? Stream.of("nonsense") : Stream.of("kryo", "fastjson2", "nonsense");
-    }
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new EmbeddedZooKeeper();
-        System.setProperty("dubbo.application.logger", "slf4j");
-        // A stock Dubbo consumer connects to NetUtils.filterLocalHost(host): a
-        // 127.x provider address becomes the machine's LAN address, where the
-        // loopback-only provider is not listening. Pin it as the provider does.
-        BenchProvider.pinNetUtils();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        zk.close();
-    }
-
-    /** The provider in a child JVM, configured by the environment as in its container. */
-    static ProviderProcess provider(int port, String serialization) throws Exception {
-        Map<String, String> env = new HashMap<>();
-        env.put("RPCLAB_PORT", Integer.toString(port));
-        env.put("ZK_ADDRESS", zk.address());
-        if (serialization != null) {
-            env.put("DUBBO_SERIALIZATION", serialization);
-        }
-        env.put("DUBBO_THREADS", "16");
-        return new ProviderProcess(BenchProvider.class, JVM_FLAGS, env);
-    }
-
-    static List<String> registeredProviders() throws Exception {
-        return zk.children("/dubbo/" + SERVICE + "/providers");
-    }
-
-    @ParameterizedTest
-    @MethodSource("supported")
-    void everyMethodThroughZooKeeper(String serialization) throws Exception {
-        int port = ProviderProcess.freePort();
-        try (ProviderProcess provider = provider(port, serialization)) {
-            provider.awaitReady(port);
-
-            List<String> registered = registeredProviders();
-            assertEquals(1, registered.size(), "one provider registered: " + registered);
-            String url = registered.get(0);
-            assertTrue(url.startsWith("dubbo://127.0.0.1:" + port + "/" + SERVICE + "?"), url);
-            assertTrue(url.contains("&serialization=" + serialization + "&"), url);
-            assertTrue(url.contains("&server=rpclab-netty&"), url);
-            assertTrue(url.contains("&client=netty&"), url);
-            assertTrue(url.contains("&dubbo=" + com.alibaba.dubbo.common.Version.getVersion() + "&"), url);
-
-            ApplicationConfig app = new ApplicationConfig("rpclab-test-consumer");
-            app.setQosEnable(false);
-            RegistryConfig registry = new RegistryConfig(zk.address());
-            ReferenceConfig<BenchService> reference = new ReferenceConfig<>();
-            reference.setApplication(app);
-            reference.setRegistry(registry);
-            reference.setInterface(BenchService.class);
-            reference.setTimeout(30_000);
-            reference.setRetries(0);
-            reference.setCheck(true);
-            try {
-                ContractCalls.callEveryMethod(reference.get());
-            } finally {
-                reference.destroy();
-            }
-
-            assertEquals(0, provider.stop(), "exit status after SIGTERM");
-            assertTrue(provider.all.contains("rpclab server stopped"));
-            assertEquals(List.of(), registeredProviders(), "unregistered after SIGTERM");
-        }
-    }
-
-    @ParameterizedTest
-    @MethodSource("unsupported")
-    void unsupportedSerializationFailsFast(String serialization) throws Exception {
-        try (ProviderProcess provider = provider(ProviderProcess.freePort(), serialization)) {
-            assertTrue(provider.process.waitFor(60, TimeUnit.SECONDS), "exits");
-            assertEquals(2, provider.process.exitValue());
-            Thread.sleep(200);
-            assertTrue(provider.all.stream().anyMatch(l -> l.contains("DUBBO_SERIALIZATION=" + serialization)),
-                    String.join("\n", provider.all));
-        }
-    }
-
-    @Test
-    void defaultIsHessian2() {
-        assertEquals("hessian2", BenchProvider.DEFAULT_SERIALIZATION);
-        assertNull(System.getenv("DUBBO_SERIALIZATION_UNSET_PROBE"));
+class BenchProviderTest extends Dubbo2ProviderCases {
+    BenchProviderTest() {
+        super(BenchProvider.class, BenchProvider.SERIALIZATIONS.keySet(), List.of("kryo", "fastjson2"),
+                Version.getVersion());
     }
 }

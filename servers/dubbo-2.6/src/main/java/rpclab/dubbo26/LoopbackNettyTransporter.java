@@ -7,6 +7,7 @@ import com.alibaba.dubbo.remoting.Server;
 import com.alibaba.dubbo.remoting.transport.netty4.NettyServer;
 import com.alibaba.dubbo.remoting.transport.netty4.NettyTransporter;
 import java.net.InetSocketAddress;
+import rpclab.shared.Dubbo2Provider;
 
 /**
  * Dubbo 2.6's default transporter ("netty", which is netty4 in 2.6.12),
@@ -22,7 +23,7 @@ import java.net.InetSocketAddress;
  * says client=netty so that Java consumers connect with the stock client.
  */
 public class LoopbackNettyTransporter extends NettyTransporter {
-    public static final String NAME = "rpclab-netty";
+    public static final String NAME = Dubbo2Provider.TRANSPORTER;
 
     @Override
     public Server bind(URL url, ChannelHandler listener) throws RemotingException {
@@ -37,7 +38,7 @@ public class LoopbackNettyTransporter extends NettyTransporter {
 
         @Override
         public InetSocketAddress getBindAddress() {
-            return new InetSocketAddress(BenchProvider.HOST, super.getBindAddress().getPort());
+            return new InetSocketAddress(Dubbo2Provider.HOST, super.getBindAddress().getPort());
         }
     }
 }

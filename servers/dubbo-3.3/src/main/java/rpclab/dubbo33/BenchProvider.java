@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import org.apache.dubbo.common.URL;
 import org.apache.dubbo.common.serialize.Serialization;
 import org.apache.dubbo.config.ApplicationConfig;
@@ -16,7 +15,8 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.FrameworkModel;
 import rpclab.contract.BenchService;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab Apache Dubbo 3.3 provider: exports rpclab.contract.BenchService over
@@ -56,29 +56,8 @@ public final class BenchProvider {
 
     private BenchProvider() {}
 
-    static String env(String name, String dflt) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    static int intEnv(String name, int dflt, int min, int max) {
-        String v = env(name, null);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n < min || n > max) {
-                throw new NumberFormatException("out of range");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
-        }
-    }
-
     static String serializationFromEnv() {
-        String s = env("DUBBO_SERIALIZATION", DEFAULT_SERIALIZATION);
+        String s = Env.string("DUBBO_SERIALIZATION", DEFAULT_SERIALIZATION);
         if (!SERIALIZATIONS.containsKey(s)) {
             throw new IllegalArgumentException("DUBBO_SERIALIZATION=" + s + " is not served by this Dubbo "
                     + org.apache.dubbo.common.Version.getVersion() + " provider; use one of " + SERIALIZATIONS.keySet()
@@ -195,44 +174,22 @@ public final class BenchProvider {
     }
 
     public static void main(String[] args) {
-        int port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-        String registry = env("ZK_ADDRESS", DEFAULT_REGISTRY);
-        int threads = intEnv("DUBBO_THREADS", DEFAULT_THREADS, 1, 100_000);
+        int port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+        String registry = Env.string("ZK_ADDRESS", DEFAULT_REGISTRY);
+        int threads = Env.integer("DUBBO_THREADS", DEFAULT_THREADS, 1, 100_000);
         String serialization;
         try {
             serialization = serializationFromEnv();
         } catch (RuntimeException e) {
-            System.err.println("rpclab: " + e.getMessage());
-            System.exit(2);
+            Serving.refuse(e.getMessage());
             return;
         }
 
         DubboBootstrap bootstrap = start(port, registry, serialization, threads);
-
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                bootstrap.stop(); // unregisters from ZooKeeper, closes the server
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + HOST + ":" + port
+        // stop(): unregisters from ZooKeeper, closes the server
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port
                 + " (dubbo " + org.apache.dubbo.common.Version.getVersion()
-                + ", serialization " + serialization + ", threads " + threads + ", registry " + registry + ")");
-        System.out.flush();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + ", serialization " + serialization + ", threads " + threads + ", registry " + registry + ")",
+                bootstrap::stop);
     }
 }

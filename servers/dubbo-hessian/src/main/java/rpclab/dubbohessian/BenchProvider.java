@@ -6,10 +6,10 @@ import com.alibaba.dubbo.config.ApplicationConfig;
 import com.alibaba.dubbo.config.ProtocolConfig;
 import com.alibaba.dubbo.config.RegistryConfig;
 import com.alibaba.dubbo.config.ServiceConfig;
-import java.util.concurrent.CountDownLatch;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab Dubbo 2.6 (com.alibaba) provider of rpclab.contract.BenchService
@@ -32,27 +32,6 @@ public final class BenchProvider {
     static final int DEFAULT_PORT = 8093;
 
     private BenchProvider() {}
-
-    static String env(String name, String dflt) {
-        String v = System.getenv(name);
-        return v == null || v.trim().isEmpty() ? dflt : v.trim();
-    }
-
-    static int intEnv(String name, int dflt, int min, int max) {
-        String v = env(name, null);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n < min || n > max) {
-                throw new NumberFormatException("out of range");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
-        }
-    }
 
     static ServiceConfig<BenchService> start(String protocolName, int port, int threads) {
         ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-" + protocolName + "-provider");
@@ -78,43 +57,22 @@ public final class BenchProvider {
         System.setProperty("dubbo.application.logger", "slf4j");
         int port;
         int threads;
-        String protocol = env("DUBBO_PROTOCOL", "hessian");
+        String protocol = Env.string("DUBBO_PROTOCOL", "hessian");
         try {
-            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-            threads = intEnv("DUBBO_THREADS", 200, 1, 100_000);
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            threads = Env.integer("DUBBO_THREADS", 200, 1, 100_000);
             if (!protocol.equals("hessian") && !protocol.equals("webservice")) {
                 throw new IllegalArgumentException("DUBBO_PROTOCOL must be hessian or webservice, got: " + protocol);
             }
         } catch (IllegalArgumentException e) {
-            System.err.println("rpclab: " + e.getMessage());
-            System.exit(2);
+            Serving.refuse(e.getMessage());
             return;
         }
         ServiceConfig<BenchService> service = start(protocol, port, threads);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                service.unexport();
-                com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + HOST + ":" + port + "/" + BenchService.class.getName()
-                + " (dubbo " + Version.getVersion() + ", protocol " + protocol + ", threads " + threads + ")");
-        System.out.flush();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + "/" + BenchService.class.getName()
+                + " (dubbo " + Version.getVersion() + ", protocol " + protocol + ", threads " + threads + ")", () -> {
+                    service.unexport();
+                    com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
+                });
     }
 }

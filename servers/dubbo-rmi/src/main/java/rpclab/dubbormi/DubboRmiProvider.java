@@ -11,6 +11,7 @@ import org.springframework.core.SpringVersion;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
 import sun.misc.Signal;
+import rpclab.shared.LoopbackSocketFactory;
 
 /**
  * rpclab's Dubbo 2.6 provider on Dubbo's "rmi" protocol (seed 000 D/E):

@@ -9,10 +9,10 @@ import com.weibo.api.motan.rpc.URL;
 import com.weibo.api.motan.util.MotanSwitcherUtil;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab Weibo Motan provider: exports rpclab.contract.BenchService over the
@@ -46,29 +46,8 @@ public final class BenchServer {
 
     private BenchServer() {}
 
-    static String env(String name, String dflt) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    static Integer intEnv(String name, Integer dflt, int min, int max) {
-        String v = env(name, null);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n < min || n > max) {
-                throw new NumberFormatException("out of range");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
-        }
-    }
-
     static String oneOf(String name, String dflt, Set<String> allowed) {
-        String v = env(name, dflt);
+        String v = Env.string(name, dflt);
         if (!allowed.contains(v)) {
             throw new IllegalArgumentException(name + "=" + v + " is not served by this provider; use one of " + allowed);
         }
@@ -166,18 +145,17 @@ public final class BenchServer {
         Integer minClientConns;
         Integer maxClientConns;
         try {
-            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-            zk = env("ZK_ADDRESS", DEFAULT_REGISTRY);
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            zk = Env.string("ZK_ADDRESS", DEFAULT_REGISTRY);
             registryType = oneOf("MOTAN_REGISTRY", "zookeeper", REGISTRIES);
             serialization = oneOf("MOTAN_SERIALIZATION", "hessian2", SERIALIZATIONS);
-            group = env("MOTAN_GROUP", "rpclab");
-            minWorkers = intEnv("MOTAN_MIN_WORKERS", null, 1, 100_000);
-            maxWorkers = intEnv("MOTAN_MAX_WORKERS", null, 1, 100_000);
-            minClientConns = intEnv("MOTAN_MIN_CLIENT_CONNECTIONS", null, 1, 100_000);
-            maxClientConns = intEnv("MOTAN_MAX_CLIENT_CONNECTIONS", null, 1, 100_000);
+            group = Env.string("MOTAN_GROUP", "rpclab");
+            minWorkers = Env.integer("MOTAN_MIN_WORKERS", null, 1, 100_000);
+            maxWorkers = Env.integer("MOTAN_MAX_WORKERS", null, 1, 100_000);
+            minClientConns = Env.integer("MOTAN_MIN_CLIENT_CONNECTIONS", null, 1, 100_000);
+            maxClientConns = Env.integer("MOTAN_MAX_CLIENT_CONNECTIONS", null, 1, 100_000);
         } catch (RuntimeException e) {
-            System.err.println("rpclab: " + e.getMessage());
-            System.exit(2);
+            Serving.refuse(e.getMessage());
             return;
         }
 
@@ -200,32 +178,12 @@ public final class BenchServer {
             }
         }
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                MotanSwitcherUtil.setSwitcherValue(MotanConstants.REGISTRY_HEARTBEAT_SWITCHER, false);
-                service.unexport(); // unregisters from ZooKeeper, closes the server
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + HOST + ":" + port + " (motan " + motanVersion()
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + " (motan " + motanVersion()
                 + ", motan2, serialization " + serialization + ", group " + group + ", registry " + registryType
-                + " at " + zkAddress(zk) + ")");
-        System.out.flush();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + " at " + zkAddress(zk) + ")", () -> {
+                    MotanSwitcherUtil.setSwitcherValue(MotanConstants.REGISTRY_HEARTBEAT_SWITCHER, false);
+                    service.unexport(); // unregisters from ZooKeeper, closes the server
+                });
     }
 
     /** motan-core's version, from the pom.properties Maven put in its jar. */

@@ -5,6 +5,7 @@ import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
 import java.util.concurrent.CountDownLatch;
 import sun.misc.Signal;
+import rpclab.shared.LoopbackSocketFactory;
 
 /**
  * rpclab's plain JDK RMI server: an RMI registry on 127.0.0.1:RPCLAB_PORT

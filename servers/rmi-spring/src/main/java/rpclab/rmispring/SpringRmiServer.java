@@ -4,6 +4,7 @@ import java.util.concurrent.CountDownLatch;
 import org.springframework.context.support.ClassPathXmlApplicationContext;
 import org.springframework.core.SpringVersion;
 import sun.misc.Signal;
+import rpclab.shared.LoopbackSocketFactory;
 
 /**
  * rpclab's Spring RMI server: rmi-server.xml's RmiServiceExporter exports

@@ -6,10 +6,10 @@ import com.alipay.sofa.rpc.config.ProviderConfig;
 import com.alipay.sofa.rpc.config.RegistryConfig;
 import com.alipay.sofa.rpc.config.ServerConfig;
 import com.alipay.sofa.rpc.context.RpcRuntimeContext;
-import java.util.concurrent.CountDownLatch;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab SOFA-RPC provider: exports rpclab.contract.BenchService over bolt
@@ -36,27 +36,6 @@ public final class BenchProvider {
     static final int DEFAULT_MAX_THREADS = 0;
 
     private BenchProvider() {}
-
-    static String env(String name, String dflt) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    static int intEnv(String name, int dflt, int min, int max) {
-        String v = env(name, null);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v);
-            if (n < min || n > max) {
-                throw new NumberFormatException("out of range");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
-        }
-    }
 
     /** "zookeeper://host:port[,host:port]" (the lab's form) to SOFA's address "host:port[,...]". */
     static String zkAddress(String url) {
@@ -118,47 +97,26 @@ public final class BenchProvider {
         int core;
         int max;
         try {
-            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-            zk = env("ZK_ADDRESS", DEFAULT_REGISTRY);
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            zk = Env.string("ZK_ADDRESS", DEFAULT_REGISTRY);
             zkAddress(zk);
-            core = intEnv("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 0, 100_000);
-            max = intEnv("SOFA_MAX_THREADS", DEFAULT_MAX_THREADS, 0, 100_000);
+            core = Env.integer("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 0, 100_000);
+            max = Env.integer("SOFA_MAX_THREADS", DEFAULT_MAX_THREADS, 0, 100_000);
             if (core > 0 && max > 0 && max < core) {
                 throw new IllegalArgumentException("SOFA_MAX_THREADS must be at least SOFA_CORE_THREADS");
             }
         } catch (RuntimeException e) {
-            System.err.println("rpclab: " + e.getMessage());
-            System.exit(2);
+            Serving.refuse(e.getMessage());
             return;
         }
 
         ProviderConfig<BenchService> provider = start(port, zk, core, max);
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                provider.unExport(); // unregisters from ZooKeeper
-                RpcRuntimeContext.destroy(); // closes the server and the registry client
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port
                 + " (sofa-rpc " + Version.VERSION + ", bolt, hessian2, business pool core " + core
-                + " / max " + max + ", registry " + zk + ")");
-        System.out.flush();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + " / max " + max + ", registry " + zk + ")", () -> {
+                    provider.unExport(); // unregisters from ZooKeeper
+                    RpcRuntimeContext.destroy(); // closes the server and the registry client
+                });
     }
 }

@@ -1,4 +1,4 @@
-package rpclab.rmispring;
+package rpclab.shared;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,10 +15,11 @@ import java.rmi.server.RMISocketFactory;
  * arguments: objects exported without custom factories keep the plain
  * "UnicastRef" stub format (host, port, ObjID, no serialized client factory),
  * the format a stock JDK client gets from a stock server; and the registry and
- * the service then share one listening port.
+ * the service then share one listening port. Used by the RMI servers
+ * (rmi-jdk, rmi-spring, dubbo-rmi).
  */
 public final class LoopbackSocketFactory extends RMISocketFactory {
-    static final String HOST = "127.0.0.1";
+    public static final String HOST = "127.0.0.1";
 
     @Override
     public ServerSocket createServerSocket(int port) throws IOException {
