@@ -1066,3 +1066,62 @@ fn a_run_killed_mid_way_resumes_to_every_planned_cell_exactly_once() {
         "the killed run's containers were removed"
     );
 }
+
+/// A quick run (`--duration`, `--repetitions`, `--levels`, `--variant`,
+/// no TOML edited) with one threshold no server can hold and one every
+/// server holds: the run exits 99 (k6's code) after measuring every cell,
+/// names each breach in one line, and the snapshot keeps the thresholds,
+/// the breaches and the overrides.
+#[test]
+fn a_breached_threshold_exits_99_and_the_snapshot_keeps_it() {
+    let _engine = engine_lock();
+    let results = tempfile::tempdir().unwrap();
+    let args = into_results(
+        &[
+            "lab",
+            "run",
+            "--only",
+            "thrift-java",
+            "--profile",
+            "smoke",
+            "--variant",
+            "0.20",
+            "--duration",
+            "1s",
+            "--repetitions",
+            "1",
+            "--levels",
+            "2",
+            "--threshold",
+            "p99<1ns",
+            "--threshold",
+            "errors<=100%",
+        ],
+        results.path(),
+    );
+    let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(99), "{log}");
+    assert!(log.contains("threshold p99<1ns breached"), "{log}");
+    assert!(!log.contains("threshold errors<=100% breached"), "{log}");
+
+    let snapshot = only_snapshot(results.path());
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(snapshot.join("results.json")).unwrap())
+            .unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    assert!(!cells.is_empty(), "nothing measured: {log}");
+    for c in cells {
+        assert_eq!(c["variant"], "0.20", "{c}");
+        assert_eq!(c["concurrency"], 2, "{c}");
+    }
+    let check = &json["thresholds"];
+    assert_eq!(check["asked"], serde_json::json!(["p99<1ns", "errors<=100%"]));
+    let breaches = check["breaches"].as_array().unwrap();
+    assert_eq!(breaches.len(), cells.len(), "one breach a cell: {check}");
+    assert!(breaches.iter().all(|b| b["threshold"] == "p99<1ns"), "{check}");
+
+    let manifest = std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap();
+    assert!(manifest.contains("p99<1ns"), "{manifest}");
+    assert!(manifest.contains("thrift-java/0.20"), "{manifest}");
+}
