@@ -4,7 +4,6 @@ import io.grpc.ServerImpl;
 import io.grpc.transport.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
@@ -33,16 +32,7 @@ public final class BenchServer {
 
     /** Graceful stop: refuse new calls, let running ones finish (bounded), then close. */
     static void stop(ServerImpl server) {
-        server.shutdown();
-        try {
-            if (!server.awaitTerminated(5, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTerminated(2, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        GracefulStop.stop(server::shutdown, server::awaitTerminated, server::shutdownNow);
     }
 
     public static void main(String[] args) throws Exception {

@@ -4,7 +4,6 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
@@ -35,16 +34,7 @@ public final class BenchServer {
 
     /** Graceful stop: refuse new calls, let running ones finish (bounded), then close. */
     static void stop(Server server) {
-        server.shutdown();
-        try {
-            if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTermination(2, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        GracefulStop.stop(server::shutdown, server::awaitTermination, server::shutdownNow);
     }
 
     public static void main(String[] args) throws Exception {
