@@ -6,12 +6,12 @@ import com.alibaba.dubbo.config.ApplicationConfig;
 import com.alibaba.dubbo.config.ProtocolConfig;
 import com.alibaba.dubbo.config.RegistryConfig;
 import com.alibaba.dubbo.config.ServiceConfig;
-import java.util.concurrent.CountDownLatch;
 import org.springframework.core.SpringVersion;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
-import sun.misc.Signal;
+import rpclab.shared.Env;
 import rpclab.shared.LoopbackSocketFactory;
+import rpclab.shared.Serving;
 
 /**
  * rpclab's Dubbo 2.6 provider on Dubbo's "rmi" protocol (seed 000 D/E):
@@ -34,16 +34,17 @@ public final class DubboRmiProvider {
 
     private DubboRmiProvider() {}
 
-    static String env(String name, String dflt) {
-        String v = System.getenv(name);
-        return v == null || v.trim().isEmpty() ? dflt : v.trim();
-    }
-
     public static void main(String[] args) throws Exception {
         System.setProperty("dubbo.application.logger", "slf4j");
         LoopbackSocketFactory.install();
-        int port = Integer.parseInt(env("RPCLAB_PORT", String.valueOf(DEFAULT_PORT)));
-        String serialization = env("DUBBO_SERIALIZATION", "java");
+        int port;
+        try {
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+        } catch (IllegalArgumentException e) {
+            Serving.refuse(e.getMessage());
+            return;
+        }
+        String serialization = Env.string("DUBBO_SERIALIZATION", "java");
 
         ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-rmi-provider");
         application.setQosEnable(false);
@@ -60,27 +61,11 @@ public final class DubboRmiProvider {
             System.out.println("rpclab dubbo exported " + url.toFullString());
         }
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                service.unexport();
-                com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String sig : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(sig), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
                 + " (dubbo " + Version.getVersion() + " rmi protocol, Spring " + SpringVersion.getVersion()
-                + " RmiServiceExporter, serialization setting " + serialization + ")");
-        System.out.flush();
-        stopped.await();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + " RmiServiceExporter, serialization setting " + serialization + ")", () -> {
+                    service.unexport();
+                    com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();
+                });
     }
 }

@@ -4,8 +4,8 @@ import io.grpc.ServerImpl;
 import io.grpc.transport.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab gRPC server on grpc-java 0.7: Netty transport
@@ -30,50 +30,22 @@ public final class BenchServer {
                 .start();
     }
 
-    static int portFromEnv() {
-        String value = System.getenv("RPCLAB_PORT");
-        if (value == null || value.isBlank()) {
-            return DEFAULT_PORT;
-        }
-        try {
-            int port = Integer.parseInt(value.trim());
-            if (port <= 0 || port > 65535) {
-                throw new NumberFormatException("out of range");
-            }
-            return port;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("RPCLAB_PORT is not a valid port: " + value, e);
-        }
-    }
-
     /** Graceful stop: refuse new calls, let running ones finish (bounded), then close. */
     static void stop(ServerImpl server) {
-        server.shutdown();
-        try {
-            if (!server.awaitTerminated(5, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTerminated(2, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        GracefulStop.stop(server::shutdown, server::awaitTerminated, server::shutdownNow);
     }
 
     public static void main(String[] args) throws Exception {
-        int port = portFromEnv();
-        ServerImpl server = start(port);
-        // SIGTERM (docker stop) and SIGINT stop the server and let main return,
-        // so the process exits with status 0 instead of the JVM's 143.
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), signal -> new Thread(() -> stop(server), "rpclab-stop").start());
+        int port;
+        try {
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+        } catch (IllegalArgumentException e) {
+            Serving.refuse(e.getMessage());
+            return;
         }
+        ServerImpl server = start(port);
+        // Any JVM exit other than SIGTERM/SIGINT still stops the server gracefully.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "rpclab-shutdown"));
-        System.out.println("rpclab server ready on " + HOST + ":" + port);
-        System.out.flush();
-        server.awaitTerminated();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port, () -> stop(server));
     }
 }

@@ -4,8 +4,8 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
-import sun.misc.Signal;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab gRPC server: grpc-java, Netty transport (grpc-netty-shaded), plaintext
@@ -32,50 +32,22 @@ public final class BenchServer {
                 .start();
     }
 
-    static int portFromEnv() {
-        String value = System.getenv("RPCLAB_PORT");
-        if (value == null || value.isBlank()) {
-            return DEFAULT_PORT;
-        }
-        try {
-            int port = Integer.parseInt(value.trim());
-            if (port < 0 || port > 65535) {
-                throw new NumberFormatException("out of range");
-            }
-            return port;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("RPCLAB_PORT is not a valid port: " + value, e);
-        }
-    }
-
     /** Graceful stop: refuse new calls, let running ones finish (bounded), then close. */
     static void stop(Server server) {
-        server.shutdown();
-        try {
-            if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
-                server.shutdownNow();
-                server.awaitTermination(2, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        GracefulStop.stop(server::shutdown, server::awaitTermination, server::shutdownNow);
     }
 
     public static void main(String[] args) throws Exception {
-        Server server = start(portFromEnv());
-        // SIGTERM (docker stop) and SIGINT stop the server and let main return,
-        // so the process exits with status 0 instead of the JVM's 143.
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), signal -> new Thread(() -> stop(server), "rpclab-stop").start());
+        int port;
+        try {
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 0, 65535);
+        } catch (IllegalArgumentException e) {
+            Serving.refuse(e.getMessage());
+            return;
         }
-        // Any other JVM exit still stops the server gracefully.
+        Server server = start(port);
+        // Any JVM exit other than SIGTERM/SIGINT still stops the server gracefully.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "rpclab-shutdown"));
-        System.out.println("rpclab server ready on " + HOST + ":" + server.getPort());
-        System.out.flush();
-        server.awaitTermination();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + server.getPort(), () -> stop(server));
     }
 }

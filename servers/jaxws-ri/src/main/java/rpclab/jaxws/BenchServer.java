@@ -1,11 +1,11 @@
 package rpclab.jaxws;
 
-import rpclab.shared.BenchWs;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import javax.xml.ws.Endpoint;
-import sun.misc.Signal;
+import rpclab.shared.BenchWs;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 
 /**
  * rpclab "Java 6 WebService" server: {@link BenchWs} published with
@@ -31,22 +31,6 @@ public final class BenchServer {
 
     private BenchServer() {}
 
-    static int intEnv(String name, int dflt, int min, int max) {
-        String v = System.getenv(name);
-        if (v == null || v.trim().isEmpty()) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n < min || n > max) {
-                throw new NumberFormatException("out of range");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer in " + min + ".." + max + ", got: " + v, e);
-        }
-    }
-
     /** Publishes the service on HOST:port; threads 0 = the default executor. */
     static Endpoint start(int port, int threads) {
         Endpoint endpoint = Endpoint.create(new BenchWs());
@@ -60,40 +44,21 @@ public final class BenchServer {
 
     public static void main(String[] args) throws Exception {
         // Read once when the JDK HTTP server's configuration class loads: before publishing.
-        String nodelay = System.getenv("HTTPSERVER_NODELAY");
-        System.setProperty("sun.net.httpserver.nodelay",
-                nodelay == null || nodelay.trim().isEmpty() ? "true" : nodelay.trim());
+        System.setProperty("sun.net.httpserver.nodelay", Env.string("HTTPSERVER_NODELAY", "true"));
         int port;
         int threads;
         try {
-            port = intEnv("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-            threads = intEnv("JAXWS_THREADS", 200, 0, 100_000);
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+            threads = Env.integer("JAXWS_THREADS", 200, 0, 100_000);
         } catch (IllegalArgumentException e) {
-            System.err.println("rpclab: " + e.getMessage());
-            System.exit(2);
+            Serving.refuse(e.getMessage());
             return;
         }
         Endpoint endpoint = start(port, threads);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                endpoint.stop();
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + HOST + ":" + port + PATH
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + PATH
                 + " (" + endpoint.getClass().getName() + " from "
                 + new java.io.File(endpoint.getClass().getProtectionDomain().getCodeSource().getLocation().getPath()).getName()
                 + ", threads " + (threads > 0 ? Integer.toString(threads) : "default executor")
-                + ", nodelay " + System.getProperty("sun.net.httpserver.nodelay") + ")");
-        System.out.flush();
-        stopped.await();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + ", nodelay " + System.getProperty("sun.net.httpserver.nodelay") + ")", endpoint::stop);
     }
 }

@@ -3,9 +3,9 @@ package rpclab.rmi;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.concurrent.CountDownLatch;
-import sun.misc.Signal;
+import rpclab.shared.Env;
 import rpclab.shared.LoopbackSocketFactory;
+import rpclab.shared.Serving;
 
 /**
  * rpclab's plain JDK RMI server: an RMI registry on 127.0.0.1:RPCLAB_PORT
@@ -31,59 +31,32 @@ public final class RmiServer {
 
     private RmiServer() {}
 
-    static int port() {
-        String v = System.getenv("RPCLAB_PORT");
-        if (v == null || v.isBlank()) {
-            return DEFAULT_PORT;
-        }
-        try {
-            int p = Integer.parseInt(v.trim());
-            if (p < 1 || p > 65535) {
-                throw new NumberFormatException("out of range");
-            }
-            return p;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("RPCLAB_PORT must be a port number, got: " + v, e);
-        }
-    }
-
-    static String name() {
-        String v = System.getenv("RMI_NAME");
-        return v == null || v.isBlank() ? DEFAULT_NAME : v.trim();
-    }
-
     public static void main(String[] args) throws Exception {
         LoopbackSocketFactory.install();
-        int port = port();
-        String name = name();
+        int port;
+        try {
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
+        } catch (IllegalArgumentException e) {
+            Serving.refuse(e.getMessage());
+            return;
+        }
+        String name = Env.string("RMI_NAME", DEFAULT_NAME);
 
         registry = LocateRegistry.createRegistry(port);
         impl = new RemoteBenchServiceImpl();
         RemoteBenchService stub = (RemoteBenchService) UnicastRemoteObject.exportObject(impl, port);
         registry.rebind(name, stub);
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                registry.unbind(name);
-                UnicastRemoteObject.unexportObject(impl, true);
-                UnicastRemoteObject.unexportObject(registry, true);
-            } catch (Exception e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String sig : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(sig), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
                 + " (JDK RMI " + System.getProperty("java.version") + ", registry and service on one port, name "
-                + name + ", stub " + stub + ")");
-        System.out.flush();
-        stopped.await();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + name + ", stub " + stub + ")", () -> {
+                    try {
+                        registry.unbind(name);
+                        UnicastRemoteObject.unexportObject(impl, true);
+                        UnicastRemoteObject.unexportObject(registry, true);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
     }
 }

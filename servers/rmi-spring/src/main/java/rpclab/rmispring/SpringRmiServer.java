@@ -1,10 +1,9 @@
 package rpclab.rmispring;
 
-import java.util.concurrent.CountDownLatch;
 import org.springframework.context.support.ClassPathXmlApplicationContext;
 import org.springframework.core.SpringVersion;
-import sun.misc.Signal;
 import rpclab.shared.LoopbackSocketFactory;
+import rpclab.shared.Serving;
 
 /**
  * rpclab's Spring RMI server: rmi-server.xml's RmiServiceExporter exports
@@ -24,26 +23,8 @@ public final class SpringRmiServer {
         ClassPathXmlApplicationContext context = new ClassPathXmlApplicationContext("rmi-server.xml");
         String port = context.getEnvironment().getProperty("RPCLAB_PORT", "1100");
 
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runnable stop = () -> {
-            try {
-                context.close();
-            } catch (RuntimeException e) {
-                System.err.println("rpclab: stop failed: " + e);
-            } finally {
-                stopped.countDown();
-            }
-        };
-        for (String sig : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(sig), s -> new Thread(stop, "rpclab-stop").start());
-        }
-        System.out.println("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
                 + " (Spring " + SpringVersion.getVersion() + " RmiServiceExporter, JDK "
-                + System.getProperty("java.version") + ")");
-        System.out.flush();
-        stopped.await();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+                + System.getProperty("java.version") + ")", context::close);
     }
 }

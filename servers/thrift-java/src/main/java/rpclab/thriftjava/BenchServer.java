@@ -16,8 +16,9 @@ import org.apache.thrift.transport.TServerSocket;
 import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.TTransportFactory;
+import rpclab.shared.Env;
+import rpclab.shared.Serving;
 import rpclab.thrift.Bench;
-import sun.misc.Signal;
 
 /**
  * rpclab Thrift server: Apache Thrift Java, TThreadPoolServer (one thread per
@@ -32,7 +33,8 @@ import sun.misc.Signal;
  * stopped").
  */
 public final class BenchServer {
-    static final String HOST = bindFromEnv();
+    /** RPCLAB_BIND, or 127.0.0.1 when it is unset or blank. */
+    static final String HOST = Env.string("RPCLAB_BIND", "127.0.0.1");
     static final int DEFAULT_PORT = 9090;
     /** Largest frame accepted; the contract's largest payload is a 1 MiB string. */
     static final int MAX_FRAME_SIZE = 16 * 1024 * 1024;
@@ -118,35 +120,13 @@ public final class BenchServer {
         server.stop();
     }
 
-    /** RPCLAB_BIND, or 127.0.0.1 when it is unset or blank. */
-    static String bindFromEnv() {
-        String value = System.getenv("RPCLAB_BIND");
-        return value == null || value.isBlank() ? "127.0.0.1" : value.trim();
-    }
-
-    static int portFromEnv() {
-        String value = System.getenv("RPCLAB_PORT");
-        if (value == null || value.isBlank()) {
-            return DEFAULT_PORT;
-        }
-        try {
-            int port = Integer.parseInt(value.trim());
-            if (port < 0 || port > 65535) {
-                throw new NumberFormatException("out of range");
-            }
-            return port;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("RPCLAB_PORT is not a valid port: " + value, e);
-        }
-    }
-
     static <E extends Enum<E>> E enumFromEnv(String name, Class<E> type, E fallback) {
-        String value = System.getenv(name);
-        if (value == null || value.isBlank()) {
+        String value = Env.string(name, null);
+        if (value == null) {
             return fallback;
         }
         try {
-            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             StringBuilder allowed = new StringBuilder();
             for (E constant : type.getEnumConstants()) {
@@ -157,24 +137,30 @@ public final class BenchServer {
     }
 
     public static void main(String[] args) throws Exception {
-        Transport transport = enumFromEnv("THRIFT_TRANSPORT", Transport.class, Transport.FRAMED);
-        Protocol protocol = enumFromEnv("THRIFT_PROTOCOL", Protocol.class, Protocol.BINARY);
-        BenchServer bench = create(portFromEnv(), transport, protocol);
-        // SIGTERM (docker stop) and SIGINT stop the server and let main return,
-        // so the process exits with status 0 instead of the JVM's 143.
-        for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), signal -> new Thread(bench::stop, "rpclab-stop").start());
+        int port;
+        Transport transport;
+        Protocol protocol;
+        try {
+            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 0, 65535);
+            transport = enumFromEnv("THRIFT_TRANSPORT", Transport.class, Transport.FRAMED);
+            protocol = enumFromEnv("THRIFT_PROTOCOL", Protocol.class, Protocol.BINARY);
+        } catch (IllegalArgumentException e) {
+            Serving.refuse(e.getMessage());
+            return;
         }
+        BenchServer bench = create(port, transport, protocol);
         Thread serveThread = new Thread(bench::serve, "rpclab-accept");
         serveThread.start();
         if (!bench.awaitServing(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("Thrift server did not start serving");
         }
-        System.out.println("rpclab server ready on " + HOST + ":" + bench.port());
-        System.out.flush();
-        serveThread.join();
-        System.out.println("rpclab server stopped");
-        System.out.flush();
-        System.exit(0);
+        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + bench.port(), () -> {
+            bench.stop();
+            try {
+                serveThread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 }
