@@ -1116,10 +1116,16 @@ fn a_breached_threshold_exits_99_and_the_snapshot_keeps_it() {
         assert_eq!(c["concurrency"], 2, "{c}");
     }
     let check = &json["thresholds"];
-    assert_eq!(check["asked"], serde_json::json!(["p99<1ns", "errors<=100%"]));
+    assert_eq!(
+        check["asked"],
+        serde_json::json!(["p99<1ns", "errors<=100%"])
+    );
     let breaches = check["breaches"].as_array().unwrap();
     assert_eq!(breaches.len(), cells.len(), "one breach a cell: {check}");
-    assert!(breaches.iter().all(|b| b["threshold"] == "p99<1ns"), "{check}");
+    assert!(
+        breaches.iter().all(|b| b["threshold"] == "p99<1ns"),
+        "{check}"
+    );
 
     let manifest = std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap();
     assert!(manifest.contains("p99<1ns"), "{manifest}");
