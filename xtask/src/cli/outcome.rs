@@ -38,8 +38,11 @@ pub fn resumable(run: &RunOutcome, args: &[String]) -> Option<anyhow::Error> {
     let gone = run.stopped.as_ref()?.downcast_ref::<EngineGone>()?;
     Some(
         Resumable(format!(
-            "{gone}; the run stopped with {} cells kept in {}; continue it with: {}",
-            run.results.cells.len(),
+            "{gone}; the run stopped with {} kept in {}; continue it with: {}",
+            match run.results.cells.len() {
+                1 => "1 cell".to_owned(),
+                n => format!("{n} cells"),
+            },
             run.snapshot.display(),
             resume_command(args, &run.snapshot)
         ))

@@ -333,9 +333,9 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         .err()
         .and_then(|e| e.downcast_ref::<EngineGone>());
     let removed = match (removed, gone) {
-        (Err(e), Some(gone)) => {
+        (Err(_), Some(gone)) => {
             eprintln!(
-                "this run's containers on {} are removed by the next run there ({e:#})",
+                "the containers this run left on {} are removed by the next run on it",
                 gone.endpoint
             );
             Ok(())
