@@ -240,6 +240,22 @@ struct RunFlags {
     /// images or host differ from its manifest's.
     #[arg(long, value_name = "SNAPSHOT", conflicts_with = "results_dir")]
     resume: Option<PathBuf>,
+    /// How long to wait for a Docker engine that stops answering mid-run
+    /// (`90s`, `5m`) [default: 60s]. Back in time, the interrupted server
+    /// starts again and the run goes on from its interrupted cell; not
+    /// back, the run stops, its snapshot resumable, with the `--resume`
+    /// command as its last line and exit code 75.
+    #[arg(long, value_parser = overrides::parse_duration)]
+    engine_wait: Option<f64>,
+}
+
+impl RunFlags {
+    /// `--engine-wait`, or its default.
+    fn engine_wait(&self) -> std::time::Duration {
+        self.engine_wait
+            .map(std::time::Duration::from_secs_f64)
+            .unwrap_or(engine::outage::DEFAULT_WAIT)
+    }
 }
 
 /// What `lab run` alone takes: changes to the profile without editing
@@ -305,10 +321,13 @@ fn main() {
         let breached = e
             .downcast_ref::<rpclab_model::threshold::Breached>()
             .is_some();
+        let resumable = e.downcast_ref::<outcome::Resumable>().is_some();
         std::process::exit(if regression {
             rpclab_report::compare::REGRESSION_EXIT_CODE
         } else if breached {
             rpclab_model::threshold::BREACH_EXIT_CODE
+        } else if resumable {
+            outcome::RESUMABLE_EXIT_CODE
         } else {
             1
         });
@@ -394,6 +413,7 @@ async fn lab_run(
     flags: RunFlags,
     quick: QuickFlags,
 ) -> Result<()> {
+    let engine_wait = flags.engine_wait();
     let run = run::run(
         root,
         run::RunOptions {
@@ -418,10 +438,14 @@ async fn lab_run(
                 levels: quick.levels,
             },
             thresholds: quick.threshold,
+            engine_wait,
         },
     )
     .await?;
     outcome::publish(&run)?;
+    if let Some(stopped) = outcome::resumable(&run, &command_line()) {
+        return Err(stopped);
+    }
     let check = run.results.thresholds.clone();
     run.into_result()?;
     outcome::thresholds(check.as_ref())
@@ -435,6 +459,8 @@ async fn lab_reproduce(
     flags: RunFlags,
 ) -> Result<()> {
     let options = reproduce::ReproduceOptions {
+        engine_wait: flags.engine_wait(),
+        command: command_line(),
         profile,
         cpus: flags.cpus,
         ca_certificates: flags.ca_certs,
@@ -447,6 +473,12 @@ async fn lab_reproduce(
         resume: flags.resume,
     };
     reproduce::reproduce(root, ids, options).await
+}
+
+/// This process's command line, without the program: what a run's
+/// `--resume` line repeats.
+fn command_line() -> Vec<String> {
+    std::env::args().skip(1).collect()
 }
 
 /// `lab compare`: two snapshots side by side; with `fail_on_regression`,

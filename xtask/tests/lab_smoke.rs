@@ -1194,3 +1194,471 @@ fn a_run_s_servers_answer_its_client_and_no_host_process() {
     let manifest = std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap();
     assert!(manifest.contains("network = \"private:"), "{manifest}");
 }
+
+/// The engine the engine-restart test stops and starts: a `dockerd` of
+/// the test's own beside the default engine (other runs use that one), with
+/// a socket, data root, exec root and pid file of its own, no bridge and
+/// no iptables (the lab uses the host's network only), as `.ci/run` starts
+/// the multi-host test's second engine.
+const ENGINE_C: &str = "unix:///run/rpclab-c.sock";
+const ENGINE_C_ARGS: &[&str] = &[
+    "--host",
+    "unix:///run/rpclab-c.sock",
+    "--data-root",
+    "/var/lib/rpclab-c",
+    "--exec-root",
+    "/run/rpclab-c-exec",
+    "--pidfile",
+    "/run/rpclab-c.pid",
+    "--bridge",
+    "none",
+    "--iptables=false",
+];
+const ENGINE_C_PIDFILE: &str = "/run/rpclab-c.pid";
+
+/// A `dockerd` this test starts and stops; dropped, it is stopped (also
+/// when the test fails).
+struct PrivateEngine {
+    dockerd: Option<std::process::Child>,
+    log: PathBuf,
+}
+
+impl PrivateEngine {
+    /// Starts it; Err says why no `dockerd` can be started here.
+    fn start() -> Result<PrivateEngine, String> {
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+            .unwrap_or(false);
+        if !root {
+            return Err("starting a dockerd of the test's own needs root".into());
+        }
+        // One left by a test run that was killed is this test's own.
+        if let Some(pid) = std::fs::read_to_string(ENGINE_C_PIDFILE)
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+        {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains("/run/rpclab-c.sock") {
+                terminate(pid);
+            }
+        }
+        let mut engine = PrivateEngine {
+            dockerd: None,
+            log: std::env::temp_dir().join("rpclab-dockerd-c.log"),
+        };
+        engine.start_again()?;
+        Ok(engine)
+    }
+
+    /// Starts `dockerd` and waits until the engine answers.
+    fn start_again(&mut self) -> Result<(), String> {
+        assert!(self.dockerd.is_none(), "dockerd runs already");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new("dockerd")
+            .args(ENGINE_C_ARGS)
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("dockerd cannot be started: {e}"))?;
+        self.dockerd = Some(child);
+        for _ in 0..240 {
+            if lab_ps_on(ENGINE_C).status.success() {
+                return Ok(());
+            }
+            if let Some(status) = self.dockerd.as_mut().unwrap().try_wait().unwrap() {
+                self.dockerd = None;
+                return Err(format!(
+                    "dockerd exited at its start ({status}):\n{}",
+                    std::fs::read_to_string(&self.log).unwrap_or_default()
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        panic!(
+            "dockerd started but {ENGINE_C} did not answer in 2 min:\n{}",
+            std::fs::read_to_string(&self.log).unwrap_or_default()
+        );
+    }
+
+    /// Stops `dockerd` as a restart of the engine does (SIGTERM: it stops
+    /// its containers, then exits) and waits until it has exited.
+    fn stop(&mut self) {
+        if let Some(mut child) = self.dockerd.take() {
+            terminate(child.id() as i32);
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for PrivateEngine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// SIGTERM to `pid`, then waits (up to 2 min) until it is gone.
+fn terminate(pid: i32) {
+    // SAFETY: kill(2) with a signal number, no memory involved.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+        return;
+    }
+    for _ in 0..1200 {
+        // SAFETY: signal 0 only checks that the process exists.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return;
+        }
+        // Reaps it when it is this process's child (else nothing happens).
+        // SAFETY: waitpid on one pid, no memory involved.
+        unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The images a run of thrift-java 0.20 needs, copied from the default
+/// engine (where `lab build` made them) to `endpoint` unless it has them.
+/// A copy keeps each image's id and labels, so the run on that engine
+/// finds every image by its input hash and builds nothing; a build there
+/// would repeat the whole chain (debootstrap, the JDK, Maven's downloads).
+fn copy_thrift_images_to(endpoint: &str) {
+    let tags = [
+        "rpclab/base:bookworm",
+        "rpclab/runtime:bookworm",
+        "rpclab/jdk:17",
+        "rpclab/maven:17",
+        "rpclab/client:latest",
+        "rpclab/server-thrift-java:0.20",
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use futures_util::StreamExt;
+        let from = bollard::Docker::connect_with_local_defaults()
+            .unwrap()
+            .negotiate_version()
+            .await
+            .unwrap();
+        let path = endpoint.strip_prefix("unix://").unwrap();
+        let to = bollard::Docker::connect_with_unix(path, 600, bollard::API_DEFAULT_VERSION)
+            .unwrap()
+            .negotiate_version()
+            .await
+            .unwrap();
+        let mut missing = Vec::new();
+        for tag in tags {
+            let id = from
+                .inspect_image(tag)
+                .await
+                .unwrap_or_else(|e| panic!("{tag} is not on the default engine: {e}"))
+                .id;
+            let there = to.inspect_image(tag).await.ok().and_then(|i| i.id);
+            if there != id {
+                missing.push(tag);
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        let saved = from
+            .export_images(&missing)
+            .take_while(|chunk| std::future::ready(chunk.is_ok()))
+            .map(|chunk| chunk.unwrap());
+        let mut loading = to.import_image_stream(
+            bollard::query_parameters::ImportImageOptions::default(),
+            saved,
+            None,
+        );
+        while let Some(step) = loading.next().await {
+            step.unwrap_or_else(|e| panic!("loading {missing:?} into {endpoint} failed: {e}"));
+        }
+        for tag in missing {
+            let (a, b) = (
+                from.inspect_image(tag).await.unwrap().id,
+                to.inspect_image(tag).await.ok().and_then(|i| i.id),
+            );
+            assert_eq!(Some(a), Some(b), "{tag} was not copied whole");
+        }
+    });
+}
+
+/// `xtask args` on the engine at `endpoint` (through DOCKER_HOST), in the
+/// background, its output in `dir/<name>.log`.
+fn spawn_on(
+    endpoint: &str,
+    args: &[&str],
+    dir: &Path,
+    name: &str,
+) -> (std::process::Child, PathBuf) {
+    let log_path = dir.join(format!("{name}.log"));
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let child = xtask_command(args)
+        .env("DOCKER_HOST", endpoint)
+        .stdout(log_file.try_clone().unwrap())
+        .stderr(log_file)
+        .spawn()
+        .unwrap();
+    (child, log_path)
+}
+
+/// Waits (up to 30 min) for `run` to end; its exit status and log.
+fn wait_for_end(
+    run: &mut std::process::Child,
+    log_path: &Path,
+) -> (std::process::ExitStatus, String) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1800);
+    loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            return (status, std::fs::read_to_string(log_path).unwrap());
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = run.kill();
+            panic!(
+                "the run did not end in 30 min:\n{}",
+                std::fs::read_to_string(log_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// The engine-restart test's run: thrift-java 0.20 at levels 1 and 2, two
+/// repetitions, 1 s windows, into `results`, waiting `engine_wait` for an
+/// engine that stops answering.
+fn restart_run_args(results: &Path, engine_wait: &str) -> Vec<String> {
+    into_results(
+        &[
+            "lab",
+            "run",
+            "--only",
+            "thrift-java",
+            "--profile",
+            "smoke",
+            "--variant",
+            "0.20",
+            "--levels",
+            "1,2",
+            "--repetitions",
+            "2",
+            "--duration",
+            "1s",
+            "--engine-wait",
+            engine_wait,
+        ],
+        results,
+    )
+}
+
+/// The engine-restart test's plan: compose/lab.toml's one scenario
+/// (order-echo, closed loop), levels 1 and 2, repetitions 1 and 2.
+fn restart_run_plan() -> Vec<(String, String, String, u64, u64)> {
+    let mut plan = Vec::new();
+    for level in [1, 2] {
+        for rep in [1, 2] {
+            plan.push((
+                "thrift-java".to_owned(),
+                "0.20".to_owned(),
+                "order-echo".to_owned(),
+                level,
+                rep,
+            ));
+        }
+    }
+    plan
+}
+
+/// A finished snapshot of the engine-restart test's run: complete, every
+/// cell consistent, every planned cell exactly once, every cell of `kept`
+/// as it was, and no `stopped` left in its manifest.
+fn check_restarted_snapshot(snap: &Path, kept: &[Value], log: &str) {
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], true, "{log}");
+    let cells = results["cells"].as_array().unwrap();
+    for c in cells {
+        check_cell_consistency("thrift-java", c);
+    }
+    for c in kept {
+        assert!(
+            cells.iter().any(|d| d == c),
+            "a cell written before the engine stopped is kept as it was: {:?}",
+            cell_id(c)
+        );
+    }
+    let mut measured: Vec<_> = cells.iter().map(cell_id).collect();
+    measured.sort();
+    assert_eq!(
+        measured,
+        restart_run_plan(),
+        "every planned cell exactly once:\n{log}"
+    );
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    assert!(manifest.get("stopped").is_none(), "{manifest}");
+}
+
+/// The cells of the only snapshot under `results`, once it has one.
+fn cells_so_far(results: &Path) -> Vec<Value> {
+    let snap = only_snapshot(results);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    json["cells"].as_array().unwrap().clone()
+}
+
+/// How many lines of `log` say that an engine stopped answering.
+fn stopped_answering_lines(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("stopped answering"))
+        .filter(|l| !l.starts_with("error:"))
+        .collect()
+}
+
+/// A real engine restarted in the middle of a run, twice over, on a
+/// `dockerd` of the test's own (never the default engine, which other runs
+/// share). Both runs measure thrift-java with the real client.
+///
+/// 1. Stopped once the first cell is in `results.json` and started again
+///    at once (the run waits up to 10 min): the run says in one line that
+///    the engine stopped answering, starts the server again and goes on
+///    to a complete snapshot (or, should the engine take longer, stops
+///    with a resumable one that its `--resume` line completes).
+/// 2. Stopped for good (the run waits 1 s): the run stops with exit code
+///    75, its last line the `--resume` command, its manifest saying why;
+///    with the engine started again, that command completes the snapshot.
+///
+/// Each time: every planned cell exactly once, the cells written before
+/// the stop kept as they were, and no lab container left on the engine.
+#[test]
+fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
+    let _engine = engine_lock();
+    let mut engine = match PrivateEngine::start() {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("SKIPPED an_engine_restarted_mid_run_...: {why}");
+            return;
+        }
+    };
+    // The images, built (or found) on the default engine, then copied.
+    let build = xtask(&[
+        "lab",
+        "build",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+    ]);
+    assert!(
+        build.status.success(),
+        "lab build failed:\n{}",
+        text(&build)
+    );
+    copy_thrift_images_to(ENGINE_C);
+
+    // 1. A restart: the run goes on.
+    let results = tempfile::tempdir().unwrap();
+    let args = restart_run_args(results.path(), "10m");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut run, log_path) = spawn_on(ENGINE_C, &args, results.path(), "restart");
+    wait_for_a_cell(&mut run, results.path(), &log_path);
+    let kept = cells_so_far(results.path());
+    engine.stop();
+    engine.start_again().unwrap();
+    let (status, mut log) = wait_for_end(&mut run, &log_path);
+    let said = stopped_answering_lines(&log);
+    assert_eq!(
+        said.len(),
+        1,
+        "one line says the engine stopped answering:\n{log}"
+    );
+    assert!(
+        said[0].contains(&format!(
+            "the Docker engine at {ENGINE_C} stopped answering"
+        )),
+        "{log}"
+    );
+    let snap = only_snapshot(results.path());
+    if status.code() == Some(75) {
+        // It did not come back in time after all: its line resumes it.
+        let resumed = resume_from_last_line(&log, &snap);
+        log.push_str(&resumed);
+    } else {
+        assert!(status.success(), "the run after the restart failed:\n{log}");
+        assert!(log.contains("answers again"), "{log}");
+    }
+    check_restarted_snapshot(&snap, &kept, &log);
+    let ps = text(&lab_ps_on(ENGINE_C));
+    assert!(ps.contains("no lab container"), "{ps}");
+
+    // 2. Stopped for good: a resumable snapshot, then resumed.
+    let results = tempfile::tempdir().unwrap();
+    let args = restart_run_args(results.path(), "1s");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut run, log_path) = spawn_on(ENGINE_C, &args, results.path(), "stop");
+    wait_for_a_cell(&mut run, results.path(), &log_path);
+    let kept = cells_so_far(results.path());
+    engine.stop();
+    let (status, log) = wait_for_end(&mut run, &log_path);
+    assert_eq!(
+        status.code(),
+        Some(75),
+        "an engine that is gone: exit 75\n{log}"
+    );
+    assert_eq!(stopped_answering_lines(&log).len(), 1, "{log}");
+    assert!(!log.contains("cannot create container"), "{log}");
+    let snap = only_snapshot(results.path());
+    let before: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    assert_eq!(before["complete"], false, "{log}");
+    for c in &kept {
+        assert!(before["cells"].as_array().unwrap().contains(c), "{log}");
+    }
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    assert!(
+        manifest["stopped"]["why"]
+            .as_str()
+            .is_some_and(|why| why.contains(&format!(
+                "the Docker engine at {ENGINE_C} stopped answering"
+            ))),
+        "the manifest says why the run stopped: {manifest}"
+    );
+    engine.start_again().unwrap();
+    let resumed = resume_from_last_line(&log, &snap);
+    assert!(
+        resumed.contains("no longer running"),
+        "the stopped run's containers are removed by the next run:\n{resumed}"
+    );
+    check_restarted_snapshot(&snap, &kept, &format!("{log}{resumed}"));
+    let ps = text(&lab_ps_on(ENGINE_C));
+    assert!(ps.contains("no lab container"), "{ps}");
+    drop(engine);
+}
+
+/// Runs the `--resume` command that the last line of `log` gives (for the
+/// snapshot `snap`) on the test's engine; it must succeed. Its output.
+fn resume_from_last_line(log: &str, snap: &Path) -> String {
+    let last = log.lines().last().unwrap_or_default();
+    let (_, command) = last
+        .split_once("continue it with: cargo xtask ")
+        .unwrap_or_else(|| panic!("the last line gives the --resume command:\n{log}"));
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(
+        words[words.len() - 2..],
+        ["--resume", snap.to_str().unwrap()],
+        "{last}"
+    );
+    let out = xtask_command(&words)
+        .env("DOCKER_HOST", ENGINE_C)
+        .output()
+        .unwrap();
+    let resumed = text(&out);
+    assert!(out.status.success(), "the resumed run failed:\n{resumed}");
+    resumed
+}

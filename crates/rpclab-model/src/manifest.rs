@@ -94,6 +94,14 @@ pub struct RunManifest {
     /// and in the snapshots written before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_load: Option<HostLoadSummary>,
+    /// Why the run stopped before its end, when it did (Ctrl-C, a Docker
+    /// engine that stopped answering and did not come back, a failed
+    /// build): the snapshot is incomplete, and `--resume` completes it (a
+    /// run that then ends takes it out). Default: none, a run that went
+    /// to its end (and the snapshots written before it was recorded,
+    /// 2026-12-05, whose `results.json` says `complete` and its errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stopped>,
     /// The lab definition as run (`compose/*.toml` with its profiles), as
     /// the orchestrator's `LabDef` serialised it.
     pub lab: toml::Table,
@@ -308,6 +316,17 @@ pub struct ClockOffset {
     pub uncertainty_ms: f64,
 }
 
+/// Why and when a run stopped before its end ([`RunManifest::stopped`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stopped {
+    /// When (RFC 3339, UTC).
+    pub utc: String,
+    /// Why, as the run said it (`the Docker engine at
+    /// unix:///var/run/docker.sock stopped answering and did not answer
+    /// again within 1 min`).
+    pub why: String,
+}
+
 /// What the host did beside the lab over the run's windows, for the
 /// manifest: medians and maxima over every window that has a
 /// [`crate::result::HostLoad`], in cores. Flat, so that it is one TOML
@@ -486,6 +505,10 @@ mod tests {
                 windows: 10,
                 busy_windows: 1,
                 ..HostLoadSummary::default()
+            }),
+            stopped: Some(Stopped {
+                utc: "2026-12-05T02:10:16Z".into(),
+                why: "interrupted (Ctrl-C)".into(),
             }),
             lab,
         }

@@ -2,6 +2,7 @@
 //! variants only), then print the comparison of every published figure and
 //! claim with the measurement ([`rpclab_report::reproduction`]).
 
+use crate::cli::outcome::Resumable;
 use crate::definitions::seeds::Seed;
 use crate::engine::run::{self, RunOptions};
 use anyhow::{bail, Result};
@@ -26,6 +27,11 @@ pub struct ReproduceOptions {
     pub rounds_seed: Option<u64>,
     /// An interrupted snapshot of the (one) seed to continue.
     pub resume: Option<PathBuf>,
+    /// How long to wait for an engine that stops answering.
+    pub engine_wait: std::time::Duration,
+    /// The command line (without the program), which a run's `--resume`
+    /// line repeats for its seed.
+    pub command: Vec<String>,
 }
 
 /// Runs one seed (or all) and prints its comparison; the snapshot also
@@ -39,7 +45,11 @@ pub async fn reproduce(root: &Path, ids: Vec<String>, opts: ReproduceOptions) ->
     }
     let mut failures = Vec::new();
     for id in &ids {
-        if let Err(e) = reproduce_one(root, id, &opts).await {
+        if let Err(e) = reproduce_one(root, id, &ids, &opts).await {
+            // The next seeds need the engine that did not come back.
+            if e.is::<Resumable>() {
+                return Err(e);
+            }
             eprintln!("error: seed {id}: {e:#}");
             failures.push(format!("{id}: {e:#}"));
         }
@@ -55,7 +65,13 @@ pub async fn reproduce(root: &Path, ids: Vec<String>, opts: ReproduceOptions) ->
     Ok(())
 }
 
-async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result<()> {
+/// `ids` are every seed of the command, `id` among them.
+async fn reproduce_one(
+    root: &Path,
+    id: &str,
+    ids: &[String],
+    opts: &ReproduceOptions,
+) -> Result<()> {
     let seed = Seed::load(root, id)?;
     let manifests = crate::definitions::manifest::load_all(root)?;
     let systems = seed.resolve(&manifests);
@@ -150,6 +166,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             variant_names: Vec::new(),
             overrides: Default::default(),
             thresholds: Vec::new(),
+            engine_wait: opts.engine_wait,
         },
     )
     .await?;
@@ -177,5 +194,48 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
         run.snapshot.join("report.html").display(),
         run.snapshot.join("charts").display()
     );
+    if let Some(stopped) =
+        crate::cli::outcome::resumable(&run, &seed_command(&opts.command, ids, id))
+    {
+        return Err(stopped);
+    }
     run.into_result()
+}
+
+/// `command` (`lab reproduce` of the seeds `ids`, or `--all`) for the seed
+/// `id` alone: what continues that seed's snapshot.
+fn seed_command(command: &[String], ids: &[String], id: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for arg in command {
+        if arg == "--all" || ids.contains(arg) {
+            continue;
+        }
+        out.push(arg.clone());
+        if arg == "reproduce" && !out.iter().any(|a| a == id) {
+            out.push(id.to_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_seed_s_command_names_that_seed_alone() {
+        let ids = words("a b");
+        assert_eq!(
+            seed_command(&words("lab reproduce a b --profile smoke"), &ids, "b"),
+            words("lab reproduce b --profile smoke")
+        );
+        assert_eq!(
+            seed_command(&words("lab reproduce --all --profile smoke"), &ids, "a"),
+            words("lab reproduce a --profile smoke")
+        );
+    }
 }

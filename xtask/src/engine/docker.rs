@@ -47,6 +47,8 @@ pub struct Engine {
     pub hostname: String,
     /// Where the engine keeps its images and containers (`DockerRootDir`).
     pub data_root: String,
+    /// The folder of the TLS files a `tcp://` endpoint was connected with.
+    tls_cert_path: Option<std::path::PathBuf>,
     /// Image tag → the id this process built or verified for it on this
     /// engine (the image builder pins what it builds; [`Engine::start`]
     /// runs the pinned id, since tags are shared by everything on the
@@ -117,7 +119,7 @@ pub enum Network {
     /// The host's: every process of the machine can reach its ports. For
     /// the side-by-side peers (host tools), `--target` and multi-host runs.
     Host,
-    /// The namespace of the run's holder container (its id): servers,
+    /// The namespace of the run's holder container (its name): servers,
     /// registries and clients of one run share a loopback no host process
     /// can reach ([`crate::engine::netns`]).
     Joins(String),
@@ -155,40 +157,7 @@ impl Engine {
                 anyhow!("cannot reach the Docker engine at {endpoint}: {detail}")
             }
         };
-        let timeout = 120;
-        let version = bollard::API_DEFAULT_VERSION;
-        let docker = match endpoint {
-            Endpoint::Default => Docker::connect_with_local_defaults(),
-            Endpoint::Unix(path) => Docker::connect_with_unix(&path.to_string_lossy(), timeout, version),
-            Endpoint::Tcp { host, port, tls: false } => {
-                Docker::connect_with_http(&format!("tcp://{host}:{port}"), timeout, version)
-            }
-            Endpoint::Tcp { host, port, tls: true } => {
-                let dir = match tls_cert_path {
-                    Some(d) => d.to_owned(),
-                    None => std::env::var_os("DOCKER_CERT_PATH").map(std::path::PathBuf::from).ok_or_else(|| {
-                        unreachable(format!(
-                            "tcp://{host}:{port} is TLS and no certificates were given: set [hosts] tls_cert_path or DOCKER_CERT_PATH to a folder of ca.pem, cert.pem and key.pem (or write tcp+http:// for plain HTTP)"
-                        ))
-                    })?,
-                };
-                for f in ["ca.pem", "cert.pem", "key.pem"] {
-                    if !dir.join(f).is_file() {
-                        return Err(unreachable(format!("{} has no {f}", dir.display())));
-                    }
-                }
-                Docker::connect_with_ssl(
-                    &format!("tcp://{host}:{port}"),
-                    &dir.join("key.pem"),
-                    &dir.join("cert.pem"),
-                    &dir.join("ca.pem"),
-                    timeout,
-                    version,
-                )
-            }
-            Endpoint::Ssh { .. } => Docker::connect_with_ssh(&endpoint.to_string(), timeout, version),
-        }
-        .map_err(|e| unreachable(e.to_string()))?;
+        let docker = client(endpoint, tls_cert_path).map_err(unreachable)?;
         // A quick first answer: an engine that does not answer in 10 s is
         // reported, not waited for as long as a build may take.
         let first = tokio::time::timeout(
@@ -213,8 +182,28 @@ impl Engine {
             engine_id: info.id.unwrap_or_default(),
             hostname: info.name.unwrap_or_default(),
             data_root: info.docker_root_dir.unwrap_or_default(),
+            tls_cert_path: tls_cert_path.map(Path::to_owned),
             pins: Arc::default(),
         })
+    }
+
+    /// Whether the engine answers a ping within `within`, asked on a fresh
+    /// connection: an engine that is stopping no longer accepts new
+    /// connections but may still answer on those this process holds, so
+    /// only a new one tells whether it is there ([`crate::engine::outage`]).
+    /// Any answer counts, an API error too (the fresh client has not
+    /// negotiated its API version, and an older engine refuses it with
+    /// 400): only a transport error, a connection refused, a socket that
+    /// is gone or no answer in time, means that it does not answer.
+    pub async fn answers(&self, within: std::time::Duration) -> bool {
+        let Ok(docker) = client(&self.endpoint, self.tls_cert_path.as_deref()) else {
+            return false;
+        };
+        match tokio::time::timeout(within, docker.ping()).await {
+            Ok(Ok(_)) => true,
+            Ok(Err(e)) => is_an_answer(&e),
+            Err(_) => false,
+        }
     }
 
     /// An engine value for tests of what is done with engines: it is never
@@ -231,6 +220,7 @@ impl Engine {
             engine_id: "SHARED:ID".into(),
             hostname: "this-machine".into(),
             data_root: format!("/var/lib/{data_root}"),
+            tls_cert_path: None,
             pins: Arc::default(),
         }
     }
@@ -703,6 +693,57 @@ impl Engine {
         }
         Ok(removed)
     }
+}
+
+/// Whether `e` is the engine's answer (an API error: 404, 409, a version
+/// it refuses, ...), as opposed to a transport error (no connection, a
+/// connection closed, no answer in time).
+fn is_an_answer(e: &bollard::errors::Error) -> bool {
+    matches!(
+        e,
+        bollard::errors::Error::DockerResponseServerError { .. }
+            | bollard::errors::Error::DockerStreamError { .. }
+            | bollard::errors::Error::DockerContainerWaitError { .. }
+    )
+}
+
+/// A client of `endpoint` (nothing is asked yet); the error says why none
+/// can be made, for the caller to wrap with the endpoint.
+fn client(endpoint: &Endpoint, tls_cert_path: Option<&Path>) -> Result<Docker, String> {
+    let timeout = 120;
+    let version = bollard::API_DEFAULT_VERSION;
+    match endpoint {
+        Endpoint::Default => Docker::connect_with_local_defaults(),
+        Endpoint::Unix(path) => Docker::connect_with_unix(&path.to_string_lossy(), timeout, version),
+        Endpoint::Tcp { host, port, tls: false } => {
+            Docker::connect_with_http(&format!("tcp://{host}:{port}"), timeout, version)
+        }
+        Endpoint::Tcp { host, port, tls: true } => {
+            let dir = match tls_cert_path {
+                Some(d) => d.to_owned(),
+                None => std::env::var_os("DOCKER_CERT_PATH").map(std::path::PathBuf::from).ok_or_else(|| {
+                    format!(
+                        "tcp://{host}:{port} is TLS and no certificates were given: set [hosts] tls_cert_path or DOCKER_CERT_PATH to a folder of ca.pem, cert.pem and key.pem (or write tcp+http:// for plain HTTP)"
+                    )
+                })?,
+            };
+            for f in ["ca.pem", "cert.pem", "key.pem"] {
+                if !dir.join(f).is_file() {
+                    return Err(format!("{} has no {f}", dir.display()));
+                }
+            }
+            Docker::connect_with_ssl(
+                &format!("tcp://{host}:{port}"),
+                &dir.join("key.pem"),
+                &dir.join("cert.pem"),
+                &dir.join("ca.pem"),
+                timeout,
+                version,
+            )
+        }
+        Endpoint::Ssh { .. } => Docker::connect_with_ssh(&endpoint.to_string(), timeout, version),
+    }
+    .map_err(|e| e.to_string())
 }
 
 fn no_daemon(detail: &str) -> anyhow::Error {

@@ -3,7 +3,8 @@
 //! its registry and the load client pinned to their CPU sets ([`plan`],
 //! [`run`], [`rounds`], [`registry`], [`readiness`], [`client_container`])
 //! on the engines of each role ([`engines`], [`docker`]), within a run's
-//! [`scope`] (its id, and the clean-up of its containers), continues an
+//! [`scope`] (its id, and the clean-up of its containers), waits for an
+//! engine that stopped answering ([`outage`]), continues an
 //! interrupted snapshot ([`resume`]), and measures what a cell
 //! cost and what the host did beside it ([`cost`], [`host_load`],
 //! [`calibration`]). It returns results and knows nothing of how they are
@@ -17,6 +18,7 @@ pub mod engines;
 pub mod host_load;
 pub mod images;
 pub mod netns;
+pub mod outage;
 pub mod plan;
 pub mod prebuild;
 pub mod readiness;

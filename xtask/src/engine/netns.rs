@@ -98,10 +98,12 @@ pub async fn open(
         return Ok(Network::Host);
     }
     // Any image of the run with a `sleep` will do: the client's is built
-    // for every run.
+    // for every run. Containers join it by name, which stays the same when
+    // the holder is started again (after an engine restart, [`reopen`]).
+    let name = format!("rpclab-network-{run_id}");
     let id = engine
         .start(ContainerSpec {
-            name: format!("rpclab-network-{run_id}"),
+            name: name.clone(),
             image: images::CLIENT,
             role: Role::Client.into(),
             run_id,
@@ -115,10 +117,20 @@ pub async fn open(
         })
         .await?;
     crate::say!(
-        "network: a private namespace for the run (holder {})",
+        "network: a private namespace for the run (holder {name}, {})",
         &id[..12.min(id.len())]
     );
-    Ok(Network::Joins(id))
+    Ok(Network::Joins(name))
+}
+
+/// Starts the holder of `network` again, under its name, after the run's
+/// containers were removed (an engine that stopped answering came back);
+/// nothing for the host's network.
+pub async fn reopen(engine: &Engine, network: &Network, run_id: &str, cpus: &str) -> Result<()> {
+    if let Network::Joins(_) = network {
+        open(engine, NetworkChoice::Private, run_id, cpus).await?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

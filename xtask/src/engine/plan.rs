@@ -104,6 +104,24 @@ impl<'a> Planned<'a> {
             repetition: cell.repetition,
         }
     }
+
+    /// This variant with only its cells that `measured` does not hold, in
+    /// order: what a resumed run, or a server started again after its
+    /// engine came back, has left to measure.
+    pub fn left(&self, measured: &[Cell]) -> Planned<'a> {
+        Planned {
+            manifest: self.manifest,
+            variant: self.variant,
+            record: self.record,
+            skipped: self.skipped.clone(),
+            cells: self
+                .cells
+                .iter()
+                .filter(|c| !self.id(c).is_in(measured))
+                .copied()
+                .collect(),
+        }
+    }
 }
 
 /// What a resumed run has left to do: `plan` with every cell that
@@ -112,15 +130,7 @@ impl<'a> Planned<'a> {
 /// (a run in rounds still starts it, so that its rounds keep every server
 /// beside the one under load, as the interrupted run had them).
 pub fn remaining<'a>(mut plan: Plan<'a>, measured: &[Cell]) -> Plan<'a> {
-    for planned in &mut plan.runnable {
-        let missing: Vec<PlannedCell<'a>> = planned
-            .cells
-            .iter()
-            .filter(|c| !planned.id(c).is_in(measured))
-            .copied()
-            .collect();
-        planned.cells = missing;
-    }
+    plan.runnable = plan.runnable.iter().map(|p| p.left(measured)).collect();
     plan
 }
 

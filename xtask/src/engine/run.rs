@@ -23,6 +23,7 @@ use crate::engine::docker::Network;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::engines::{self, Engines};
 use crate::engine::netns::{self, NetworkChoice};
+use crate::engine::outage::{AfterFailure, EngineGone, Outage};
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::readiness;
 use crate::engine::registry;
@@ -30,7 +31,7 @@ use crate::engine::resume::{Asked, Interrupted, Refused};
 use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Context, Result};
-use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord};
+use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord, Stopped};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
 };
@@ -79,6 +80,9 @@ pub struct RunOptions {
     pub overrides: Overrides,
     /// Every cell is judged by these; the breaches go into `results.json`.
     pub thresholds: Vec<Threshold>,
+    /// How long to wait for an engine that stopped answering before the
+    /// run stops, resumable ([`crate::engine::outage`]).
+    pub engine_wait: Duration,
 }
 
 /// `(results so far, scenario, level) → another round?`
@@ -274,6 +278,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         images: BTreeMap::new(),
         servers: Vec::new(),
         host_load: None,
+        stopped: None,
         rounds_seed: profile.rounds.map(|_| {
             interrupted
                 .as_ref()
@@ -321,6 +326,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         resuming: interrupted.as_ref(),
         network_choice,
         network: std::sync::OnceLock::new(),
+        outage: Outage::new(&engines, scope.id(), opts.engine_wait),
     };
     let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
@@ -332,6 +338,22 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     if let Some(bar) = ctx.bar.get() {
         bar.finish();
     }
+    // An engine that is gone cannot remove anything: the next run that
+    // claims it does (its containers' orchestrator is then gone).
+    let gone = outcome
+        .as_ref()
+        .err()
+        .and_then(|e| e.downcast_ref::<EngineGone>());
+    let removed = match (removed, gone) {
+        (Err(_), Some(gone)) => {
+            eprintln!(
+                "the containers this run left on {} are removed by the next run on it",
+                gone.endpoint
+            );
+            Ok(())
+        }
+        (removed, _) => removed,
+    };
     let outcome = match outcome {
         // A refused resume leaves the snapshot as it was.
         Err(e) if e.is::<Refused>() => {
@@ -352,6 +374,12 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
             );
         }
     }
+    manifest.stopped = outcome.as_ref().err().map(|e| Stopped {
+        utc: time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default(),
+        why: format!("{e:#}"),
+    });
     snapshot.write_manifest(&manifest)?;
     if !opts.thresholds.is_empty() {
         snapshot.results.thresholds = Some(ThresholdCheck::of_cells(
@@ -446,12 +474,27 @@ struct RunContext<'a> {
     /// The network the run's containers join, once its holder is up
     /// (after the images are built).
     network: std::sync::OnceLock<Network>,
+    /// What the run does when an engine stops answering.
+    outage: Outage<'a>,
 }
 
 impl RunContext<'_> {
     /// The network the run's servers, registries and clients use.
     fn network(&self) -> &Network {
         self.network.get().unwrap_or(&Network::Host)
+    }
+
+    /// [`Outage::after_failure`], and when an engine came back (the run's
+    /// containers removed, its network's holder among them), the holder
+    /// started again under its name, so that what starts next joins it.
+    async fn after_failure(&self) -> Result<AfterFailure> {
+        let after = self.outage.after_failure().await?;
+        if after == AfterFailure::EngineBack {
+            if let Some(network) = self.network.get() {
+                netns::reopen(self.engine, network, self.run_id, &self.cpus.client).await?;
+            }
+        }
+        Ok(after)
     }
 
     /// Plans the run, builds and calibrates, then measures the plan: in
@@ -483,8 +526,19 @@ impl RunContext<'_> {
             levels,
         } = plan;
         manifest.servers = servers;
-        self.build_and_calibrate(selected, &runnable, snapshot, manifest)
-            .await?;
+        // Built again (nothing changed: found by hash) whenever an engine
+        // that stopped answering came back.
+        loop {
+            let Err(e) = self
+                .build_and_calibrate(selected, &runnable, snapshot, manifest)
+                .await
+            else {
+                break;
+            };
+            if self.after_failure().await? == AfterFailure::EnginesAnswer {
+                return Err(e);
+            }
+        }
         let network = netns::open(
             self.engine,
             self.network_choice,
@@ -515,19 +569,52 @@ impl RunContext<'_> {
             .bar
             .set(crate::basics::progress::RunBar::new(cells as u64));
         if let Some(policy) = self.profile.rounds {
-            return self
-                .run_rounds(&runnable, &levels, policy, snapshot, manifest)
-                .await;
+            // Started over, from the rounds' first missing cell, whenever
+            // an engine that stopped answering came back.
+            loop {
+                let Err(e) = self
+                    .run_rounds(&runnable, &levels, policy, snapshot, manifest)
+                    .await
+                else {
+                    return Ok(());
+                };
+                if self.after_failure().await? == AfterFailure::EnginesAnswer {
+                    return Err(e);
+                }
+            }
         }
         for planned in runnable.iter().filter(|p| !p.cells.is_empty()) {
-            if let Err(e) = self.run_server(planned, snapshot).await {
+            self.run_server_through(planned, snapshot).await?;
+        }
+        Ok(())
+    }
+
+    /// [`RunContext::run_server`], started over with the cells it has left
+    /// whenever an engine that stopped answering came back
+    /// ([`crate::engine::outage`]). A failure while every engine answers is
+    /// the server's: recorded, and the run goes on with the next one. Err:
+    /// the run stops (an engine did not come back).
+    async fn run_server_through(
+        &self,
+        planned: &Planned<'_>,
+        snapshot: &mut Snapshot,
+    ) -> Result<()> {
+        loop {
+            let left = planned.left(&snapshot.results.cells);
+            if left.cells.is_empty() {
+                return Ok(());
+            }
+            let Err(e) = self.run_server(&left, snapshot).await else {
+                return Ok(());
+            };
+            if self.after_failure().await? == AfterFailure::EnginesAnswer {
                 // One broken server must not cost the others their run.
                 let (m, v) = (planned.manifest, planned.variant);
                 crate::say!("error: {e:#}");
                 snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
+                return Ok(());
             }
         }
-        Ok(())
     }
 
     /// Builds every image the run needs on each engine (a build error
@@ -736,6 +823,8 @@ impl RunContext<'_> {
             let (m, v) = (p.manifest, p.variant);
             match self.start_primed(m, v, *port, registry, snapshot).await {
                 Ok(l) => live.push(l),
+                // Not the server's: the run waits for the engine.
+                Err(e) if !self.outage.answering().await => return Err(e),
                 Err(e) => {
                     crate::say!("error: {e:#}");
                     snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
@@ -882,7 +971,17 @@ impl RunContext<'_> {
             .await;
         let l = &mut live[i];
         l.served = true;
-        if let Some(code) = self.engine.exit_code(&l.id).await? {
+        let exit = self.engine.exit_code(&l.id).await;
+        if (cell.is_err() || !matches!(exit, Ok(None))) && !self.outage.answering().await {
+            // Not the server's failure: the run waits for the engine,
+            // then starts the rounds over from this cell, measured again
+            // (whether its server lived through it cannot be told).
+            return Err(match (cell, exit) {
+                (Err(e), _) | (_, Err(e)) => e,
+                _ => anyhow!("the server's engine stopped answering"),
+            });
+        }
+        if let Some(code) = exit? {
             let log = self.engine.log_tail(&l.id, 30).await;
             l.alive = false;
             let e = exited(m, scenario, level, code, &log);
