@@ -89,6 +89,12 @@ pub struct RunManifest {
     /// and in the snapshots written before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_load: Option<HostLoadSummary>,
+    /// What a capacity search (`lab capacity`) was asked: the scenario,
+    /// the percentile and its bound, the tolerance, the budget of steps,
+    /// the start and the lowest rate. Default: none, a `lab run` or `lab
+    /// reproduce` (absent then, and before searches existed, 2026-12-05).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::Asked>,
     /// The lab definition as run (`compose/*.toml` with its profiles), as
     /// the orchestrator's `LabDef` serialised it.
     pub lab: toml::Table,
@@ -480,6 +486,16 @@ mod tests {
                 windows: 10,
                 busy_windows: 1,
                 ..HostLoadSummary::default()
+            }),
+            capacity: Some(crate::capacity::Asked {
+                scenario: "order-echo".into(),
+                percentile: crate::capacity::Percentile::P99,
+                slo_us: 5000.0,
+                slo: "5ms".into(),
+                tolerance: 0.05,
+                budget: 12,
+                start_rate: None,
+                min_rate: 1,
             }),
             lab,
         }

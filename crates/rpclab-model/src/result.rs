@@ -521,6 +521,11 @@ pub struct Results {
     /// cells that breached them (absent otherwise and in older snapshots).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<crate::breach::ThresholdCheck>,
+    /// Set by `lab capacity`: the search, every step and its outcome; the
+    /// steps' cells are in `cells` (absent otherwise and in older
+    /// snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::CapacitySearch>,
 }
 
 /// How an interleaved run ordered its rounds (`rounds` in a profile).

@@ -143,7 +143,9 @@ fn percentile(name: &str) -> Option<Percentile> {
 }
 
 /// A duration with its unit (`2ms`, `500us`), in µs; the unit is required.
-fn micros(text: &str) -> Option<f64> {
+/// The thresholds' latencies and `lab capacity`'s SLO
+/// ([`crate::capacity::parse_slo`]) read with it.
+pub fn micros(text: &str) -> Option<f64> {
     [("ns", 1e-3), ("us", 1.0), ("ms", 1e3), ("s", 1e6)]
         .into_iter()
         .find_map(|(unit, scale)| Some(number(text.strip_suffix(unit)?)? * scale))
