@@ -111,6 +111,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             reproduction: Some(reproduction.clone()),
             rounds: None,
             thresholds: None,
+            capacity: None,
         };
         println!("{}", render(&compare(&empty, &reproduction), false));
         eprintln!("seed {id}: no system can run yet, so no snapshot was written");
@@ -147,6 +148,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             variant_names: Vec::new(),
             overrides: Default::default(),
             thresholds: Vec::new(),
+            capacity: None,
         },
     )
     .await?;
