@@ -4,12 +4,14 @@
 //! [`run`], [`rounds`], [`registry`], [`readiness`], [`client_container`])
 //! on the engines of each role ([`engines`], [`docker`]), within a run's
 //! [`scope`] (its id, and the clean-up of its containers), continues an
-//! interrupted snapshot ([`resume`]), and measures what a cell
+//! interrupted snapshot ([`resume`]), searches a server's capacity under
+//! an SLO ([`capacity`]), and measures what a cell
 //! cost and what the host did beside it ([`cost`], [`host_load`],
 //! [`calibration`]). It returns results and knows nothing of how they are
 //! rendered: the report layer is beside it, not below.
 
 pub mod calibration;
+pub mod capacity;
 pub mod client_container;
 pub mod cost;
 pub mod docker;
