@@ -6,7 +6,6 @@
 //! primitives like every other chart. Data in, text out.
 
 use crate::charts::Chart;
-use crate::format::fmt_value;
 use crate::svg::{
     esc, frame, legend, marker, nice_step, open, style, tick_label, Axis, Key, BOTTOM, H, LEFT,
     RIGHT, TOP, W,
@@ -34,6 +33,13 @@ fn step_words(search: &CapacitySearch, s: &Step) -> String {
         search.asked.percentile,
         s.percentile_us / 1e3
     )
+}
+
+/// A number with at most two decimals, and none it does not need: `5`,
+/// `0.5`, `2.25`.
+fn trim(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Why a step failed, in words.
@@ -77,12 +83,12 @@ pub fn conclusion(search: &CapacitySearch) -> String {
         (Some(Outcome::Found), Some(p)) => format!(
             "capacity of {who} under {slo}: {} calls/s ({bracket}; within {} % after {n} steps)",
             p.offered_per_s,
-            fmt_value(search.asked.tolerance * 100.0)
+            trim(search.asked.tolerance * 100.0)
         ),
         (Some(Outcome::BudgetSpent), Some(p)) if fail.is_some() => format!(
             "capacity of {who} under {slo}: {} calls/s, not narrowed to {} %: the budget of {} steps was spent ({bracket})",
             p.offered_per_s,
-            fmt_value(search.asked.tolerance * 100.0),
+            trim(search.asked.tolerance * 100.0),
             search.asked.budget
         ),
         (Some(Outcome::BudgetSpent), Some(p)) => format!(
@@ -174,9 +180,9 @@ fn setup(search: &CapacitySearch) -> String {
         search.arrival,
         search.connections,
         search.max_in_flight,
-        fmt_value(search.window_s),
+        trim(search.window_s),
         a.slo_line(),
-        fmt_value(a.tolerance * 100.0),
+        trim(a.tolerance * 100.0),
         a.budget,
         a.min_rate
     )
@@ -270,7 +276,7 @@ pub fn chart(search: &CapacitySearch) -> Option<Chart> {
             "{} of each step's window at its offered rate ({} arrivals, {} s windows); {}",
             search.asked.percentile,
             search.arrival,
-            fmt_value(search.window_s),
+            trim(search.window_s),
             search.outcome.map_or("no outcome", Outcome::as_str)
         ))
     );
