@@ -297,7 +297,20 @@ pub fn chart(search: &CapacitySearch) -> Option<Chart> {
             .collect()
     };
     ticks.retain(|t| *t >= x.lo && *t <= x.hi);
-    let ticks: Vec<(f64, String)> = ticks.into_iter().map(|t| (t, tick_label(t))).collect();
+    // Labels that would overlap the one before are left out (each rate is
+    // still named by its marker's tooltip).
+    let mut labelled: Vec<(f64, String)> = Vec::new();
+    for t in ticks {
+        let label = tick_label(t);
+        let room = 7.0 * label.len().max(3) as f64;
+        if labelled
+            .last()
+            .is_none_or(|(before, _)| x.px(t) - x.px(*before) >= room)
+        {
+            labelled.push((t, label));
+        }
+    }
+    let ticks = labelled;
     let y_label = format!(
         "{} latency ms{}",
         search.asked.percentile,
