@@ -57,8 +57,17 @@ fn failure_words(search: &CapacitySearch, s: &Step) -> String {
             Failure::Errors => format!("{} failed calls", s.calls_failed),
             Failure::NotVerified => "replies not verified".to_owned(),
             Failure::Shortfall => format!(
-                "achieved {:.0} calls/s, short of {:.0}: the rate was not carried",
-                s.achieved_per_s, s.achieved_least_per_s
+                "achieved {:.0} calls/s, short of {:.0}: the rate was not carried{}",
+                s.achieved_per_s,
+                s.achieved_least_per_s,
+                // Late calls: the server held them up, or the client
+                // could not send them in time.
+                s.send_lag_p99_us
+                    .filter(|l| *l >= 1e3)
+                    .map_or(String::new(), |l| format!(
+                        " (calls left up to {:.1} ms late, p99)",
+                        l / 1e3
+                    ))
             ),
             Failure::NoCalls => "no call completed in the window".to_owned(),
         })
@@ -144,11 +153,11 @@ pub fn render(search: &CapacitySearch, markdown: bool) -> String {
     } else {
         table.with(Style::rounded());
     }
-    let mut out = format!(
-        "{}capacity search: {}\n\n",
-        if markdown { "## " } else { "" },
-        setup(search)
-    );
+    let mut out = if markdown {
+        format!("### capacity search\n\n{}\n\n", setup(search))
+    } else {
+        format!("capacity search: {}\n\n", setup(search))
+    };
     let _ = write!(out, "{table}\n\n{}\n", conclusion(search));
     out
 }
