@@ -213,7 +213,7 @@ fn lab_capacity_finds_a_rate_on_a_real_server_and_writes_its_curve() {
     }
     assert!(svg.contains(&format!("found {found} calls/s")));
     let page = std::fs::read_to_string(snapshot.join("report.html")).unwrap();
-    assert!(page.contains("Capacity under an SLO") && page.contains("id=\"capacity\""));
+    assert!(page.contains("Capacity under an SLO") && page.contains("id=\"capacity-search\""));
     // `lab report` renders it again, from its files alone.
     let again = tempfile::tempdir().unwrap();
     let out = xtask(&[

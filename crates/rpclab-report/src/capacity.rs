@@ -201,7 +201,7 @@ fn setup(search: &CapacitySearch) -> String {
 /// conclusion, its steps and `figures` (the chart).
 pub fn html(search: &CapacitySearch, figures: Markup) -> Markup {
     html! {
-        h2 id="capacity" { "Capacity under an SLO" }
+        h2 id="capacity-search" { "Capacity under an SLO" }
         p { (setup(search)) }
         p { b { (conclusion(search)) } }
         table class="sortable" {

@@ -212,7 +212,7 @@ pub fn write_report(
                         a href="#reproduction" { "reproduction" }
                     }
                     @if results.capacity.is_some() {
-                        a href="#capacity" { "capacity" }
+                        a href="#capacity-search" { "capacity" }
                     }
                     @for s in &scenarios { a href={ "#scenario-" (slug(s)) } { (s) } }
                 }
