@@ -1,7 +1,7 @@
 //! A capacity search rendered (`lab capacity`, `results.json`'s
 //! `capacity`): the sentence that ends it ([`conclusion`]: the rate found,
 //! the last passing and the first failing step), the table of its steps
-//! ([`render`], for the terminal and `summary.md`; [`html`], for the page)
+//! ([`render`], for the terminal and `summary.md`; [`html()`], for the page)
 //! and its latency-vs-rate chart ([`chart`]), drawn with [`crate::svg`]'s
 //! primitives like every other chart. Data in, text out.
 
