@@ -10,9 +10,11 @@
 //! latency-vs-rate chart are the report's.
 //!
 //! The SLO's bound is read with the thresholds' duration grammar
-//! ([`crate::threshold::micros`]: a number with a unit `ns us ms s`).
+//! ([`crate::threshold::parse_slo`]: a number with a unit `ns us ms s`),
+//! and a percentile of a window is the window's
+//! ([`crate::result::Latency::percentile`]): this module names neither,
+//! so that `results.json`'s type can hold a search without a cycle.
 
-use crate::result::Latency;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -63,19 +65,6 @@ pub enum Percentile {
     P999,
 }
 
-impl Percentile {
-    /// This percentile of `latency`, µs.
-    pub fn of(self, latency: &Latency) -> f64 {
-        match self {
-            Percentile::P50 => latency.p50,
-            Percentile::P90 => latency.p90,
-            Percentile::P95 => latency.p95,
-            Percentile::P99 => latency.p99,
-            Percentile::P999 => latency.p999,
-        }
-    }
-}
-
 impl fmt::Display for Percentile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -117,17 +106,6 @@ impl FromStr for Percentile {
             _ => return Err(BadSlo(format!("cannot read --percentile `{text}`"))),
         })
     }
-}
-
-/// `--slo`: the bound, µs. Missing or unreadable, the error quotes the
-/// grammar in one line.
-pub fn parse_slo(text: Option<&str>) -> Result<f64, BadSlo> {
-    let Some(text) = text else {
-        return Err(BadSlo("lab capacity needs --slo".into()));
-    };
-    crate::threshold::micros(text.trim())
-        .filter(|us| *us > 0.0)
-        .ok_or_else(|| BadSlo(format!("cannot read --slo `{text}`")))
 }
 
 /// A capacity search, step by step (`results.json`'s `capacity`; added
@@ -327,16 +305,5 @@ mod tests {
         }
         let e = "98".parse::<Percentile>().unwrap_err().to_string();
         assert!(e.contains(SLO_GRAMMAR) && !e.contains('\n'), "{e}");
-    }
-
-    #[test]
-    fn an_slo_is_a_latency_with_a_unit_else_one_line_with_the_grammar() {
-        assert_eq!(parse_slo(Some("5ms")), Ok(5000.0));
-        assert_eq!(parse_slo(Some("250us")), Ok(250.0));
-        for bad in [None, Some("5"), Some("fast"), Some("0ms"), Some("-1ms")] {
-            let e = parse_slo(bad).unwrap_err().to_string();
-            assert!(e.contains(SLO_GRAMMAR), "{bad:?}: {e}");
-            assert!(!e.contains('\n'), "{bad:?}: one line");
-        }
     }
 }

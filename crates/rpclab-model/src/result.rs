@@ -26,6 +26,21 @@ pub struct Latency {
     pub max: f64,
 }
 
+impl Latency {
+    /// The percentile `p` of these latencies, µs (what a capacity search
+    /// judges).
+    pub fn percentile(&self, p: crate::capacity::Percentile) -> f64 {
+        use crate::capacity::Percentile;
+        match p {
+            Percentile::P50 => self.p50,
+            Percentile::P90 => self.p90,
+            Percentile::P95 => self.p95,
+            Percentile::P99 => self.p99,
+            Percentile::P999 => self.p999,
+        }
+    }
+}
+
 /// CPU time and memory a container spent over the measurement window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {

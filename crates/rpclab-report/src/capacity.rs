@@ -5,7 +5,6 @@
 //! and its latency-vs-rate chart ([`chart`]), drawn with [`crate::svg`]'s
 //! primitives like every other chart. Data in, text out.
 
-use crate::charts::Chart;
 use crate::svg::{
     esc, frame, legend, marker, nice_step, open, style, tick_label, Axis, Key, BOTTOM, H, LEFT,
     RIGHT, TOP, W,
@@ -230,8 +229,12 @@ pub fn html(search: &CapacitySearch, figures: Markup) -> Markup {
 
 /// The latency-vs-rate chart: each step's percentile at its offered rate
 /// (passing and failing steps told apart, joined in rate order), the SLO
-/// as a line, the rate found as another. None without a step.
-pub fn chart(search: &CapacitySearch) -> Option<Chart> {
+/// as a line, the rate found as another: the SVG document the page
+/// inlines and saves as `charts/capacity.svg` ([`CHART`]). None without a
+/// step. (It names no type of
+/// [`crate::charts`], which reads the snapshot's cells: the search is
+/// drawn from its own record with [`crate::svg`]'s primitives.)
+pub fn chart(search: &CapacitySearch) -> Option<String> {
     let mut steps: Vec<&Step> = search.steps.iter().collect();
     if steps.is_empty() {
         return None;
@@ -382,10 +385,7 @@ pub fn chart(search: &CapacitySearch) -> Option<Chart> {
         ],
     );
     svg.push_str("</svg>\n");
-    Some(Chart {
-        name: CHART.to_owned(),
-        svg,
-    })
+    Some(svg)
 }
 
 #[cfg(test)]
@@ -486,15 +486,14 @@ mod tests {
             ],
             Outcome::BudgetSpent,
         );
-        let c = chart(&s).unwrap();
-        assert_eq!(c.name, "capacity");
+        let svg = chart(&s).unwrap();
         for rate in [1000, 2000, 1500] {
-            assert!(c.svg.contains(&format!("offered {rate} calls/s")), "{rate}");
+            assert!(svg.contains(&format!("offered {rate} calls/s")), "{rate}");
         }
-        assert!(c.svg.contains("SLO p99 &lt; 5ms"));
-        assert!(c.svg.contains("found 1500 calls/s"));
-        assert!(!c.svg.contains("NaN"));
-        assert!(c.svg.ends_with("</svg>\n"));
+        assert!(svg.contains("SLO p99 &lt; 5ms"));
+        assert!(svg.contains("found 1500 calls/s"));
+        assert!(!svg.contains("NaN"));
+        assert!(svg.ends_with("</svg>\n"));
         // One step, every step failing at 0 ms (no call): still drawn.
         let one = search(
             vec![Step {
@@ -503,8 +502,8 @@ mod tests {
             }],
             Outcome::NoRate,
         );
-        let c = chart(&one).unwrap();
-        assert!(!c.svg.contains("NaN") && !c.svg.contains("found"));
+        let svg = chart(&one).unwrap();
+        assert!(!svg.contains("NaN") && !svg.contains("found"));
         assert!(chart(&search(vec![], Outcome::NoRate)).is_none());
         let table = render(&s, true);
         assert!(table.contains("fail: p99 8.000 ms ≥ 5ms"), "{table}");

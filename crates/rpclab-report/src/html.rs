@@ -172,7 +172,15 @@ pub fn write_report(
     let capacity = match &results.capacity {
         Some(search) => Some(crate::capacity::html(
             search,
-            figures(crate::capacity::chart(search).into_iter().collect())?,
+            figures(
+                crate::capacity::chart(search)
+                    .map(|svg| Chart {
+                        name: crate::capacity::CHART.to_owned(),
+                        svg,
+                    })
+                    .into_iter()
+                    .collect(),
+            )?,
         )),
         None => None,
     };

@@ -20,7 +20,8 @@ use crate::definitions::lab::Lab;
 use crate::definitions::overrides::{self, Overrides};
 use crate::engine::run;
 use anyhow::{bail, Context, Result};
-use rpclab_model::capacity::{parse_slo, Asked, Outcome, Percentile};
+use rpclab_model::capacity::{Asked, Outcome, Percentile};
+use rpclab_model::threshold::parse_slo;
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -239,7 +239,7 @@ pub fn judge(asked: &Asked, cell: &Cell, offered: u32, repetition: u32, number: 
     let expected = (offered as f64 * window).max(1.0);
     let allowance = SHORTFALL.max(3.0 / expected.sqrt());
     let least = offered as f64 * (1.0 - allowance).max(0.0);
-    let percentile_us = asked.percentile.of(&cell.latency_us);
+    let percentile_us = cell.latency_us.percentile(asked.percentile);
     let mut failures = Vec::new();
     if cell.calls_ok == 0 {
         failures.push(Failure::NoCalls);
