@@ -232,6 +232,11 @@ struct RunFlags {
     /// Seconds to wait for a server's ports to be freed by another run.
     #[arg(long, default_value_t = 0)]
     wait_for_ports: u64,
+    /// Whose network the run's containers use: `private` (default on one
+    /// host: a namespace of the run's own, no host process can reach the
+    /// servers) or `host` (the host's 127.0.0.1; the only mode across hosts).
+    #[arg(long, value_name = "private|host")]
+    network: Option<engine::netns::NetworkChoice>,
     /// Seed of the rounds' random order (profiles with `rounds`), to
     /// replay a run's order [default: drawn from the clock; recorded
     /// in manifest.toml either way].
@@ -410,6 +415,7 @@ async fn lab_run(
             verbose: flags.verbose,
             variants: Vec::new(),
             port_wait_s: flags.wait_for_ports,
+            network: flags.network,
             hosts: flags.hosts,
             rounds_seed: flags.rounds_seed,
             more_rounds: None,
@@ -445,6 +451,7 @@ async fn lab_reproduce(
         results_dir: flags.results_dir,
         verbose: flags.verbose,
         port_wait_s: flags.wait_for_ports,
+        network: flags.network,
         hosts: flags.hosts,
         rounds_seed: flags.rounds_seed,
         resume: flags.resume,

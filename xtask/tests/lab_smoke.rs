@@ -1131,3 +1131,66 @@ fn a_breached_threshold_exits_99_and_the_snapshot_keeps_it() {
     assert!(manifest.contains("p99<1ns"), "{manifest}");
     assert!(manifest.contains("thrift-java/0.20"), "{manifest}");
 }
+
+/// By default a run's containers share a network namespace of their own:
+/// while thrift-java serves the run's client on 127.0.0.1:9090 (every call
+/// verified), a process of the host connecting to 127.0.0.1:9090 finds
+/// nothing there, and the manifest says what the run exposed.
+#[test]
+fn a_run_s_servers_answer_its_client_and_no_host_process() {
+    let _engine = engine_lock();
+    let results = tempfile::tempdir().unwrap();
+    let args = into_results(
+        &[
+            "lab",
+            "run",
+            "--only",
+            "thrift-java",
+            "--profile",
+            "smoke",
+            "--variant",
+            "0.20",
+            "--duration",
+            "2s",
+            "--repetitions",
+            "3",
+            "--levels",
+            "1",
+        ],
+        results.path(),
+    );
+    let (mut run, log_path) = spawn_logged(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        results.path(),
+    );
+    wait_for_a_cell(&mut run, results.path(), &log_path);
+    // The server is up for the cells still to come.
+    let reached = std::net::TcpStream::connect_timeout(
+        &"127.0.0.1:9090".parse().unwrap(),
+        std::time::Duration::from_secs(5),
+    );
+    let status = run.wait().unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    assert!(status.success(), "{log}");
+    assert!(
+        reached.is_err(),
+        "a host process connected to the run's server: {reached:?}\n{log}"
+    );
+    assert!(log.contains("probe in the run's network"), "{log}");
+
+    let snapshot = only_snapshot(results.path());
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(snapshot.join("results.json")).unwrap())
+            .unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    assert_eq!(
+        cells.len(),
+        3,
+        "order-echo at level 1, three repetitions: {log}"
+    );
+    for c in cells {
+        check_cell("thrift-java", c, false);
+    }
+    let manifest = std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap();
+    assert!(manifest.contains("network = \"private:"), "{manifest}");
+}

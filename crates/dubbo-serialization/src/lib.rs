@@ -57,114 +57,15 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod format;
 mod read;
+pub mod tag;
 mod write;
 
 pub use error::DecodeError;
+pub use format::{
+    class_descriptor, descriptor, descriptor_id, CONTENT_TYPE_ID, DESCRIPTORS, DESC_ARRAY_LIST,
+    DESC_HASH_MAP, DESC_STRING, MAX_DEPTH,
+};
 pub use read::{Field, Reader, Value};
 pub use write::Writer;
-
-/// Dubbo's id of this serialization (`DubboSerialization.getContentTypeId`).
-pub const CONTENT_TYPE_ID: u8 = 1;
-
-/// How deep [`Reader::read_object`] follows nested values.
-pub const MAX_DEPTH: usize = 64;
-
-/// The tag bytes of `GenericDataFlags`.
-pub mod tag {
-    /// A varint of 1 to 8 bytes is `VARINT + (n - 1)`.
-    pub const VARINT: u8 = 0;
-    /// 8 little-endian bytes follow.
-    pub const VARINT64: u8 = 7;
-    /// The constant -15; the constants -15..=31 follow consecutively.
-    pub const VARINT_NF: u8 = 10;
-    /// The constant 0.
-    pub const VARINT_0: u8 = 25;
-    /// The constant 1 (also `true`).
-    pub const VARINT_1: u8 = 26;
-    /// The constant -1 (a null `Boolean`).
-    pub const VARINT_N1: u8 = 24;
-    /// The constant 31, the last one.
-    pub const VARINT_1F: u8 = 56;
-    /// A bean: its field count and its fields.
-    pub const OBJECT: u8 = 0x80;
-    /// A back-reference: an unsigned varint index.
-    pub const OBJECT_REF: u8 = 0x81;
-    /// Java serialization bytes (a `Throwable`): length and bytes.
-    pub const OBJECT_STREAM: u8 = 0x82;
-    /// A string or byte array: length and bytes.
-    pub const OBJECT_BYTES: u8 = 0x83;
-    /// A boxed primitive: the primitive follows.
-    pub const OBJECT_VALUE: u8 = 0x84;
-    /// A collection: count and elements.
-    pub const OBJECT_VALUES: u8 = 0x85;
-    /// A map: count and key/value pairs.
-    pub const OBJECT_MAP: u8 = 0x86;
-    /// A class descriptor as a string follows.
-    pub const OBJECT_DESC: u8 = 0x8a;
-    /// A class descriptor as an index into Builder's table follows.
-    pub const OBJECT_DESC_ID: u8 = 0x8b;
-    /// `null`.
-    pub const OBJECT_NULL: u8 = 0x94;
-    /// An empty string or byte array, or a `new Object()`.
-    pub const OBJECT_DUMMY: u8 = 0x95;
-}
-
-/// Builder's table of well-known class descriptors, in the order of its
-/// `addDesc` calls: `OBJECT_DESC_ID n` names `DESCRIPTORS[n]`.
-pub const DESCRIPTORS: [&str; 28] = [
-    "[Z",
-    "[B",
-    "[C",
-    "[S",
-    "[I",
-    "[J",
-    "[F",
-    "[D",
-    "Ljava/lang/Boolean;",
-    "Ljava/lang/Byte;",
-    "Ljava/lang/Character;",
-    "Ljava/lang/Short;",
-    "Ljava/lang/Integer;",
-    "Ljava/lang/Long;",
-    "Ljava/lang/Float;",
-    "Ljava/lang/Double;",
-    "Ljava/lang/String;",
-    "[Ljava/lang/String;",
-    "Ljava/util/ArrayList;",
-    "Ljava/util/HashMap;",
-    "Ljava/util/HashSet;",
-    "Ljava/util/Date;",
-    "Ljava/sql/Date;",
-    "Ljava/sql/Time;",
-    "Ljava/sql/Timestamp;",
-    "Ljava/util/LinkedList;",
-    "Ljava/util/LinkedHashMap;",
-    "Ljava/util/LinkedHashSet;",
-];
-
-/// The index of `java.lang.String` in [`DESCRIPTORS`].
-pub const DESC_STRING: u32 = 16;
-/// The index of `java.util.ArrayList`.
-pub const DESC_ARRAY_LIST: u32 = 18;
-/// The index of `java.util.HashMap`.
-pub const DESC_HASH_MAP: u32 = 19;
-
-/// The descriptor with table index `id`, if there is one.
-pub fn descriptor(id: u32) -> Option<&'static str> {
-    DESCRIPTORS.get(id as usize).copied()
-}
-
-/// The table index of `desc`, if it is a well-known class.
-pub fn descriptor_id(desc: &str) -> Option<u32> {
-    DESCRIPTORS
-        .iter()
-        .position(|d| *d == desc)
-        .map(|i| i as u32)
-}
-
-/// The JVM descriptor of a class name as `ReflectUtils.getDesc` writes it:
-/// `rpclab.contract.Order` is `Lrpclab/contract/Order;`.
-pub fn class_descriptor(class_name: &str) -> String {
-    format!("L{};", class_name.replace('.', "/"))
-}

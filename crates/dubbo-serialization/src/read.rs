@@ -2,8 +2,8 @@
 //! into a [`Value`] tree.
 
 use crate::error::DecodeError;
+use crate::format::{descriptor, MAX_DEPTH};
 use crate::tag::*;
-use crate::{descriptor, MAX_DEPTH};
 
 /// What `writeObject` wrote, as far as the bytes say.
 #[derive(Debug, Clone, PartialEq)]
@@ -545,7 +545,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Writer;
+    use crate::write::Writer;
 
     #[test]
     fn varints_round_trip_at_the_edges() {

@@ -1,8 +1,8 @@
 //! The writer: `GenericDataOutput` and the parts of `GenericObjectOutput`
 //! and the Builders that the forms of the format need.
 
+use crate::format::{descriptor_id, DESC_ARRAY_LIST, DESC_HASH_MAP, DESC_STRING};
 use crate::tag::*;
-use crate::{descriptor_id, DESC_ARRAY_LIST, DESC_HASH_MAP, DESC_STRING};
 
 /// Writes the format into a `Vec<u8>`, as Dubbo's `GenericObjectOutput`
 /// does (its buffering never changes the bytes).

@@ -22,7 +22,7 @@
 //! can be referred to later by `Q n`. The decoder remembers where each one
 //! started and ended in the input; a reference to a finished value is
 //! resolved by reading that value's bytes again (a *replay*), which yields a
-//! fresh copy for [`Value`] reads and lets typed reads ([`FromHessian`])
+//! fresh copy for [`Value`] reads and lets typed reads ([`FromHessian`](crate::FromHessian))
 //! resolve references without requiring `Clone` or keeping decoded values
 //! around. References to a value that is still open (cycles) cannot be
 //! copied into a tree: [`Decoder::read_value`] keeps them as [`Value::Ref`],
@@ -44,7 +44,6 @@ use crate::error::DecodeError;
 use crate::tag;
 use crate::utf::{self, Cesu8Decoder, ChunkError};
 use crate::value::{ClassDef, List, Map, Object, Value};
-use crate::FromHessian;
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -686,11 +685,6 @@ impl<'a> Decoder<'a> {
             }
             None => Err(self.unexpected(t, "a value")),
         }
-    }
-
-    /// Reads any [`FromHessian`] value.
-    pub fn read<T: FromHessian>(&mut self) -> Result<T> {
-        T::decode(self)
     }
 
     // ---- internals: bytes --------------------------------------------------

@@ -25,7 +25,6 @@ use crate::error::EncodeError;
 use crate::tag;
 use crate::utf;
 use crate::value::{List, Map, Object, Value};
-use crate::ToHessian;
 
 /// Longest string chunk in UTF-16 units, as Java's `Hessian2Output` writes it.
 pub const STRING_CHUNK_UNITS: usize = 0x8000;
@@ -501,11 +500,6 @@ impl<B: BufMut> Encoder<B> {
             Value::Ref(i) => self.write_ref(*i)?,
         }
         Ok(())
-    }
-
-    /// Writes any [`ToHessian`] value.
-    pub fn write<T: ToHessian + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
-        v.encode(self)
     }
 
     fn next_ref(&mut self) -> u32 {

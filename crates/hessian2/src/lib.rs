@@ -79,6 +79,7 @@
 pub mod decode;
 pub mod encode;
 mod error;
+mod macros;
 pub mod tag;
 mod traits;
 mod utf;

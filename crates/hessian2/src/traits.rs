@@ -19,7 +19,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::BufMut;
 
-use crate::{DecodeError, Decoder, EncodeError, Encoder, Value};
+use crate::decode::Decoder;
+use crate::encode::Encoder;
+use crate::error::{DecodeError, EncodeError};
+use crate::value::Value;
 
 /// A Rust type that can be written as Hessian.
 pub trait ToHessian {
@@ -31,6 +34,23 @@ pub trait ToHessian {
 pub trait FromHessian: Sized {
     /// Reads one Hessian value.
     fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError>;
+}
+
+// The typed entry points of the encoder and the decoder live beside the
+// traits, so that the codec's modules need not know them.
+
+impl<B: BufMut> Encoder<B> {
+    /// Writes any [`ToHessian`] value.
+    pub fn write<T: ToHessian + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
+        v.encode(self)
+    }
+}
+
+impl Decoder<'_> {
+    /// Reads any [`FromHessian`] value.
+    pub fn read<T: FromHessian>(&mut self) -> Result<T, DecodeError> {
+        T::decode(self)
+    }
 }
 
 impl<T: ToHessian + ?Sized> ToHessian for &T {
@@ -306,69 +326,4 @@ impl<K: FromHessian + Ord, V: FromHessian> FromHessian for BTreeMap<K, V> {
         dec.end()?;
         Ok(out)
     }
-}
-
-/// Implements [`ToHessian`] and [`FromHessian`] for a struct that stands for
-/// a Java class.
-///
-/// Name the Java class and map each Rust field to its Java field name, in the
-/// order the fields go on the wire. Encoding writes the class definition
-/// once per encoder, then each instance's field values directly, with no
-/// allocation. Decoding matches fields by name, so it accepts any field
-/// order (Caucho's Java writer sends declaration order, hessian-lite sends
-/// it reversed), ignores fields it does not know, and leaves fields the
-/// stream lacks as the struct's `Default` has them (the struct must
-/// implement `Default`). The class name is not checked when decoding.
-///
-/// ```
-/// use hessian2::{hessian_object, from_slice, to_vec};
-///
-/// #[derive(Debug, Default, PartialEq)]
-/// struct Point {
-///     x: i32,
-///     label: Option<String>,
-/// }
-///
-/// hessian_object!(Point, "com.example.Point", {
-///     x => "x",
-///     label => "label",
-/// });
-///
-/// let p = Point { x: 7, label: Some("seven".into()) };
-/// let bytes = to_vec(&p).unwrap();
-/// assert_eq!(&bytes[..2], b"C\x11");
-/// assert_eq!(from_slice::<Point>(&bytes).unwrap(), p);
-/// ```
-#[macro_export]
-macro_rules! hessian_object {
-    ($ty:ty, $class:expr, { $($field:ident => $name:literal),* $(,)? }) => {
-        impl $crate::ToHessian for $ty {
-            fn encode<B: $crate::bytes::BufMut>(
-                &self,
-                enc: &mut $crate::Encoder<B>,
-            ) -> ::core::result::Result<(), $crate::EncodeError> {
-                const FIELDS: &[&str] = &[$($name),*];
-                enc.begin_object($class, FIELDS)?;
-                $( $crate::ToHessian::encode(&self.$field, enc)?; )*
-                ::core::result::Result::Ok(())
-            }
-        }
-
-        impl $crate::FromHessian for $ty {
-            fn decode(
-                dec: &mut $crate::Decoder<'_>,
-            ) -> ::core::result::Result<Self, $crate::DecodeError> {
-                let header = dec.begin_object()?;
-                let mut out = <$ty as ::core::default::Default>::default();
-                for name in header.class.fields.iter() {
-                    match name.as_str() {
-                        $( $name => out.$field = $crate::FromHessian::decode(dec)?, )*
-                        _ => dec.skip_value()?,
-                    }
-                }
-                dec.end()?;
-                ::core::result::Result::Ok(out)
-            }
-        }
-    };
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::encode::Encoder;
 use crate::error::EncodeError;
 use crate::tc::{SC_SERIALIZABLE, SC_WRITE_METHOD};
-use crate::value::{ClassData, ClassDesc, FieldDesc, Object, Value};
+use crate::value::{ClassData, ClassDesc, Content, FieldDesc, Object, Value};
 
 /// `serialVersionUID` of `java.lang.Number`.
 pub const NUMBER_SUID: i64 = -8742448824652078965;
@@ -253,11 +253,11 @@ impl Encoder {
     }
 }
 
-fn custom_values<'a>(v: &'a Value, class: &str) -> Option<(&'a [crate::Content], usize)> {
+fn custom_values<'a>(v: &'a Value, class: &str) -> Option<(&'a [Content], usize)> {
     let o = v.as_object().filter(|o| o.desc.name == class)?;
     let data = o.class_data.last()?;
     let skip = match data.annotations.first()? {
-        crate::Content::BlockData(b) => b.len(),
+        Content::BlockData(b) => b.len(),
         _ => return None,
     };
     Some((&data.annotations[1..], skip))
@@ -269,8 +269,8 @@ pub fn array_list_elements(v: &Value) -> Option<Vec<&Value>> {
     let (rest, _) = custom_values(v, "java.util.ArrayList")?;
     rest.iter()
         .map(|c| match c {
-            crate::Content::Value(v) => Some(v),
-            crate::Content::BlockData(_) => None,
+            Content::Value(v) => Some(v),
+            Content::BlockData(_) => None,
         })
         .collect()
 }
@@ -282,8 +282,8 @@ pub fn hash_map_entries(v: &Value) -> Option<Vec<(&Value, &Value)>> {
     let vals: Option<Vec<&Value>> = rest
         .iter()
         .map(|c| match c {
-            crate::Content::Value(v) => Some(v),
-            crate::Content::BlockData(_) => None,
+            Content::Value(v) => Some(v),
+            Content::BlockData(_) => None,
         })
         .collect();
     let vals = vals?;

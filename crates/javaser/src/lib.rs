@@ -49,6 +49,7 @@ mod decode;
 mod encode;
 mod error;
 pub mod java;
+mod macros;
 pub mod mutf8;
 pub mod tc;
 mod typed;

@@ -6,7 +6,7 @@
 //! sends its `RmiRemoteInvocation` subclass, whose only addition is the
 //! attribute `dubbo.attachments` (a `HashMap<String, String>`).
 
-use crate::Error;
+use crate::error::Error;
 use javaser::{ClassDesc, Encoder, FieldDesc, SC_SERIALIZABLE};
 use std::sync::{Arc, OnceLock};
 

@@ -12,9 +12,9 @@
 //! exceptional) and a [`Uid`] as block data, then the value (nothing for
 //! a `void` method) or the `Throwable`.
 
+use crate::error::Error;
 pub use crate::wire::Progress;
 use crate::wire::{self, ObjId, Uid};
-use crate::Error;
 use javaser::{ClassDesc, DecodeError, Decoder, Encoder, FieldDesc, Value, SC_SERIALIZABLE};
 use std::sync::OnceLock;
 

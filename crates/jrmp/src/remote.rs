@@ -2,8 +2,8 @@
 //! reference inside a stub (to know where to call), and a readable summary
 //! of a `Throwable` (to report a remote exception).
 
+use crate::error::Error;
 use crate::wire::{ObjId, Uid};
-use crate::Error;
 use javaser::{Content, Decoder, Object, Value};
 use std::fmt;
 

@@ -8,7 +8,7 @@
 //! DGC acknowledgement) and the server answers calls with a return and pings
 //! with a ping acknowledgement, one call at a time per connection.
 
-use crate::Error;
+use crate::error::Error;
 use javaser::{DecodeError, Encoder};
 
 /// The outcome of parsing the bytes received so far.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::bc;
-use crate::DecodeError;
+use crate::error::DecodeError;
 
 /// Default limit on nested arrays, objects and typed values.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -515,11 +515,6 @@ impl<'a> Reader<'a> {
 
     pub(crate) fn leave(&mut self) {
         self.depth -= 1;
-    }
-
-    /// Skips the next value whatever it is (an unknown field of a bean).
-    pub fn skip_value(&mut self) -> Result<(), DecodeError> {
-        crate::value::read_value(self).map(drop)
     }
 
     /// Reads the rest of a value's body after its type byte for the date,

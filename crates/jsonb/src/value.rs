@@ -1,7 +1,9 @@
 //! A JSONB value tree, for reading anything and for tests.
 
 use crate::bc;
-use crate::{DecodeError, EncodeError, Reader, Writer};
+use crate::error::{DecodeError, EncodeError};
+use crate::read::Reader;
+use crate::write::Writer;
 
 /// Any JSONB value this crate reads.
 ///
@@ -179,6 +181,11 @@ impl Reader<'_> {
     /// Reads the next value into a [`Value`] tree.
     pub fn read_value(&mut self) -> Result<Value, DecodeError> {
         read_value(self)
+    }
+
+    /// Skips the next value whatever it is (an unknown field of a bean).
+    pub fn skip_value(&mut self) -> Result<(), DecodeError> {
+        read_value(self).map(drop)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The writer: JSONB bytes as fastjson2's `JSONWriterJSONB` writes them.
 
 use crate::bc;
-use crate::EncodeError;
+use crate::error::EncodeError;
 
 /// FNV-1a 64-bit, the hash fastjson2 keys its symbol table with
 /// (`com.alibaba.fastjson2.util.Fnv.hashCode64`); here only to find a name

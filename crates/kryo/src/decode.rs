@@ -10,6 +10,12 @@ use crate::value::{FieldType, JavaException, Object, Schemas, Value};
 /// Default limit of nested objects and collections.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
 
+/// How many elements of all-null collections one [`Decoder`] reads in
+/// total. Kryo 5 writes such a collection with no bytes per element, so its
+/// count is not bounded by the input; this bounds what a few hostile bytes
+/// can make the reader allocate.
+pub const MAX_ALL_NULL: u64 = 1 << 16;
+
 /// A class as read from the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClassRef {
@@ -97,7 +103,7 @@ impl<'a> Decoder<'a> {
             refs: Vec::new(),
             depth: 0,
             max_depth: DEFAULT_MAX_DEPTH,
-            null_budget: crate::MAX_ALL_NULL,
+            null_budget: MAX_ALL_NULL,
         }
     }
 

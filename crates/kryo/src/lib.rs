@@ -67,14 +67,8 @@ mod exception;
 pub mod java;
 mod value;
 
-pub use decode::{ClassRef, Collection, Decoder, Elements, Ref, DEFAULT_MAX_DEPTH};
+pub use decode::{ClassRef, Collection, Decoder, Elements, Ref, DEFAULT_MAX_DEPTH, MAX_ALL_NULL};
 pub use dialect::{ids, Dialect, Version};
 pub use encode::{Class, Encoder, ListMode};
 pub use error::{DecodeError, EncodeError};
 pub use value::{FieldType, JavaException, Object, Schema, Schemas, Value};
-
-/// How many elements of all-null collections one [`Decoder`] reads in
-/// total. Kryo 5 writes such a collection with no bytes per element, so its
-/// count is not bounded by the input; this bounds what a few hostile bytes
-/// can make the reader allocate.
-pub const MAX_ALL_NULL: u64 = 1 << 16;

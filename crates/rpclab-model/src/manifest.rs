@@ -84,6 +84,11 @@ pub struct RunManifest {
     /// a run in blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds_seed: Option<u64>,
+    /// Whose network the run's containers used and what that exposed
+    /// (`private: ...`, `host: ...`; `lab run --network`). Default: none,
+    /// in snapshots written before 2026-12-05, which all used the host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
     /// What the host did beside the lab over the run's windows (written
     /// when the run ends). Default: none, where no window could be read
     /// and in the snapshots written before it was measured.
@@ -482,6 +487,7 @@ mod tests {
             }],
             lab_confinement: BTreeMap::from([("client".into(), policy)]),
             rounds_seed: Some(7),
+            network: Some("private: the run's own namespace".into()),
             host_load: Some(HostLoadSummary {
                 windows: 10,
                 busy_windows: 1,

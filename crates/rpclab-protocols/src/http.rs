@@ -775,7 +775,7 @@ async fn read_chunked(conn: &mut Conn, mut at: usize) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::http::{read_request, HttpRequest};
+    use crate::testing::http::{http_reply, http_server, read_request, HttpRequest};
     use tokio::io::AsyncWriteExt;
     use tokio::net::TcpListener;
 
@@ -1136,5 +1136,31 @@ mod tests {
             .port();
         let r = HttpPool::connect(&format!("127.0.0.1:{port}"), WireCounter::default(), 2).await;
         assert!(matches!(r, Err(CallError::Connect(_))), "{r:?}");
+    }
+
+    /// The client's own pool reads what the test server of
+    /// `testing::http` writes, call after call on one keep-alive
+    /// connection.
+    #[tokio::test]
+    async fn answers_requests_on_a_keep_alive_connection() {
+        let (addr, accepted) = http_server(|request: HttpRequest| async move {
+            let mut body = format!("{} {} ", request.method(), request.path()).into_bytes();
+            body.extend_from_slice(&request.body);
+            http_reply("201 Created", "x-test", &body)
+        })
+        .await;
+        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+            .await
+            .unwrap();
+        for i in 0..3 {
+            let reply = pool
+                .request("POST", "/p", &[], &Bytes::from(i.to_string()))
+                .await
+                .unwrap();
+            assert_eq!(reply.status, StatusCode::CREATED);
+            assert_eq!(reply.content_type.unwrap(), "x-test");
+            assert_eq!(&reply.body[..], format!("POST /p {i}").as_bytes());
+        }
+        assert_eq!(accepted.load(Ordering::Relaxed), 1);
     }
 }

@@ -180,7 +180,7 @@ mod tests {
     use super::*;
 
     fn opts(heartbeat: &str) -> BTreeMap<String, String> {
-        crate::testing::options(&[("heartbeat_s", heartbeat)])
+        BTreeMap::from([("heartbeat_s".to_owned(), heartbeat.to_owned())])
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;
+#[cfg(test)]
+mod fixture;
 pub mod format;
 pub mod html;
 pub mod index;
@@ -109,24 +111,4 @@ pub fn summary_md(
         md.push_str(&capacity::render(search, true));
     }
     md
-}
-
-/// The files the tests read: the fixture snapshot's results and the
-/// snapshots committed under `results/`.
-#[cfg(test)]
-mod fixture {
-    use std::path::{Path, PathBuf};
-
-    /// `xtask/tests/fixtures/results.json`, a real smoke reproduction's
-    /// results (its README says why it is never regenerated).
-    pub fn results_json() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../xtask/tests/fixtures/results.json")
-    }
-
-    /// The committed snapshot `results/<name>`.
-    pub fn committed(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../results")
-            .join(name)
-    }
 }

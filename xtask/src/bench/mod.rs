@@ -242,6 +242,9 @@ impl Bench<'_> {
                 operation: self.args.operation,
                 timeout: READY_TIMEOUT,
                 hint: "",
+                network: &crate::engine::docker::Network::Host,
+                run_id: "",
+                cpus: "",
             },
         )
         .await?;
@@ -365,6 +368,7 @@ impl Bench<'_> {
                 cpuset: self.server_cpus,
                 binds: Vec::new(),
                 confinement: &crate::basics::confine::echo(),
+                network: &crate::engine::docker::Network::Host,
             })
             .await?;
         eprintln!(
@@ -419,6 +423,7 @@ impl Bench<'_> {
                 host: None,
                 verbose: self.args.verbose,
                 clock_offset_s: 0.0,
+                network: &crate::engine::docker::Network::Host,
             },
         )
         .await

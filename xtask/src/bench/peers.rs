@@ -496,6 +496,8 @@ async fn start_server(
             cpuset: cpus,
             binds: Vec::new(),
             confinement: &confinement,
+            // Host tools call it: the host's network, explicitly.
+            network: &crate::engine::docker::Network::Host,
         })
         .await?;
     let target = format!("127.0.0.1:{port}");
@@ -510,6 +512,9 @@ async fn start_server(
             operation: Operation::Hello,
             timeout: Duration::from_secs(120),
             hint: "",
+            network: &crate::engine::docker::Network::Host,
+            run_id: "",
+            cpus: "",
         },
     )
     .await?;

@@ -18,6 +18,7 @@ use crate::cli::outcome;
 use crate::definitions::hosts;
 use crate::definitions::lab::Lab;
 use crate::definitions::overrides::{self, Overrides};
+use crate::engine::netns::NetworkChoice;
 use crate::engine::run;
 use anyhow::{bail, Context, Result};
 use rpclab_model::capacity::{Asked, Outcome, Percentile};
@@ -87,6 +88,11 @@ pub struct CapacityArgs {
     /// Seconds to wait for the server's ports to be freed by another run.
     #[arg(long, default_value_t = 0)]
     pub wait_for_ports: u64,
+    /// Whose network the containers use: `private` (default on one host:
+    /// a namespace of the run's own) or `host` (the host's 127.0.0.1),
+    /// as for `lab run`.
+    #[arg(long, value_name = "private|host")]
+    pub network: Option<NetworkChoice>,
 }
 
 /// `--tolerance`: `5%` or a share, `0.05`.
@@ -171,6 +177,7 @@ pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
             verbose: args.verbose,
             variants: Vec::new(),
             port_wait_s: args.wait_for_ports,
+            network: args.network,
             hosts: args.hosts,
             rounds_seed: None,
             more_rounds: None,

@@ -18,6 +18,8 @@ pub struct ReproduceOptions {
     pub results_dir: Option<PathBuf>,
     pub verbose: bool,
     pub port_wait_s: u64,
+    /// `--network` ([`crate::engine::run::RunOptions::network`]).
+    pub network: Option<crate::engine::netns::NetworkChoice>,
     /// Which engine runs each role.
     pub hosts: crate::definitions::hosts::HostArgs,
     /// Seed of the rounds' order; `None`: from the clock (recorded).
@@ -137,6 +139,7 @@ async fn reproduce_one(root: &Path, id: &str, opts: &ReproduceOptions) -> Result
             verbose: opts.verbose,
             variants,
             port_wait_s: opts.port_wait_s,
+            network: opts.network,
             hosts: opts.hosts.clone(),
             rounds_seed: opts.rounds_seed,
             more_rounds: Some(Box::new(

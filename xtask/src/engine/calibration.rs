@@ -100,6 +100,7 @@ async fn one(
                 binds: Vec::new(),
                 // The client image, confined as the client is.
                 confinement: &crate::basics::confine::client(),
+                network: &crate::engine::docker::Network::Host,
             },
             20,
         )

@@ -10,7 +10,7 @@ use crate::basics::progress;
 use crate::basics::role::Role;
 use crate::definitions::hosts::Endpoint;
 use crate::engine::cost;
-use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::host_load;
 use crate::engine::images;
 use anyhow::{bail, Context, Result};
@@ -80,6 +80,8 @@ pub struct ClientCell<'a> {
     pub clock_offset_s: f64,
     /// Print every line of the client's output, not only its progress.
     pub verbose: bool,
+    /// The network the client joins: the run's (its servers' loopback).
+    pub network: &'a Network,
 }
 
 /// Runs the client for `cell.spec` in a container of [`images::CLIENT`] on
@@ -101,12 +103,13 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         host,
         verbose,
         clock_offset_s,
+        network,
     } = cell;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
-    let (client, through_api) = start(engine, run_id, client_cpus, &dir).await?;
+    let (client, through_api) = start(engine, run_id, client_cpus, &dir, network).await?;
     let sampler = server.map(|(engine, server)| cost::Sampler::start(engine, server));
     let registry_sampler =
         registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
@@ -194,6 +197,7 @@ async fn start(
     run_id: &str,
     client_cpus: &str,
     dir: &Path,
+    network: &Network,
 ) -> Result<(String, bool)> {
     let confinement = confine::client();
     let through_api = engine.endpoint != Endpoint::Default;
@@ -212,6 +216,7 @@ async fn start(
         cpuset: client_cpus,
         binds,
         confinement: &confinement,
+        network,
     };
     let client = if through_api {
         let mut files = images::BuildContext::new();

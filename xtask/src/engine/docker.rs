@@ -106,6 +106,34 @@ pub struct ContainerSpec<'a> {
     pub binds: Vec<String>,
     /// User, capabilities, limits and filesystem: every container has one.
     pub confinement: &'a rpclab_model::manifest::Policy,
+    /// Whose network stack it uses.
+    pub network: &'a Network,
+}
+
+/// The network stack a container uses. Every lab container talks over
+/// 127.0.0.1; what differs is whose loopback that is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// The host's: every process of the machine can reach its ports. For
+    /// the side-by-side peers (host tools), `--target` and multi-host runs.
+    Host,
+    /// The namespace of the run's holder container (its id): servers,
+    /// registries and clients of one run share a loopback no host process
+    /// can reach ([`crate::engine::netns`]).
+    Joins(String),
+    /// A namespace of its own with only a loopback: the holder's.
+    Own,
+}
+
+impl Network {
+    /// Docker's `NetworkMode` for it.
+    pub fn mode(&self) -> String {
+        match self {
+            Network::Host => "host".into(),
+            Network::Joins(holder) => format!("container:{holder}"),
+            Network::Own => "none".into(),
+        }
+    }
 }
 
 impl Engine {
@@ -354,7 +382,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Creates and starts a container on the host network, pinned to
+    /// Creates and starts a container on `spec.network`, pinned to
     /// `cpuset`, labelled as the lab's, confined by `spec.confinement`.
     pub async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
         self.start_with(spec, None).await
@@ -395,7 +423,7 @@ impl Engine {
             cmd: spec.cmd,
             labels: Some(labels),
             host_config: Some(HostConfig {
-                network_mode: Some("host".into()),
+                network_mode: Some(spec.network.mode()),
                 cpuset_cpus: Some(spec.cpuset.to_owned()),
                 binds: (!spec.binds.is_empty()).then_some(spec.binds),
                 mounts: files.as_ref().map(|(dir, _)| {
@@ -449,6 +477,41 @@ impl Engine {
             return Err(anyhow!(e).context(format!("cannot start container {}", spec.name)));
         }
         Ok(created.id)
+    }
+
+    /// Runs `cmd` inside the running container `id` (its namespaces, its
+    /// user) to its end; returns its exit code and its output, both
+    /// streams. For what only the container's own network can reach.
+    pub async fn exec(&self, id: &str, cmd: &[&str]) -> Result<(i64, String)> {
+        use bollard::exec::{CreateExecOptions, StartExecResults};
+        let exec = self
+            .docker
+            .create_exec(
+                id,
+                CreateExecOptions {
+                    cmd: Some(cmd.iter().map(|c| c.to_string()).collect()),
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    ..Default::default()
+                },
+            )
+            .await
+            .with_context(|| format!("cannot run {cmd:?} in container {id}"))?;
+        let mut text = String::new();
+        if let StartExecResults::Attached { mut output, .. } =
+            self.docker.start_exec(&exec.id, None).await?
+        {
+            while let Some(chunk) = output.next().await {
+                text.push_str(&chunk?.to_string());
+            }
+        }
+        let code = self
+            .docker
+            .inspect_exec(&exec.id)
+            .await?
+            .exit_code
+            .unwrap_or(-1);
+        Ok((code, text))
     }
 
     /// Restarts a container's process (same container, same settings).

@@ -178,6 +178,7 @@ async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
                 cpuset: "0",
                 binds: Vec::new(),
                 confinement: &crate::basics::confine::client(),
+                network: &crate::engine::docker::Network::Host,
             },
             5,
         )

@@ -18,6 +18,7 @@ pub mod docker;
 pub mod engines;
 pub mod host_load;
 pub mod images;
+pub mod netns;
 pub mod plan;
 pub mod prebuild;
 pub mod readiness;

@@ -1,8 +1,15 @@
 //! Readiness: a server is ready when a real, verified call of the contract
 //! succeeds, not when its port opens (a JVM listens long before its RPC
 //! stack can serialise the contract's types).
+//!
+//! On the host's network the orchestrator makes the call itself. In a run's
+//! private network ([`crate::engine::netns`]) it cannot reach the server, so
+//! a client container that joins the network makes it (`rpclab-client probe
+//! --wait-s`), and its exit says whether the server got ready.
 
-use crate::engine::docker::Engine;
+use crate::basics::role::Role;
+use crate::engine::docker::{ContainerSpec, Engine, Network};
+use crate::engine::images;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;
@@ -21,11 +28,19 @@ pub struct Probe<'a> {
     pub timeout: Duration,
     /// Advice added to the time-out error.
     pub hint: &'a str,
+    /// The server's network; in a private one, the probe runs from a
+    /// container of run `run_id` pinned to `cpus` (the client's).
+    pub network: &'a Network,
+    pub run_id: &'a str,
+    pub cpus: &'a str,
 }
 
 /// Probes until a verified call succeeds, the container exits, or the time
 /// runs out; the errors carry the last lines of the server's log.
 pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
+    if let Network::Joins(_) = p.network {
+        return wait_inside(engine, p).await;
+    }
     let started = Instant::now();
     let mut last_error = String::from("no attempt yet");
     while started.elapsed() < p.timeout {
@@ -65,4 +80,79 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
         p.timeout.as_secs(),
         p.hint
     )
+}
+
+/// [`wait`] from inside the private network `p.network`: one probe
+/// container retries until it verifies a call or `p.timeout` has passed,
+/// while the server is watched for an early exit.
+async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
+    let started = Instant::now();
+    let mut cmd: Vec<String> = [
+        "probe",
+        "--protocol",
+        p.protocol,
+        "--target",
+        p.target,
+        "--scenario",
+        &p.operation.to_string(),
+        "--timeout-s",
+        "2",
+        "--wait-s",
+        &p.timeout.as_secs_f64().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    for (k, v) in p.options {
+        cmd.extend(["--option".to_owned(), format!("{k}={v}")]);
+    }
+    let prober = engine
+        .start(ContainerSpec {
+            name: format!("rpclab-probe-{}-{}", p.name.replace(' ', "-"), p.run_id),
+            image: images::CLIENT,
+            role: Role::Client.into(),
+            run_id: p.run_id,
+            env: Vec::new(),
+            entrypoint: None,
+            cmd: Some(cmd),
+            cpuset: p.cpus,
+            binds: Vec::new(),
+            confinement: &crate::basics::confine::client(),
+            network: p.network,
+        })
+        .await?;
+    let outcome = loop {
+        if let Some(code) = engine.exit_code(p.container).await? {
+            let log = engine.log_tail(p.container, 40).await;
+            break Err(anyhow::anyhow!(
+                "{} exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}",
+                p.name
+            ));
+        }
+        match engine.exit_code(&prober).await? {
+            Some(0) => {
+                let said = engine.log_tail(&prober, 1).await;
+                crate::say!(
+                    "{} ready after {:.1} s (probe in the run's network: {})",
+                    p.name,
+                    started.elapsed().as_secs_f64(),
+                    said.trim()
+                );
+                break Ok(());
+            }
+            Some(_) => {
+                let last = engine.log_tail(&prober, 3).await;
+                let log = engine.log_tail(p.container, 40).await;
+                break Err(anyhow::anyhow!(
+                    "{} was not ready after {} s (last probe: {}).\n{}\n--- last lines of its log ---\n{log}",
+                    p.name,
+                    p.timeout.as_secs(),
+                    last.trim(),
+                    p.hint
+                ));
+            }
+            None => tokio::time::sleep(Duration::from_millis(250)).await,
+        }
+    };
+    engine.remove(&prober).await?;
+    outcome
 }

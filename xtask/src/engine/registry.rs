@@ -8,7 +8,7 @@
 
 use crate::basics::host;
 use crate::definitions::manifest::Registry;
-use crate::engine::docker::{ContainerSpec, Engine};
+use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
@@ -41,11 +41,14 @@ pub async fn start(
     run_id: &str,
     cpus: &str,
     server: &str,
+    network: &Network,
 ) -> Result<Option<RunningRegistry>> {
     if kind == Registry::None {
         return Ok(None);
     }
-    host::check_port_free(ZOOKEEPER_PORT, &format!("{server}'s ZooKeeper registry"))?;
+    if *network == Network::Host {
+        host::check_port_free(ZOOKEEPER_PORT, &format!("{server}'s ZooKeeper registry"))?;
+    }
     crate::say!("starting ZooKeeper for {server} on 127.0.0.1:{ZOOKEEPER_PORT} (cpus {cpus})");
     let id = engine
         .start(ContainerSpec {
@@ -59,10 +62,15 @@ pub async fn start(
             cpuset: cpus,
             binds: Vec::new(),
             confinement: &crate::basics::confine::registry(),
+            network,
         })
         .await?;
     let registry = RunningRegistry { id, kind };
-    if let Err(e) = wait_zookeeper(engine, &registry.id).await {
+    let ready = match network {
+        Network::Host => wait_zookeeper(engine, &registry.id).await,
+        _ => wait_zookeeper_inside(engine, &registry.id).await,
+    };
+    if let Err(e) = ready {
         let _ = engine.remove(&registry.id).await;
         return Err(e);
     }
@@ -99,6 +107,41 @@ async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {
             Err(_) => last_error = "timed out".into(),
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let log = engine.log_tail(id, 30).await;
+    bail!("ZooKeeper was not ready after 60 s (last request: {last_error}).\n--- last lines of its log ---\n{log}")
+}
+
+/// [`wait_zookeeper`] where the orchestrator cannot reach ZooKeeper (a
+/// run's private network): the same request, a session and a
+/// `getChildren /`, made by ZooKeeper's own command-line client inside the
+/// registry's container (`zkCli ls /`, bounded by `timeout`, since the
+/// client retries a refused connection for ever).
+async fn wait_zookeeper_inside(engine: &Engine, id: &str) -> Result<()> {
+    let started = Instant::now();
+    let deadline = Duration::from_secs(60);
+    let mut last_error = String::from("no attempt yet");
+    while started.elapsed() < deadline {
+        if let Some(code) = engine.exit_code(id).await? {
+            let log = engine.log_tail(id, 30).await;
+            bail!("ZooKeeper exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}");
+        }
+        let (code, out) = engine
+            .exec(id, &["timeout", "10", "zkCli", "ls", "/"])
+            .await?;
+        // `ls /` prints the root's children, `[zookeeper]` at least.
+        if code == 0 && out.contains("[zookeeper") {
+            crate::say!(
+                "ZooKeeper ready after {:.1} s (zkCli ls / in the run's network)",
+                started.elapsed().as_secs_f64()
+            );
+            return Ok(());
+        }
+        last_error = match out.lines().rev().find(|l| !l.trim().is_empty()) {
+            Some(line) => format!("exit {code}: {}", line.trim()),
+            None => format!("exit {code}"),
+        };
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
     let log = engine.log_tail(id, 30).await;
     bail!("ZooKeeper was not ready after 60 s (last request: {last_error}).\n--- last lines of its log ---\n{log}")

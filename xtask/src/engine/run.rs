@@ -20,8 +20,10 @@ use crate::definitions::manifest::{Manifest, Registry, Variant};
 use crate::definitions::overrides::{self, Overrides};
 use crate::engine::capacity::{self, Next};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
+use crate::engine::docker::Network;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::engines::{self, Engines};
+use crate::engine::netns::{self, NetworkChoice};
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::readiness;
 use crate::engine::registry;
@@ -58,6 +60,8 @@ pub struct RunOptions {
     /// before giving up on it; 0: fail at once. For hosts where other lab
     /// runs share 127.0.0.1.
     pub port_wait_s: u64,
+    /// `--network`; `None`: private on one host, the host's across hosts.
+    pub network: Option<NetworkChoice>,
     /// Which engine runs each role (over the lab's `[hosts]`).
     pub hosts: HostArgs,
     /// Seed of an interleaved run's order; `None`: drawn from the clock
@@ -184,6 +188,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     // What a resume must match is checked before anything starts.
     let interrupted = opts.resume.as_deref().map(Interrupted::open).transpose()?;
     let roles = Roles::resolve(&def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
+    let network_choice = netns::check(opts.network, !roles.is_single())?;
     let engines = Engines::connect(&roles).await?;
     let host_info = host::host_info(&engines.server.version);
     if let Some(i) = &interrupted {
@@ -292,6 +297,11 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
                 .or(opts.rounds_seed)
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
+        network: Some(netns::exposure(
+            network_choice,
+            !roles.all_local(),
+            &roles.bind,
+        )),
         lab_confinement: BTreeMap::from([
             (
                 Role::Registry.to_string(),
@@ -326,6 +336,8 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         more_rounds: opts.more_rounds.as_deref(),
         resuming: interrupted.as_ref(),
         capacity: opts.capacity.as_ref(),
+        network_choice,
+        network: std::sync::OnceLock::new(),
     };
     let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
@@ -448,9 +460,19 @@ struct RunContext<'a> {
     resuming: Option<&'a Interrupted>,
     /// A capacity search instead of the plan's cells.
     capacity: Option<&'a CapacityAsked>,
+    /// `--network`, checked against the run's machines.
+    network_choice: NetworkChoice,
+    /// The network the run's containers join, once its holder is up
+    /// (after the images are built).
+    network: std::sync::OnceLock<Network>,
 }
 
 impl RunContext<'_> {
+    /// The network the run's servers, registries and clients use.
+    fn network(&self) -> &Network {
+        self.network.get().unwrap_or(&Network::Host)
+    }
+
     /// Plans the run, builds and calibrates, then measures the plan: in
     /// blocks of repetitions, one server variant after the other, or in
     /// interleaved rounds.
@@ -482,6 +504,14 @@ impl RunContext<'_> {
         manifest.servers = servers;
         self.build_and_calibrate(selected, &runnable, snapshot, manifest)
             .await?;
+        let network = netns::open(
+            self.engine,
+            self.network_choice,
+            self.run_id,
+            &self.cpus.client,
+        )
+        .await?;
+        let _ = self.network.set(network);
         if runnable.is_empty() {
             let reasons: Vec<String> = manifest
                 .servers
@@ -681,7 +711,7 @@ impl RunContext<'_> {
         let needs_registry = runnable
             .iter()
             .any(|p| p.manifest.registry != Registry::None);
-        if self.engines.roles.server.machine().is_none() {
+        if self.engines.roles.server.machine().is_none() && *self.network() == Network::Host {
             let mut wanted = ports.clone();
             if needs_registry {
                 wanted.push(registry::ZOOKEEPER_PORT);
@@ -701,6 +731,7 @@ impl RunContext<'_> {
             self.run_id,
             &self.cpus.registry,
             "all",
+            self.network(),
         )
         .await?;
         let result = self
@@ -963,8 +994,10 @@ impl RunContext<'_> {
     /// of it, then both removed.
     async fn run_server(&self, planned: &Planned<'_>, snapshot: &mut Snapshot) -> Result<()> {
         let m = planned.manifest;
-        // Ports can be checked only on the orchestrator's own machine.
-        let local = self.engines.roles.server.machine().is_none();
+        // Ports can be checked only on the orchestrator's own machine, and
+        // matter only on its network (a private one is the run's alone).
+        let local =
+            self.engines.roles.server.machine().is_none() && *self.network() == Network::Host;
         if local {
             self.wait_for_ports(m).await;
             host::check_port_free(m.port, &m.name)?;
@@ -975,6 +1008,7 @@ impl RunContext<'_> {
             self.run_id,
             &self.cpus.registry,
             &m.name,
+            self.network(),
         )
         .await?;
         let result = self
@@ -1053,6 +1087,7 @@ impl RunContext<'_> {
                 cpuset: &self.cpus.server,
                 binds: Vec::new(),
                 confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
+                network: self.network(),
             })
             .await
     }
@@ -1077,6 +1112,9 @@ impl RunContext<'_> {
                 operation: m.readiness.operation,
                 timeout: Duration::from_secs(m.readiness.timeout_s),
                 hint: &hint,
+                network: self.network(),
+                run_id: self.run_id,
+                cpus: &self.cpus.client,
             },
         )
         .await
@@ -1352,6 +1390,7 @@ impl RunContext<'_> {
             host: None,
             verbose: self.verbose,
             clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
+            network: self.network(),
         }
     }
 

@@ -112,37 +112,3 @@ where
     });
     (addr, accepted)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::http::HttpPool;
-    use crate::protocol::WireCounter;
-    use bytes::Bytes;
-    use http::StatusCode;
-
-    /// The client's own pool reads what the test server writes, call after
-    /// call on one keep-alive connection.
-    #[tokio::test]
-    async fn answers_requests_on_a_keep_alive_connection() {
-        let (addr, accepted) = http_server(|request: HttpRequest| async move {
-            let mut body = format!("{} {} ", request.method(), request.path()).into_bytes();
-            body.extend_from_slice(&request.body);
-            http_reply("201 Created", "x-test", &body)
-        })
-        .await;
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
-            .await
-            .unwrap();
-        for i in 0..3 {
-            let reply = pool
-                .request("POST", "/p", &[], &Bytes::from(i.to_string()))
-                .await
-                .unwrap();
-            assert_eq!(reply.status, StatusCode::CREATED);
-            assert_eq!(reply.content_type.unwrap(), "x-test");
-            assert_eq!(&reply.body[..], format!("POST /p {i}").as_bytes());
-        }
-        assert_eq!(accepted.load(Ordering::Relaxed), 1);
-    }
-}

@@ -33,7 +33,7 @@
 //! (`isError`, `errorMsg`) or the service's exception (`appResponse` is a
 //! Throwable). All of them become clear errors.
 
-use super::hessian::{DValue, DraftError, Reader, Writer};
+use hessian2_draft::{DValue, DraftError, Reader, Writer};
 use crate::protocol::CallError;
 use crate::java_contract::Method;
 use rpclab_model::contract::{self, Value};

@@ -110,3 +110,48 @@ formats! {
     Kryo => kryo::Kryo,
     Dubbo => dubbo::DubboSerialization,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every serialization the client speaks, in each dialect its options
+    /// select (kryo's Kryo 4 and Kryo 5 lines).
+    fn every_format() -> Vec<Format> {
+        let dialects: [&[(&str, &str)]; 3] = [&[], &[("kryo", "4")], &[("kryo", "5")]];
+        let mut formats = Vec::new();
+        for name in Format::names() {
+            for dialect in dialects {
+                let options = dialect
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                if let Some(Ok(format)) = Format::new(name, &options) {
+                    formats.push(format);
+                }
+            }
+        }
+        assert!(formats.len() > Format::names().len(), "kryo's two lines");
+        formats
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Decoding arbitrary bytes as a response body behind a valid
+        /// header never panics, in any serialization.
+        #[test]
+        fn decoding_arbitrary_bytes_never_panics(
+            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            status in prop_oneof![Just(codec::OK), any::<u8>()],
+        ) {
+            for format in every_format() {
+                let header = Header { flag: format.id(), status, id: 1, len: bytes.len() };
+                for method in Method::ALL {
+                    let _ = format.decode_response(&header, &bytes, method);
+                }
+            }
+        }
+    }
+}

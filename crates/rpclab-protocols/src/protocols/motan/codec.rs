@@ -19,7 +19,7 @@
 //! `{"errcode":..,"errmsg":..,"errtype":..}`, with no body. `M_pt` is the
 //! provider's processing time in ms.
 
-use super::simple::{self, SimpleReader};
+use motan_simple::{self as simple, SimpleReader};
 use crate::java_contract::hessian as contract_hessian;
 use crate::protocol::CallError;
 use hessian2::{DecodeError, Decoder, Encoder};
