@@ -3,8 +3,9 @@
 //! layers"; a test reads the folders and fails on an import cycle or an
 //! import upwards):
 //!
-//! * [`cli`]: the commands beyond this file's parsing: `lab reproduce` and
-//!   what `lab run` and `lab reproduce` do once the run returns;
+//! * [`cli`]: the commands beyond this file's parsing: `lab reproduce`,
+//!   `lab capacity` and what `lab run` and `lab reproduce` do once the
+//!   run returns;
 //! * [`tools`]: the developer's commands (`scaffold`, `fuzz`, `readme`);
 //! * [`bench`]: `bench client` and `bench peers`, the client against its
 //!   peers and a raw-socket floor;
@@ -27,7 +28,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 use basics::{cpus, host, owner};
-use cli::{outcome, reproduce};
+use cli::{capacity, outcome, reproduce};
 use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
@@ -116,6 +117,12 @@ enum LabCommand {
         #[command(flatten)]
         quick: QuickFlags,
     },
+    /// Search the highest open-loop rate at which a latency percentile
+    /// stays under a bound with no errors and every reply verified, on
+    /// one server variant (`lab capacity thrift-java --slo 5ms`): doubling
+    /// or halving, then bisecting; writes a snapshot with every step and a
+    /// latency-vs-rate chart. Exits with code 99 when no rate holds.
+    Capacity(Box<capacity::CapacityArgs>),
     /// List servers, variants, scenarios and profiles.
     List {
         /// Lab definition (TOML) whose scenarios and profiles to list.
@@ -320,7 +327,8 @@ fn main() {
             .is_some();
         let breached = e
             .downcast_ref::<rpclab_model::threshold::Breached>()
-            .is_some();
+            .is_some()
+            || e.downcast_ref::<capacity::NoRateHolds>().is_some();
         let resumable = e.downcast_ref::<outcome::Resumable>().is_some();
         std::process::exit(if regression {
             rpclab_report::compare::REGRESSION_EXIT_CODE
@@ -385,6 +393,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             );
             Ok(())
         }
+        LabCommand::Capacity(args) => capacity::capacity(root, *args).await,
         LabCommand::List { lab } => list(root, &lab),
         LabCommand::Report {
             snapshot,
@@ -439,6 +448,7 @@ async fn lab_run(
             },
             thresholds: quick.threshold,
             engine_wait,
+            capacity: None,
         },
     )
     .await?;
@@ -528,6 +538,9 @@ fn rerender(
                 false
             )
         );
+    }
+    if let Some(search) = &results.capacity {
+        print!("{}", rpclab_report::capacity::render(search, false));
     }
     let written = rpclab_report::write_all(
         &out,

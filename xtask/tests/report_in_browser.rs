@@ -160,6 +160,34 @@ fn many_series(into: &Path) {
     std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
 }
 
+/// The committed snapshot with a capacity search (`lab capacity`) of
+/// three steps beside its cells.
+fn capacity_search(into: &Path) {
+    committed_snapshot(into);
+    let path = into.join("results.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let step = |n: u32, rate: u32, p99_us: f64, pass: bool| {
+        serde_json::json!({
+            "step": n, "offered_per_s": rate, "achieved_per_s": rate as f64,
+            "achieved_least_per_s": rate as f64 * 0.95, "percentile_us": p99_us,
+            "calls_ok": rate, "calls_failed": 0, "verified": true, "pass": pass,
+            "failures": if pass { vec![] } else { vec!["latency"] }, "repetition": 1
+        })
+    };
+    v["capacity"] = serde_json::json!({
+        "asked": {"scenario": "order-echo", "percentile": "p99", "slo_us": 5000.0,
+                  "slo": "5ms", "tolerance": 0.05, "budget": 3, "min_rate": 10},
+        "server": "thrift-java", "variant": "0.20", "scenario": "order-echo-open",
+        "arrival": "poisson", "connections": 1, "max_in_flight": 256, "window_s": 1.0,
+        "hint": {"scenario": "order-echo", "concurrency": 1, "throughput_per_s": 8000.0},
+        "steps": [step(1, 8000, 90000.0, false), step(2, 4000, 2100.0, true),
+                  step(3, 6000, 7200.0, false)],
+        "outcome": "budget-spent", "found_per_s": 4000, "last_pass": 2, "first_fail": 3
+    });
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+}
+
 /// The reproduction fixture (seed ice-dubbo-thrift-grpc), with no manifest.
 fn reproduction(into: &Path) {
     std::fs::create_dir_all(into).unwrap();
@@ -177,10 +205,11 @@ fn every_report_renders_in_chromium_without_console_errors() {
     };
     let dir = tempfile::tempdir().unwrap();
     type Make = fn(&Path);
-    let snapshots: [(&str, Make); 3] = [
+    let snapshots: [(&str, Make); 4] = [
         ("default-lab", committed_snapshot),
         ("many-series", many_series),
         ("reproduction", reproduction),
+        ("capacity", capacity_search),
     ];
     for (name, make) in snapshots {
         let snap = dir.path().join(name);
@@ -208,6 +237,13 @@ fn every_report_renders_in_chromium_without_console_errors() {
         assert!(dom.contains("id=\"setup\""), "{name}: no setup");
         if name == "reproduction" {
             assert!(dom.contains("id=\"reproduction\""), "{name}");
+        }
+        if name == "capacity" {
+            assert!(
+                dom.contains("<h2 id=\"capacity-search\">"),
+                "{name}: no section"
+            );
+            assert!(dom.contains("<figure id=\"capacity\">"), "{name}: no chart");
         }
     }
 }

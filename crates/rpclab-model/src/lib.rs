@@ -16,11 +16,13 @@
 //! [`aggregate`] (the repetitions of a cell summarised), and the
 //! [`threshold`]s that fail a run (`p99<2ms`), judged on the client's
 //! window or on each cell of a snapshot, with their [`breach`]es as a
-//! snapshot keeps them.
+//! snapshot keeps them, and a [`capacity`] search under an SLO as a
+//! snapshot keeps it.
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
 pub mod breach;
+pub mod capacity;
 pub mod contract;
 pub mod manifest;
 pub mod result;

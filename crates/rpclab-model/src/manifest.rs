@@ -102,6 +102,12 @@ pub struct RunManifest {
     /// 2026-12-05, whose `results.json` says `complete` and its errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<Stopped>,
+    /// What a capacity search (`lab capacity`) was asked: the scenario,
+    /// the percentile and its bound, the tolerance, the budget of steps,
+    /// the start and the lowest rate. Default: none, a `lab run` or `lab
+    /// reproduce` (absent then, and before searches existed, 2026-12-05).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::Asked>,
     /// The lab definition as run (`compose/*.toml` with its profiles), as
     /// the orchestrator's `LabDef` serialised it.
     pub lab: toml::Table,
@@ -509,6 +515,16 @@ mod tests {
             stopped: Some(Stopped {
                 utc: "2026-12-05T02:10:16Z".into(),
                 why: "interrupted (Ctrl-C)".into(),
+            }),
+            capacity: Some(crate::capacity::Asked {
+                scenario: "order-echo".into(),
+                percentile: crate::capacity::Percentile::P99,
+                slo_us: 5000.0,
+                slo: "5ms".into(),
+                tolerance: 0.05,
+                budget: 12,
+                start_rate: None,
+                min_rate: 1,
             }),
             lab,
         }

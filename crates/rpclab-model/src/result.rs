@@ -26,6 +26,21 @@ pub struct Latency {
     pub max: f64,
 }
 
+impl Latency {
+    /// The percentile `p` of these latencies, µs (what a capacity search
+    /// judges).
+    pub fn percentile(&self, p: crate::capacity::Percentile) -> f64 {
+        use crate::capacity::Percentile;
+        match p {
+            Percentile::P50 => self.p50,
+            Percentile::P90 => self.p90,
+            Percentile::P95 => self.p95,
+            Percentile::P99 => self.p99,
+            Percentile::P999 => self.p999,
+        }
+    }
+}
+
 /// CPU time and memory a container spent over the measurement window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
@@ -521,6 +536,11 @@ pub struct Results {
     /// cells that breached them (absent otherwise and in older snapshots).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<crate::breach::ThresholdCheck>,
+    /// Set by `lab capacity`: the search, every step and its outcome; the
+    /// steps' cells are in `cells` (absent otherwise and in older
+    /// snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::CapacitySearch>,
 }
 
 /// How an interleaved run ordered its rounds (`rounds` in a profile).

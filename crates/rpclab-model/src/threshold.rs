@@ -15,6 +15,7 @@
 //! optional `/s`); OP one of `< <= > >= ==`.
 
 pub use crate::breach::{Breach, ThresholdCheck};
+use crate::capacity::BadSlo;
 use crate::result::{Cell, ClientReport, Latency};
 use std::fmt;
 use std::str::FromStr;
@@ -143,10 +144,24 @@ fn percentile(name: &str) -> Option<Percentile> {
 }
 
 /// A duration with its unit (`2ms`, `500us`), in µs; the unit is required.
-fn micros(text: &str) -> Option<f64> {
+/// The thresholds' latencies and `lab capacity`'s SLO ([`parse_slo`])
+/// read with it.
+pub fn micros(text: &str) -> Option<f64> {
     [("ns", 1e-3), ("us", 1.0), ("ms", 1e3), ("s", 1e6)]
         .into_iter()
         .find_map(|(unit, scale)| Some(number(text.strip_suffix(unit)?)? * scale))
+}
+
+/// `lab capacity --slo`: its bound, µs, in this grammar's durations (a
+/// number with a unit). Missing or unreadable, the error quotes the
+/// SLO's grammar ([`crate::capacity::SLO_GRAMMAR`]) in one line.
+pub fn parse_slo(text: Option<&str>) -> Result<f64, BadSlo> {
+    let Some(text) = text else {
+        return Err(BadSlo("lab capacity needs --slo".into()));
+    };
+    micros(text.trim())
+        .filter(|us| *us > 0.0)
+        .ok_or_else(|| BadSlo(format!("cannot read --slo `{text}`")))
 }
 
 /// The figures of one window that a threshold can judge.
@@ -359,6 +374,18 @@ mod tests {
             let e = bad.parse::<Threshold>().unwrap_err().to_string();
             assert!(e.contains(GRAMMAR), "{bad}: {e}");
             assert!(!e.contains('\n'), "{bad}: one line");
+        }
+    }
+
+    #[test]
+    fn an_slo_is_a_latency_with_a_unit_else_one_line_with_the_grammar() {
+        use crate::capacity::SLO_GRAMMAR;
+        assert_eq!(parse_slo(Some("5ms")), Ok(5000.0));
+        assert_eq!(parse_slo(Some("250us")), Ok(250.0));
+        for bad in [None, Some("5"), Some("fast"), Some("0ms"), Some("-1ms")] {
+            let e = parse_slo(bad).unwrap_err().to_string();
+            assert!(e.contains(SLO_GRAMMAR), "{bad:?}: {e}");
+            assert!(!e.contains('\n'), "{bad:?}: one line");
         }
     }
 

@@ -169,6 +169,21 @@ pub fn write_report(
         }
         None => None,
     };
+    let capacity = match &results.capacity {
+        Some(search) => Some(crate::capacity::html(
+            search,
+            figures(
+                crate::capacity::chart(search)
+                    .map(|svg| Chart {
+                        name: crate::capacity::CHART.to_owned(),
+                        svg,
+                    })
+                    .into_iter()
+                    .collect(),
+            )?,
+        )),
+        None => None,
+    };
     let mut measurements = Vec::new();
     for scenario in &scenarios {
         let mut all = charts::throughput(results, scenario);
@@ -204,11 +219,15 @@ pub fn write_report(
                     @if results.reproduction.is_some() {
                         a href="#reproduction" { "reproduction" }
                     }
+                    @if results.capacity.is_some() {
+                        a href="#capacity-search" { "capacity" }
+                    }
                     @for s in &scenarios { a href={ "#scenario-" (slug(s)) } { (s) } }
                 }
                 (setup_html(setup, results))
                 (flags_html(results))
                 @if let Some(r) = reproduction { (r) }
+                @if let Some(c) = capacity { (c) }
                 h2 { "Measurements" }
                 @for m in measurements { (m) }
                 p class="why" {

@@ -8,6 +8,8 @@
 //! * [`charts`] and [`html`]: SVG charts (drawn with [`svg`]'s
 //!   primitives) and the self-contained `report.html`;
 //! * [`reproduction`]: published vs measured and the claim verdicts;
+//! * [`capacity`]: a capacity search (`lab capacity`): its steps, the
+//!   rate found and its latency-vs-rate chart;
 //! * [`index`]: `results/README.md`, the index of snapshots;
 //! * [`compare`]: two snapshots side by side, noise-aware, with
 //!   [`pair_order`] (two lab runs: the pairs of servers each decided) and
@@ -25,6 +27,7 @@
 //! crates only: nothing here runs a container, speaks to Docker or decides
 //! what to measure, and its dependencies say so (no tokio, no bollard).
 
+pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;
@@ -102,6 +105,10 @@ pub fn summary_md(
     if let Some(cmp) = comparison {
         md.push('\n');
         md.push_str(&reproduction::render(cmp, true));
+    }
+    if let Some(search) = &results.capacity {
+        md.push('\n');
+        md.push_str(&capacity::render(search, true));
     }
     md
 }

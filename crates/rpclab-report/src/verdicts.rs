@@ -1663,6 +1663,7 @@ pub(crate) mod tests_support {
             reproduction: None,
             rounds: None,
             thresholds: None,
+            capacity: None,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The commands' layer, under `main.rs`'s parsing: what `lab reproduce`
-//! runs, and what `lab run` and `lab reproduce` do with a run once it
-//! returns. It may use every layer below; nothing imports it.
+//! and `lab capacity` run, and what `lab run` and `lab reproduce` do with
+//! a run once it returns. It may use every layer below; nothing imports
+//! it.
 
+pub mod capacity;
 pub mod outcome;
 pub mod reproduce;

@@ -129,6 +129,7 @@ async fn reproduce_one(
             reproduction: Some(reproduction.clone()),
             rounds: None,
             thresholds: None,
+            capacity: None,
         };
         println!("{}", render(&compare(&empty, &reproduction), false));
         eprintln!("seed {id}: no system can run yet, so no snapshot was written");
@@ -167,6 +168,7 @@ async fn reproduce_one(
             overrides: Default::default(),
             thresholds: Vec::new(),
             engine_wait: opts.engine_wait,
+            capacity: None,
         },
     )
     .await?;

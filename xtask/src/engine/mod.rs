@@ -5,12 +5,14 @@
 //! on the engines of each role ([`engines`], [`docker`]), within a run's
 //! [`scope`] (its id, and the clean-up of its containers), waits for an
 //! engine that stopped answering ([`outage`]), continues an
-//! interrupted snapshot ([`resume`]), and measures what a cell
+//! interrupted snapshot ([`resume`]), searches a server's capacity under
+//! an SLO ([`capacity`]), and measures what a cell
 //! cost and what the host did beside it ([`cost`], [`host_load`],
 //! [`calibration`]). It returns results and knows nothing of how they are
 //! rendered: the report layer is beside it, not below.
 
 pub mod calibration;
+pub mod capacity;
 pub mod client_container;
 pub mod cost;
 pub mod docker;

@@ -18,6 +18,7 @@ use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Lab, LabDef, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use crate::definitions::overrides::{self, Overrides};
+use crate::engine::capacity::{self, Next};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::docker::Network;
 use crate::engine::docker::{ContainerSpec, Engine};
@@ -31,6 +32,7 @@ use crate::engine::resume::{Asked, Interrupted, Refused};
 use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Context, Result};
+use rpclab_model::capacity::{Asked as CapacityAsked, Hint};
 use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord, Stopped};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
@@ -83,6 +85,10 @@ pub struct RunOptions {
     /// How long to wait for an engine that stopped answering before the
     /// run stops, resumable ([`crate::engine::outage`]).
     pub engine_wait: Duration,
+    /// `lab capacity`: instead of the plan's cells, search the highest
+    /// open-loop rate that holds this SLO on the one selected variant
+    /// (with the lab's only scenario; [`crate::engine::capacity`]).
+    pub capacity: Option<CapacityAsked>,
 }
 
 /// `(results so far, scenario, level) → another round?`
@@ -164,6 +170,15 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         if !variants.contains(&pair) {
             variants.push(pair);
         }
+    }
+    if let Some(asked) = &opts.capacity {
+        let base = lab
+            .scenarios
+            .iter()
+            .find(|s| s.name == asked.scenario)
+            .with_context(|| format!("the lab has no scenario `{}`", asked.scenario))?;
+        capacity::Loads::of(base, &profile)?;
+        variants = vec![capacity::variant(&selected, &variants, base)?];
     }
     // CPU sets are checked before anything starts: no snapshot, no build.
     let split = split_cpus(&lab.def.cpus, &opts.cpus)?;
@@ -279,6 +294,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         servers: Vec::new(),
         host_load: None,
         stopped: None,
+        capacity: opts.capacity.clone(),
         rounds_seed: profile.rounds.map(|_| {
             interrupted
                 .as_ref()
@@ -324,6 +340,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         rounds_seed: manifest.rounds_seed.unwrap_or(0),
         more_rounds: opts.more_rounds.as_deref(),
         resuming: interrupted.as_ref(),
+        capacity: opts.capacity.as_ref(),
         network_choice,
         network: std::sync::OnceLock::new(),
         outage: Outage::new(&engines, scope.id(), opts.engine_wait),
@@ -469,6 +486,8 @@ struct RunContext<'a> {
     more_rounds: Option<&'a MoreRounds>,
     /// The snapshot a resumed run continues.
     resuming: Option<&'a Interrupted>,
+    /// A capacity search instead of the plan's cells.
+    capacity: Option<&'a CapacityAsked>,
     /// `--network`, checked against the run's machines.
     network_choice: NetworkChoice,
     /// The network the run's containers join, once its holder is up
@@ -564,6 +583,15 @@ impl RunContext<'_> {
                 "none of the selected servers can run:\n- {}",
                 reasons.join("\n- ")
             );
+        }
+        if let Some(asked) = self.capacity {
+            // The search's steps at most, and its hint.
+            let most = asked.budget + u32::from(asked.start_rate.is_none());
+            let _ = self
+                .bar
+                .set(crate::basics::progress::RunBar::new(most.into()));
+            // One variant: its error is the run's.
+            return self.run_server(&runnable[0], snapshot).await;
         }
         let _ = self
             .bar
@@ -1205,6 +1233,12 @@ impl RunContext<'_> {
         // The next cell is the first this JVM serves (it warms up longest),
         // unless priming already served its first calls.
         let mut cold = primed.is_none();
+        if let Some(asked) = self.capacity {
+            let start = Start { cold, primed };
+            return self
+                .search_capacity(asked, planned, running, start, snapshot)
+                .await;
+        }
         for (scenario, why) in &planned.skipped {
             crate::say!(
                 "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
@@ -1247,6 +1281,113 @@ impl RunContext<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A capacity search on the running, primed server of `planned`: its
+    /// hint (a closed loop, unless the command line gave the first rate),
+    /// then a step (an open-loop cell) at each rate
+    /// [`capacity::next`] asks for, each judged and printed on its line;
+    /// the steps' cells and the search are written to the snapshot after
+    /// every step.
+    async fn search_capacity(
+        &self,
+        asked: &CapacityAsked,
+        planned: &Planned<'_>,
+        running: &Running<'_>,
+        start: Start,
+        snapshot: &mut Snapshot,
+    ) -> Result<()> {
+        let (m, v, server) = (planned.manifest, planned.variant, running.server);
+        let Start {
+            mut cold,
+            mut primed,
+        } = start;
+        let base = self
+            .scenarios
+            .iter()
+            .find(|s| s.name == asked.scenario)
+            .with_context(|| format!("the lab has no scenario `{}`", asked.scenario))?;
+        let loads = capacity::Loads::of(base, self.profile)?;
+        let mut search = loads.search(asked, m, &v.name, self.profile);
+        let first = match asked.start_rate {
+            Some(rate) => rate,
+            None => {
+                let level = loads.hint_level;
+                let cell = self
+                    .run_cell(m, v, &loads.hint, level, 1, cold, running, snapshot)
+                    .await?;
+                cold = false;
+                if let Some(code) = self.engine.exit_code(server).await? {
+                    let log = self.engine.log_tail(server, 30).await;
+                    bail!(exited(m, &loads.hint, level, code, &log));
+                }
+                crate::say!(
+                    "  hint: {} at {level} (closed loop): {:.0} calls/s, {} failed: the first rate",
+                    loads.hint.name,
+                    cell.throughput_per_s,
+                    cell.calls_failed
+                );
+                search.hint = Some(Hint {
+                    scenario: loads.hint.name.clone(),
+                    concurrency: level,
+                    throughput_per_s: cell.throughput_per_s,
+                });
+                let rate = cell.throughput_per_s.round() as u32;
+                snapshot.results.capacity = Some(search.clone());
+                snapshot.push(Cell {
+                    primed: primed.take(),
+                    ..cell
+                })?;
+                if let Some(bar) = self.bar.get() {
+                    bar.cell_done();
+                }
+                rate
+            }
+        };
+        loop {
+            let rate = match capacity::next(&search, first) {
+                Next::Measure(rate) => rate,
+                Next::Done(outcome) => {
+                    search.conclude(outcome);
+                    snapshot.results.capacity = Some(search);
+                    return snapshot.write_results();
+                }
+            };
+            let repetition = 1 + search
+                .steps
+                .iter()
+                .filter(|s| s.offered_per_s == rate)
+                .count() as u32;
+            let cell = self
+                .run_cell(
+                    m,
+                    v,
+                    &loads.steps,
+                    rate,
+                    repetition,
+                    cold,
+                    running,
+                    snapshot,
+                )
+                .await?;
+            cold = false;
+            if let Some(code) = self.engine.exit_code(server).await? {
+                let log = self.engine.log_tail(server, 30).await;
+                bail!(exited(m, &loads.steps, rate, code, &log));
+            }
+            let number = search.steps.len() as u32 + 1;
+            let step = capacity::judge(asked, &cell, rate, repetition, number);
+            crate::say!("{}", capacity::step_line(asked, &step));
+            search.steps.push(step);
+            snapshot.results.capacity = Some(search.clone());
+            snapshot.push(Cell {
+                primed: primed.take(),
+                ..cell
+            })?;
+            if let Some(bar) = self.bar.get() {
+                bar.cell_done();
+            }
+        }
     }
 
     /// Primes a freshly (re)started server, when the profile says so: the
@@ -1423,7 +1564,8 @@ impl RunContext<'_> {
             host_load.as_ref(),
             self.cpus,
         );
-        crate::basics::progress::println(&format!(
+        // A capacity search prints its steps' own lines.
+        let line = format!(
             "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed{}",
             report.throughput_per_s,
             report.latency_us.p99 / 1e3,
@@ -1441,7 +1583,10 @@ impl RunContext<'_> {
                         .join(", ")
                 )
             }
-        ));
+        );
+        if self.capacity.is_none() {
+            crate::basics::progress::println(&line);
+        }
         Ok(Cell {
             server: m.name.clone(),
             variant: v.name.clone(),
@@ -1469,6 +1614,13 @@ impl RunContext<'_> {
             report,
         })
     }
+}
+
+/// How a server starts serving a search: whether its JVM is still cold,
+/// and its priming, which goes with the first cell.
+struct Start {
+    cold: bool,
+    primed: Option<Priming>,
 }
 
 /// A server variant of an interleaved run: its container, port, and

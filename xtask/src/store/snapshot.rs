@@ -51,6 +51,7 @@ impl Snapshot {
                 reproduction: None,
                 rounds: None,
                 thresholds: None,
+                capacity: None,
             },
             cv_threshold,
         })
