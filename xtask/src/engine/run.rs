@@ -1538,6 +1538,8 @@ mod tests {
                 ..Warmup::default()
             }),
             min_calls: 20,
+            tls: None,
+            call: None,
         }
     }
 
