@@ -111,6 +111,8 @@ fn image() -> &'static str {
                 .arg(&context),
             "docker build (the grpc-shop fixture)",
         );
+        // The engine has it now: the binary's copy is not kept.
+        let _ = std::fs::remove_dir_all(&context);
     });
     IMAGE
 }
