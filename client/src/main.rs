@@ -4,6 +4,8 @@
 //!
 //! * against any running server, like `ghz` or `wrk`:
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
+//! * on a method of your own gRPC service, with ghz's flags:
+//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
 //! * as the lab runs it, from a cell spec: `rpclab-client run-spec --spec cell.json --out DIR`
 //! * as a readiness check: `rpclab-client probe --protocol thrift --target 127.0.0.1:9090`
 
@@ -95,8 +97,12 @@ struct Direct {
     target: Option<String>,
     /// Operation of the contract: order-echo, orders-echo, string-1k,
     /// string-100k, string-1m, hello, empty.
-    #[arg(long, default_value = "order-echo")]
+    #[arg(long, default_value = "order-echo", conflicts_with = "call")]
     scenario: Operation,
+    #[command(flatten)]
+    generic: Generic,
+    #[command(flatten)]
+    tls: TlsFlags,
     /// Concurrent callers.
     #[arg(long, default_value_t = 1)]
     concurrency: u32,
@@ -171,6 +177,111 @@ struct Direct {
     #[arg(long)]
     threshold: Vec<Threshold>,
 }
+
+/// A method of the user's own gRPC service (protocol `grpc-generic`), with
+/// ghz's flag names.
+#[derive(Args)]
+struct Generic {
+    /// A method of your own gRPC service, `package.Service/Method` (or
+    /// `package.Service.Method`), as ghz's `--call`: calls it instead of the
+    /// contract (protocol grpc-generic), its types from --protoset or the
+    /// server's reflection (grpc.reflection.v1, else v1alpha).
+    #[arg(long)]
+    call: Option<String>,
+    /// The request as JSON (default `{}`); `{{.RequestNumber}}` in a string
+    /// or as an integer field's value is the call's number (0, 1, ...).
+    #[arg(long, short = 'd', requires = "call")]
+    data: Option<String>,
+    /// The request's JSON from a file.
+    #[arg(long, short = 'D', requires = "call", conflicts_with = "data")]
+    data_file: Option<PathBuf>,
+    /// The service's descriptor set (`protoc --descriptor_set_out=FILE
+    /// --include_imports`); without it, the server's reflection.
+    #[arg(long, requires = "call")]
+    protoset: Option<PathBuf>,
+    /// The reply every call must get, as JSON (may hold
+    /// `{{.RequestNumber}}`); a reply that differs is a failed call that
+    /// names the first differing field. Without it, each reply is decoded
+    /// as the method's output type.
+    #[arg(long, requires = "call")]
+    expect: Option<String>,
+    /// The expected reply's JSON from a file.
+    #[arg(long, requires = "call", conflicts_with = "expect")]
+    expect_file: Option<PathBuf>,
+}
+
+/// TLS for gRPC, as ghz's flags, except that plaintext is the default
+/// (ghz's default is --tls).
+#[derive(Args)]
+struct TlsFlags {
+    /// TLS, the server's certificate verified against the system's roots.
+    #[arg(long)]
+    tls: bool,
+    /// TLS, the server's certificate verified against the CA certificates
+    /// in this PEM file.
+    #[arg(long)]
+    cacert: Option<PathBuf>,
+    /// TLS without verifying the server's certificate (ghz's --skipTLS).
+    #[arg(long = "skipTLS", alias = "skip-tls", conflicts_with = "cacert")]
+    skip_tls: bool,
+    /// Plaintext, no TLS (the default; ghz's --insecure).
+    #[arg(long, conflicts_with_all = ["tls", "cacert", "skip_tls"])]
+    insecure: bool,
+    /// The name the server's certificate is checked for, and sent as SNI
+    /// (default: the target's host; ghz's --cname).
+    #[arg(long)]
+    cname: Option<String>,
+}
+
+impl TlsFlags {
+    /// The flags as the gRPC protocols' options (`tls`, `cacert`,
+    /// `server_name`).
+    fn options(&self) -> Vec<(String, String)> {
+        let mut options = Vec::new();
+        let mode = if self.skip_tls {
+            Some("skip-verify")
+        } else if self.tls || self.cacert.is_some() {
+            Some("on")
+        } else if self.insecure {
+            Some("off")
+        } else {
+            None
+        };
+        if let Some(mode) = mode {
+            options.push(("tls".to_owned(), mode.to_owned()));
+        }
+        if let Some(ca) = &self.cacert {
+            options.push(("cacert".to_owned(), ca.display().to_string()));
+        }
+        if let Some(name) = &self.cname {
+            options.push(("server_name".to_owned(), name.clone()));
+        }
+        options
+    }
+}
+
+impl Generic {
+    /// The flags as options of protocol `grpc-generic`.
+    fn options(&self) -> Vec<(String, String)> {
+        let mut options = Vec::new();
+        let mut put = |key: &str, value: Option<String>| {
+            if let Some(value) = value {
+                options.push((key.to_owned(), value));
+            }
+        };
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        put("call", self.call.clone());
+        put("data", self.data.clone());
+        put("data_file", path(&self.data_file));
+        put("protoset", path(&self.protoset));
+        put("expect", self.expect.clone());
+        put("expect_file", path(&self.expect_file));
+        options
+    }
+}
+
+/// The protocol that makes a generic gRPC call (`--call`).
+const GENERIC_GRPC: &str = "grpc-generic";
 
 /// `--protocol`'s help, from the one list of protocols.
 fn protocol_help() -> String {
@@ -293,7 +404,15 @@ async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
 }
 
 async fn run_direct(d: Direct) -> Result<()> {
-    let (Some(protocol), Some(target)) = (d.protocol, d.target) else {
+    let protocol = match (&d.generic.call, d.protocol) {
+        (None, protocol) => protocol,
+        (Some(_), None) => Some(GENERIC_GRPC.to_owned()),
+        (Some(_), Some(p)) if p == GENERIC_GRPC || p == "grpc" => Some(GENERIC_GRPC.to_owned()),
+        (Some(_), Some(p)) => bail!(
+            "--call is a gRPC method; --protocol {p} has none (leave --protocol out, or give grpc)"
+        ),
+    };
+    let (Some(protocol), Some(target)) = (protocol, d.target) else {
         bail!(
             "give --protocol and --target to measure a running server (protocols: {}), or use a subcommand; see --help",
             protocols::NAMES.join(", ")
@@ -345,7 +464,12 @@ async fn run_direct(d: Direct) -> Result<()> {
         cooldown_s: d.cooldown_s,
         timeout_ms: d.timeout_ms,
         include_connect: false,
-        options: d.option.into_iter().collect(),
+        options: d
+            .option
+            .into_iter()
+            .chain(d.generic.options())
+            .chain(d.tls.options())
+            .collect(),
         engine: d.engine,
     };
     let report = runner::run_cell(&spec).await?.report;
@@ -361,7 +485,7 @@ async fn run_direct(d: Direct) -> Result<()> {
         Some(rate) => format!("rate={rate}"),
         None => format!("c={}", d.concurrency),
     };
-    let subject = format!("{} {} {level}", report.protocol, report.operation);
+    let subject = format!("{} {} {level}", report.protocol, what_was_called(&report));
     let breaches = threshold::judge_all(&d.threshold, &subject, &Figures::of_report(&report));
     for breach in &breaches {
         eprintln!("{breach}");
@@ -372,13 +496,42 @@ async fn run_direct(d: Direct) -> Result<()> {
     Ok(())
 }
 
+/// The method a generic call called, or the contract's operation.
+fn what_was_called(r: &ClientReport) -> String {
+    match &r.call {
+        Some(call) => call.method.clone(),
+        None => r.operation.to_string(),
+    }
+}
+
 fn print_summary(r: &ClientReport) {
     let l = &r.latency_us;
     println!(
         "{} {}: {} ok, {} failed in {:.3} s = {:.0} calls/s; latency us p50 {:.0} p90 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}; bytes/call sent {:.0} received {:.0}",
-        r.protocol, r.operation, r.calls_ok, r.calls_failed, r.duration_s, r.throughput_per_s,
+        r.protocol, what_was_called(r), r.calls_ok, r.calls_failed, r.duration_s, r.throughput_per_s,
         l.p50, l.p90, l.p99, l.p999, l.max, r.bytes_sent_per_call, r.bytes_received_per_call
     );
+    if let Some(call) = &r.call {
+        println!(
+            "  {} from {}; request {} bytes{}; replies {}",
+            call.method,
+            call.descriptors,
+            call.request_bytes,
+            if call.templates.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", call.templates.join(", "))
+            },
+            if call.expected_reply {
+                "compared with --expect"
+            } else {
+                "decoded as the output type"
+            }
+        );
+    }
+    if let Some(tls) = &r.tls {
+        println!("  connections: {tls}");
+    }
     for (name, view) in [
         ("service time", &r.service_time_us),
         ("send lag", &r.send_lag_us),

@@ -292,6 +292,8 @@ async fn run_model<P: Protocol, M: LoadModel>(
         hlog: (!hlog.is_empty()).then(|| HLOG_FILE.to_owned()),
         warmup,
         min_calls: spec.min_calls,
+        tls: protocol.tls(),
+        call: protocol.generic_call(),
     };
     Ok(CellRun { report, hlog })
 }

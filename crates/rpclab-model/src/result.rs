@@ -140,6 +140,68 @@ pub struct ClientReport {
     /// [`CellFlag::TooFewCalls`]: its figures rest on too little.
     #[serde(default)]
     pub min_calls: u64,
+    /// The transport security of the cell's connections, for the
+    /// protocols that offer TLS (gRPC); absent for the others and in
+    /// snapshots made before there was TLS (plaintext).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsSetting>,
+    /// What a generic call called (`--call`, protocol `grpc-generic`):
+    /// the method, where its types came from, the request. Absent for the
+    /// contract's operations; when present, `operation` is not what was
+    /// called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<GenericCall>,
+}
+
+/// How a client's connections are secured.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "kebab-case")]
+pub enum TlsSetting {
+    /// No TLS (`--insecure`, the default).
+    Plaintext,
+    /// TLS, the server's certificate verified against `roots` (`system
+    /// roots`, or `CA file <path>`), for `server_name` when one was given
+    /// (else the target's host).
+    Verified {
+        roots: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_name: Option<String>,
+    },
+    /// TLS without verifying the server's certificate (`--skipTLS`).
+    Unverified {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_name: Option<String>,
+    },
+}
+
+impl std::fmt::Display for TlsSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TlsSetting::Plaintext => f.write_str("plaintext"),
+            TlsSetting::Verified { roots, .. } => write!(f, "TLS verified against {roots}"),
+            TlsSetting::Unverified { .. } => f.write_str("TLS, certificate not verified"),
+        }
+    }
+}
+
+/// A generic call: a method of the user's own service, its types from a
+/// descriptor set or the server's reflection.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenericCall {
+    /// `package.Service/Method`.
+    pub method: String,
+    /// Where the method's types came from: `protoset <path>`, or
+    /// `reflection grpc.reflection.v1` (or `v1alpha`).
+    pub descriptors: String,
+    /// The request message's encoded size in bytes (with the template's
+    /// value as it is in the first call).
+    pub request_bytes: u64,
+    /// The per-call template values the request holds (`{{.RequestNumber}}`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<String>,
+    /// Whether every reply was compared with an expected reply (`--expect`);
+    /// otherwise each reply was decoded as the method's output type.
+    pub expected_reply: bool,
 }
 
 /// The warm-up of one cell: the load runs in fixed intervals until every

@@ -19,6 +19,7 @@
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`reference`]: a reply verified once by value, then by its bytes;
+//! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC);
 //! * `testing` (feature `testing`): what the protocols' tests share
 //!   (options, refusals, in-process HTTP/1.1 servers).
 
@@ -35,3 +36,4 @@ pub mod protocols;
 pub mod reference;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod tls;

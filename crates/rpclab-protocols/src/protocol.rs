@@ -19,6 +19,7 @@ use crate::exchange::Exchange;
 #[doc(no_inline)]
 pub use crate::exchange::NoExchange;
 use rpclab_model::contract::{Call, Value};
+use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,6 +60,20 @@ pub trait Protocol: Send + Sync + Sized + 'static {
     /// runs on tasks, through [`Protocol::Conn`].
     fn exchange(&self, _call: &Call) -> Result<Option<Self::Exchange>, CallError> {
         Ok(None)
+    }
+
+    /// The transport security of this protocol's connections, recorded in
+    /// the report; `None` (the default) for a protocol without TLS.
+    fn tls(&self) -> Option<TlsSetting> {
+        None
+    }
+
+    /// What a generic call calls (the user's own method, not the
+    /// contract's), recorded in the report once the connections are open
+    /// (its types may come from the server's reflection); `None` (the
+    /// default) for the contract's operations.
+    fn generic_call(&self) -> Option<GenericCall> {
+        None
     }
 }
 

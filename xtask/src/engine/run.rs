@@ -1828,6 +1828,8 @@ mod tests {
                 ..Warmup::default()
             }),
             min_calls: 20,
+            tls: None,
+            call: None,
         }
     }
 

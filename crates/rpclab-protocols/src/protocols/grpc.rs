@@ -17,7 +17,11 @@
 //! endpoint, opened through [`connect_tcp`](crate::net::connect_tcp) with
 //! both halves wrapped in a [`CountingStream`](crate::net::CountingStream),
 //! so every byte of it (HTTP/2 framing, headers, gRPC length prefixes,
-//! protobuf) is counted. Many tasks share the connection and their calls
+//! protobuf) is counted. With the TLS options ([`crate::tls`]: `tls`,
+//! `cacert`, `server_name`; plaintext by default) the TCP stream is counted
+//! under rustls, so TLS records are counted as the wire carries them, and
+//! requests say `:scheme https`. The same channel carries the generic
+//! calls of [`super::grpc_generic`]. Many tasks share the connection and their calls
 //! are multiplexed on it as HTTP/2 streams; one writer task writes every
 //! call queued at once in one write. Should the connection end (the server
 //! closed it, GOAWAY, an I/O error), the next call opens a new one (still
@@ -64,16 +68,17 @@
 //! a truncated or compressed message, an undecodable one, a malformed
 //! frame or header block) is [`CallError::Protocol`].
 
-mod conn;
+pub(crate) mod conn;
 /// Also the framing of `rpclab-floor`'s HTTP/2 (the `rpclab-floor` crate).
 pub mod frame;
 mod reader;
-mod reply;
+pub(crate) mod reply;
 mod shared;
 mod writer;
 
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
+use crate::tls::Transport;
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
 use prost::Message as _;
@@ -103,11 +108,14 @@ pub mod echo_server;
 pub use frame::MAX_MESSAGE_SIZE;
 
 /// The `user-agent` of every request.
-const USER_AGENT: &str = concat!("rpclab-client/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("rpclab-client/", env!("CARGO_PKG_VERSION"));
 
-/// The gRPC protocol. It has no options yet.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Grpc;
+/// The gRPC protocol. Its options are TLS's ([`crate::tls`]): plaintext
+/// by default.
+#[derive(Debug, Clone)]
+pub struct Grpc {
+    transport: Transport,
+}
 
 impl Protocol for Grpc {
     type Conn = GrpcConnection;
@@ -118,8 +126,10 @@ impl Protocol for Grpc {
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, &[])?;
-        Ok(Grpc)
+        check_options(Self::NAME, options, crate::tls::OPTIONS)?;
+        Ok(Grpc {
+            transport: Transport::from_options(Self::NAME, options)?,
+        })
     }
 
     async fn connect(
@@ -127,19 +137,31 @@ impl Protocol for Grpc {
         target: &str,
         counter: WireCounter,
     ) -> Result<GrpcConnection, CallError> {
-        let valid = http::uri::Authority::try_from(target)
-            .ok()
-            .is_some_and(|a| a.port_u16().is_some() && !target.contains(['/', '@']));
-        if !valid {
-            return Err(CallError::Connect(format!(
-                "invalid target `{target}`: not host:port"
-            )));
-        }
+        check_target(target)?;
         Ok(GrpcConnection {
             authority: target.to_owned(),
-            channel: Channel::open(target, counter).await?,
+            tls: self.transport.is_tls(),
+            channel: Channel::open(target, counter, self.transport.clone()).await?,
             prepared: OnceLock::new(),
         })
+    }
+
+    fn tls(&self) -> Option<rpclab_model::result::TlsSetting> {
+        Some(self.transport.setting())
+    }
+}
+
+/// A target the channel can open: `host:port`, nothing else.
+pub(crate) fn check_target(target: &str) -> Result<(), CallError> {
+    let valid = http::uri::Authority::try_from(target)
+        .ok()
+        .is_some_and(|a| a.port_u16().is_some() && !target.contains(['/', '@']));
+    if valid {
+        Ok(())
+    } else {
+        Err(CallError::Connect(format!(
+            "invalid target `{target}`: not host:port"
+        )))
     }
 }
 
@@ -148,6 +170,8 @@ impl Protocol for Grpc {
 pub struct GrpcConnection {
     /// `host:port`, the requests' `:authority`.
     authority: String,
+    /// Whether the connection is TLS (the requests' `:scheme`).
+    tls: bool,
     channel: Channel,
     /// The first call's request, kept for the calls that are the same.
     prepared: OnceLock<Prepared>,
@@ -178,7 +202,7 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(call: &Call, authority: &str) -> Result<Prepared, CallError> {
+    fn new(call: &Call, authority: &str, tls: bool) -> Result<Prepared, CallError> {
         let (method, message, reply) = match (call.operation, &call.argument) {
             (Operation::OrderEcho, Value::Order(order)) => {
                 ("EchoOrder", to_pb(order).encode_to_vec(), ReplyType::Order)
@@ -218,7 +242,7 @@ impl Prepared {
         body.extend_from_slice(&(message.len() as u32).to_be_bytes());
         body.extend_from_slice(&message);
         let path = format!("/rpclab.Bench/{method}");
-        let headers = frame::request_headers(&path, authority, USER_AGENT);
+        let headers = frame::request_headers_over(&path, authority, USER_AGENT, tls);
         if headers.len() > frame::DEFAULT_MAX_FRAME {
             // One HEADERS frame of the smallest size a server may allow.
             return Err(CallError::Config(format!(
@@ -255,13 +279,13 @@ impl ReferenceExchange for GrpcConnection {
         let mut built = None;
         let prepared: &Prepared = match self.prepared.get() {
             Some(p) if p.is_for(call) => p,
-            Some(_) => built.insert(Prepared::new(call, &self.authority)?),
+            Some(_) => built.insert(Prepared::new(call, &self.authority, self.tls)?),
             None => {
-                let p = Prepared::new(call, &self.authority)?;
+                let p = Prepared::new(call, &self.authority, self.tls)?;
                 let _ = self.prepared.set(p);
                 match self.prepared.get() {
                     Some(p) if p.is_for(call) => p,
-                    _ => built.insert(Prepared::new(call, &self.authority)?),
+                    _ => built.insert(Prepared::new(call, &self.authority, self.tls)?),
                 }
             }
         };
@@ -339,7 +363,7 @@ mod tests {
     #[test]
     fn only_a_reply_equal_to_the_expected_value_becomes_the_reference() {
         let call = Operation::Hello.call();
-        let prepared = Prepared::new(&call, "127.0.0.1:1").unwrap();
+        let prepared = Prepared::new(&call, "127.0.0.1:1", false).unwrap();
         let fields = request_fields(&prepared);
         assert!(fields.contains(&(":path".into(), "/rpclab.Bench/Hello".into())));
         assert!(fields.contains(&(":authority".into(), "127.0.0.1:1".into())));
@@ -386,7 +410,7 @@ mod tests {
     fn requests_are_length_prefixed_once() {
         let call = Operation::OrderEcho.call();
         let authority = "localhost:50051";
-        let p = Prepared::new(&call, authority).unwrap();
+        let p = Prepared::new(&call, authority, false).unwrap();
         let Value::Order(order) = &call.argument else {
             panic!("order-echo takes an order")
         };
@@ -412,7 +436,7 @@ mod tests {
         let mut mismatched = call.clone();
         mismatched.argument = Value::Unit;
         assert!(matches!(
-            Prepared::new(&mismatched, authority),
+            Prepared::new(&mismatched, authority, false),
             Err(CallError::Config(_))
         ));
     }
@@ -421,6 +445,8 @@ mod tests {
     fn options_are_rejected() {
         let mut options = BTreeMap::new();
         assert!(Grpc::new(&options).is_ok());
+        options.insert("tls".to_string(), "skip-verify".to_string());
+        assert!(Grpc::new(&options).unwrap().transport.is_tls());
         options.insert("compression".to_string(), "gzip".to_string());
         assert!(matches!(Grpc::new(&options), Err(CallError::Config(_))));
     }
@@ -431,11 +457,12 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         drop(listener);
-        let result = Grpc
+        let grpc = Grpc::new(&BTreeMap::new()).unwrap();
+        let result = grpc
             .connect(&addr.to_string(), WireCounter::default())
             .await;
         assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
-        let result = Grpc.connect("no port", WireCounter::default()).await;
+        let result = grpc.connect("no port", WireCounter::default()).await;
         assert!(matches!(result, Err(CallError::Connect(_))), "{result:?}");
     }
 }

@@ -68,6 +68,7 @@ protocols! {
     ice::Ice,
     rmi::Rmi,
     motan::Motan,
+    grpc_generic::GrpcGeneric,
 }
 
 impl fmt::Display for ProtocolName {

@@ -52,6 +52,7 @@
 use super::shared::{Call, Command, Reply};
 use super::writer::Writer;
 use crate::protocol::{CallError, WireCounter};
+use crate::tls::Transport;
 use bytes::Bytes;
 use std::io;
 use std::sync::Arc;
@@ -66,11 +67,23 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// Opens the first connection and starts the writer.
-    pub async fn open(target: &str, counter: WireCounter) -> Result<Channel, CallError> {
+    /// Opens the first connection (plaintext or TLS, as `transport` says)
+    /// and starts the writer.
+    pub async fn open(
+        target: &str,
+        counter: WireCounter,
+        transport: Transport,
+    ) -> Result<Channel, CallError> {
         let target: Arc<str> = target.into();
         let (commands, queue) = mpsc::unbounded_channel();
-        let writer = Writer::open(Arc::clone(&target), counter, queue, commands.clone()).await?;
+        let writer = Writer::open(
+            Arc::clone(&target),
+            counter,
+            transport,
+            queue,
+            commands.clone(),
+        )
+        .await?;
         tokio::spawn(writer.run());
         Ok(Channel { target, commands })
     }

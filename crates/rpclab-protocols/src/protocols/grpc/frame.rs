@@ -199,9 +199,15 @@ pub fn put_literal(out: &mut Vec<u8>, index: usize, name: &str, value: &str) {
 /// The header block of a gRPC request to `path` on `authority` (see the
 /// module documentation).
 pub fn request_headers(path: &str, authority: &str, user_agent: &str) -> Vec<u8> {
+    request_headers_over(path, authority, user_agent, false)
+}
+
+/// [`request_headers`], with `:scheme https` when the connection is TLS.
+pub fn request_headers_over(path: &str, authority: &str, user_agent: &str, tls: bool) -> Vec<u8> {
     let mut b = Vec::with_capacity(64 + path.len() + authority.len());
     b.push(0x80 | 3); // :method POST
-    b.push(0x80 | 6); // :scheme http
+    // :scheme https (static index 7) or http (6).
+    b.push(0x80 | if tls { 7 } else { 6 });
     put_literal(&mut b, 4, ":path", path);
     put_literal(&mut b, 1, ":authority", authority);
     put_literal(&mut b, 31, "content-type", "application/grpc");

@@ -11,7 +11,6 @@
 use super::shared::{Command, Event, Reply, Settings, Shared};
 use super::frame::{self, Head, HEAD_LEN};
 use super::reply::{self, Fields, Gather};
-use crate::net::CountingStream;
 use crate::protocol::CallError;
 use bytes::BytesMut;
 use loona_hpack::Decoder;
@@ -21,7 +20,7 @@ use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
-use tokio::net::tcp::OwnedReadHalf;
+use crate::tls::ReadHalf;
 use tokio::sync::{mpsc, oneshot};
 
 /// First size of the read buffer; it grows to the largest frame.
@@ -81,7 +80,7 @@ struct Stream {
 
 /// Reads one connection until it ends, then fails what is left.
 pub async fn run(
-    read: CountingStream<OwnedReadHalf>,
+    read: ReadHalf,
     target: Arc<str>,
     generation: u64,
     shared: Arc<Shared>,
@@ -145,9 +144,23 @@ struct Reader {
 }
 
 impl Reader {
-    async fn read(&mut self, mut read: CountingStream<OwnedReadHalf>) -> End {
+    async fn read(&mut self, mut read: ReadHalf) -> End {
         let mut buf = BytesMut::with_capacity(READ_BUFFER);
+        let mut first = true;
         loop {
+            if first && buf.len() >= 2 {
+                first = false;
+                // A server's first frame is its SETTINGS, whose length
+                // starts with a zero byte; a TLS record (an alert, a
+                // handshake) starts with 0x15 or 0x16, then 0x03.
+                if matches!(buf[..2], [0x15 | 0x16, 0x03]) {
+                    return End::Broken(
+                        "the server answered with a TLS record: it speaks TLS, not plaintext \
+                         HTTP/2 (connect with --tls, --cacert or --skipTLS)"
+                            .into(),
+                    );
+                }
+            }
             let want = loop {
                 if buf.len() < HEAD_LEN {
                     break READ_BUFFER;

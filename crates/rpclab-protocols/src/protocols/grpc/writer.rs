@@ -5,15 +5,14 @@
 use super::shared::{Call, Command, Event, Reply, Settings, Shared};
 use super::frame::{self, DATA, END_HEADERS, END_STREAM, HEADERS};
 use super::reader;
-use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
+use crate::tls::{Transport, WriteHalf};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::io::AsyncWriteExt;
-use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -24,6 +23,7 @@ const MAX_BATCH_CALLS: usize = 1024;
 pub struct Writer {
     target: Arc<str>,
     counter: WireCounter,
+    transport: Transport,
     queue: mpsc::UnboundedReceiver<Command>,
     /// Handed to each new connection's reader.
     commands: mpsc::UnboundedSender<Command>,
@@ -44,7 +44,7 @@ pub struct Writer {
 /// One TCP connection, as the writer sees it.
 struct Live {
     generation: u64,
-    write: CountingStream<OwnedWriteHalf>,
+    write: WriteHalf,
     shared: Arc<Shared>,
     reader: JoinHandle<()>,
     /// Set when a write failed.
@@ -73,13 +73,15 @@ impl Writer {
     pub async fn open(
         target: Arc<str>,
         counter: WireCounter,
+        transport: Transport,
         queue: mpsc::UnboundedReceiver<Command>,
         commands: mpsc::UnboundedSender<Command>,
     ) -> Result<Writer, CallError> {
-        let live = Live::connect(&target, &counter, 1, &commands).await?;
+        let live = Live::connect(&target, &counter, &transport, 1, &commands).await?;
         Ok(Writer {
             target,
             counter,
+            transport,
             queue,
             commands,
             live: Some(live),
@@ -157,7 +159,15 @@ impl Writer {
             }
         }
         self.generation += 1;
-        match Live::connect(&self.target, &self.counter, self.generation, &self.commands).await {
+        match Live::connect(
+            &self.target,
+            &self.counter,
+            &self.transport,
+            self.generation,
+            &self.commands,
+        )
+        .await
+        {
             Ok(live) => self.live = Some(live),
             Err(e) => {
                 let message = match e {
@@ -215,7 +225,7 @@ impl Writer {
             return;
         }
         if let Some(live) = &mut self.live {
-            if !live.failed && live.write.write_all(&self.out).await.is_err() {
+            if !live.failed && write_flushed(&mut live.write, &self.out).await.is_err() {
                 // The reader sees the same socket fail and says why.
                 live.failed = true;
             }
@@ -224,23 +234,32 @@ impl Writer {
     }
 }
 
+/// Writes `bytes` whole and flushes: a no-op for plaintext, and for TLS
+/// what pushes the records rustls still holds onto the socket.
+async fn write_flushed(write: &mut WriteHalf, bytes: &[u8]) -> std::io::Result<()> {
+    write.write_all(bytes).await?;
+    write.flush().await
+}
+
 impl Live {
     /// Opens a connection and sends the preface; its reader reports to
     /// `commands` as connection `generation`.
     async fn connect(
         target: &Arc<str>,
         counter: &WireCounter,
+        transport: &Transport,
         generation: u64,
         commands: &mpsc::UnboundedSender<Command>,
     ) -> Result<Live, CallError> {
-        let (read, write) = connect_tcp(target).await?.into_split();
-        let mut write = CountingStream::new(write, counter.clone());
-        write.write_all(&frame::preface()).await.map_err(|e| {
-            CallError::Connect(format!("{target}: sending the HTTP/2 preface: {e}"))
-        })?;
+        let (read, mut write) = transport.connect(target, counter).await?;
+        write_flushed(&mut write, &frame::preface())
+            .await
+            .map_err(|e| {
+                CallError::Connect(format!("{target}: sending the HTTP/2 preface: {e}"))
+            })?;
         let shared = Arc::new(Shared::default());
         let reader = tokio::spawn(reader::run(
-            CountingStream::new(read, counter.clone()),
+            read,
             Arc::clone(target),
             generation,
             Arc::clone(&shared),

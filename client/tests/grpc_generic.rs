@@ -1,0 +1,598 @@
+//! End-to-end: the client's generic gRPC call (`--call`, protocol
+//! `grpc-generic`) against a real gRPC server in a container that is not
+//! rpclab's contract: `fixtures/grpc-shop`, service `shop.v1.Inventory`
+//! (tonic, with tonic-reflection), in package `shop.v1` over two files,
+//! with nested messages, repeated fields, enums and a map.
+//!
+//! The fixture is built by cargo and put in an image of its own: `FROM
+//! scratch` with the binary and the shared libraries `ldd` names, so no
+//! base image or registry is needed. Each test starts its containers
+//! (host network, 127.0.0.1, confined as the lab's servers are) and
+//! removes them when it ends. The client runs as a user would run it, as
+//! the `rpclab-client` binary, and the tests read its JSON report or its
+//! one error line. Needs a Docker engine and, for TLS, the `openssl`
+//! command. No timing is asserted.
+
+use serde_json::{json, Value};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const IMAGE: &str = "rpclab-test/grpc-shop:latest";
+const METHOD: &str = "shop.v1.Inventory/Reserve";
+
+/// A folder of this test process's own.
+fn scratch() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("rpclab-grpc-generic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+    .clone()
+}
+
+fn run(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The fixture binary, built by cargo (the same profile as this test).
+fn fixture_binary() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = run(
+            Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "-p",
+                    "grpc-shop",
+                    "--bin",
+                    "grpc-shop",
+                    "--message-format=json",
+                ])
+                .stderr(Stdio::inherit()),
+            "cargo build -p grpc-shop",
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .next_back()
+            .expect("cargo names the grpc-shop executable")
+    })
+    .clone()
+}
+
+/// The fixture's image: the binary and the libraries it links, on no base.
+fn image() -> &'static str {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let binary = fixture_binary();
+        let context = scratch().join("image");
+        let root = context.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::copy(&binary, root.join("grpc-shop")).unwrap();
+        let ldd = run(Command::new("ldd").arg(&binary), "ldd");
+        for line in String::from_utf8_lossy(&ldd.stdout).lines() {
+            // `libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)` or
+            // `/lib64/ld-linux-x86-64.so.2 (0x…)`.
+            let path = line
+                .split("=>")
+                .last()
+                .and_then(|rest| rest.split_whitespace().next())
+                .filter(|p| p.starts_with('/'));
+            if let Some(path) = path {
+                let dest = root.join(path.trim_start_matches('/'));
+                std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                std::fs::copy(path, &dest).unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+        }
+        std::fs::write(
+            context.join("Dockerfile"),
+            "FROM scratch\nCOPY root/ /\nUSER 65534:65534\nENTRYPOINT [\"/grpc-shop\"]\n",
+        )
+        .unwrap();
+        run(
+            Command::new("docker")
+                .args(["build", "-q", "-t", IMAGE])
+                .arg(&context),
+            "docker build (the grpc-shop fixture)",
+        );
+        // The engine has it now: the binary's copy is not kept.
+        let _ = std::fs::remove_dir_all(&context);
+    });
+    IMAGE
+}
+
+/// A port nobody listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running fixture container, removed when dropped.
+struct Shop {
+    name: String,
+    target: String,
+}
+
+impl Shop {
+    /// Starts the fixture with `args` (after `--listen`); `certs`, if any,
+    /// is mounted read-only at `/certs`.
+    fn start(args: &[&str], certs: Option<&Path>) -> Shop {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let image = image();
+        let port = free_port();
+        let target = format!("127.0.0.1:{port}");
+        let name = format!(
+            "rpclab-test-grpc-shop-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut cmd = Command::new("docker");
+        cmd.args(["run", "-d", "--rm", "--name", &name, "--network", "host"])
+            .args(["--read-only", "--cap-drop", "ALL"])
+            .args(["--security-opt", "no-new-privileges", "--pids-limit", "256"]);
+        if let Some(certs) = certs {
+            cmd.arg("-v").arg(format!("{}:/certs:ro", certs.display()));
+        }
+        cmd.arg(image).args(["--listen", &target]).args(args);
+        run(&mut cmd, "docker run (the grpc-shop fixture)");
+        let shop = Shop { name, target };
+        shop.wait_listening();
+        shop
+    }
+
+    /// Until the server accepts connections, bounded (a slow machine may
+    /// take a while; nothing here measures it).
+    fn wait_listening(&self) {
+        let give_up = Instant::now() + Duration::from_secs(120);
+        while TcpStream::connect(&self.target).is_err() {
+            assert!(
+                Instant::now() < give_up,
+                "the grpc-shop container {} never listened on {}",
+                self.name,
+                self.target
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Shop {
+    fn drop(&mut self) {
+        let _ = Command::new("docker")
+            .args(["rm", "-f", &self.name])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// The fixture's descriptor set, as built with it (`build.rs`, the same
+/// as `protoc --descriptor_set_out --include_imports`).
+fn protoset() -> PathBuf {
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let path = scratch().join("shop.protoset");
+        run(
+            Command::new(fixture_binary())
+                .arg("--write-protoset")
+                .arg(&path),
+            "grpc-shop --write-protoset",
+        );
+        path
+    })
+    .clone()
+}
+
+/// A request with a nested message, repeated messages and strings, an
+/// enum, a map and the call's number twice.
+fn request() -> Value {
+    json!({
+        "requestId": "req-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "customer": {"name": "ada", "tier": "GOLD"},
+        "items": [
+            {"sku": "apple", "quantity": 3, "price": {"currency": "EUR", "units": 2}},
+            {"sku": "pear", "quantity": 150, "price": {"currency": "EUR", "units": 1}},
+        ],
+        "tags": ["fruit", "t-{{.RequestNumber}}"],
+        "attributes": {"channel": "web"},
+    })
+}
+
+/// What the fixture answers to [`request`].
+fn reply() -> Value {
+    json!({
+        "requestId": "req-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "status": "PARTIAL",
+        "lines": [{"sku": "apple", "reserved": 3}, {"sku": "pear", "reserved": 100}],
+        "totalQuantity": 103,
+        "total": {"currency": "EUR", "units": 156},
+        "customer": "ada (GOLD)",
+    })
+}
+
+/// `rpclab-client --target <shop> --call <METHOD> <args>` (`args` may
+/// name another `--call`).
+fn client(shop: &Shop, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpclab-client"));
+    // An error is one line, as a user sees it (a backtrace asked for by
+    // the environment would add its own).
+    cmd.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    cmd.args(["--target", &shop.target]);
+    if !args.contains(&"--call") {
+        cmd.args(["--call", METHOD]);
+    }
+    cmd.args(args).output().expect("rpclab-client starts")
+}
+
+/// A run that must succeed: its JSON report.
+fn report(shop: &Shop, args: &[&str]) -> Value {
+    let out = client(shop, &[args, &["--json"]].concat());
+    assert!(
+        out.status.success(),
+        "rpclab-client {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+/// A run that must fail before any load: its one error line.
+fn refusal(shop: &Shop, args: &[&str]) -> String {
+    let out = client(shop, args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded:\n{stdout}");
+    assert!(
+        stdout.trim().is_empty(),
+        "{args:?}: something was measured:\n{stdout}"
+    );
+    let lines: Vec<&str> = stderr.trim().lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
+    lines[0].to_owned()
+}
+
+/// Every call verified, and the report says what was called.
+fn assert_verified(report: &Value, calls: u64, descriptors: &str) {
+    assert_eq!(report["protocol"], "grpc-generic");
+    assert_eq!(report["calls_failed"], 0, "{report:#}");
+    assert_eq!(report["calls_ok"], calls, "{report:#}");
+    assert_eq!(report["verified"], true);
+    let call = &report["call"];
+    assert_eq!(call["method"], METHOD);
+    assert_eq!(call["descriptors"], descriptors, "{call:#}");
+    assert!(call["request_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn calls_through_reflection_and_a_protoset_are_verified() {
+    let shop = Shop::start(&[], None);
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let common = [
+        "--data",
+        &data,
+        "--expect",
+        &expect,
+        "--concurrency",
+        "4",
+        "--calls",
+        "50",
+    ];
+
+    let by_reflection = report(&shop, &common);
+    assert_verified(&by_reflection, 200, "reflection grpc.reflection.v1");
+    assert_eq!(by_reflection["call"]["expected_reply"], true);
+    assert_eq!(
+        by_reflection["call"]["templates"],
+        json!([
+            "req-{{.RequestNumber}}",
+            "{{.RequestNumber}}",
+            "t-{{.RequestNumber}}"
+        ])
+    );
+    assert_eq!(by_reflection["tls"], json!({"mode": "plaintext"}));
+
+    let file = protoset();
+    let file = file.to_str().unwrap();
+    let by_protoset = report(&shop, &[&common[..], &["--protoset", file]].concat());
+    assert_verified(&by_protoset, 200, &format!("protoset {file}"));
+
+    // Data from a file, no expected reply: every reply decoded as the
+    // output type; ghz's Service.Method form.
+    let data_file = scratch().join("request.json");
+    std::fs::write(&data_file, &data).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rpclab-client"))
+        .args([
+            "--target",
+            &shop.target,
+            "--call",
+            "shop.v1.Inventory.Reserve",
+        ])
+        .arg("--data-file")
+        .arg(&data_file)
+        .args(["--calls", "30", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoded: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_verified(&decoded, 30, "reflection grpc.reflection.v1");
+    assert_eq!(decoded["call"]["expected_reply"], false);
+
+    // The open loop goes through the same engine.
+    let open = report(
+        &shop,
+        &[
+            &common[..4],
+            &["--rate", "200", "--duration-s", "1", "--connections", "2"],
+        ]
+        .concat(),
+    );
+    assert_eq!(open["calls_failed"], 0, "{open:#}");
+    assert!(open["calls_ok"].as_u64().unwrap() > 0, "{open:#}");
+    assert!(open["service_time_us"].is_object());
+
+    // A threshold the run cannot hold exits 99 after a verified run.
+    let out = client(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--calls",
+            "10",
+            "--threshold",
+            "throughput>1000000000",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
+    let shop = Shop::start(&["--reflection", "v1alpha"], None);
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let by_reflection = report(
+        &shop,
+        &["--data", &data, "--expect", &expect, "--calls", "20"],
+    );
+    assert_verified(&by_reflection, 20, "reflection grpc.reflection.v1alpha");
+}
+
+#[test]
+fn bad_input_is_one_line_and_nothing_is_measured() {
+    let shop = Shop::start(&[], None);
+    let file = protoset();
+    let protoset = file.to_str().unwrap();
+
+    let line = refusal(&shop, &["--call", "shop.v1.Store/Reserve"]);
+    assert!(
+        line.contains("does not know service `shop.v1.Store`")
+            && line.contains("shop.v1.Inventory"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &["--call", "shop.v1.Inventory/Cancel", "--protoset", protoset],
+    );
+    assert!(
+        line.contains(
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+        ),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &["--data", r#"{"items":[{"sku":"a"},{"skew":"b"}]}"#],
+    );
+    assert!(
+        line.contains("--data: items[1].skew: shop.v1.Item has no field `skew`"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            r#"{"items":[{"quantity":"lots"}]}"#,
+            "--protoset",
+            protoset,
+        ],
+    );
+    assert!(
+        line.contains("--data: items[0].quantity: an integer"),
+        "{line}"
+    );
+    let line = refusal(&shop, &["--data", r#"{"customer":{"tier":"PLATINUM"}}"#]);
+    assert!(
+        line.contains("customer.tier: one of TIER_UNSPECIFIED, SILVER, GOLD"),
+        "{line}"
+    );
+
+    // A reply that is not the expected one: the first call fails, and the
+    // line names the first differing field.
+    let data = json!({"requestId": "r", "items": [{"sku": "a", "quantity": 5}]}).to_string();
+    let expect =
+        json!({"requestId": "r", "status": "RESERVED", "lines": [{"sku": "a", "reserved": 4}]})
+            .to_string();
+    let line = refusal(
+        &shop,
+        &["--data", &data, "--expect", &expect, "--calls", "100"],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("lines[0].reserved: expected 4, got 5"),
+        "{line}"
+    );
+
+    // No reflection: the hint to pass --protoset; with it, the call works.
+    let bare = Shop::start(&["--reflection", "none"], None);
+    let line = refusal(&bare, &[]);
+    assert!(
+        line.contains("UNIMPLEMENTED") && line.contains("--protoset"),
+        "{line}"
+    );
+    let data = request().to_string();
+    let by_protoset = report(
+        &bare,
+        &["--protoset", protoset, "--data", &data, "--calls", "5"],
+    );
+    assert_verified(&by_protoset, 5, &format!("protoset {protoset}"));
+}
+
+/// A CA and a server certificate for 127.0.0.1 signed by it, made with
+/// `openssl`; and a second CA that signed nothing.
+fn certificates() -> PathBuf {
+    let dir = scratch().join("certs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let openssl = |args: &[&str]| {
+        run(
+            Command::new("openssl").args(args).current_dir(&dir),
+            &format!("openssl {}", args[0]),
+        );
+    };
+    for ca in ["ca", "other-ca"] {
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{ca}.key"),
+            "-out",
+            &format!("{ca}.pem"),
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN=rpclab test {ca}"),
+        ]);
+    }
+    openssl(&[
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=grpc-shop",
+    ]);
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:shop.test\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    // The container's user reads them.
+    for file in ["server.pem", "server.key"] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
+    let certs = certificates();
+    let shop = Shop::start(
+        &[
+            "--tls-cert",
+            "/certs/server.pem",
+            "--tls-key",
+            "/certs/server.key",
+        ],
+        Some(&certs),
+    );
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let ca = certs.join("ca.pem");
+    let ca = ca.to_str().unwrap();
+    let base = ["--data", &data, "--expect", &expect, "--calls", "20"];
+
+    let verified = report(&shop, &[&base[..], &["--cacert", ca]].concat());
+    assert_verified(&verified, 20, "reflection grpc.reflection.v1");
+    assert_eq!(
+        verified["tls"],
+        json!({"mode": "verified", "roots": format!("CA file {ca}")})
+    );
+    let named = report(
+        &shop,
+        &[&base[..], &["--cacert", ca, "--cname", "shop.test"]].concat(),
+    );
+    assert_eq!(named["tls"]["server_name"], "shop.test");
+
+    let unverified = report(&shop, &[&base[..], &["--skipTLS"]].concat());
+    assert_verified(&unverified, 20, "reflection grpc.reflection.v1");
+    assert_eq!(unverified["tls"], json!({"mode": "unverified"}));
+
+    let other = certs.join("other-ca.pem");
+    let line = refusal(&shop, &["--cacert", other.to_str().unwrap()]);
+    assert!(
+        line.contains("TLS handshake failed")
+            && line.contains("UnknownIssuer")
+            && line.contains("--cacert"),
+        "{line}"
+    );
+    let line = refusal(&shop, &["--protoset", protoset().to_str().unwrap()]);
+    assert!(line.contains("it speaks TLS"), "{line}");
+
+    // A TLS client against a plaintext server.
+    let plain = Shop::start(&[], None);
+    let line = refusal(&plain, &["--cacert", ca]);
+    assert!(
+        line.contains("TLS handshake failed") && line.contains("a plaintext server?"),
+        "{line}"
+    );
+}

@@ -1,0 +1,575 @@
+//! Generic gRPC calls: any unary method of the user's own service, its
+//! request from JSON, its types from a descriptor set (`protoset`) or the
+//! server's reflection, on the same HTTP/2 channel as the contract's gRPC
+//! ([`super::grpc`]), plaintext or TLS ([`crate::tls`]).
+//!
+//! The client's `--call`, `--data`, `--data-file`, `--protoset`,
+//! `--expect` and `--expect-file` (ghz's names where ghz has them) become
+//! this protocol's options:
+//!
+//! | option | meaning |
+//! | --- | --- |
+//! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
+//! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
+//! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it, the server's reflection |
+//! | `tls`, `cacert`, `server_name` | TLS ([`crate::tls`]) |
+//!
+//! # Before any load
+//!
+//! Everything the user wrote is checked before a call is measured, and a
+//! mistake is one error that names it: a service or method the types do
+//! not have (with the ones they have), a streaming method, a JSON field
+//! the message does not have or a value of the wrong type (by its path,
+//! `items[1].quantity`), a reflection service that cannot be asked (with
+//! the hint to pass `--protoset`). With a protoset this happens when the
+//! protocol is built; with reflection, on the first connection, which asks
+//! the server for the service's files. That first connection then makes
+//! one call and verifies its reply: if it is not right, the cell fails
+//! there, and nothing is measured.
+//!
+//! # Per call
+//!
+//! The request is encoded once ([`request::Template`]); a call whose
+//! request holds `{{.RequestNumber}}` writes its number into the encoded
+//! pieces, nothing more. Every reply is checked as the contract's gRPC
+//! replies are (status 200, `application/grpc`, one uncompressed message,
+//! `grpc-status` 0), then:
+//!
+//! * with an expected reply, compared with it: a reply whose bytes equal
+//!   those of a reply already found equal is verified by one `memcmp`;
+//!   any other is decoded as the method's output type and compared field
+//!   by field ([`compare`]); a difference is a wrong response that names
+//!   the first differing field;
+//! * without one, decoded as the method's output type (a reply whose bytes
+//!   equal one that decoded is not decoded again).
+
+mod compare;
+mod reflection;
+pub mod request;
+
+use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocols::grpc::conn::Channel;
+use crate::protocols::grpc::{check_target, frame, USER_AGENT};
+use crate::tls::Transport;
+use bytes::Bytes;
+use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
+use request::{Parsed, Template};
+use rpclab_model::contract::{Call, Value};
+use rpclab_model::result::{GenericCall, TlsSetting};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+/// The options of this protocol, TLS's included.
+const OPTIONS: &[&str] = &[
+    "call",
+    "data",
+    "data_file",
+    "expect",
+    "expect_file",
+    "protoset",
+    "tls",
+    "cacert",
+    "server_name",
+];
+
+/// How long reflection and the first, verified call may take.
+const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Generic gRPC calls (see the module documentation).
+#[derive(Debug)]
+pub struct GrpcGeneric {
+    service: String,
+    method: String,
+    data: serde_json::Value,
+    expect: Option<serde_json::Value>,
+    protoset: Option<String>,
+    transport: Transport,
+    /// The method resolved: at once from a protoset, on the first
+    /// connection from reflection.
+    resolved: OnceCell<Arc<Resolved>>,
+    /// The next call's `{{.RequestNumber}}`, shared by every connection.
+    numbers: Arc<AtomicU64>,
+    /// Set by the first connection, which makes one verified call.
+    first_verified: AtomicBool,
+}
+
+/// The method, its request encoded once, its expected reply.
+#[derive(Debug)]
+struct Resolved {
+    method: MethodDescriptor,
+    /// Where the types came from, for the report.
+    descriptors: String,
+    request: Template,
+    expected: Option<Expected>,
+}
+
+/// The reply every call must get.
+#[derive(Debug)]
+enum Expected {
+    /// The same message for every call.
+    Fixed(DynamicMessage),
+    /// A message with the call's number in it.
+    Numbered(Template),
+}
+
+impl Protocol for GrpcGeneric {
+    type Conn = GrpcGenericConnection;
+    type Exchange = crate::protocol::NoExchange;
+
+    const NAME: &'static str = "grpc-generic";
+
+    const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
+
+    fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
+        check_options(Self::NAME, options, OPTIONS)?;
+        let Some(call) = options.get("call") else {
+            return Err(CallError::Config(
+                "a generic gRPC call needs the method: --call package.Service/Method".into(),
+            ));
+        };
+        let (service, method) = split_call(call)?;
+        let data = json_option(options, "data", "--data")?
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+        let expect = json_option(options, "expect", "--expect")?;
+        let protocol = GrpcGeneric {
+            service,
+            method,
+            data,
+            expect,
+            protoset: options.get("protoset").cloned(),
+            transport: Transport::from_options(Self::NAME, options)?,
+            resolved: OnceCell::new(),
+            numbers: Arc::new(AtomicU64::new(0)),
+            first_verified: AtomicBool::new(false),
+        };
+        if let Some(path) = &protocol.protoset {
+            let bytes = std::fs::read(path)
+                .map_err(|e| CallError::Config(format!("cannot read the protoset {path}: {e}")))?;
+            let pool = DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
+                CallError::Config(format!(
+                    "{path} is no descriptor set ({e}); write one with \
+                     protoc --descriptor_set_out={path} --include_imports FILE.proto"
+                ))
+            })?;
+            let resolved = protocol.resolve(&pool, format!("protoset {path}"))?;
+            let _ = protocol.resolved.set(Arc::new(resolved));
+        }
+        Ok(protocol)
+    }
+
+    async fn connect(
+        &self,
+        target: &str,
+        counter: WireCounter,
+    ) -> Result<GrpcGenericConnection, CallError> {
+        check_target(target)?;
+        let tls = self.transport.is_tls();
+        let channel = Channel::open(target, counter, self.transport.clone()).await?;
+        let resolved = self
+            .resolved
+            .get_or_try_init(|| async { self.reflect(&channel, target, tls).await.map(Arc::new) })
+            .await?;
+        let path = format!(
+            "/{}/{}",
+            resolved.method.parent_service().full_name(),
+            resolved.method.name()
+        );
+        let conn = GrpcGenericConnection {
+            headers: Bytes::from(frame::request_headers_over(&path, target, USER_AGENT, tls)),
+            channel,
+            resolved: Arc::clone(resolved),
+            numbers: Arc::clone(&self.numbers),
+            reference: OnceLock::new(),
+        };
+        if !self.first_verified.swap(true, Ordering::AcqRel) {
+            conn.first_call(&path).await?;
+        }
+        Ok(conn)
+    }
+
+    fn tls(&self) -> Option<TlsSetting> {
+        Some(self.transport.setting())
+    }
+
+    fn generic_call(&self) -> Option<GenericCall> {
+        let resolved = self.resolved.get()?;
+        Some(GenericCall {
+            method: format!(
+                "{}/{}",
+                resolved.method.parent_service().full_name(),
+                resolved.method.name()
+            ),
+            descriptors: resolved.descriptors.clone(),
+            request_bytes: resolved.request.message(0).len() as u64,
+            templates: resolved.request.templates().to_vec(),
+            expected_reply: resolved.expected.is_some(),
+        })
+    }
+}
+
+impl GrpcGeneric {
+    /// The method in `pool`, its request and expected reply built.
+    fn resolve(&self, pool: &DescriptorPool, descriptors: String) -> Result<Resolved, CallError> {
+        let Some(service) = pool.get_service_by_name(&self.service) else {
+            let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
+            return Err(CallError::Config(format!(
+                "unknown service `{}` in the {descriptors} (its services: {})",
+                self.service,
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            )));
+        };
+        let Some(method) = service.methods().find(|m| m.name() == self.method) else {
+            let names: Vec<String> = service.methods().map(|m| m.name().to_owned()).collect();
+            return Err(CallError::Config(format!(
+                "service `{}` has no method `{}` (its methods: {})",
+                self.service,
+                self.method,
+                names.join(", ")
+            )));
+        };
+        if method.is_client_streaming() || method.is_server_streaming() {
+            return Err(CallError::Config(format!(
+                "`{}/{}` is a streaming method; generic calls are unary",
+                self.service, self.method
+            )));
+        }
+        let parsed = request::parse(&method.input(), &self.data, "--data").map_err(CallError::Config)?;
+        let request = Template::new(&parsed).map_err(|e| CallError::Config(format!("--data: {e}")))?;
+        let expected = match &self.expect {
+            None => None,
+            Some(json) => {
+                let parsed: Parsed = request::parse(&method.output(), json, "--expect")
+                    .map_err(CallError::Config)?;
+                let template = Template::new(&parsed)
+                    .map_err(|e| CallError::Config(format!("--expect: {e}")))?;
+                Some(if template.numbered() {
+                    Expected::Numbered(template)
+                } else {
+                    Expected::Fixed(parsed.message)
+                })
+            }
+        };
+        Ok(Resolved {
+            method,
+            descriptors,
+            request,
+            expected,
+        })
+    }
+
+    /// The method's types from the server's reflection, on `channel`.
+    async fn reflect(&self, channel: &Channel, target: &str, tls: bool) -> Result<Resolved, CallError> {
+        let reflection = reflection::Reflection {
+            channel,
+            authority: target,
+            tls,
+        };
+        let asked = tokio::time::timeout(FIRST_CALL_TIMEOUT, reflection.service(&self.service));
+        let hint = "pass the service's descriptor set with --protoset FILE \
+                    (protoc --descriptor_set_out=FILE --include_imports FILE.proto)";
+        match asked.await {
+            Err(_) => Err(CallError::Config(format!(
+                "{target}: server reflection did not answer in {} s; {hint}",
+                FIRST_CALL_TIMEOUT.as_secs()
+            ))),
+            Ok(Err(reflection::Failure::Unreachable(why))) => Err(CallError::Config(format!(
+                "{target}: cannot use server reflection ({why}); {hint}"
+            ))),
+            Ok(Err(reflection::Failure::UnknownService(why))) => Err(CallError::Config(why)),
+            Ok(Err(reflection::Failure::Transport(e))) => Err(e),
+            Ok(Err(reflection::Failure::Broken(why))) => Err(CallError::Config(format!(
+                "{target}: {why}; {hint}"
+            ))),
+            Ok(Ok((pool, version))) => self.resolve(&pool, format!("reflection {version}")),
+        }
+    }
+}
+
+/// `package.Service/Method` or `package.Service.Method` (as ghz takes it).
+fn split_call(call: &str) -> Result<(String, String), CallError> {
+    let split = call.rsplit_once('/').or_else(|| call.rsplit_once('.'));
+    match split {
+        Some((service, method))
+            if !service.is_empty() && !method.is_empty() && !method.contains('.') =>
+        {
+            Ok((service.trim_start_matches('/').to_owned(), method.to_owned()))
+        }
+        _ => Err(CallError::Config(format!(
+            "--call `{call}` is not package.Service/Method"
+        ))),
+    }
+}
+
+/// The JSON of option `key`, or of the file in `key_file`; `flag` names it
+/// in errors.
+fn json_option(
+    options: &BTreeMap<String, String>,
+    key: &str,
+    flag: &str,
+) -> Result<Option<serde_json::Value>, CallError> {
+    let file_key = format!("{key}_file");
+    let (text, source) = match (options.get(key), options.get(&file_key)) {
+        (Some(_), Some(_)) => {
+            return Err(CallError::Config(format!(
+                "{flag} and {flag}-file both given; pass one"
+            )))
+        }
+        (Some(text), None) => (text.clone(), flag.to_owned()),
+        (None, Some(path)) => (
+            std::fs::read_to_string(path)
+                .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?,
+            format!("{flag}-file {path}"),
+        ),
+        (None, None) => return Ok(None),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
+}
+
+/// One HTTP/2 connection making generic calls.
+#[derive(Debug)]
+pub struct GrpcGenericConnection {
+    channel: Channel,
+    /// The request's header block, for this target.
+    headers: Bytes,
+    resolved: Arc<Resolved>,
+    numbers: Arc<AtomicU64>,
+    /// A reply message already verified (for a request and an expected
+    /// reply that are the same on every call).
+    reference: OnceLock<Bytes>,
+}
+
+impl GrpcGenericConnection {
+    /// One call: its number, its request, the reply message.
+    async fn exchange(&self) -> Result<(u64, Bytes), CallError> {
+        let n = self.numbers.fetch_add(1, Ordering::Relaxed);
+        let body = self.resolved.request.body(n);
+        let reply = self.channel.call(self.headers.clone(), body).await?;
+        Ok((n, reply))
+    }
+
+    /// The first call, verified before anything is measured.
+    async fn first_call(&self, path: &str) -> Result<(), CallError> {
+        let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, async {
+            let (n, reply) = self.exchange().await?;
+            self.verify(n, &reply)
+        })
+        .await
+        .unwrap_or(Err(CallError::Timeout));
+        outcome.map_err(|e| {
+            let why = match e {
+                CallError::WrongResponse(m) | CallError::Config(m) => m,
+                other => other.to_string(),
+            };
+            CallError::WrongResponse(format!(
+                "the first call of {path} could not be verified, so nothing was measured: {why}"
+            ))
+        })
+    }
+
+    /// Checks reply message `reply` of call `n` (see the module documentation).
+    fn verify(&self, n: u64, reply: &Bytes) -> Result<(), CallError> {
+        let resolved = &*self.resolved;
+        let output = resolved.method.output();
+        let decode = |bytes: &[u8]| {
+            DynamicMessage::decode(output.clone(), bytes).map_err(|e| {
+                CallError::Protocol(format!(
+                    "the reply is no {}: {e}",
+                    output.full_name()
+                ))
+            })
+        };
+        let wrong = |difference: String| {
+            CallError::WrongResponse(format!(
+                "{}/{}: {difference}",
+                resolved.method.parent_service().name(),
+                resolved.method.name()
+            ))
+        };
+        let same_every_call = !resolved.request.numbered()
+            && !matches!(resolved.expected, Some(Expected::Numbered(_)));
+        if same_every_call {
+            if let Some(reference) = self.reference.get() {
+                if reference == reply {
+                    return Ok(());
+                }
+            }
+        }
+        match &resolved.expected {
+            None => {
+                decode(&reply[..])?;
+            }
+            Some(Expected::Fixed(expected)) => {
+                if let Some(difference) = compare::first_difference(expected, &decode(&reply[..])?)
+                {
+                    return Err(wrong(difference));
+                }
+            }
+            Some(Expected::Numbered(template)) => {
+                let expected_bytes = template.message(n);
+                if expected_bytes != *reply {
+                    let expected = decode(&expected_bytes[..])?;
+                    if let Some(difference) =
+                        compare::first_difference(&expected, &decode(&reply[..])?)
+                    {
+                        return Err(wrong(difference));
+                    }
+                }
+            }
+        }
+        if same_every_call {
+            let _ = self.reference.set(reply.clone());
+        }
+        Ok(())
+    }
+}
+
+impl Connection for GrpcGenericConnection {
+    /// The reply as JSON text (the contract's value has no other form for
+    /// the user's types).
+    async fn call(&self, _call: &Call) -> Result<Value, CallError> {
+        let (n, reply) = self.exchange().await?;
+        self.verify(n, &reply)?;
+        let message = DynamicMessage::decode(self.resolved.method.output(), reply.as_ref())
+            .map_err(|e| CallError::Protocol(e.to_string()))?;
+        serde_json::to_string(&message)
+            .map(Value::Str)
+            .map_err(|e| CallError::Protocol(e.to_string()))
+    }
+
+    /// The contract's call is not looked at: every call is the user's.
+    async fn verified_call(&self, _call: &Call) -> Result<(), CallError> {
+        let (n, reply) = self.exchange().await?;
+        self.verify(n, &reply)
+    }
+}
+
+/// The shop fixture's descriptors (`fixtures/grpc-shop/proto`), compiled by
+/// the vendored protoc, for this module's tests.
+#[cfg(test)]
+mod test_pool {
+    use prost_reflect::DescriptorPool;
+    use std::sync::OnceLock;
+
+    pub fn shop() -> DescriptorPool {
+        static POOL: OnceLock<DescriptorPool> = OnceLock::new();
+        POOL.get_or_init(|| DescriptorPool::decode(protoset().as_slice()).unwrap())
+            .clone()
+    }
+
+    /// The fixture's descriptor set, as `protoc --include_imports` writes it.
+    pub fn protoset() -> Vec<u8> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/grpc-shop/proto");
+        let out = std::env::temp_dir().join(format!("rpclab-shop-{}.protoset", std::process::id()));
+        let status = std::process::Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
+            .arg(format!("--proto_path={}", root.display()))
+            .arg(format!("--descriptor_set_out={}", out.display()))
+            .arg("--include_imports")
+            .arg("shop/v1/inventory.proto")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let bytes = std::fs::read(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{options, refusal};
+
+    fn protoset_file() -> String {
+        static FILE: OnceLock<String> = OnceLock::new();
+        FILE.get_or_init(|| {
+            let path = std::env::temp_dir().join(format!("rpclab-shop-{}-t.protoset", std::process::id()));
+            std::fs::write(&path, test_pool::protoset()).unwrap();
+            path.display().to_string()
+        })
+        .clone()
+    }
+
+    fn with_protoset(pairs: &[(&str, &str)]) -> String {
+        let file = protoset_file();
+        let mut all = vec![("protoset", file.as_str())];
+        all.extend_from_slice(pairs);
+        refusal::<GrpcGeneric>(&all)
+    }
+
+    #[test]
+    fn calls_are_split_as_ghz_writes_them() {
+        assert_eq!(
+            split_call("shop.v1.Inventory/Reserve").unwrap(),
+            ("shop.v1.Inventory".into(), "Reserve".into())
+        );
+        assert_eq!(
+            split_call("shop.v1.Inventory.Reserve").unwrap(),
+            ("shop.v1.Inventory".into(), "Reserve".into())
+        );
+        assert!(split_call("Reserve").is_err());
+        assert!(split_call("shop.v1.Inventory/").is_err());
+    }
+
+    #[test]
+    fn bad_input_is_one_line_that_names_it() {
+        let protoset = protoset_file();
+        assert_eq!(
+            refusal::<GrpcGeneric>(&[]),
+            "a generic gRPC call needs the method: --call package.Service/Method"
+        );
+        assert_eq!(
+            with_protoset(&[("call", "shop.v1.Store/Reserve")]),
+            format!("unknown service `shop.v1.Store` in the protoset {protoset} (its services: shop.v1.Inventory)")
+        );
+        assert_eq!(
+            with_protoset(&[("call", "shop.v1.Inventory/Cancel")]),
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+        );
+        assert_eq!(
+            with_protoset(&[("call", "shop.v1.Inventory/Watch")]),
+            "`shop.v1.Inventory/Watch` is a streaming method; generic calls are unary"
+        );
+        assert_eq!(
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", r#"{"items":[{"skew":"a"}]}"#)]),
+            "--data: items[0].skew: shop.v1.Item has no field `skew` (its fields: sku, quantity, price)"
+        );
+        assert_eq!(
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("expect", r#"{"status":7.5}"#)]),
+            "--expect: status: one of STATUS_UNSPECIFIED, RESERVED, PARTIAL (shop.v1.Status) expected, got a number `7.5`"
+        );
+        assert!(with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
+            .starts_with("--data is not JSON"));
+        let m = refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("protoset", "/nonexistent.protoset")]);
+        assert!(m.starts_with("cannot read the protoset /nonexistent.protoset"), "{m}");
+        for m in [
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{}"), ("data_file", "x")]),
+            refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("colour", "red")]),
+        ] {
+            assert!(!m.contains('\n'), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_protoset_resolves_the_method_when_the_protocol_is_built() {
+        let file = protoset_file();
+        let p = GrpcGeneric::new(&options(&[
+            ("protoset", file.as_str()),
+            ("call", "shop.v1.Inventory.Reserve"),
+            ("data", r#"{"requestId":"r-{{.RequestNumber}}","items":[{"sku":"a","quantity":1}]}"#),
+            ("expect", r#"{"requestId":"r-{{.RequestNumber}}","status":"RESERVED"}"#),
+        ]))
+        .unwrap();
+        let call = p.generic_call().unwrap();
+        assert_eq!(call.method, "shop.v1.Inventory/Reserve");
+        assert_eq!(call.descriptors, format!("protoset {file}"));
+        assert_eq!(call.templates, vec!["r-{{.RequestNumber}}".to_owned()]);
+        assert!(call.expected_reply);
+        assert_eq!(p.tls(), Some(TlsSetting::Plaintext));
+    }
+}

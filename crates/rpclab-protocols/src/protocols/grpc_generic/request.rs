@@ -1,0 +1,784 @@
+//! A message from the user's JSON: checked field by field against its
+//! descriptor (so that a wrong field or a wrong type is named by its path
+//! before any load starts), made a [`DynamicMessage`] by prost-reflect's
+//! JSON mapping, and encoded once into a [`Template`] whose per-call part
+//! is only what changes.
+//!
+//! # The per-call template value
+//!
+//! [`REQUEST_NUMBER`] (`{{.RequestNumber}}`, as ghz writes it) stands for
+//! the call's number, 0 for the first call of a run and one more for each
+//! call after it, across every connection:
+//!
+//! * inside a `string` field, anywhere in the string (`"order-{{.RequestNumber}}"`);
+//! * as the whole value of an integer field (`"id": "{{.RequestNumber}}"`),
+//!   32-bit fields taking the number modulo 2³²;
+//!
+//! in messages at any depth and in elements of repeated string or message
+//! fields, but not in map fields nor in packed repeated numbers. ghz's
+//! other template values and functions are not supported: a `{{` that is
+//! not this one is sent as it is written.
+//!
+//! # Encoding once
+//!
+//! Without a template value, the message is encoded once and every call
+//! sends the same bytes. With one, the encoded message is kept as
+//! [`Piece`]s: the bytes of the fields that never change, and for each
+//! template value its field's key and the text around it; a nested message
+//! that holds one is a piece of its own, since its length changes with the
+//! number's digits. A call writes the pieces with its number, one
+//! allocation for its body.
+
+use crate::protocols::grpc::MAX_MESSAGE_SIZE;
+use bytes::{BufMut, Bytes, BytesMut};
+use prost::Message as _;
+use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage, Value};
+use serde_json::Value as Json;
+
+/// ghz's template value for the call's number.
+pub const REQUEST_NUMBER: &str = "{{.RequestNumber}}";
+
+/// One step of a path into a message: a field, or an element of a list.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    Field(u32),
+    Index(usize),
+}
+
+/// What a template value becomes.
+#[derive(Clone, Debug, PartialEq)]
+enum Slot {
+    /// The number as decimal text between `prefix` and `suffix`.
+    Text { prefix: String, suffix: String },
+    /// The number itself, encoded as the field's integer kind.
+    Number(Number),
+}
+
+/// The integer encodings a template value may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Number {
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Sint32,
+    Sint64,
+    Fixed32,
+    Fixed64,
+}
+
+impl Number {
+    fn of(kind: &Kind) -> Option<Number> {
+        Some(match kind {
+            Kind::Int32 => Number::Int32,
+            Kind::Int64 => Number::Int64,
+            Kind::Uint32 => Number::Uint32,
+            Kind::Uint64 => Number::Uint64,
+            Kind::Sint32 => Number::Sint32,
+            Kind::Sint64 => Number::Sint64,
+            Kind::Fixed32 | Kind::Sfixed32 => Number::Fixed32,
+            Kind::Fixed64 | Kind::Sfixed64 => Number::Fixed64,
+            _ => return None,
+        })
+    }
+
+    /// The protobuf wire type of this encoding.
+    fn wire_type(self) -> u32 {
+        match self {
+            Number::Fixed32 => 5,
+            Number::Fixed64 => 1,
+            _ => 0,
+        }
+    }
+
+    fn len(self, n: u64) -> usize {
+        match self {
+            Number::Fixed32 => 4,
+            Number::Fixed64 => 8,
+            _ => varint_len(self.varint(n)),
+        }
+    }
+
+    fn varint(self, n: u64) -> u64 {
+        match self {
+            // Negative 32-bit values are sign-extended to ten bytes.
+            Number::Int32 => n as u32 as i32 as i64 as u64,
+            Number::Uint32 => u64::from(n as u32),
+            Number::Sint32 => {
+                let v = n as u32 as i32;
+                u64::from(((v << 1) ^ (v >> 31)) as u32)
+            }
+            Number::Sint64 => {
+                let v = n as i64;
+                ((v << 1) ^ (v >> 63)) as u64
+            }
+            _ => n,
+        }
+    }
+
+    fn write(self, n: u64, out: &mut BytesMut) {
+        match self {
+            Number::Fixed32 => out.put_u32_le(n as u32),
+            Number::Fixed64 => out.put_u64_le(n),
+            _ => put_varint(out, self.varint(n)),
+        }
+    }
+}
+
+/// A message from JSON, checked against its descriptor, with where its
+/// template values are.
+pub struct Parsed {
+    pub message: DynamicMessage,
+    slots: Vec<(Vec<Step>, Slot)>,
+}
+
+/// Builds `desc` from `json`; `what` names it in errors ("--data",
+/// "--expect"). A field the message does not have, or a value of the wrong
+/// type, is an error naming its path (`items[1].sku`).
+pub fn parse(desc: &MessageDescriptor, json: &Json, what: &str) -> Result<Parsed, String> {
+    let mut json = json.clone();
+    let mut walk = Walk {
+        steps: Vec::new(),
+        slots: Vec::new(),
+    };
+    walk.message(desc, &mut json, "")
+        .map_err(|e| format!("{what}: {e}"))?;
+    let message = DynamicMessage::deserialize(desc.clone(), json)
+        .map_err(|e| format!("{what} is no {}: {e}", desc.full_name()))?;
+    // In the message's order (field numbers), whatever the JSON's was.
+    walk.slots.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Parsed {
+        message,
+        slots: walk.slots,
+    })
+}
+
+/// The JSON checker: the path it is at, and the template values found.
+struct Walk {
+    steps: Vec<Step>,
+    slots: Vec<(Vec<Step>, Slot)>,
+}
+
+/// A JSON value's type, for errors.
+fn json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+/// A JSON value, cut to 40 characters, for errors.
+fn shown(v: &Json) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// The well-known types have JSON forms of their own (a timestamp is a
+/// string); prost-reflect checks those.
+fn well_known(desc: &MessageDescriptor) -> bool {
+    desc.full_name().starts_with("google.protobuf.")
+}
+
+impl Walk {
+    fn message(&mut self, desc: &MessageDescriptor, json: &mut Json, path: &str) -> Result<(), String> {
+        if well_known(desc) {
+            return Ok(());
+        }
+        let Json::Object(fields) = json else {
+            return Err(format!(
+                "{}: an object ({}) expected, got {} `{}`",
+                if path.is_empty() { "the message" } else { path },
+                desc.full_name(),
+                json_type(json),
+                shown(json)
+            ));
+        };
+        for (key, value) in fields.iter_mut() {
+            let here = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            let Some(field) = desc
+                .get_field_by_json_name(key)
+                .or_else(|| desc.get_field_by_name(key))
+            else {
+                let names: Vec<String> = desc.fields().map(|f| f.name().to_owned()).collect();
+                return Err(format!(
+                    "{here}: {} has no field `{key}` (its fields: {})",
+                    desc.full_name(),
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            };
+            self.steps.push(Step::Field(field.number()));
+            let checked = self.field(&field, value, &here);
+            self.steps.pop();
+            checked?;
+        }
+        Ok(())
+    }
+
+    fn field(&mut self, field: &FieldDescriptor, json: &mut Json, path: &str) -> Result<(), String> {
+        if json.is_null() {
+            return Ok(());
+        }
+        if field.is_map() {
+            let Json::Object(entries) = json else {
+                return Err(mismatch(path, "an object (a map)", json));
+            };
+            let value_field = match field.kind() {
+                Kind::Message(entry) => entry.map_entry_value_field(),
+                _ => return Ok(()),
+            };
+            let before = self.slots.len();
+            for (key, value) in entries.iter_mut() {
+                self.single(&value_field.kind(), value, &format!("{path}[\"{key}\"]"), false)?;
+            }
+            if self.slots.len() > before {
+                return Err(format!(
+                    "{path}: {REQUEST_NUMBER} is not supported in a map field"
+                ));
+            }
+            return Ok(());
+        }
+        if field.is_list() {
+            let Json::Array(items) = json else {
+                return Err(mismatch(path, "an array (a repeated field)", json));
+            };
+            let numbers_packed = field.is_packed();
+            for (i, item) in items.iter_mut().enumerate() {
+                self.steps.push(Step::Index(i));
+                let checked =
+                    self.single(&field.kind(), item, &format!("{path}[{i}]"), numbers_packed);
+                self.steps.pop();
+                checked?;
+            }
+            return Ok(());
+        }
+        self.single(&field.kind(), json, path, false)
+    }
+
+    /// One value of `kind` (a singular field, or an element of a list or a
+    /// map); `packed`: an element of a packed list, which cannot hold a
+    /// template value.
+    fn single(&mut self, kind: &Kind, json: &mut Json, path: &str, packed: bool) -> Result<(), String> {
+        match kind {
+            Kind::Message(desc) => self.message(desc, json, path),
+            Kind::String => match json {
+                Json::String(s) => {
+                    if let Some(at) = s.find(REQUEST_NUMBER) {
+                        let prefix = s[..at].to_owned();
+                        let suffix = s[at + REQUEST_NUMBER.len()..].to_owned();
+                        if suffix.contains(REQUEST_NUMBER) {
+                            return Err(format!(
+                                "{path}: {REQUEST_NUMBER} at most once in a string"
+                            ));
+                        }
+                        *s = format!("{prefix}{suffix}");
+                        self.slots
+                            .push((self.steps.clone(), Slot::Text { prefix, suffix }));
+                    }
+                    Ok(())
+                }
+                other => Err(mismatch(path, "a string", other)),
+            },
+            Kind::Bytes => match json {
+                Json::String(_) => Ok(()),
+                other => Err(mismatch(path, "a base64 string (bytes)", other)),
+            },
+            Kind::Bool => match json {
+                Json::Bool(_) => Ok(()),
+                other => Err(mismatch(path, "true or false", other)),
+            },
+            Kind::Double | Kind::Float => match json {
+                Json::Number(_) => Ok(()),
+                Json::String(s)
+                    if s.parse::<f64>().is_ok()
+                        || ["NaN", "Infinity", "-Infinity"].contains(&s.as_str()) =>
+                {
+                    Ok(())
+                }
+                other => Err(mismatch(path, "a number", other)),
+            },
+            Kind::Enum(desc) => match json {
+                Json::Number(n) if n.is_i64() => Ok(()),
+                Json::String(s) if desc.get_value_by_name(s).is_some() => Ok(()),
+                other => {
+                    let names: Vec<String> = desc.values().map(|v| v.name().to_owned()).collect();
+                    Err(mismatch(
+                        path,
+                        &format!("one of {} ({})", names.join(", "), desc.full_name()),
+                        other,
+                    ))
+                }
+            },
+            integer => {
+                let number = Number::of(integer).expect("every other kind is an integer");
+                if json.as_str() == Some(REQUEST_NUMBER) {
+                    if packed {
+                        return Err(format!(
+                            "{path}: {REQUEST_NUMBER} is not supported in a repeated number field"
+                        ));
+                    }
+                    *json = Json::from(0);
+                    self.slots.push((self.steps.clone(), Slot::Number(number)));
+                    return Ok(());
+                }
+                match json {
+                    Json::Number(n) if n.is_i64() || n.is_u64() => Ok(()),
+                    Json::String(s) if s.parse::<i128>().is_ok() => Ok(()),
+                    other => Err(mismatch(
+                        path,
+                        &format!("an integer or \"{REQUEST_NUMBER}\""),
+                        other,
+                    )),
+                }
+            }
+        }
+    }
+}
+
+fn mismatch(path: &str, expected: &str, got: &Json) -> String {
+    format!(
+        "{path}: {expected} expected, got {} `{}`",
+        json_type(got),
+        shown(got)
+    )
+}
+
+/// A message encoded once, with the places where the call's number goes.
+#[derive(Debug)]
+pub struct Template {
+    /// The message with no template value: the whole length-prefixed body.
+    fixed: Option<Bytes>,
+    pieces: Vec<Piece>,
+    templates: Vec<String>,
+}
+
+/// A part of an encoded message (see the module documentation).
+#[derive(Debug, PartialEq)]
+enum Piece {
+    /// Encoded fields that never change.
+    Fixed(Bytes),
+    /// A string field: its key, then the text with the number in it.
+    Text {
+        key: Vec<u8>,
+        prefix: String,
+        suffix: String,
+    },
+    /// An integer field: its key, then the number.
+    Number { key: Vec<u8>, number: Number },
+    /// A nested message that holds a template value: its key, its length,
+    /// its pieces.
+    Message { key: Vec<u8>, pieces: Vec<Piece> },
+}
+
+impl Template {
+    pub fn new(parsed: &Parsed) -> Result<Template, String> {
+        let templates = parsed
+            .slots
+            .iter()
+            .map(|(_, slot)| match slot {
+                Slot::Text { prefix, suffix } => format!("{prefix}{REQUEST_NUMBER}{suffix}"),
+                Slot::Number(_) => REQUEST_NUMBER.to_owned(),
+            })
+            .collect();
+        let template = if parsed.slots.is_empty() {
+            let message = parsed.message.encode_to_vec();
+            Template {
+                fixed: Some(prefixed(&message)),
+                pieces: vec![Piece::Fixed(Bytes::from(message))],
+                templates,
+            }
+        } else {
+            let slots: Vec<(&[Step], &Slot)> = parsed
+                .slots
+                .iter()
+                .map(|(path, slot)| (path.as_slice(), slot))
+                .collect();
+            Template {
+                fixed: None,
+                pieces: pieces(&parsed.message, &slots),
+                templates,
+            }
+        };
+        // The largest number a run may reach has 20 digits.
+        let largest = template.message_len(u64::MAX);
+        if largest > MAX_MESSAGE_SIZE {
+            return Err(format!(
+                "a message of {largest} bytes: more than the {MAX_MESSAGE_SIZE} rpclab sends"
+            ));
+        }
+        Ok(template)
+    }
+
+    /// The template values in the message, as written.
+    pub fn templates(&self) -> &[String] {
+        &self.templates
+    }
+
+    /// Whether calls differ (the message holds a template value).
+    pub fn numbered(&self) -> bool {
+        self.fixed.is_none()
+    }
+
+    /// The length-prefixed gRPC body of call `n`.
+    pub fn body(&self, n: u64) -> Bytes {
+        if let Some(fixed) = &self.fixed {
+            return fixed.clone();
+        }
+        let len = self.message_len(n);
+        let mut out = BytesMut::with_capacity(5 + len);
+        out.put_u8(0);
+        out.put_u32(len as u32);
+        write_pieces(&self.pieces, n, &Digits::of(n), &mut out);
+        out.freeze()
+    }
+
+    /// The encoded message of call `n` (without the gRPC prefix).
+    pub fn message(&self, n: u64) -> Bytes {
+        match &self.fixed {
+            Some(fixed) => fixed.slice(5..),
+            None => self.body(n).slice(5..),
+        }
+    }
+
+    fn message_len(&self, n: u64) -> usize {
+        pieces_len(&self.pieces, n, Digits::of(n).len())
+    }
+}
+
+fn prefixed(message: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(5 + message.len());
+    out.put_u8(0);
+    out.put_u32(message.len() as u32);
+    out.put_slice(message);
+    out.freeze()
+}
+
+/// The pieces of `message`, where `slots` (paths relative to it) are.
+fn pieces(message: &DynamicMessage, slots: &[(&[Step], &Slot)]) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut fixed = BytesMut::new();
+    let mut fields: Vec<FieldDescriptor> = message.descriptor().fields().collect();
+    fields.sort_by_key(FieldDescriptor::number);
+    for field in fields {
+        let here: Vec<(&[Step], &Slot)> = slots
+            .iter()
+            .filter(|(path, _)| path.first() == Some(&Step::Field(field.number())))
+            .map(|(path, slot)| (&path[1..], *slot))
+            .collect();
+        // A field that holds a template value is a piece even when the
+        // value it was parsed with is its default (`""`, `0`), which is not
+        // set.
+        if here.is_empty() && !message.has_field(&field) {
+            continue;
+        }
+        let value = message.get_field(&field);
+        if here.is_empty() {
+            fixed.put_slice(&encode_field(message.descriptor(), &field, value.into_owned()));
+            continue;
+        }
+        match value.as_ref() {
+            Value::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let sub: Vec<(&[Step], &Slot)> = here
+                        .iter()
+                        .filter(|(path, _)| path.first() == Some(&Step::Index(i)))
+                        .map(|(path, slot)| (&path[1..], *slot))
+                        .collect();
+                    if sub.is_empty() {
+                        fixed.put_slice(&encode_field(
+                            message.descriptor(),
+                            &field,
+                            Value::List(vec![item.clone()]),
+                        ));
+                    } else {
+                        flush(&mut fixed, &mut out);
+                        out.push(slot_piece(&field, item, &sub));
+                    }
+                }
+            }
+            single => {
+                flush(&mut fixed, &mut out);
+                out.push(slot_piece(&field, single, &here));
+            }
+        }
+    }
+    flush(&mut fixed, &mut out);
+    out
+}
+
+/// Ends the fixed bytes gathered so far as a piece.
+fn flush(fixed: &mut BytesMut, out: &mut Vec<Piece>) {
+    if !fixed.is_empty() {
+        out.push(Piece::Fixed(fixed.split().freeze()));
+    }
+}
+
+/// The piece of one value of `field` that holds a template value: the
+/// value itself (an empty path) or a nested message.
+fn slot_piece(field: &FieldDescriptor, value: &Value, slots: &[(&[Step], &Slot)]) -> Piece {
+    if let Some((_, slot)) = slots.iter().find(|(path, _)| path.is_empty()) {
+        return match slot {
+            Slot::Text { prefix, suffix } => Piece::Text {
+                key: key(field.number(), 2),
+                prefix: prefix.clone(),
+                suffix: suffix.clone(),
+            },
+            Slot::Number(number) => Piece::Number {
+                key: key(field.number(), number.wire_type()),
+                number: *number,
+            },
+        };
+    }
+    let Value::Message(nested) = value else {
+        unreachable!("a path goes on only into a message")
+    };
+    Piece::Message {
+        key: key(field.number(), 2),
+        pieces: pieces(nested, slots),
+    }
+}
+
+/// One field of a message of type `desc`, encoded alone.
+fn encode_field(desc: MessageDescriptor, field: &FieldDescriptor, value: Value) -> Vec<u8> {
+    let mut one = DynamicMessage::new(desc);
+    one.set_field(field, value);
+    one.encode_to_vec()
+}
+
+fn key(number: u32, wire_type: u32) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    put_varint(&mut out, u64::from((number << 3) | wire_type));
+    out.to_vec()
+}
+
+fn put_varint(out: &mut BytesMut, mut v: u64) {
+    while v >= 0x80 {
+        out.put_u8((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.put_u8(v as u8);
+}
+
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// The decimal digits of a call's number, without an allocation.
+struct Digits {
+    buf: [u8; 20],
+    start: usize,
+}
+
+impl Digits {
+    fn of(mut n: u64) -> Digits {
+        let mut buf = [0u8; 20];
+        let mut start = 20;
+        loop {
+            start -= 1;
+            buf[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        Digits { buf, start }
+    }
+
+    fn len(&self) -> usize {
+        20 - self.start
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+}
+
+fn pieces_len(pieces: &[Piece], n: u64, digits: usize) -> usize {
+    pieces
+        .iter()
+        .map(|piece| match piece {
+            Piece::Fixed(bytes) => bytes.len(),
+            Piece::Text {
+                key,
+                prefix,
+                suffix,
+            } => {
+                let len = prefix.len() + digits + suffix.len();
+                key.len() + varint_len(len as u64) + len
+            }
+            Piece::Number { key, number } => key.len() + number.len(n),
+            Piece::Message { key, pieces } => {
+                let len = pieces_len(pieces, n, digits);
+                key.len() + varint_len(len as u64) + len
+            }
+        })
+        .sum()
+}
+
+fn write_pieces(pieces: &[Piece], n: u64, digits: &Digits, out: &mut BytesMut) {
+    for piece in pieces {
+        match piece {
+            Piece::Fixed(bytes) => out.put_slice(bytes),
+            Piece::Text {
+                key,
+                prefix,
+                suffix,
+            } => {
+                out.put_slice(key);
+                put_varint(out, (prefix.len() + digits.len() + suffix.len()) as u64);
+                out.put_slice(prefix.as_bytes());
+                out.put_slice(digits.as_bytes());
+                out.put_slice(suffix.as_bytes());
+            }
+            Piece::Number { key, number } => {
+                out.put_slice(key);
+                number.write(n, out);
+            }
+            Piece::Message { key, pieces } => {
+                out.put_slice(key);
+                put_varint(out, pieces_len(pieces, n, digits.len()) as u64);
+                write_pieces(pieces, n, digits, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::grpc_generic::test_pool::shop;
+    use serde_json::json;
+
+    fn reserve() -> MessageDescriptor {
+        shop().get_message_by_name("shop.v1.ReserveRequest").unwrap()
+    }
+
+    fn error(json: Json) -> String {
+        match parse(&reserve(), &json, "--data") {
+            Err(e) => e,
+            Ok(_) => panic!("{json} was accepted"),
+        }
+    }
+
+    /// What prost-reflect makes of `json` with the number written in.
+    fn reference(json: &Json, n: u64) -> DynamicMessage {
+        let text = json.to_string().replace(REQUEST_NUMBER, &n.to_string());
+        // An integer field's template is a string, and so its number: the
+        // JSON mapping takes strings for every integer type.
+        let json: Json = serde_json::from_str(&text).unwrap();
+        DynamicMessage::deserialize(reserve(), json).unwrap()
+    }
+
+    #[test]
+    fn a_template_encodes_what_the_json_with_the_number_in_it_encodes() {
+        let data = json!({
+            "requestId": "req-{{.RequestNumber}}",
+            "sequence": "{{.RequestNumber}}",
+            "customer": {"note": "{{.RequestNumber}}"},
+            "items": [
+                {"sku": "sku-1", "quantity": 2},
+                {"sku": "sku-{{.RequestNumber}}", "quantity": 3, "price": {"currency": "EUR", "units": 12}},
+            ],
+            "tags": ["a", "t{{.RequestNumber}}"],
+            "express": true,
+        });
+        let parsed = parse(&reserve(), &data, "--data").unwrap();
+        let template = Template::new(&parsed).unwrap();
+        assert!(template.numbered());
+        assert_eq!(template.templates().len(), 5);
+        assert_eq!(
+            template.templates(),
+            ["req-{{.RequestNumber}}", "{{.RequestNumber}}", "{{.RequestNumber}}", "sku-{{.RequestNumber}}", "t{{.RequestNumber}}"]
+        );
+        for n in [0, 7, 9, 10, 99, 127, 128, 99_999, 1 << 31, u64::MAX >> 1] {
+            let body = template.body(n);
+            assert_eq!(body[0], 0);
+            assert_eq!(
+                u32::from_be_bytes(body[1..5].try_into().unwrap()) as usize,
+                body.len() - 5
+            );
+            let got = DynamicMessage::decode(reserve(), &body[5..]).unwrap();
+            assert_eq!(got, reference(&data, n), "call {n}");
+            assert_eq!(template.message(n), body.slice(5..));
+        }
+    }
+
+    #[test]
+    fn a_template_in_an_otherwise_empty_message_is_kept() {
+        let data = json!({"sequence": "{{.RequestNumber}}", "customer": {"name": "{{.RequestNumber}}"}});
+        let template = Template::new(&parse(&reserve(), &data, "--data").unwrap()).unwrap();
+        for n in [0, 1, 300] {
+            let got = DynamicMessage::decode(reserve(), template.message(n)).unwrap();
+            assert_eq!(got, reference(&data, n), "call {n}");
+        }
+    }
+
+    #[test]
+    fn a_message_without_template_is_encoded_once() {
+        let data = json!({"requestId": "r", "items": [{"sku": "a", "quantity": 1}]});
+        let template = Template::new(&parse(&reserve(), &data, "--data").unwrap()).unwrap();
+        assert!(!template.numbered());
+        assert_eq!(template.body(0), template.body(5));
+        assert_eq!(
+            DynamicMessage::decode(reserve(), template.message(3)).unwrap(),
+            reference(&data, 0)
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_wrong_types_are_named_by_their_path() {
+        assert_eq!(
+            error(json!({"items": [{"sku": "a"}, {"skuu": "b"}]})),
+            "--data: items[1].skuu: shop.v1.Item has no field `skuu` (its fields: sku, quantity, price)"
+        );
+        assert_eq!(
+            error(json!({"items": [{"quantity": "many"}]})),
+            "--data: items[0].quantity: an integer or \"{{.RequestNumber}}\" expected, got a string `\"many\"`"
+        );
+        assert_eq!(
+            error(json!({"customer": {"tier": "PLATINUM"}})),
+            "--data: customer.tier: one of TIER_UNSPECIFIED, SILVER, GOLD (shop.v1.Tier) expected, got a string `\"PLATINUM\"`"
+        );
+        assert_eq!(
+            error(json!({"items": {"sku": "a"}})),
+            "--data: items: an array (a repeated field) expected, got an object `{\"sku\":\"a\"}`"
+        );
+        assert_eq!(
+            error(json!([1, 2])),
+            "--data: the message: an object (shop.v1.ReserveRequest) expected, got an array `[1,2]`"
+        );
+        assert!(error(json!({"express": "yes"})).starts_with("--data: express: true or false expected"));
+        assert!(error(json!({"attributes": {"k": "{{.RequestNumber}}"}}))
+            .contains("not supported in a map field"));
+        assert!(error(json!({"slots": ["{{.RequestNumber}}"]}))
+            .contains("not supported in a repeated number field"));
+        // Proto names are accepted beside JSON names.
+        assert!(parse(&reserve(), &json!({"request_id": "x"}), "--data").is_ok());
+    }
+
+    #[test]
+    fn varints_are_measured_as_written() {
+        for v in [0u64, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX] {
+            let mut out = BytesMut::new();
+            put_varint(&mut out, v);
+            assert_eq!(out.len(), varint_len(v), "{v}");
+        }
+        for n in [0u64, 5, 10, 1234, u64::MAX] {
+            assert_eq!(Digits::of(n).as_bytes(), n.to_string().as_bytes());
+        }
+    }
+}
