@@ -1662,3 +1662,211 @@ fn resume_from_last_line(log: &str, snap: &Path) -> String {
     assert!(out.status.success(), "the resumed run failed:\n{resumed}");
     resumed
 }
+
+/// How a kill-at-random iteration ends the orchestrator's run.
+#[derive(Clone, Copy, Debug)]
+enum Kill {
+    /// SIGKILL to the orchestrator: no clean-up of its own at all.
+    Sigkill,
+    /// Its engine stopped (SIGTERM to `dockerd`, as a restart does) and
+    /// not back within the run's `--engine-wait 1s`.
+    EngineStop,
+}
+
+/// SplitMix64: the kill points' generator, seeded and printed so that a
+/// failing sequence can be run again (`RPCLAB_KILL_SEED`).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The cells of `results`'s snapshot so far, and the snapshot; none
+/// before the run has written `results.json`.
+fn written_so_far(results: &Path) -> Option<(PathBuf, Vec<Value>)> {
+    let snap = std::fs::read_dir(results)
+        .ok()?
+        .flatten()
+        .map(|d| d.path())
+        .find(|p| p.join("results.json").is_file())?;
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).ok()?).ok()?;
+    Some((snap, json["cells"].as_array()?.clone()))
+}
+
+/// Waits until `results` holds `cells` measured cells or the run ends.
+fn wait_for_cells(run: &mut std::process::Child, results: &Path, cells: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1800);
+    while written_so_far(results).map_or(0, |(_, c)| c.len()) < cells
+        && run.try_wait().unwrap().is_none()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Issue 32's "nothing lost, ever": a run of thrift-java (four cells) on
+/// an engine of the test's own, ended at a random point by SIGKILL to the
+/// orchestrator or by stopping its engine, iteration after iteration
+/// (`RPCLAB_KILL_ITERATIONS`, default 3, each bounded by the waits'
+/// 30 min). A point is a number of cells already written (0 to 3) and a
+/// random delay after it (0 to 1 s; 0 to 6 s from the start for 0 cells,
+/// which lands in the claim, the builds' checks, the calibration or the
+/// priming). Each time: every cell written before the kill is still in
+/// `results.json` as it was; `--resume` (or, killed before the snapshot
+/// held a cell, a fresh run) completes a snapshot with every planned cell
+/// exactly once; no lab container is left on the engine afterwards.
+#[test]
+fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() {
+    let _engine = engine_lock();
+    let mut engine = match PrivateEngine::start() {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("SKIPPED killed_at_random_points_...: {why}");
+            return;
+        }
+    };
+    let build = xtask(&[
+        "lab",
+        "build",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+    ]);
+    assert!(
+        build.status.success(),
+        "lab build failed:\n{}",
+        text(&build)
+    );
+    copy_thrift_images_to(ENGINE_C);
+
+    let seed = std::env::var("RPCLAB_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    let iterations: u64 = std::env::var("RPCLAB_KILL_ITERATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    eprintln!("kill-at-random: RPCLAB_KILL_SEED={seed}, {iterations} iterations");
+    let mut rng = SplitMix(seed);
+    for i in 0..iterations {
+        let kill = if i % 2 == 0 {
+            Kill::Sigkill
+        } else {
+            Kill::EngineStop
+        };
+        let after_cells = rng.below(4) as usize;
+        let delay_ms = if after_cells == 0 {
+            rng.below(6000)
+        } else {
+            rng.below(1000)
+        };
+        let point =
+            format!("iteration {i} (seed {seed}): {kill:?} {delay_ms} ms after cell {after_cells}");
+        eprintln!("kill-at-random: {point}");
+
+        let results = tempfile::tempdir().unwrap();
+        let args = restart_run_args(results.path(), "1s");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (mut run, log_path) = spawn_on(ENGINE_C, &args, results.path(), "run");
+        wait_for_cells(&mut run, results.path(), after_cells);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // What was written before the kill (the run may write more before
+        // it lands: kept is a floor).
+        let kept = written_so_far(results.path()).map_or(Vec::new(), |(_, c)| c);
+        match kill {
+            Kill::Sigkill => {
+                let _ = run.kill();
+                let _ = run.wait();
+            }
+            Kill::EngineStop => {
+                engine.stop();
+                let _ = wait_for_end(&mut run, &log_path);
+                engine.start_again().unwrap();
+            }
+        }
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let context = format!("{point}\n--- the killed run ---\n{log}");
+
+        let finished = match written_so_far(results.path()) {
+            Some((snap, cells)) => {
+                for c in &kept {
+                    assert!(
+                        cells.contains(c),
+                        "a cell written before the kill is kept as it was: {:?}\n{context}",
+                        cell_id(c)
+                    );
+                }
+                let complete: Value = serde_json::from_str(
+                    &std::fs::read_to_string(snap.join("results.json")).unwrap(),
+                )
+                .unwrap();
+                let next: Vec<String> = if complete["complete"] != true {
+                    // The same command, its snapshot named by --resume
+                    // instead of its folder by --results-dir.
+                    let mut resume: Vec<String> = args[..args.len() - 2]
+                        .iter()
+                        .map(|a| a.to_string())
+                        .collect();
+                    resume.extend(["--resume".to_owned(), snap.display().to_string()]);
+                    resume
+                } else {
+                    // Killed after its last cell (a fast machine): the next
+                    // run is a fresh one, which must still find nothing
+                    // left behind once it ends.
+                    restart_run_args(&results.path().join("again"), "1s")
+                };
+                let next: Vec<&str> = next.iter().map(String::as_str).collect();
+                let out = xtask_command(&next)
+                    .env("DOCKER_HOST", ENGINE_C)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "the run after the kill failed:\n{}\n{context}",
+                    text(&out)
+                );
+                (snap, results)
+            }
+            None => {
+                // Killed before a cell was written: a fresh run, into a
+                // folder of its own, completes (and removes what the
+                // killed one left).
+                let fresh = tempfile::tempdir().unwrap();
+                let fresh_args = restart_run_args(fresh.path(), "1s");
+                let fresh_args: Vec<&str> = fresh_args.iter().map(String::as_str).collect();
+                let out = xtask_command(&fresh_args)
+                    .env("DOCKER_HOST", ENGINE_C)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "the run after the kill failed:\n{}\n{context}",
+                    text(&out)
+                );
+                (only_snapshot(fresh.path()), fresh)
+            }
+        };
+        check_restarted_snapshot(&finished.0, &kept, &context);
+        let ps = text(&lab_ps_on(ENGINE_C));
+        assert!(ps.contains("no lab container"), "{ps}\n{context}");
+    }
+    drop(engine);
+}

@@ -127,6 +127,10 @@ pub struct HostRecord {
     pub cores: Option<usize>,
     pub kernel: Option<String>,
     pub calibration: Option<Calibration>,
+    /// Whose network the run's containers used: `private` or `host` (the
+    /// manifest's `network`, up to its first `:` or `,`; a run written
+    /// before it was recorded used the host's).
+    pub network: Option<String>,
     /// Why the manifest could not be read, when it could not.
     pub unreadable: Option<String>,
 }
@@ -141,6 +145,7 @@ impl HostRecord {
                 cores: Some(m.host.cores),
                 kernel: Some(m.host.kernel.clone()),
                 calibration: m.calibration.clone(),
+                network: Some(network_mode(m.network.as_deref())),
                 unreadable: None,
             },
             Err(why) => HostRecord {
@@ -158,6 +163,15 @@ impl HostRecord {
             self.kernel.as_deref().unwrap_or("?")
         )
     }
+}
+
+/// The network mode a manifest's `network` names (`private: ...`,
+/// `host, multi-host: ...`): `host` when absent.
+fn network_mode(recorded: Option<&str>) -> String {
+    recorded
+        .and_then(|n| n.split([':', ',']).next())
+        .map_or("host", str::trim)
+        .to_owned()
 }
 
 /// A snapshot to compare: its results and where they were measured.
@@ -192,6 +206,13 @@ pub fn host_warnings(a: &HostRecord, b: &HostRecord) -> Vec<String> {
                 ""
             }
         ));
+    }
+    if let (Some(na), Some(nb)) = (&a.network, &b.network) {
+        if na != nb {
+            out.push(format!(
+                "warning: different networks (a: {na}, b: {nb}): the loopback of a run's private namespace measured faster than the host's (docs/methodology.md, \"The run's network\"); compare runs of one network"
+            ));
+        }
     }
     match (&a.calibration, &b.calibration) {
         (Some(ca), Some(cb)) => {
@@ -846,6 +867,7 @@ mod tests {
             cores: Some(2),
             kernel: Some("6.18".into()),
             calibration: None,
+            network: None,
             unreadable: None,
         }
     }
@@ -888,6 +910,22 @@ mod tests {
         // Within the tolerance and on the same host: nothing to say.
         b.calibration = Some(calibration(1.95e6, 2.0e6));
         assert!(host_warnings(&a2, &b).is_empty());
+        // Two networks are said; a manifest before `network` read as host.
+        let private = HostRecord {
+            network: Some(network_mode(Some("private: the run's own namespace"))),
+            ..a2.clone()
+        };
+        let older = HostRecord {
+            network: Some(network_mode(None)),
+            ..a2.clone()
+        };
+        let said = host_warnings(&older, &private);
+        assert!(
+            said.iter()
+                .any(|w| w.contains("different networks (a: host, b: private)")),
+            "{said:?}"
+        );
+        assert!(host_warnings(&older, &older).is_empty());
         // An unreadable manifest is said, not fatal.
         let bad = HostRecord::of(&Err("manifest.toml does not parse".into()));
         assert_eq!(bad.cpu_model, None);
