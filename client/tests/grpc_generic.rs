@@ -480,32 +480,29 @@ fn certificates() -> PathBuf {
             &format!("openssl {}", args[0]),
         );
     };
-    for ca in ["ca", "other-ca"] {
-        openssl(&[
+    // `openssl req` making a new P-256 key, unencrypted, then `rest`.
+    let new_key = |rest: &[&str]| {
+        let head = [
             "req",
-            "-x509",
             "-newkey",
             "ec",
             "-pkeyopt",
             "ec_paramgen_curve:P-256",
             "-nodes",
-            "-keyout",
-            &format!("{ca}.key"),
-            "-out",
-            &format!("{ca}.pem"),
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN=rpclab test {ca}"),
+        ];
+        openssl(&[&head[..], rest].concat());
+    };
+    for ca in ["ca", "other-ca"] {
+        let (key, pem, subject) = (
+            format!("{ca}.key"),
+            format!("{ca}.pem"),
+            format!("/CN=rpclab test {ca}"),
+        );
+        new_key(&[
+            "-x509", "-keyout", &key, "-out", &pem, "-days", "2", "-subj", &subject,
         ]);
     }
-    openssl(&[
-        "req",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
+    new_key(&[
         "-keyout",
         "server.key",
         "-out",

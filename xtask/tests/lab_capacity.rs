@@ -13,30 +13,10 @@
 
 mod common;
 
-use common::xtask_command;
+use common::{engine_lock, only_snapshot, text, xtask};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
-
-/// One lab run at a time on the engine: a second one would be refused
-/// (and would share CPUs and ports).
-static ENGINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn engine_lock() -> std::sync::MutexGuard<'static, ()> {
-    ENGINE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn xtask(args: &[&str]) -> Output {
-    xtask_command(args).output().expect("xtask runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// `lab capacity thrift-java --profile smoke --duration 1s` with `extra`,
 /// into `results`.
@@ -54,16 +34,6 @@ fn capacity(results: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     xtask(&args)
-}
-
-fn only_snapshot(results: &Path) -> PathBuf {
-    let dirs: Vec<_> = std::fs::read_dir(results)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(dirs.len(), 1, "one snapshot in {}", results.display());
-    dirs.into_iter().next().unwrap()
 }
 
 fn read_json(path: &Path) -> Value {

@@ -6,18 +6,10 @@
 
 mod common;
 
-use common::{repo_root, xtask_command};
+use common::{engine_lock, only_snapshot, repo_root, text, xtask, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// One lab run at a time on the engine: a second one would be refused
-/// (and would share CPUs and ports). Tests that run the lab hold this.
-static ENGINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn engine_lock() -> std::sync::MutexGuard<'static, ()> {
-    ENGINE.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// `args` followed by `--results-dir results`.
 fn into_results(args: &[&str], results: &Path) -> Vec<String> {
@@ -38,6 +30,31 @@ fn thrift_smoke_args(results: &Path) -> Vec<String> {
     )
 }
 
+/// A quick run of thrift-java 0.20 (`--duration`, `--repetitions` and
+/// `--levels` over the smoke profile, no TOML edited) with `extra`, into
+/// `results`.
+fn quick_thrift_args(
+    results: &Path,
+    duration: &str,
+    repetitions: &str,
+    levels: &str,
+    extra: &[&str],
+) -> Vec<String> {
+    let mut args = thrift_smoke_args(results);
+    let quick = [
+        "--variant",
+        "0.20",
+        "--duration",
+        duration,
+        "--repetitions",
+        repetitions,
+        "--levels",
+        levels,
+    ];
+    args.extend(quick.iter().chain(extra).map(|a| a.to_string()));
+    args
+}
+
 /// Seed 003 (two Dubbo 2.6 variants) reproduced in interleaved rounds with
 /// the quick `smoke-rounds` profile and a fixed order seed, into `results`.
 fn rounds_smoke_args(results: &Path) -> Vec<String> {
@@ -53,33 +70,6 @@ fn rounds_smoke_args(results: &Path) -> Vec<String> {
         ],
         results,
     )
-}
-
-fn xtask(args: &[&str]) -> Output {
-    xtask_command(args).output().expect("xtask runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn only_snapshot(results: &Path) -> PathBuf {
-    let dirs: Vec<_> = std::fs::read_dir(results)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(
-        dirs.len(),
-        1,
-        "expected one snapshot in {}",
-        results.display()
-    );
-    dirs.into_iter().next().unwrap()
 }
 
 /// Every server folder's name, read the way the lab reads them.
@@ -1076,28 +1066,12 @@ fn a_run_killed_mid_way_resumes_to_every_planned_cell_exactly_once() {
 fn a_breached_threshold_exits_99_and_the_snapshot_keeps_it() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let args = into_results(
-        &[
-            "lab",
-            "run",
-            "--only",
-            "thrift-java",
-            "--profile",
-            "smoke",
-            "--variant",
-            "0.20",
-            "--duration",
-            "1s",
-            "--repetitions",
-            "1",
-            "--levels",
-            "2",
-            "--threshold",
-            "p99<1ns",
-            "--threshold",
-            "errors<=100%",
-        ],
+    let args = quick_thrift_args(
         results.path(),
+        "1s",
+        "1",
+        "2",
+        &["--threshold", "p99<1ns", "--threshold", "errors<=100%"],
     );
     let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let log = text(&out);
@@ -1140,25 +1114,7 @@ fn a_breached_threshold_exits_99_and_the_snapshot_keeps_it() {
 fn a_run_s_servers_answer_its_client_and_no_host_process() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    let args = into_results(
-        &[
-            "lab",
-            "run",
-            "--only",
-            "thrift-java",
-            "--profile",
-            "smoke",
-            "--variant",
-            "0.20",
-            "--duration",
-            "2s",
-            "--repetitions",
-            "3",
-            "--levels",
-            "1",
-        ],
-        results.path(),
-    );
+    let args = quick_thrift_args(results.path(), "2s", "3", "1", &[]);
     let (mut run, log_path) = spawn_logged(
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
         results.path(),
@@ -1389,6 +1345,34 @@ fn copy_thrift_images_to(endpoint: &str) {
     });
 }
 
+/// The test's own engine, started, with the images of a thrift-java 0.20
+/// run (built, or found, on the default engine, then copied); None, said
+/// as `test` SKIPPED, where no `dockerd` can be started here.
+fn engine_c_with_thrift(test: &str) -> Option<PrivateEngine> {
+    let engine = match PrivateEngine::start() {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            return None;
+        }
+    };
+    let build = xtask(&[
+        "lab",
+        "build",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+    ]);
+    assert!(
+        build.status.success(),
+        "lab build failed:\n{}",
+        text(&build)
+    );
+    copy_thrift_images_to(ENGINE_C);
+    Some(engine)
+}
+
 /// `xtask args` on the engine at `endpoint` (through DOCKER_HOST), in the
 /// background, its output in `dir/<name>.log`.
 fn spawn_on(
@@ -1433,27 +1417,22 @@ fn wait_for_end(
 /// repetitions, 1 s windows, into `results`, waiting `engine_wait` for an
 /// engine that stops answering.
 fn restart_run_args(results: &Path, engine_wait: &str) -> Vec<String> {
-    into_results(
-        &[
-            "lab",
-            "run",
-            "--only",
-            "thrift-java",
-            "--profile",
-            "smoke",
-            "--variant",
-            "0.20",
-            "--levels",
-            "1,2",
-            "--repetitions",
-            "2",
-            "--duration",
-            "1s",
-            "--engine-wait",
-            engine_wait,
-        ],
-        results,
-    )
+    quick_thrift_args(results, "1s", "2", "1,2", &["--engine-wait", engine_wait])
+}
+
+/// The engine-restart test's run on the test's engine, in the background,
+/// once its first cell is written: the run, its log, the cells so far.
+fn restart_run_to_first_cell(
+    results: &Path,
+    engine_wait: &str,
+    name: &str,
+) -> (std::process::Child, PathBuf, Vec<Value>) {
+    let args = restart_run_args(results, engine_wait);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut run, log_path) = spawn_on(ENGINE_C, &args, results, name);
+    wait_for_a_cell(&mut run, results, &log_path);
+    let kept = cells_so_far(results);
+    (run, log_path, kept)
 }
 
 /// The engine-restart test's plan: compose/lab.toml's one scenario
@@ -1538,36 +1517,13 @@ fn stopped_answering_lines(log: &str) -> Vec<&str> {
 #[test]
 fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
     let _engine = engine_lock();
-    let mut engine = match PrivateEngine::start() {
-        Ok(e) => e,
-        Err(why) => {
-            eprintln!("SKIPPED an_engine_restarted_mid_run_...: {why}");
-            return;
-        }
+    let Some(mut engine) = engine_c_with_thrift("an_engine_restarted_mid_run_...") else {
+        return;
     };
-    // The images, built (or found) on the default engine, then copied.
-    let build = xtask(&[
-        "lab",
-        "build",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-    ]);
-    assert!(
-        build.status.success(),
-        "lab build failed:\n{}",
-        text(&build)
-    );
-    copy_thrift_images_to(ENGINE_C);
 
     // 1. A restart: the run goes on.
     let results = tempfile::tempdir().unwrap();
-    let args = restart_run_args(results.path(), "10m");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (mut run, log_path) = spawn_on(ENGINE_C, &args, results.path(), "restart");
-    wait_for_a_cell(&mut run, results.path(), &log_path);
-    let kept = cells_so_far(results.path());
+    let (mut run, log_path, kept) = restart_run_to_first_cell(results.path(), "10m", "restart");
     engine.stop();
     engine.start_again().unwrap();
     let (status, mut log) = wait_for_end(&mut run, &log_path);
@@ -1598,11 +1554,7 @@ fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
 
     // 2. Stopped for good: a resumable snapshot, then resumed.
     let results = tempfile::tempdir().unwrap();
-    let args = restart_run_args(results.path(), "1s");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (mut run, log_path) = spawn_on(ENGINE_C, &args, results.path(), "stop");
-    wait_for_a_cell(&mut run, results.path(), &log_path);
-    let kept = cells_so_far(results.path());
+    let (mut run, log_path, kept) = restart_run_to_first_cell(results.path(), "1s", "stop");
     engine.stop();
     let (status, log) = wait_for_end(&mut run, &log_path);
     assert_eq!(
@@ -1654,13 +1606,24 @@ fn resume_from_last_line(log: &str, snap: &Path) -> String {
         ["--resume", snap.to_str().unwrap()],
         "{last}"
     );
-    let out = xtask_command(&words)
+    run_on_engine_c(&words, "the resumed run")
+}
+
+/// `xtask args` on the test's engine to its end; it must succeed (else the
+/// test fails with its output and `context`). Its output.
+fn run_on_engine_c<S: AsRef<str>>(args: &[S], context: &str) -> String {
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+    let out = xtask_command(&args)
         .env("DOCKER_HOST", ENGINE_C)
         .output()
         .unwrap();
-    let resumed = text(&out);
-    assert!(out.status.success(), "the resumed run failed:\n{resumed}");
-    resumed
+    let said = text(&out);
+    assert!(
+        out.status.success(),
+        "`xtask {}` failed:\n{said}\n{context}",
+        args.join(" ")
+    );
+    said
 }
 
 /// How a kill-at-random iteration ends the orchestrator's run.
@@ -1729,27 +1692,9 @@ fn wait_for_cells(run: &mut std::process::Child, results: &Path, cells: usize) {
 #[test]
 fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() {
     let _engine = engine_lock();
-    let mut engine = match PrivateEngine::start() {
-        Ok(e) => e,
-        Err(why) => {
-            eprintln!("SKIPPED killed_at_random_points_...: {why}");
-            return;
-        }
+    let Some(mut engine) = engine_c_with_thrift("killed_at_random_points_...") else {
+        return;
     };
-    let build = xtask(&[
-        "lab",
-        "build",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-    ]);
-    assert!(
-        build.status.success(),
-        "lab build failed:\n{}",
-        text(&build)
-    );
-    copy_thrift_images_to(ENGINE_C);
 
     let seed = std::env::var("RPCLAB_KILL_SEED")
         .ok()
@@ -1821,10 +1766,9 @@ fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() 
                 let next: Vec<String> = if complete["complete"] != true {
                     // The same command, its snapshot named by --resume
                     // instead of its folder by --results-dir.
-                    let mut resume: Vec<String> = args[..args.len() - 2]
-                        .iter()
-                        .map(|a| a.to_string())
-                        .collect();
+                    let mut resume: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                    let at = resume.iter().position(|a| a == "--results-dir").unwrap();
+                    resume.drain(at..at + 2);
                     resume.extend(["--resume".to_owned(), snap.display().to_string()]);
                     resume
                 } else {
@@ -1833,16 +1777,7 @@ fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() 
                     // left behind once it ends.
                     restart_run_args(&results.path().join("again"), "1s")
                 };
-                let next: Vec<&str> = next.iter().map(String::as_str).collect();
-                let out = xtask_command(&next)
-                    .env("DOCKER_HOST", ENGINE_C)
-                    .output()
-                    .unwrap();
-                assert!(
-                    out.status.success(),
-                    "the run after the kill failed:\n{}\n{context}",
-                    text(&out)
-                );
+                run_on_engine_c(&next, &context);
                 (snap, results)
             }
             None => {
@@ -1850,17 +1785,7 @@ fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() 
                 // folder of its own, completes (and removes what the
                 // killed one left).
                 let fresh = tempfile::tempdir().unwrap();
-                let fresh_args = restart_run_args(fresh.path(), "1s");
-                let fresh_args: Vec<&str> = fresh_args.iter().map(String::as_str).collect();
-                let out = xtask_command(&fresh_args)
-                    .env("DOCKER_HOST", ENGINE_C)
-                    .output()
-                    .unwrap();
-                assert!(
-                    out.status.success(),
-                    "the run after the kill failed:\n{}\n{context}",
-                    text(&out)
-                );
+                run_on_engine_c(&restart_run_args(fresh.path(), "1s"), &context);
                 (only_snapshot(fresh.path()), fresh)
             }
         };

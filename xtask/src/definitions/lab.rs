@@ -410,6 +410,28 @@ pub struct Scenario {
     pub include_connect: bool,
 }
 
+impl Scenario {
+    /// A scenario of `operation` with no name and no load set yet: the
+    /// base of one built in code (a capacity search's steps and hint).
+    pub fn bare(operation: Operation) -> Scenario {
+        Scenario {
+            name: String::new(),
+            description: String::new(),
+            operation,
+            shape: None,
+            concurrency: Vec::new(),
+            open: None,
+            rates: Vec::new(),
+            calls_per_client: None,
+            total_calls: None,
+            pool: None,
+            outstanding: None,
+            seed_seconds: None,
+            include_connect: false,
+        }
+    }
+}
+
 /// The open-loop settings of a scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -57,17 +57,9 @@ impl Loads {
                         "{}'s connections as client programs, a closed loop: the capacity search's first rate",
                         base.name
                     ),
-                    operation: base.operation,
                     shape: Some(Shape::ClientPrograms),
                     concurrency: vec![o.connections],
-                    open: None,
-                    rates: Vec::new(),
-                    calls_per_client: None,
-                    total_calls: None,
-                    pool: None,
-                    outstanding: None,
-                    seed_seconds: None,
-                    include_connect: false,
+                    ..Scenario::bare(base.operation)
                 },
                 hint_level: o.connections,
             }),
@@ -87,9 +79,6 @@ impl Loads {
                             "{}'s operation as Poisson arrivals over {level} connection(s): a capacity search's steps",
                             base.name
                         ),
-                        operation: base.operation,
-                        shape: None,
-                        concurrency: Vec::new(),
                         open: Some(OpenSettings {
                             arrival: "poisson".into(),
                             connections: level,
@@ -97,13 +86,7 @@ impl Loads {
                             steps: Vec::new(),
                             ramp: None,
                         }),
-                        rates: Vec::new(),
-                        calls_per_client: None,
-                        total_calls: None,
-                        pool: None,
-                        outstanding: None,
-                        seed_seconds: None,
-                        include_connect: false,
+                        ..Scenario::bare(base.operation)
                     },
                     hint: base.clone(),
                     hint_level: level,

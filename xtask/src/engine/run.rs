@@ -32,7 +32,7 @@ use crate::engine::resume::{Asked, Interrupted, Refused};
 use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Context, Result};
-use rpclab_model::capacity::{Asked as CapacityAsked, Hint};
+use rpclab_model::capacity::{Asked as CapacityAsked, CapacitySearch, Hint};
 use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord, Stopped};
 use rpclab_model::result::{
     Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
@@ -1333,14 +1333,7 @@ impl RunContext<'_> {
                     throughput_per_s: cell.throughput_per_s,
                 });
                 let rate = cell.throughput_per_s.round() as u32;
-                snapshot.results.capacity = Some(search.clone());
-                snapshot.push(Cell {
-                    primed: primed.take(),
-                    ..cell
-                })?;
-                if let Some(bar) = self.bar.get() {
-                    bar.cell_done();
-                }
+                self.push_step(snapshot, &search, cell, primed.take())?;
                 rate
             }
         };
@@ -1379,15 +1372,25 @@ impl RunContext<'_> {
             let step = capacity::judge(asked, &cell, rate, repetition, number);
             crate::say!("{}", capacity::step_line(asked, &step));
             search.steps.push(step);
-            snapshot.results.capacity = Some(search.clone());
-            snapshot.push(Cell {
-                primed: primed.take(),
-                ..cell
-            })?;
-            if let Some(bar) = self.bar.get() {
-                bar.cell_done();
-            }
+            self.push_step(snapshot, &search, cell, primed.take())?;
         }
+    }
+
+    /// Writes a capacity search's cell (the hint or a step) into the
+    /// snapshot with the search as it stands, and counts it done.
+    fn push_step(
+        &self,
+        snapshot: &mut Snapshot,
+        search: &CapacitySearch,
+        cell: Cell,
+        primed: Option<Priming>,
+    ) -> Result<()> {
+        snapshot.results.capacity = Some(search.clone());
+        snapshot.push(Cell { primed, ..cell })?;
+        if let Some(bar) = self.bar.get() {
+            bar.cell_done();
+        }
+        Ok(())
     }
 
     /// Primes a freshly (re)started server, when the profile says so: the
