@@ -370,6 +370,20 @@ fn manifest_html(setup: &RunManifest, results: &Results) -> Markup {
                 b { (setup.profile) }
                 @if !settings.is_empty() { ": " (settings.join(", ")) }
             }))
+            (kv("network", setup.network.as_deref().unwrap_or(
+                "not recorded (before 2026-12-05 every run used the host's)"
+            )))
+            @if let Some(stopped) = &setup.stopped {
+                (kv("stopped", html! {
+                    b { "at " (stopped.utc) } ": " (stopped.why)
+                }))
+            }
+            @if !setup.resumed_utc.is_empty() {
+                (kv("resumed", format!(
+                    "{} (`--resume`: the cells measured before each stop are kept as they were)",
+                    setup.resumed_utc.join(", ")
+                )))
+            }
             (kv("rpclab", format!(
                 "{} at git {} · load client built {} · started {}",
                 setup.rpclab_version,
@@ -855,6 +869,37 @@ mod tests {
         // Without a manifest the page says so instead.
         let (_, _, page) = render(&results, &crate::snapshot::read_manifest(dir.path()));
         assert!(page.contains("The setup is unknown"));
+    }
+
+    #[test]
+    fn a_stopped_and_resumed_run_says_why_and_when_and_its_network() {
+        let results = fixture();
+        let mut setup = crate::snapshot::read_manifest(&crate::fixture::committed(
+            "20261129T235428Z-vm-c20a70e",
+        ))
+        .unwrap();
+        let (_dir, _, page) = render(&results, &Ok(setup.clone()));
+        assert!(page.contains("not recorded (before 2026-12-05"), "{page}");
+        assert!(!page.contains(">stopped<"));
+        setup.network = Some("private: a namespace of its own".into());
+        setup.stopped = Some(rpclab_model::manifest::Stopped {
+            utc: "2026-12-05T07:00:00Z".into(),
+            why: "the Docker engine at unix:///var/run/docker.sock stopped answering".into(),
+        });
+        setup.resumed_utc = vec!["2026-12-05T07:05:00Z".into()];
+        let (_dir, _, page) = render(&results, &Ok(setup.clone()));
+        for shown in [
+            "private: a namespace of its own",
+            "<b>at 2026-12-05T07:00:00Z</b>: the Docker engine at unix:///var/run/docker.sock stopped answering",
+            "2026-12-05T07:05:00Z (`--resume`",
+        ] {
+            assert!(page.contains(shown), "{shown}");
+        }
+        let md = crate::summary_md("fixture", &results, Some(&setup), None);
+        assert!(md.contains(
+            "Stopped at 2026-12-05T07:00:00Z: the Docker engine at unix:///var/run/docker.sock stopped answering"
+        ));
+        assert!(md.contains("Resumed (`--resume`) at 2026-12-05T07:05:00Z."));
     }
 
     #[test]

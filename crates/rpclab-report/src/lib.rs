@@ -45,6 +45,7 @@ pub mod tables;
 pub mod verdicts;
 
 use anyhow::{Context, Result};
+use rpclab_model::manifest::RunManifest;
 use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};
 
@@ -69,7 +70,7 @@ pub fn write_all(
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let comparison = reproduction::of(results);
     let summary = dir.join("summary.md");
-    std::fs::write(&summary, summary_md(name, results, comparison.as_ref()))
+    std::fs::write(&summary, summary_md(name, results, setup.as_ref().ok(), comparison.as_ref()))
         .with_context(|| format!("cannot write {}", summary.display()))?;
     let mut charts = html::write_report(dir, name, results, setup, comparison.as_ref())?;
     let page = dir.join("report.html");
@@ -81,12 +82,14 @@ pub fn write_all(
     })
 }
 
-/// `summary.md`: whether the run is complete, its errors, the tables the
+/// `summary.md`: whether the run is complete (and, from its `manifest`,
+/// why it stopped and when it was resumed), its errors, the tables the
 /// terminal showed (in Markdown), and a reproduction's `comparison`
 /// ([`reproduction::of`] the results).
 pub fn summary_md(
     name: &str,
     results: &Results,
+    manifest: Option<&RunManifest>,
     comparison: Option<&reproduction::Comparison>,
 ) -> String {
     let mut md = format!(
@@ -97,6 +100,18 @@ pub fn summary_md(
             "**Partial run**: it stopped early; the cells below were measured."
         }
     );
+    if let Some(stopped) = manifest.and_then(|m| m.stopped.as_ref()) {
+        md.push_str(&format!(
+            "\nStopped at {}: {}\n",
+            stopped.utc, stopped.why
+        ));
+    }
+    if let Some(m) = manifest.filter(|m| !m.resumed_utc.is_empty()) {
+        md.push_str(&format!(
+            "\nResumed (`--resume`) at {}.\n",
+            m.resumed_utc.join(", ")
+        ));
+    }
     for e in &results.errors {
         md.push_str(&format!("\n- error: {e}\n"));
     }
