@@ -170,6 +170,7 @@ pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
         run::RunOptions {
             lab: args.lab,
             only: vec![args.server],
+            servers_dirs: Vec::new(),
             profile: args.profile,
             cpus: args.cpus,
             ca_certificates: args.ca_certs,
