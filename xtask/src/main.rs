@@ -417,7 +417,14 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             );
             Ok(())
         }
-        LabCommand::Capacity(args) => capacity::capacity(root, *args).await,
+        LabCommand::Capacity(mut args) => {
+            args.servers_dir = args
+                .servers_dir
+                .iter()
+                .map(|d| invoked_from.join(d))
+                .collect();
+            capacity::capacity(root, *args).await
+        }
         LabCommand::List { lab, servers_dir } => {
             let outside: Vec<PathBuf> = servers_dir.iter().map(|d| invoked_from.join(d)).collect();
             list(root, &lab, &outside)

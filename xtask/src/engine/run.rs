@@ -1333,7 +1333,12 @@ impl RunContext<'_> {
             .iter()
             .find(|s| s.name == asked.scenario)
             .with_context(|| format!("the lab has no scenario `{}`", asked.scenario))?;
-        let loads = capacity::Loads::of(base, self.profile)?;
+        // A generic server's steps call its method, named after it.
+        let base = match m.call_of(v) {
+            Some(method) => base.calling(&method),
+            None => base.clone(),
+        };
+        let loads = capacity::Loads::of(&base, self.profile)?;
         let mut search = loads.search(asked, m, &v.name, self.profile);
         let first = match asked.start_rate {
             Some(rate) => rate,
