@@ -10,7 +10,8 @@
 //! with the quickest settings, in the run's private network: the probe
 //! and the client read the folder's files from its read-only mount. The
 //! test checks that the snapshot is a normal one (verified calls, no
-//! error, the manifest naming the folder, its files and the call) and that
+//! error, the manifest naming the folder, its files and the call, the
+//! server confined as the lab's own) and that
 //! it renders, exports and compares. Needs a Docker engine. No timing is
 //! asserted.
 
@@ -168,6 +169,21 @@ fn a_server_folder_from_outside_runs_end_to_end_into_a_normal_snapshot() {
         let hash = files[file].as_str().unwrap_or_default();
         assert_eq!(hash.len(), 64, "{file}: {files:?}");
     }
+    // Confined as the lab's own servers, in the run's private network.
+    let confinement = &shop["confinement"];
+    assert_eq!(confinement["user"].as_str(), Some("10001:10001"));
+    assert_eq!(
+        confinement["cap_drop"].as_array().map(Vec::as_slice),
+        Some(&[toml::Value::from("ALL")][..])
+    );
+    assert_eq!(confinement["cap_add"].as_array().map(Vec::len), Some(0));
+    assert_eq!(confinement["read_only_rootfs"].as_bool(), Some(true));
+    assert!(
+        manifest["network"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("private")),
+        "{manifest:?}"
+    );
     assert_eq!(
         manifest["lab"]["servers_dirs"].as_array().map(Vec::len),
         Some(1),
