@@ -55,7 +55,8 @@ enum Command {
         /// host:port of the server.
         #[arg(long)]
         target: String,
-        /// The contract operation to call and verify.
+        /// The contract operation to call and verify (a generic protocol,
+        /// such as grpc-generic, calls the method its `call` option names).
         #[arg(long, default_value = "hello")]
         scenario: Operation,
         /// Protocol option key=value (repeatable), e.g. serialization=kryo.
@@ -327,7 +328,7 @@ fn main() -> Result<()> {
             }) => {
                 let options: BTreeMap<_, _> = option.into_iter().collect();
                 let started = std::time::Instant::now();
-                let latency = loop {
+                let verified = loop {
                     let tried = probe::probe(
                         &protocol,
                         &options,
@@ -337,7 +338,7 @@ fn main() -> Result<()> {
                     )
                     .await;
                     match tried {
-                        Ok(latency) => break latency,
+                        Ok(verified) => break verified,
                         Err(e) if started.elapsed().as_secs_f64() >= wait_s => {
                             return Err(anyhow::Error::new(e)
                                 .context(format!("probe of {protocol} at {target} failed")));
@@ -346,8 +347,9 @@ fn main() -> Result<()> {
                     }
                 };
                 println!(
-                    "ok: {scenario} verified in {:.3} ms",
-                    latency.as_secs_f64() * 1e3
+                    "ok: {} verified in {:.3} ms",
+                    verified.call.unwrap_or_else(|| scenario.to_string()),
+                    verified.latency.as_secs_f64() * 1e3
                 );
                 Ok(())
             }

@@ -12,14 +12,24 @@ use rpclab_protocols::protocols::{dispatch, WithProtocol};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Connects to `target` and makes one `operation` call, verified.
+/// A verified call: how long it took, and what it called.
+#[derive(Clone, Debug)]
+pub struct Verified {
+    pub latency: Duration,
+    /// The method of a generic protocol (`package.Service/Method`); `None`
+    /// for the contract's operation.
+    pub call: Option<String>,
+}
+
+/// Connects to `target` and makes one `operation` call (a generic
+/// protocol: the call its options name), verified.
 pub async fn probe(
     protocol: &str,
     options: &BTreeMap<String, String>,
     target: &str,
     operation: Operation,
     timeout: Duration,
-) -> Result<Duration, CallError> {
+) -> Result<Verified, CallError> {
     dispatch(
         protocol,
         options,
@@ -39,7 +49,7 @@ struct Probe<'a> {
 }
 
 impl WithProtocol for Probe<'_> {
-    type Output = Result<Duration, CallError>;
+    type Output = Result<Verified, CallError>;
 
     async fn run<P: Protocol>(self, protocol: P) -> Self::Output {
         let conn = tokio::time::timeout(
@@ -49,6 +59,9 @@ impl WithProtocol for Probe<'_> {
         .await
         .map_err(|_| CallError::Timeout)??;
         let (latency, outcome) = timed_call(&conn, &self.operation.call(), self.timeout).await;
-        outcome.map(|()| latency)
+        outcome.map(|()| Verified {
+            latency,
+            call: protocol.generic_call().map(|c| c.method),
+        })
     }
 }

@@ -87,6 +87,10 @@ enum LabCommand {
         /// Servers, by folder name or framework (e.g. `grpc-java,thrift`).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// A server folder from outside the repository, or a folder of
+        /// them, relative to the current folder (as `lab run`'s).
+        #[arg(long = "servers-dir", value_name = "PATH")]
+        servers_dir: Vec<PathBuf>,
         /// Profile from the lab definition (it decides the client's build).
         #[arg(long)]
         profile: Option<String>,
@@ -109,6 +113,12 @@ enum LabCommand {
         /// Servers to run, by folder name or framework (e.g. `grpc-java,thrift`).
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// A server folder from outside the repository (server.toml and
+        /// Dockerfile, read as the lab's own in servers/), or a folder of
+        /// them, relative to the current folder; repeatable. Its servers
+        /// run beside the lab's: select them with --only.
+        #[arg(long = "servers-dir", value_name = "PATH")]
+        servers_dir: Vec<PathBuf>,
         /// Profile from the lab definition: smoke, standard, seed.
         #[arg(long)]
         profile: Option<String>,
@@ -128,6 +138,10 @@ enum LabCommand {
         /// Lab definition (TOML) whose scenarios and profiles to list.
         #[arg(long, default_value = "compose/lab.toml")]
         lab: PathBuf,
+        /// A server folder from outside the repository, or a folder of
+        /// them, relative to the current folder (as `lab run`'s).
+        #[arg(long = "servers-dir", value_name = "PATH")]
+        servers_dir: Vec<PathBuf>,
     },
     /// Run a source post's seed definition (compose/seeds/<id>.toml) and
     /// compare every published figure and claim with the measurement.
@@ -296,6 +310,10 @@ struct QuickFlags {
 fn main() {
     let cli = Cli::parse();
     let root = host::repo_root();
+    // Where the command was given: `--servers-dir` is a folder outside the
+    // repository, relative to it (the other paths are the repository's,
+    // relative to its root, where the command then runs).
+    let invoked_from = std::env::current_dir().unwrap_or_else(|_| root.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -305,7 +323,7 @@ fn main() {
             std::env::set_current_dir(&root)
                 .with_context(|| format!("cannot enter {}", root.display()))?;
             match cli.command {
-                Top::Lab { command } => lab_command(&root, *command).await,
+                Top::Lab { command } => lab_command(&root, &invoked_from, *command).await,
                 Top::Bench { command } => bench::run(&root, command).await,
                 Top::Readme { check } => readme::run(&root, check),
                 Top::Fuzz(args) => fuzz::run(&root, args),
@@ -342,11 +360,12 @@ fn main() {
     }
 }
 
-async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
+async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> Result<()> {
     match command {
         LabCommand::Build {
             lab,
             only,
+            servers_dir,
             profile,
             ca_certs,
             verbose,
@@ -355,6 +374,7 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             let options = prebuild::BuildOptions {
                 lab,
                 only,
+                servers_dirs: servers_dir.iter().map(|d| invoked_from.join(d)).collect(),
                 profile,
                 ca_certificates: ca_certs,
                 verbose,
@@ -365,10 +385,14 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
         LabCommand::Run {
             lab,
             only,
+            servers_dir,
             profile,
             run,
             quick,
-        } => lab_run(root, lab, only, profile, run, quick).await,
+        } => {
+            let servers_dirs = servers_dir.iter().map(|d| invoked_from.join(d)).collect();
+            lab_run(root, lab, only, servers_dirs, profile, run, quick).await
+        }
         LabCommand::Reproduce {
             seeds,
             all,
@@ -393,8 +417,18 @@ async fn lab_command(root: &Path, command: LabCommand) -> Result<()> {
             );
             Ok(())
         }
-        LabCommand::Capacity(args) => capacity::capacity(root, *args).await,
-        LabCommand::List { lab } => list(root, &lab),
+        LabCommand::Capacity(mut args) => {
+            args.servers_dir = args
+                .servers_dir
+                .iter()
+                .map(|d| invoked_from.join(d))
+                .collect();
+            capacity::capacity(root, *args).await
+        }
+        LabCommand::List { lab, servers_dir } => {
+            let outside: Vec<PathBuf> = servers_dir.iter().map(|d| invoked_from.join(d)).collect();
+            list(root, &lab, &outside)
+        }
         LabCommand::Report {
             snapshot,
             out,
@@ -418,6 +452,7 @@ async fn lab_run(
     root: &Path,
     lab: PathBuf,
     only: Vec<String>,
+    servers_dirs: Vec<PathBuf>,
     profile: Option<String>,
     flags: RunFlags,
     quick: QuickFlags,
@@ -428,6 +463,7 @@ async fn lab_run(
         run::RunOptions {
             lab,
             only,
+            servers_dirs,
             profile,
             cpus: flags.cpus,
             ca_certificates: flags.ca_certs,
@@ -622,8 +658,11 @@ async fn clean(images: bool) -> Result<()> {
     Ok(())
 }
 
-fn list(root: &Path, lab_path: &Path) -> Result<()> {
-    let manifests = manifest::load_all(root)?;
+fn list(root: &Path, lab_path: &Path, servers_dirs: &[PathBuf]) -> Result<()> {
+    let lab = lab::Lab::load(lab_path)?;
+    let mut outside = lab.servers_dirs();
+    outside.extend(servers_dirs.iter().cloned());
+    let manifests = manifest::load_with(root, &outside)?;
     println!("servers (servers/<name>/server.toml):");
     for m in &manifests {
         println!(
@@ -631,6 +670,9 @@ fn list(root: &Path, lab_path: &Path) -> Result<()> {
             m.name, m.framework, m.protocol, m.port, m.registry
         );
         println!("  {:<16} {}", "", m.description);
+        if let Some(folder) = &m.outside {
+            println!("  {:<16} from {}", "", folder.display());
+        }
         if let Some(why) = m.blocked() {
             println!("  {:<16} not runnable yet: {why}", "");
         }
@@ -644,7 +686,6 @@ fn list(root: &Path, lab_path: &Path) -> Result<()> {
             }
         }
     }
-    let lab = lab::Lab::load(lab_path)?;
     println!(
         "\nlab {} ({}): profile {}",
         lab.def.name,

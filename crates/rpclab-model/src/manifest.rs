@@ -251,6 +251,27 @@ pub struct ServerRecord {
     /// also in the snapshots written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confinement: Option<Policy>,
+    /// The method of the user's own service its cells called, for a server
+    /// of a generic protocol (`grpc-generic`: `package.Service/Method`);
+    /// absent for the contract's servers. Its cells' scenarios are named
+    /// `<scenario>:<call>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Where its folder came from when it is not one of the lab's
+    /// `servers/` (`lab run --servers-dir`, a lab's `servers_dirs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<ServerFolder>,
+}
+
+/// A server folder from outside the repository, as a run read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFolder {
+    /// The folder, as the command line or the lab file gave it.
+    pub path: String,
+    /// SHA-256 (hex) of its `server.toml`, its `Dockerfile` and every file
+    /// its client options name (a descriptor set, a request's JSON), by
+    /// their path in the folder. The image's own inputs are in its id.
+    pub files: BTreeMap<String, String>,
 }
 
 /// The confinement of one container, as the orchestrator applied it.
@@ -503,6 +524,11 @@ mod tests {
                 port: Some(50052),
                 skipped_scenarios: vec!["stream: no streams".into()],
                 confinement: Some(policy.clone()),
+                call: Some("shop.v1.Inventory/Reserve".into()),
+                folder: Some(ServerFolder {
+                    path: "fixtures/servers/grpc-shop".into(),
+                    files: BTreeMap::from([("shop.protoset".into(), "ab12".into())]),
+                }),
             }],
             lab_confinement: BTreeMap::from([("client".into(), policy)]),
             rounds_seed: Some(7),

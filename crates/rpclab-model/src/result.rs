@@ -153,6 +153,18 @@ pub struct ClientReport {
     pub call: Option<GenericCall>,
 }
 
+impl ClientReport {
+    /// What the cell called, as a report's heading says it: `operation
+    /// order-echo` for the contract's, `call package.Service/Method` for a
+    /// generic call (whose `operation` was not called).
+    pub fn called(&self) -> String {
+        match &self.call {
+            Some(call) => format!("call {}", call.method),
+            None => format!("operation {}", self.operation),
+        }
+    }
+}
+
 /// How a client's connections are secured.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "kebab-case")]

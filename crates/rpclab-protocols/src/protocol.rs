@@ -41,6 +41,18 @@ pub trait Protocol: Send + Sync + Sized + 'static {
     /// (e.g. "multiplexed HTTP/2, many calls in flight per connection").
     const CONNECTION_MODEL: &'static str;
 
+    /// The options whose values are paths of files the protocol reads (a
+    /// descriptor set, a request's JSON, a CA certificate). The lab takes
+    /// them relative to a server's folder and makes the files reach the
+    /// client's and the probe's containers; none by default.
+    const FILE_OPTIONS: &'static [&'static str] = &[];
+
+    /// The option that names the method of the user's own service a
+    /// generic protocol calls (`call` for `grpc-generic`); `None` (the
+    /// default) for a protocol of the contract, whose calls are the
+    /// scenario's operation.
+    const CALL_OPTION: Option<&'static str> = None;
+
     /// Builds the protocol from the cell's options. Unknown keys are an error
     /// that names the key and the accepted ones.
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError>;

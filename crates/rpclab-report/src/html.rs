@@ -258,7 +258,7 @@ fn scenario_html(results: &Results, scenario: &str, figures: Markup) -> Markup {
         .cells
         .iter()
         .find(|c| c.scenario == scenario)
-        .map(|c| format!("operation {}, {}", c.operation, c.report.load.describe()))
+        .map(|c| format!("{}, {}", c.report.called(), c.report.load.describe()))
         .unwrap_or_default();
     html! {
         h3 id={ "scenario-" (slug(scenario)) } { "scenario " (scenario) }

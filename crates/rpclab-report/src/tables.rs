@@ -277,9 +277,9 @@ pub fn render(results: &Results, markdown: bool, force: Option<Layout>) -> Strin
             table.with(Style::rounded());
         }
         out.push_str(&format!(
-            "{}scenario {scenario}: operation {}, {}\n\n{table}\n\n",
+            "{}scenario {scenario}: {}, {}\n\n{table}\n\n",
             if markdown { "### " } else { "" },
-            cell.operation,
+            cell.report.called(),
             cell.report.load.describe(),
         ));
     }

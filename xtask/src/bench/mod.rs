@@ -245,6 +245,8 @@ impl Bench<'_> {
                 network: &crate::engine::docker::Network::Host,
                 run_id: "",
                 cpus: "",
+                call: None,
+                files: None,
             },
         )
         .await?;
@@ -424,6 +426,7 @@ impl Bench<'_> {
                 verbose: self.args.verbose,
                 clock_offset_s: 0.0,
                 network: &crate::engine::docker::Network::Host,
+                files: None,
             },
         )
         .await

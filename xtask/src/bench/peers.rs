@@ -515,6 +515,8 @@ async fn start_server(
             network: &crate::engine::docker::Network::Host,
             run_id: "",
             cpus: "",
+            call: None,
+            files: None,
         },
     )
     .await?;

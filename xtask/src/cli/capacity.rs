@@ -69,6 +69,10 @@ pub struct CapacityArgs {
     /// Lab definition (TOML).
     #[arg(long, default_value = "compose/lab.toml")]
     pub lab: PathBuf,
+    /// A server folder from outside the repository, or a folder of
+    /// them, relative to the current folder (as `lab run`'s).
+    #[arg(long = "servers-dir", value_name = "PATH")]
+    pub servers_dir: Vec<PathBuf>,
     /// Profile from the lab definition (its warm-up, priming and windows).
     #[arg(long)]
     pub profile: Option<String>,
@@ -170,6 +174,7 @@ pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
         run::RunOptions {
             lab: args.lab,
             only: vec![args.server],
+            servers_dirs: args.servers_dir,
             profile: args.profile,
             cpus: args.cpus,
             ca_certificates: args.ca_certs,

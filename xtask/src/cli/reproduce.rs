@@ -148,6 +148,7 @@ async fn reproduce_one(
         RunOptions {
             lab: seed.path.clone(),
             only,
+            servers_dirs: Vec::new(),
             profile: opts.profile.clone(),
             cpus: opts.cpus.clone(),
             ca_certificates: opts.ca_certificates.clone(),

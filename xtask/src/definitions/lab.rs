@@ -24,6 +24,11 @@ pub struct LabDef {
     /// Server folder names or frameworks; empty means every server.
     #[serde(default)]
     pub servers: Vec<String>,
+    /// Server folders from outside the repository's `servers/`, relative
+    /// to this file: each a server folder or a folder of them, read as
+    /// the lab's own (`lab run --servers-dir` adds more).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers_dirs: Vec<PathBuf>,
     /// Names of scenarios from the scenario files.
     pub scenarios: Vec<String>,
     /// Scenario files, relative to this file.
@@ -408,9 +413,26 @@ pub struct Scenario {
     pub seed_seconds: Option<f64>,
     #[serde(default)]
     pub include_connect: bool,
+    /// The method of the user's own service this scenario's load calls,
+    /// for the servers of a generic protocol: a copy of a lab scenario
+    /// made for them ([`Scenario::calling`]), never read from a file.
+    #[serde(skip)]
+    pub call: Option<String>,
 }
 
 impl Scenario {
+    /// This scenario's load calling `method` of a server's own service
+    /// instead of the contract's operation, named `<scenario>:<method>`,
+    /// so that its cells are neither mixed with the contract's in a
+    /// table, a comparison or an export, nor with another method's.
+    pub fn calling(&self, method: &str) -> Scenario {
+        Scenario {
+            name: format!("{}:{method}", self.name),
+            call: Some(method.to_owned()),
+            ..self.clone()
+        }
+    }
+
     /// A scenario of `operation` with no name and no load set yet: the
     /// base of one built in code (a capacity search's steps and hint).
     pub fn bare(operation: Operation) -> Scenario {
@@ -428,6 +450,7 @@ impl Scenario {
             outstanding: None,
             seed_seconds: None,
             include_connect: false,
+            call: None,
         }
     }
 }
@@ -602,6 +625,12 @@ impl Lab {
             def,
             scenarios,
         })
+    }
+
+    /// The definition's `servers_dirs`, relative to its file's folder.
+    pub fn servers_dirs(&self) -> Vec<PathBuf> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        self.def.servers_dirs.iter().map(|d| dir.join(d)).collect()
     }
 
     pub fn profile(&self, name: &str) -> Result<&Profile> {

@@ -83,12 +83,16 @@ impl std::fmt::Display for Jvm {
 
 /// The language a server is written in, which decides how the lab builds
 /// and runs it (a Java server gets the Maven and JDK images and a JVM).
-/// The languages of the servers folder; another is a new variant here and
-/// what the lab needs to build it.
+/// Only a Java folder may leave its Dockerfile to the shared one; a server
+/// in any other language brings its own Dockerfile and runs no JVM.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     Java,
+    /// A Rust server (`fixtures/servers/grpc-shop`).
+    Rust,
+    /// Any other language: the folder's Dockerfile builds it.
+    Other,
 }
 
 /// One buildable version (or configuration) of a server.
@@ -190,7 +194,17 @@ pub struct Manifest {
     /// The folder the manifest was read from (not in the file).
     #[serde(skip)]
     pub dir: PathBuf,
+    /// For a folder from outside the repository's `servers/`
+    /// (`--servers-dir`, a lab's `servers_dirs`), the path it was given
+    /// as; `None` for the lab's own servers.
+    #[serde(skip)]
+    pub outside: Option<PathBuf>,
 }
+
+/// Where the files a server's client options name are found: its folder
+/// on this machine, or the folder as the client's and the probe's
+/// containers mount it.
+pub const FILES_IN_CONTAINERS: &str = "/server";
 
 fn no_registry() -> Registry {
     Registry::None
@@ -239,6 +253,7 @@ impl Manifest {
     pub fn jvm_of(&self, variant: &Variant) -> Option<Jvm> {
         variant.jvm.or(self.jvm).or(match self.language {
             Language::Java => Some(Jvm::Jdk17),
+            Language::Rust | Language::Other => None,
         })
     }
 
@@ -250,11 +265,70 @@ impl Manifest {
         env
     }
 
-    /// The client's protocol options for `variant`, merged the same way.
+    /// The client's protocol options for `variant`, merged the same way,
+    /// as the manifest writes them (a file relative to the folder).
     pub fn client_options_of(&self, variant: &Variant) -> BTreeMap<String, String> {
         let mut options = self.client_options.clone();
         options.extend(variant.client_options.clone());
         options
+    }
+
+    /// [`Manifest::client_options_of`] with every file the options name
+    /// ([`ProtocolName::file_options`]) under `folder`: the server's
+    /// folder here ([`Manifest::dir`]) for a probe this process makes, or
+    /// [`FILES_IN_CONTAINERS`] for a container that mounts it there.
+    pub fn client_options_at(&self, variant: &Variant, folder: &Path) -> BTreeMap<String, String> {
+        let mut options = self.client_options_of(variant);
+        for key in self.protocol.file_options() {
+            if let Some(file) = options.get_mut(*key) {
+                *file = folder.join(&*file).display().to_string();
+            }
+        }
+        options
+    }
+
+    /// The files (relative to the folder) the client options of `variant`
+    /// name: what the client's containers must see.
+    pub fn named_files(&self, variant: &Variant) -> Vec<String> {
+        let options = self.client_options_of(variant);
+        let mut files: Vec<String> = self
+            .protocol
+            .file_options()
+            .iter()
+            .filter_map(|key| options.get(*key).cloned())
+            .collect();
+        files.sort();
+        files.dedup();
+        files
+    }
+
+    /// The method `variant`'s cells call, for a server of a generic
+    /// protocol (`package.Service/Method`); `None` for the contract's.
+    pub fn call_of(&self, variant: &Variant) -> Option<String> {
+        let key = self.protocol.call_option()?;
+        let call = self.client_options_of(variant).get(key)?.clone();
+        Some(rpclab_protocols::protocols::grpc_generic::method_of(&call).unwrap_or(call))
+    }
+
+    /// What a run records of a folder from outside the repository: its
+    /// path as given, and the hashes of its manifest, Dockerfile and the
+    /// files `variant`'s options name.
+    pub fn folder_record(&self, variant: &Variant) -> Option<rpclab_model::manifest::ServerFolder> {
+        use sha2::Digest;
+        let outside = self.outside.as_ref()?;
+        let mut names = vec!["server.toml".to_owned(), "Dockerfile".to_owned()];
+        names.extend(self.named_files(variant));
+        let files = names
+            .into_iter()
+            .filter_map(|name| {
+                let bytes = std::fs::read(self.dir.join(&name)).ok()?;
+                Some((name, hex::encode(sha2::Sha256::digest(&bytes))))
+            })
+            .collect();
+        Some(rpclab_model::manifest::ServerFolder {
+            path: outside.display().to_string(),
+            files,
+        })
     }
 
     /// The image tag of a variant. Variants that differ only at run time
@@ -302,48 +376,64 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// Reads every `servers/*/server.toml`, sorted by name.
 pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
+    load_with(root, &[])
+}
+
+/// The lab's servers and those of `outside`: each a server folder (with
+/// a `server.toml`) or a folder of server folders, from outside the
+/// repository (`lab run --servers-dir`, a lab's `servers_dirs`). Read by
+/// the same rules as the lab's own; a folder that does not exist or holds
+/// no server, or a name one of the lab's servers has, is an error that
+/// says so before anything starts.
+pub fn load_with(root: &Path, outside: &[PathBuf]) -> Result<Vec<Manifest>> {
     let servers = root.join("servers");
     let mut manifests = Vec::new();
-    let entries = std::fs::read_dir(&servers)
-        .with_context(|| format!("cannot read {}", servers.display()))?;
-    for entry in entries {
-        let dir = entry?.path();
-        let path = dir.join("server.toml");
-        if !path.is_file() {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let mut m: Manifest = parse_toml(&path, &text)?;
-        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if m.name != folder {
+    for dir in folders_in(&servers)? {
+        manifests.push(load_one(&dir)?);
+    }
+    // A path as the repository's root sees it, where it is inside.
+    let shown = |p: &Path| p.strip_prefix(root).map_or(p.to_owned(), Path::to_owned);
+    for given in outside {
+        let folders = if given.join("server.toml").is_file() {
+            vec![given.clone()]
+        } else if given.is_dir() {
+            folders_in(given)?
+        } else {
             bail!(
-                "{}: name = \"{}\" must match its folder name `{folder}`",
-                path.display(),
-                m.name
+                "server folder {} does not exist (--servers-dir and a lab's servers_dirs \
+                 take a server folder, or a folder of them)",
+                shown(given).display()
+            );
+        };
+        if folders.is_empty() {
+            bail!(
+                "{} has no server.toml, nor a folder with one: a server folder holds its \
+                 server.toml and Dockerfile (docs/your-own-service.md)",
+                shown(given).display()
             );
         }
-        if m.variants.is_empty() {
-            bail!("{}: declare at least one [[variant]]", path.display());
-        }
-        for v in &m.variants {
-            for op in v.cannot_carry.iter().flat_map(|c| &c.operations) {
-                if op.parse::<rpclab_model::contract::Operation>().is_err() {
-                    bail!(
-                        "{}: variant `{}`: cannot_carry names `{op}`, which is not a contract \
-                         operation (order-echo, orders-echo, string-1k, string-100k, string-1m, \
-                         hello, empty)",
-                        path.display(),
-                        v.name
-                    );
-                }
+        for dir in folders {
+            let mut m = load_one(&dir)?;
+            if let Some(other) = manifests.iter().find(|o| o.name == m.name) {
+                bail!(
+                    "{}: a server called `{}` is already in {}; rename yours (its folder and \
+                     server.toml's `name`)",
+                    shown(&dir.join("server.toml")).display(),
+                    m.name,
+                    other.outside.as_ref().map_or_else(
+                        || format!("the lab (servers/{})", other.name),
+                        |p| p.display().to_string()
+                    )
+                );
             }
+            let folder = if given.join("server.toml").is_file() {
+                given.clone()
+            } else {
+                given.join(&m.name)
+            };
+            m.outside = Some(shown(&folder));
+            manifests.push(m);
         }
-        crate::basics::confine::server(&m.confinement, &m.jvm_flags)
-            .with_context(|| format!("{}: [confinement]", path.display()))?;
-        m.dir = dir;
-        check_build(&m).with_context(|| path.display().to_string())?;
-        manifests.push(m);
     }
     manifests.sort_by(|a, b| a.name.cmp(&b.name));
     let mut ports: HashMap<u16, &str> = HashMap::new();
@@ -357,6 +447,101 @@ pub fn load_all(root: &Path) -> Result<Vec<Manifest>> {
         }
     }
     Ok(manifests)
+}
+
+/// The folders of `parent` that hold a `server.toml`, sorted.
+fn folders_in(parent: &Path) -> Result<Vec<PathBuf>> {
+    let entries =
+        std::fs::read_dir(parent).with_context(|| format!("cannot read {}", parent.display()))?;
+    let mut dirs = Vec::new();
+    for entry in entries {
+        let dir = entry?.path();
+        if dir.join("server.toml").is_file() {
+            dirs.push(dir);
+        }
+    }
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// Reads and checks the server folder `dir`.
+fn load_one(dir: &Path) -> Result<Manifest> {
+    let path = dir.join("server.toml");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut m: Manifest = parse_toml(&path, &text)?;
+    let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if m.name != folder {
+        bail!(
+            "{}: name = \"{}\" must match its folder name `{folder}`",
+            path.display(),
+            m.name
+        );
+    }
+    if m.variants.is_empty() {
+        bail!("{}: declare at least one [[variant]]", path.display());
+    }
+    for v in &m.variants {
+        for op in v.cannot_carry.iter().flat_map(|c| &c.operations) {
+            if op.parse::<rpclab_model::contract::Operation>().is_err() {
+                bail!(
+                    "{}: variant `{}`: cannot_carry names `{op}`, which is not a contract \
+                     operation (order-echo, orders-echo, string-1k, string-100k, string-1m, \
+                     hello, empty)",
+                    path.display(),
+                    v.name
+                );
+            }
+        }
+    }
+    crate::basics::confine::server(&m.confinement, &m.jvm_flags)
+        .with_context(|| format!("{}: [confinement]", path.display()))?;
+    m.dir = dir.to_owned();
+    check_build(&m).with_context(|| path.display().to_string())?;
+    for v in &m.variants {
+        check_client_options(&m, v)
+            .with_context(|| format!("{}: variant `{}`: client_options", path.display(), v.name))?;
+    }
+    Ok(m)
+}
+
+/// The client options of `v` as the client will take them: the method a
+/// generic protocol calls is there, every file they name is in the
+/// folder, and the protocol accepts them (with a descriptor set, the
+/// method and the request's fields are checked against its types).
+fn check_client_options(m: &Manifest, v: &Variant) -> Result<()> {
+    let options = m.client_options_of(v);
+    if let Some(key) = m.protocol.call_option() {
+        if !options.contains_key(key) {
+            bail!(
+                "protocol `{}` calls a method of your own service: add `{key} = \"package.Service/Method\"` \
+                 (docs/your-own-service.md)",
+                m.protocol
+            );
+        }
+    }
+    for key in m.protocol.file_options() {
+        let Some(file) = options.get(*key) else {
+            continue;
+        };
+        let relative = Path::new(file);
+        if relative.is_absolute()
+            || relative
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            bail!("`{key} = \"{file}\"` must be a path inside the server's folder, relative to it");
+        }
+        if !m.dir.join(relative).is_file() {
+            bail!(
+                "`{key} = \"{file}\"` names a file that is not in {}",
+                m.dir.display()
+            );
+        }
+    }
+    m.protocol
+        .check(&m.client_options_at(v, &m.dir))
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// A folder with its own Dockerfile has no `[build]` table (nothing would
@@ -373,9 +558,13 @@ fn check_build(m: &Manifest) -> Result<()> {
         }
         return Ok(());
     }
-    // Only a Java server builds on the shared Dockerfile; another language
-    // fails to compile here until the lab knows how to build it.
-    let Language::Java = m.language;
+    // Only a Java server builds on the shared Dockerfile.
+    if m.language != Language::Java {
+        bail!(
+            "{} has no Dockerfile: a server that is not in Java brings its own",
+            m.dir.display()
+        );
+    }
     for v in &m.variants {
         m.build.check(&v.name, &v.build_args)?;
         let pom = v
@@ -566,5 +755,143 @@ build_args = { S_VERSION = "1" }
             let p = crate::basics::confine::server(&m.confinement, &m.jvm_flags).unwrap();
             assert!(p.memory_bytes >= 1 << 30, "{}: {}", m.name, p.memory_basis);
         }
+    }
+
+    /// The repository's root and its worked example of a server folder
+    /// from outside `servers/`.
+    fn example() -> (PathBuf, PathBuf) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        (root.to_owned(), root.join("fixtures/servers"))
+    }
+
+    /// A copy of the example's folder under `parent` as `name`, its
+    /// `server.toml` edited by `edit`.
+    fn copy_example(parent: &Path, name: &str, edit: impl Fn(String) -> String) -> PathBuf {
+        let (_, servers) = example();
+        let dir = parent.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["Dockerfile", "shop.protoset", "request.json", "reply.json"] {
+            std::fs::copy(servers.join("grpc-shop").join(file), dir.join(file)).unwrap();
+        }
+        let text = std::fs::read_to_string(servers.join("grpc-shop/server.toml")).unwrap();
+        let text = edit(text.replace("name = \"grpc-shop\"", &format!("name = \"{name}\"")));
+        std::fs::write(dir.join("server.toml"), text).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_folder_from_outside_is_read_as_the_lab_s_own_with_its_call_and_files() {
+        let (root, servers) = example();
+        let all = load_with(&root, std::slice::from_ref(&servers)).unwrap();
+        assert!(all
+            .iter()
+            .any(|m| m.name == "thrift-java" && m.outside.is_none()));
+        let shop = all.iter().find(|m| m.name == "grpc-shop").unwrap();
+        // Shown as the repository's root sees it.
+        assert_eq!(
+            shop.outside.as_deref(),
+            Some(Path::new("fixtures/servers/grpc-shop"))
+        );
+        let v = &shop.variants[0];
+        assert_eq!(
+            shop.call_of(v).as_deref(),
+            Some("shop.v1.Inventory/Reserve")
+        );
+        assert_eq!(
+            shop.named_files(v),
+            ["reply.json", "request.json", "shop.protoset"]
+        );
+        let inside = shop.client_options_at(v, Path::new(FILES_IN_CONTAINERS));
+        assert_eq!(inside["protoset"], "/server/shop.protoset");
+        assert_eq!(inside["call"], "shop.v1.Inventory/Reserve");
+        assert_eq!(shop.jvm_of(v), None);
+        assert_eq!(shop.dockerfile(), "servers/grpc-shop/Dockerfile");
+        let record = shop.folder_record(v).unwrap();
+        assert_eq!(
+            record.files.keys().collect::<Vec<_>>(),
+            [
+                "Dockerfile",
+                "reply.json",
+                "request.json",
+                "server.toml",
+                "shop.protoset"
+            ]
+        );
+        assert!(record.files.values().all(|h| h.len() == 64));
+        // The folder itself may be given too.
+        let one = load_with(&root, &[servers.join("grpc-shop")]).unwrap();
+        assert!(one.iter().any(|m| m.name == "grpc-shop"));
+        // The lab's own record no folder.
+        let thrift = all.iter().find(|m| m.name == "thrift-java").unwrap();
+        assert!(thrift.folder_record(&thrift.variants[0]).is_none());
+        assert_eq!(thrift.call_of(&thrift.variants[0]), None);
+    }
+
+    #[test]
+    fn bad_server_folders_are_one_line_each_before_anything_starts() {
+        let (root, _) = example();
+        let tmp = tempfile::tempdir().unwrap();
+        let err = |dir: &Path| {
+            let e = format!("{:#}", load_with(&root, &[dir.to_owned()]).unwrap_err());
+            assert!(!e.contains('\n'), "one line: {e}");
+            e
+        };
+        let missing = err(&tmp.path().join("nowhere"));
+        assert!(missing.contains("nowhere does not exist"), "{missing}");
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir_all(empty.join("sub")).unwrap();
+        let e = err(&empty);
+        assert!(
+            e.contains("has no server.toml, nor a folder with one"),
+            "{e}"
+        );
+
+        let clash = tmp.path().join("clash");
+        copy_example(&clash, "thrift-java", |t| t);
+        let e = err(&clash);
+        assert!(
+            e.contains("a server called `thrift-java` is already in the lab (servers/thrift-java)"),
+            "{e}"
+        );
+
+        let no_call = tmp.path().join("no-call");
+        copy_example(&no_call, "shop2", |t| t.replace("call = ", "# call = "));
+        let e = err(&no_call);
+        assert!(
+            e.contains("server.toml: variant `0.1`: client_options:"),
+            "{e}"
+        );
+        assert!(e.contains("add `call = \"package.Service/Method\"`"), "{e}");
+
+        let no_file = tmp.path().join("no-file");
+        let dir = copy_example(&no_file, "shop3", |t| t);
+        std::fs::remove_file(dir.join("request.json")).unwrap();
+        let e = err(&no_file);
+        assert!(
+            e.contains("`data_file = \"request.json\"` names a file that is not in"),
+            "{e}"
+        );
+
+        let outside = tmp.path().join("outside");
+        copy_example(&outside, "shop4", |t| {
+            t.replace("\"reply.json\"", "\"../reply.json\"")
+        });
+        let e = err(&outside);
+        assert!(
+            e.contains("must be a path inside the server's folder"),
+            "{e}"
+        );
+
+        let wrong = tmp.path().join("wrong-method");
+        copy_example(&wrong, "shop5", |t| {
+            t.replace("Inventory/Reserve", "Inventory/Cancel")
+        });
+        let e = err(&wrong);
+        assert!(
+            e.contains(
+                "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+            ),
+            "{e}"
+        );
     }
 }

@@ -82,6 +82,11 @@ pub struct ClientCell<'a> {
     pub verbose: bool,
     /// The network the client joins: the run's (its servers' loopback).
     pub network: &'a Network,
+    /// The server's folder, when its client options name files in it (a
+    /// descriptor set, a request's JSON): mounted read-only at
+    /// [`crate::definitions::manifest::FILES_IN_CONTAINERS`], where the
+    /// spec's options look for them.
+    pub files: Option<&'a Path>,
 }
 
 /// Runs the client for `cell.spec` in a container of [`images::CLIENT`] on
@@ -104,12 +109,13 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         verbose,
         clock_offset_s,
         network,
+        files,
     } = cell;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
-    let (client, through_api) = start(engine, run_id, client_cpus, &dir, network).await?;
+    let (client, through_api) = start(engine, run_id, client_cpus, &dir, network, files).await?;
     let sampler = server.map(|(engine, server)| cost::Sampler::start(engine, server));
     let registry_sampler =
         registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
@@ -198,9 +204,16 @@ async fn start(
     client_cpus: &str,
     dir: &Path,
     network: &Network,
+    files: Option<&Path>,
 ) -> Result<(String, bool)> {
     let confinement = confine::client();
     let through_api = engine.endpoint != Endpoint::Default;
+    if through_api && files.is_some() {
+        bail!(
+            "the client options name files of the server's folder, which reach the client only \
+             on this machine's engine: run the client role here (leave out --client-host)"
+        );
+    }
     let spec_container = |binds: Vec<String>| ContainerSpec {
         name: format!("rpclab-client-{run_id}-{}", unique()),
         image: images::CLIENT,
@@ -226,9 +239,9 @@ async fn start(
             .await?
     } else {
         confine::prepare_bind_dir(dir)?;
-        engine
-            .start(spec_container(vec![format!("{}:/cell", dir.display())]))
-            .await?
+        let mut binds = vec![format!("{}:/cell", dir.display())];
+        binds.extend(files.map(server_files_bind).transpose()?);
+        engine.start(spec_container(binds)).await?
     };
     Ok((client, through_api))
 }
@@ -327,6 +340,20 @@ fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The read-only bind mount of a server's folder at
+/// [`crate::definitions::manifest::FILES_IN_CONTAINERS`], for the files its
+/// client options name (the engine needs an absolute path).
+pub fn server_files_bind(folder: &Path) -> Result<String> {
+    let folder = folder
+        .canonicalize()
+        .with_context(|| format!("cannot find {}", folder.display()))?;
+    Ok(format!(
+        "{}:{}:ro",
+        folder.display(),
+        crate::definitions::manifest::FILES_IN_CONTAINERS
+    ))
 }
 
 #[cfg(test)]

@@ -148,6 +148,7 @@ pub fn plan<'a>(
         let mut ran_one = false;
         for v in m.variants.iter().filter(|v| wanted(filters, m, v)) {
             let mut record = record_of(m, v, scenarios);
+            let scenarios = scenarios_of(m, v, scenarios);
             record.not_run = record
                 .not_run
                 .or_else(|| not_run(m, filters, ran_one && profile.first_variant_only));
@@ -163,9 +164,9 @@ pub fn plan<'a>(
                     record: servers.len(),
                     skipped: scenarios
                         .iter()
-                        .filter_map(|sc| v.cannot_carry(sc.operation).map(|why| (sc, why)))
+                        .filter_map(|sc| v.cannot_carry(sc.operation).map(|why| (*sc, why)))
                         .collect(),
-                    cells: cells_of(v, scenarios, profile),
+                    cells: cells_of(v, &scenarios, profile),
                 });
             }
             servers.push(record);
@@ -228,8 +229,8 @@ fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord 
         image: m.image(v),
         not_run: m.not_runnable(v),
         notes: v.notes.clone(),
-        skipped_scenarios: scenarios
-            .iter()
+        skipped_scenarios: scenarios_of(m, v, scenarios)
+            .into_iter()
             .filter_map(|sc| {
                 v.cannot_carry(sc.operation)
                     .map(|why| format!("{}: {why}", sc.name))
@@ -237,14 +238,52 @@ fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord 
             .collect(),
         confinement: None,
         port: None,
+        call: m.call_of(v),
+        folder: m.folder_record(v),
     }
 }
 
+/// The scenarios of the run that variant `v` of `m` runs: the lab's
+/// scenarios for a server of the contract; for a server of a generic
+/// protocol, their copies that call its method ([`Scenario::calling`]).
+pub fn scenarios_of<'a>(m: &Manifest, v: &Variant, scenarios: &'a [Scenario]) -> Vec<&'a Scenario> {
+    let call = m.call_of(v);
+    scenarios.iter().filter(|sc| sc.call == call).collect()
+}
+
+/// Whether variant `v` of `m` runs `scenario`: it is one of its
+/// scenarios ([`scenarios_of`]) and it can carry its operation.
+pub fn carries(m: &Manifest, v: &Variant, scenario: &Scenario) -> bool {
+    scenario.call == m.call_of(v) && v.cannot_carry(scenario.operation).is_none()
+}
+
+/// The lab's `scenarios` with, for each method the `selected` servers of
+/// a generic protocol call, a copy of each calling it
+/// ([`Scenario::calling`]): what a run plans its cells from.
+pub fn with_calls(scenarios: &[Scenario], selected: &[&Manifest]) -> Vec<Scenario> {
+    let mut methods: Vec<String> = selected
+        .iter()
+        .flat_map(|m| m.variants.iter().filter_map(|v| m.call_of(v)))
+        .collect();
+    methods.sort();
+    methods.dedup();
+    let mut all = scenarios.to_vec();
+    for method in &methods {
+        all.extend(scenarios.iter().map(|sc| sc.calling(method)));
+    }
+    all
+}
+
 /// The cells of `v`, in a run in blocks' order.
-fn cells_of<'a>(v: &Variant, scenarios: &'a [Scenario], profile: &Profile) -> Vec<PlannedCell<'a>> {
+fn cells_of<'a>(
+    v: &Variant,
+    scenarios: &[&'a Scenario],
+    profile: &Profile,
+) -> Vec<PlannedCell<'a>> {
     let repetitions = profile.least_repetitions();
     scenarios
         .iter()
+        .copied()
         .filter(|sc| v.cannot_carry(sc.operation).is_none())
         .flat_map(|scenario| {
             scenario.levels(profile).into_iter().flat_map(move |level| {
@@ -533,5 +572,53 @@ max_levels = 1",
             2,
             "its variants stay, with no cell left"
         );
+    }
+
+    #[test]
+    fn a_generic_server_runs_each_scenario_s_load_calling_its_method_under_a_name_of_its_own() {
+        let thrift = manifest("name = \"a\"\n[[variant]]\nname = \"one\"\nversion = \"1\"\n");
+        let shop: Manifest = toml::from_str(
+            r#"
+            name = "shop"
+            framework = "grpc"
+            protocol = "grpc-generic"
+            language = "rust"
+            description = "d"
+            port = 50071
+            client_options = { call = "shop.v1.Inventory.Reserve" }
+            confinement = { memory = "256m" }
+            [[variant]]
+            name = "1"
+            version = "1"
+            "#,
+        )
+        .unwrap();
+        let lab = scenarios();
+        let all = with_calls(&lab, &[&thrift, &shop]);
+        assert_eq!(all.len(), 4, "the lab's two, and two calling the method");
+        let profile = profile("max_levels = 1");
+        let plan = plan(&all, &profile, &[&thrift, &shop], &filters(&[], true)).unwrap();
+        let [a, generic] = &plan.runnable[..] else {
+            panic!("both run")
+        };
+        let names =
+            |p: &Planned<'_>| -> Vec<String> { cells(p).into_iter().map(|c| c.0).collect() };
+        assert_eq!(names(a), ["echo", "list"]);
+        assert_eq!(
+            names(generic),
+            [
+                "echo:shop.v1.Inventory/Reserve",
+                "list:shop.v1.Inventory/Reserve"
+            ]
+        );
+        assert!(generic.skipped.is_empty());
+        assert_eq!(
+            plan.servers[1].call.as_deref(),
+            Some("shop.v1.Inventory/Reserve")
+        );
+        assert_eq!(plan.servers[0].call, None);
+        assert!(carries(&shop, &shop.variants[0], &all[2]));
+        assert!(!carries(&shop, &shop.variants[0], &all[0]));
+        assert!(!carries(&thrift, &thrift.variants[0], &all[2]));
     }
 }

@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 pub struct BuildOptions {
     pub lab: PathBuf,
     pub only: Vec<String>,
+    /// Server folders from outside the repository, over the lab's
+    /// `servers_dirs` (as `lab run --servers-dir`).
+    pub servers_dirs: Vec<PathBuf>,
     pub profile: Option<String>,
     pub ca_certificates: Option<PathBuf>,
     pub verbose: bool,
@@ -37,7 +40,9 @@ pub async fn build(root: &Path, opts: BuildOptions) -> Result<()> {
     }
     let profile_name = opts.profile.unwrap_or_else(|| lab.def.profile.clone());
     let profile = lab.profile(&profile_name)?.clone();
-    let manifests = crate::definitions::manifest::load_all(root)?;
+    let mut outside = lab.servers_dirs();
+    outside.extend(opts.servers_dirs.iter().cloned());
+    let manifests = crate::definitions::manifest::load_with(root, &outside)?;
     let only = if opts.only.is_empty() {
         lab.def.servers.clone()
     } else {

@@ -33,6 +33,20 @@ pub struct Probe<'a> {
     pub network: &'a Network,
     pub run_id: &'a str,
     pub cpus: &'a str,
+    /// The method a generic protocol's probe calls (the options name it),
+    /// for the messages; `None`: `operation`, the contract's.
+    pub call: Option<&'a str>,
+    /// The server's folder, mounted read-only into the probe's container
+    /// for the files its options name ([`crate::engine::client_container::server_files_bind`]).
+    pub files: Option<&'a std::path::Path>,
+}
+
+impl Probe<'_> {
+    /// What the probe calls: the generic method, or the operation.
+    fn what(&self) -> String {
+        self.call
+            .map_or_else(|| self.operation.to_string(), str::to_owned)
+    }
 }
 
 /// Probes until a verified call succeeds, the container exits, or the time
@@ -59,13 +73,13 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
             Duration::from_secs(2),
         );
         match probe.await {
-            Ok(latency) => {
+            Ok(verified) => {
                 crate::say!(
                     "{} ready after {:.1} s (probe {} verified in {:.2} ms)",
                     p.name,
                     started.elapsed().as_secs_f64(),
-                    p.operation,
-                    latency.as_secs_f64() * 1e3
+                    p.what(),
+                    verified.latency.as_secs_f64() * 1e3
                 );
                 return Ok(());
             }
@@ -115,7 +129,12 @@ async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
             entrypoint: None,
             cmd: Some(cmd),
             cpuset: p.cpus,
-            binds: Vec::new(),
+            binds: p
+                .files
+                .map(crate::engine::client_container::server_files_bind)
+                .transpose()?
+                .into_iter()
+                .collect(),
             confinement: &crate::basics::confine::client(),
             network: p.network,
         })

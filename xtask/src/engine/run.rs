@@ -16,7 +16,7 @@ use crate::basics::host;
 use crate::basics::role::Role;
 use crate::definitions::hosts::{HostArgs, Roles};
 use crate::definitions::lab::{Lab, LabDef, Profile, Scenario};
-use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::definitions::manifest::{Manifest, Registry, Variant, FILES_IN_CONTAINERS};
 use crate::definitions::overrides::{self, Overrides};
 use crate::engine::capacity::{self, Next};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
@@ -47,6 +47,9 @@ use std::time::Duration;
 pub struct RunOptions {
     pub lab: PathBuf,
     pub only: Vec<String>,
+    /// Server folders from outside the repository (`--servers-dir`), over
+    /// the lab's `servers_dirs`.
+    pub servers_dirs: Vec<PathBuf>,
     pub profile: Option<String>,
     pub cpus: crate::basics::cpus::CpuArgs,
     pub ca_certificates: Option<PathBuf>,
@@ -158,13 +161,18 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         opts.overrides.apply(p);
     }
     let profile = lab.profile(&profile_name)?.clone();
-    let manifests = crate::definitions::manifest::load_all(root)?;
+    let mut outside = lab.servers_dirs();
+    outside.extend(opts.servers_dirs.iter().cloned());
+    let manifests = crate::definitions::manifest::load_with(root, &outside)?;
     let only = if opts.only.is_empty() {
         lab.def.servers.clone()
     } else {
         opts.only.clone()
     };
     let selected = crate::definitions::manifest::select(&manifests, &only)?;
+    // A server of a generic protocol runs each scenario's load calling
+    // its own method, as scenarios of their own (plan::with_calls).
+    let scenarios = plan::with_calls(&lab.scenarios, &selected);
     let mut variants = opts.variants.clone();
     for pair in overrides::variant_pairs(&opts.variant_names, &selected)? {
         if !variants.contains(&pair) {
@@ -182,12 +190,17 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
     }
     // CPU sets are checked before anything starts: no snapshot, no build.
     let split = split_cpus(&lab.def.cpus, &opts.cpus)?;
-    let def = as_run(
+    let mut def = as_run(
         &lab.def,
         &profile_name,
         &split,
         opts.ca_certificates.as_ref(),
     );
+    // As the repository's root sees them, where they are inside.
+    def.servers_dirs = outside
+        .iter()
+        .map(|d| d.strip_prefix(root).map_or(d.clone(), Path::to_owned))
+        .collect();
 
     // What a resume must match is checked before anything starts.
     let interrupted = opts.resume.as_deref().map(Interrupted::open).transpose()?;
@@ -327,7 +340,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         root,
         engine: &engines.server,
         engines: &engines,
-        scenarios: &lab.scenarios,
+        scenarios: &scenarios,
         def: &def,
         profile: &profile,
         run_id: scope.id(),
@@ -902,7 +915,7 @@ impl RunContext<'_> {
         let mut round = 1;
         loop {
             let mut order: Vec<usize> = (0..live.len())
-                .filter(|i| live[*i].alive && live[*i].v.cannot_carry(scenario.operation).is_none())
+                .filter(|i| live[*i].alive && plan::carries(live[*i].m, live[*i].v, scenario))
                 .collect();
             if order.is_empty() {
                 return Ok(());
@@ -1194,10 +1207,21 @@ impl RunContext<'_> {
     /// Waits until the server in container `id` answers a verified call on `port`.
     async fn wait_ready(&self, m: &Manifest, v: &Variant, id: &str, port: u16) -> Result<()> {
         let target = format!("{}:{}", self.engines.roles.server_address, port);
-        let options = m.client_options_of(v);
+        // This process probes on the host's network, a container in a
+        // private one (with the folder's files mounted).
+        let here = *self.network() == Network::Host;
+        let options = if here {
+            m.client_options_at(v, &m.dir)
+        } else {
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS))
+        };
+        let call = m.call_of(v);
         let hint = format!(
-            "Raise [readiness] timeout_s in servers/{}/server.toml if it is only slow.",
-            m.name
+            "Raise [readiness] timeout_s in {} if it is only slow.",
+            m.outside.as_ref().map_or_else(
+                || format!("servers/{}/server.toml", m.name),
+                |folder| folder.join("server.toml").display().to_string()
+            )
         );
         let name = format!("server {}", m.name);
         readiness::wait(
@@ -1214,6 +1238,8 @@ impl RunContext<'_> {
                 network: self.network(),
                 run_id: self.run_id,
                 cpus: &self.cpus.client,
+                call: call.as_deref(),
+                files: files_of(m, v).filter(|_| !here),
             },
         )
         .await
@@ -1307,7 +1333,12 @@ impl RunContext<'_> {
             .iter()
             .find(|s| s.name == asked.scenario)
             .with_context(|| format!("the lab has no scenario `{}`", asked.scenario))?;
-        let loads = capacity::Loads::of(base, self.profile)?;
+        // A generic server's steps call its method, named after it.
+        let base = match m.call_of(v) {
+            Some(method) => base.calling(&method),
+            None => base.clone(),
+        };
+        let loads = capacity::Loads::of(&base, self.profile)?;
         let mut search = loads.search(asked, m, &v.name, self.profile);
         let first = match asked.start_rate {
             Some(rate) => rate,
@@ -1414,7 +1445,7 @@ impl RunContext<'_> {
         }
         let Some((scenario, level)) = self.scenarios.iter().find_map(|sc| {
             let top = sc.levels(self.profile).into_iter().max()?;
-            v.cannot_carry(sc.operation).is_none().then_some((sc, top))
+            plan::carries(m, v, sc).then_some((sc, top))
         }) else {
             return Ok(None);
         };
@@ -1423,7 +1454,7 @@ impl RunContext<'_> {
             format!("{}:{}", self.engines.roles.server_address, port),
             scenario.operation,
             scenario.load(level, self.profile)?,
-            m.client_options_of(v),
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
         // A resumed run's priming keeps the interrupted run's files: it
         // takes the first start number not yet used.
@@ -1432,7 +1463,7 @@ impl RunContext<'_> {
                 snapshot.cell_dir(
                     &m.name,
                     &sanitize(&v.name),
-                    &format!("prime-{}", scenario.name),
+                    &sanitize(&format!("prime-{}", scenario.name)),
                     level,
                     start,
                 )
@@ -1445,7 +1476,10 @@ impl RunContext<'_> {
         );
         let ClientRun { report, .. } = client_container::run_client(
             &self.engines.client,
-            self.client_cell(&dir, &spec, &label),
+            ClientCell {
+                files: files_of(m, v),
+                ..self.client_cell(&dir, &spec, &label)
+            },
         )
         .await?;
         let warmup = report.warmup.clone().unwrap_or_default();
@@ -1493,6 +1527,7 @@ impl RunContext<'_> {
             verbose: self.verbose,
             clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
             network: self.network(),
+            files: None,
         }
     }
 
@@ -1521,7 +1556,7 @@ impl RunContext<'_> {
             scenario.operation,
             scenario.load(concurrency, self.profile)?,
             scenario.include_connect,
-            m.client_options_of(v),
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
         if cold && self.profile.cold_warmup_max_s.is_some() {
             spec.warmup_max_s = Some(self.profile.warmup_limit_s(true));
@@ -1529,7 +1564,7 @@ impl RunContext<'_> {
         let dir = snapshot.cell_dir(
             &m.name,
             &sanitize(&v.name),
-            &scenario.name,
+            &sanitize(&scenario.name),
             concurrency,
             rep,
         );
@@ -1556,6 +1591,7 @@ impl RunContext<'_> {
                         .map(|id| (&self.engines.server, id.as_str()))
                         .collect(),
                 }),
+                files: files_of(m, v),
                 ..self.client_cell(&dir, &spec, &label)
             },
         )
@@ -1682,6 +1718,12 @@ fn seats(
             drawn.into_iter().enumerate().collect()
         }
     }
+}
+
+/// The folder to mount into the client's and the probe's containers for
+/// variant `v` of `m`: its own, when its client options name files there.
+fn files_of<'m>(m: &'m Manifest, v: &Variant) -> Option<&'m Path> {
+    (!m.named_files(v).is_empty()).then_some(m.dir.as_path())
 }
 
 /// What a server that exited during a cell leaves as the run's error.

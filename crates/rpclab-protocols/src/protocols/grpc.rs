@@ -125,6 +125,8 @@ impl Protocol for Grpc {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
+    const FILE_OPTIONS: &'static [&'static str] = &["cacert"];
+
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, crate::tls::OPTIONS)?;
         Ok(Grpc {

@@ -126,6 +126,10 @@ impl Protocol for GrpcGeneric {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
+    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "protoset", "cacert"];
+
+    const CALL_OPTION: Option<&'static str> = Some("call");
+
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, OPTIONS)?;
         let Some(call) = options.get("call") else {
@@ -289,6 +293,14 @@ impl GrpcGeneric {
             Ok(Ok((pool, version))) => self.resolve(&pool, format!("reflection {version}")),
         }
     }
+}
+
+/// The method `call` names, as `package.Service/Method` whichever way it
+/// was written (`package.Service.Method` too, as ghz takes it): what the
+/// lab names a generic cell by.
+pub fn method_of(call: &str) -> Result<String, CallError> {
+    let (service, method) = split_call(call)?;
+    Ok(format!("{service}/{method}"))
 }
 
 /// `package.Service/Method` or `package.Service.Method` (as ghz takes it).

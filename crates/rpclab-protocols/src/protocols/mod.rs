@@ -37,6 +37,31 @@ macro_rules! protocols {
                     $(ProtocolName::$ty => $module::$ty::NAME,)+
                 }
             }
+
+            /// Its options that name files ([`Protocol::FILE_OPTIONS`]).
+            pub const fn file_options(self) -> &'static [&'static str] {
+                match self {
+                    $(ProtocolName::$ty => <$module::$ty as Protocol>::FILE_OPTIONS,)+
+                }
+            }
+
+            /// The option naming a generic protocol's method
+            /// ([`Protocol::CALL_OPTION`]); `None` for the contract's.
+            pub const fn call_option(self) -> Option<&'static str> {
+                match self {
+                    $(ProtocolName::$ty => <$module::$ty as Protocol>::CALL_OPTION,)+
+                }
+            }
+
+            /// Builds the protocol from `options` and drops it: the check
+            /// a cell's options get before any load, with the error the
+            /// client would give (an option it lacks or does not know, a
+            /// file it cannot read, a method its types do not have).
+            pub fn check(self, options: &BTreeMap<String, String>) -> Result<(), CallError> {
+                match self {
+                    $(ProtocolName::$ty => $module::$ty::new(options).map(drop),)+
+                }
+            }
         }
 
         /// Every protocol name the client speaks, in the list's order.
