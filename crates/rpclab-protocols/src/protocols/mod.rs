@@ -69,6 +69,7 @@ protocols! {
     rmi::Rmi,
     motan::Motan,
     grpc_generic::GrpcGeneric,
+    dubbo_generic::DubboGeneric,
 }
 
 impl fmt::Display for ProtocolName {
