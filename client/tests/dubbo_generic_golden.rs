@@ -75,7 +75,10 @@ fn the_request_reads_as_a_java_generic_service_request() {
     assert_eq!(our_len, ours.len());
     // The same flags (request, two-way, hessian2), id and status.
     assert_eq!(our_header.flag, java_header.flag);
-    assert_eq!((our_header.id, our_header.status), (java_header.id, java_header.status));
+    assert_eq!(
+        (our_header.id, our_header.status),
+        (java_header.id, java_header.status)
+    );
     // The same values in the same order: the five strings, `$invoke`'s
     // method, types (`[string`) and arguments (`[object`, a map), and the
     // attachments Java's consumer sends.
@@ -105,7 +108,10 @@ fn a_generalized_reply_is_decoded_and_compared() {
     assert_eq!(reply::first_difference(&named, &value, 0), None);
     let json = reply::to_json(&value);
     assert_eq!(json["class"], class);
-    assert_eq!(json["lines"][1]["class"], "rpclab.golden.GenericFrames$Line");
+    assert_eq!(
+        json["lines"][1]["class"],
+        "rpclab.golden.GenericFrames$Line"
+    );
     let mut wrong = expected;
     wrong["lines"][1]["reserved"] = json!(99);
     assert_eq!(
