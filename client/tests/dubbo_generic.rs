@@ -17,6 +17,10 @@
 //! the `rpclab-client` binary; the test reads its JSON report or its one
 //! error line. No timing is asserted.
 
+mod common;
+
+use common::cli::{self, run};
+use common::free_port;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -33,20 +37,6 @@ const SERVICE: &str = "com.example.shop.InventoryService";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn run(cmd: &mut Command, what: &str) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// Copies the folder (or file) `from` to `to`.
@@ -108,15 +98,6 @@ fn image() -> &'static str {
         let _ = std::fs::remove_dir_all(&context);
     });
     IMAGE
-}
-
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A running container, removed when dropped (a failing test included).
@@ -270,10 +251,7 @@ fn ruok(port: u16) -> bool {
 
 /// `rpclab-client --protocol dubbo-generic <args>`.
 fn client(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rpclab-client"))
-        // An error is one line, as a user sees it.
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
+    cli::client()
         .args(["--protocol", "dubbo-generic"])
         .args(args)
         .output()
@@ -282,29 +260,12 @@ fn client(args: &[&str]) -> Output {
 
 /// A run that must succeed: its JSON report.
 fn report(args: &[&str]) -> Value {
-    let out = client(&[args, &["--json"]].concat());
-    assert!(
-        out.status.success(),
-        "rpclab-client {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
+    cli::report(client(&[args, &["--json"]].concat()), args)
 }
 
 /// A run that must fail before any load: its one error line.
 fn refusal(args: &[&str]) -> String {
-    let out = client(args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded:\n{stdout}");
-    assert!(
-        stdout.trim().is_empty(),
-        "{args:?}: something was measured:\n{stdout}"
-    );
-    let lines: Vec<&str> = stderr.trim().lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
-    lines[0].to_owned()
+    cli::refusal(client(args), args)
 }
 
 /// A reservation request with nested POJOs in a list and the call's number.
@@ -499,6 +460,16 @@ fn generic_calls_through_zookeeper_are_verified_and_bad_input_is_one_line() {
             "registry {}: no dubbo provider of com.example.shop.Nope is registered (the \
              interfaces registered under /dubbo: {SERVICE})",
             shop.registry
+        )),
+        "{line}"
+    );
+    // A version the provider does not export: what is registered instead.
+    let line = refusal(&[&through_registry[..], &["--option", "version=2.0.0"]].concat());
+    assert!(
+        line.contains(&format!(
+            "no provider of {SERVICE} with version 2.0.0 and group none; registered: {} \
+             (version none, group none)",
+            shop.target
         )),
         "{line}"
     );
