@@ -29,7 +29,7 @@ use crate::protocols::dubbo::codec::{
     Header, DUBBO_VERSION, FLAG_REQUEST, FLAG_TWOWAY, HEADER_LEN, MAX_BODY, SERVICE_VERSION,
 };
 use crate::protocols::dubbo::serialization::hessian2::ID as HESSIAN2;
-use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
+use crate::protocols::grpc_generic::request::{json_type, shown, REQUEST_NUMBER};
 use hessian2::Encoder;
 use serde_json::Value as Json;
 
@@ -392,27 +392,6 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
-    }
-}
-
-/// A JSON value's type, for errors.
-pub fn json_type(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "an array",
-        Json::Object(_) => "an object",
-    }
-}
-
-/// A JSON value, cut to 40 characters, for errors.
-fn shown(v: &Json) -> String {
-    let text = v.to_string();
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
     }
 }
 

@@ -1,7 +1,9 @@
 package rpclab.golden;
 
+import com.example.shop.Line;
+import com.example.shop.Reservation;
+import com.example.shop.Status;
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,11 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.dubbo.common.URL;
 import org.apache.dubbo.common.utils.PojoUtils;
 import org.apache.dubbo.common.utils.ReflectUtils;
 import org.apache.dubbo.common.utils.StringUtils;
-import org.apache.dubbo.remoting.Channel;
 import org.apache.dubbo.remoting.buffer.ChannelBuffer;
 import org.apache.dubbo.remoting.buffer.ChannelBuffers;
 import org.apache.dubbo.remoting.exchange.Request;
@@ -76,7 +76,7 @@ public final class GenericFrames {
         return req;
     }
 
-    /** The provider's reply: a Reservation as PojoUtils.generalize makes it. */
+    /** The provider's reply: the fixture's Reservation as PojoUtils.generalize makes it. */
     static Response reservationReply() {
         Reservation reservation = new Reservation();
         reservation.setRequestId("req-1");
@@ -103,103 +103,10 @@ public final class GenericFrames {
     }
 
     private static byte[] encode(Object message) throws IOException {
-        URL url = URL.valueOf("dubbo://127.0.0.1:20880/" + INTERFACE + "?serialization=hessian2&generic=true");
-        Channel channel = (Channel) Proxy.newProxyInstance(
-                GenericFrames.class.getClassLoader(),
-                new Class<?>[] {Channel.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getUrl" -> url;
-                    case "hasAttribute", "isConnected", "isClosed" -> false;
-                    case "toString" -> "golden-channel";
-                    case "hashCode" -> 0;
-                    case "equals" -> proxy == args[0];
-                    case "send" -> throw new IllegalStateException(
-                            "the codec could not encode a frame and sent instead: " + args[0]);
-                    default -> null;
-                });
         ChannelBuffer buffer = ChannelBuffers.dynamicBuffer(1024);
-        new DubboCodec(FrameworkModel.defaultModel()).encode(channel, buffer, message);
+        new DubboCodec(FrameworkModel.defaultModel()).encode(Dubbo33Frames.channel("hessian2"), buffer, message);
         byte[] bytes = new byte[buffer.readableBytes()];
         buffer.readBytes(bytes);
         return bytes;
-    }
-
-    /** The fixture's enum, as a generalized reply names it. */
-    public enum Status {
-        RESERVED,
-        PARTIAL
-    }
-
-    /** The fixture's Line (fixtures/dubbo-shop). */
-    public static final class Line {
-        private String sku;
-        private int reserved;
-
-        public Line(String sku, int reserved) {
-            this.sku = sku;
-            this.reserved = reserved;
-        }
-
-        public String getSku() {
-            return sku;
-        }
-
-        public int getReserved() {
-            return reserved;
-        }
-    }
-
-    /** The fixture's Reservation (fixtures/dubbo-shop). */
-    public static final class Reservation {
-        private String requestId;
-        private String customer;
-        private Status status;
-        private final List<Line> lines = new ArrayList<>();
-        private long totalQuantity;
-        private double price;
-
-        public String getRequestId() {
-            return requestId;
-        }
-
-        public void setRequestId(String requestId) {
-            this.requestId = requestId;
-        }
-
-        public String getCustomer() {
-            return customer;
-        }
-
-        public void setCustomer(String customer) {
-            this.customer = customer;
-        }
-
-        public Status getStatus() {
-            return status;
-        }
-
-        public void setStatus(Status status) {
-            this.status = status;
-        }
-
-        public List<Line> getLines() {
-            return lines;
-        }
-
-        public long getTotalQuantity() {
-            return totalQuantity;
-        }
-
-        public void setTotalQuantity(long totalQuantity) {
-            this.totalQuantity = totalQuantity;
-        }
-
-        public double getPrice() {
-            return price;
-        }
-
-        public void setPrice(double price) {
-            this.price = price;
-        }
     }
 }
