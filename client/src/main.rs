@@ -6,6 +6,8 @@
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
 //!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
+//! * on a method of your own Dubbo interface, by generic invocation:
+//!   `rpclab-client --protocol dubbo-generic --registry zookeeper://127.0.0.1:2181 --call com.example.shop.InventoryService/reserve --types com.example.shop.ReserveRequest --data '[{"sku":"a","quantity":1}]'`
 //! * as the lab runs it, from a cell spec: `rpclab-client run-spec --spec cell.json --out DIR`
 //! * as a readiness check: `rpclab-client probe --protocol thrift --target 127.0.0.1:9090`
 
@@ -103,6 +105,8 @@ struct Direct {
     #[command(flatten)]
     generic: Generic,
     #[command(flatten)]
+    dubbo: DubboGenericFlags,
+    #[command(flatten)]
     tls: TlsFlags,
     /// Concurrent callers.
     #[arg(long, default_value_t = 1)]
@@ -186,11 +190,14 @@ struct Generic {
     /// A method of your own gRPC service, `package.Service/Method` (or
     /// `package.Service.Method`), as ghz's `--call`: calls it instead of the
     /// contract (protocol grpc-generic), its types from --protoset or the
-    /// server's reflection (grpc.reflection.v1, else v1alpha).
+    /// server's reflection (grpc.reflection.v1, else v1alpha). With
+    /// --protocol dubbo-generic: a method of your own Dubbo interface,
+    /// `interface/method`, by Dubbo's generic invocation.
     #[arg(long)]
     call: Option<String>,
-    /// The request as JSON (default `{}`); `{{.RequestNumber}}` in a string
-    /// or as an integer field's value is the call's number (0, 1, ...).
+    /// The request as JSON (default `{}`; for dubbo-generic the arguments,
+    /// a JSON array, default `[]`); `{{.RequestNumber}}` in a string or as
+    /// an integer field's value is the call's number (0, 1, ...).
     #[arg(long, short = 'd', requires = "call")]
     data: Option<String>,
     /// The request's JSON from a file.
@@ -209,6 +216,31 @@ struct Generic {
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+}
+
+/// What a generic Dubbo call adds to `--call` (`--protocol dubbo-generic`).
+#[derive(Args)]
+struct DubboGenericFlags {
+    /// With --protocol dubbo-generic: the parameter types of the --call
+    /// method, Java names, comma-separated (`com.example.shop.ReserveRequest,int`);
+    /// without them, the provider finds the method by its name.
+    #[arg(long, requires = "call")]
+    types: Option<String>,
+    /// With --protocol dubbo-generic: the ZooKeeper registry in which the
+    /// provider of the --call interface is found (`zookeeper://127.0.0.1:2181`);
+    /// --target may then be left out (its port picks one of several providers).
+    #[arg(long, requires = "call")]
+    registry: Option<String>,
+}
+
+impl DubboGenericFlags {
+    /// The flags as options of protocol `dubbo-generic`.
+    fn options(&self) -> Vec<(String, String)> {
+        [("types", &self.types), ("registry", &self.registry)]
+            .into_iter()
+            .filter_map(|(key, value)| Some((key.to_owned(), value.clone()?)))
+            .collect()
+    }
 }
 
 /// TLS for gRPC, as ghz's flags, except that plaintext is the default
@@ -281,8 +313,31 @@ impl Generic {
     }
 }
 
-/// The protocol that makes a generic gRPC call (`--call`).
-const GENERIC_GRPC: &str = "grpc-generic";
+/// The protocols that make a generic call (`--call`), each with the
+/// `--protocol` names that select it; the first is `--call`'s default.
+const GENERIC_PROTOCOLS: &[(&str, &[&str])] = &[
+    ("grpc-generic", &["grpc-generic", "grpc"]),
+    ("dubbo-generic", &["dubbo-generic", "dubbo"]),
+];
+
+/// The protocol a `--call` run uses, from `--protocol` (if given).
+fn generic_protocol(protocol: Option<&str>) -> Result<&'static str> {
+    let Some(asked) = protocol else {
+        return Ok(GENERIC_PROTOCOLS[0].0);
+    };
+    GENERIC_PROTOCOLS
+        .iter()
+        .find(|(_, names)| names.contains(&asked))
+        .map(|(name, _)| *name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = GENERIC_PROTOCOLS.iter().map(|(name, _)| *name).collect();
+            anyhow::anyhow!(
+                "--call is a method of gRPC (the default) or Dubbo; --protocol {asked} has none \
+                 (give one of {})",
+                names.join(", ")
+            )
+        })
+}
 
 /// `--protocol`'s help, from the one list of protocols.
 fn protocol_help() -> String {
@@ -406,15 +461,15 @@ async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
 }
 
 async fn run_direct(d: Direct) -> Result<()> {
-    let protocol = match (&d.generic.call, d.protocol) {
-        (None, protocol) => protocol,
-        (Some(_), None) => Some(GENERIC_GRPC.to_owned()),
-        (Some(_), Some(p)) if p == GENERIC_GRPC || p == "grpc" => Some(GENERIC_GRPC.to_owned()),
-        (Some(_), Some(p)) => bail!(
-            "--call is a gRPC method; --protocol {p} has none (leave --protocol out, or give grpc)"
-        ),
+    let protocol = match &d.generic.call {
+        None => d.protocol,
+        Some(_) => Some(generic_protocol(d.protocol.as_deref())?.to_owned()),
     };
-    let (Some(protocol), Some(target)) = (protocol, d.target) else {
+    // With a registry, the provider is found there: no target is needed.
+    let target = d
+        .target
+        .or_else(|| d.dubbo.registry.as_ref().map(|_| String::new()));
+    let (Some(protocol), Some(target)) = (protocol, target) else {
         bail!(
             "give --protocol and --target to measure a running server (protocols: {}), or use a subcommand; see --help",
             protocols::NAMES.join(", ")
@@ -470,6 +525,7 @@ async fn run_direct(d: Direct) -> Result<()> {
             .option
             .into_iter()
             .chain(d.generic.options())
+            .chain(d.dubbo.options())
             .chain(d.tls.options())
             .collect(),
         engine: d.engine,

@@ -13,6 +13,10 @@
 //! one error line. Needs a Docker engine and, for TLS, the `openssl`
 //! command. No timing is asserted.
 
+mod common;
+
+use common::cli::{self, run};
+use common::free_port;
 use serde_json::{json, Value};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -33,20 +37,6 @@ fn scratch() -> PathBuf {
         dir
     })
     .clone()
-}
-
-fn run(cmd: &mut Command, what: &str) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// The fixture binary, built by cargo (the same profile as this test).
@@ -115,15 +105,6 @@ fn image() -> &'static str {
         let _ = std::fs::remove_dir_all(&context);
     });
     IMAGE
-}
-
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A running fixture container, removed when dropped.
@@ -234,11 +215,7 @@ fn reply() -> Value {
 /// `rpclab-client --target <shop> --call <METHOD> <args>` (`args` may
 /// name another `--call`).
 fn client(shop: &Shop, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpclab-client"));
-    // An error is one line, as a user sees it (a backtrace asked for by
-    // the environment would add its own).
-    cmd.env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE");
+    let mut cmd = cli::client();
     cmd.args(["--target", &shop.target]);
     if !args.contains(&"--call") {
         cmd.args(["--call", METHOD]);
@@ -248,29 +225,12 @@ fn client(shop: &Shop, args: &[&str]) -> Output {
 
 /// A run that must succeed: its JSON report.
 fn report(shop: &Shop, args: &[&str]) -> Value {
-    let out = client(shop, &[args, &["--json"]].concat());
-    assert!(
-        out.status.success(),
-        "rpclab-client {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
+    cli::report(client(shop, &[args, &["--json"]].concat()), args)
 }
 
 /// A run that must fail before any load: its one error line.
 fn refusal(shop: &Shop, args: &[&str]) -> String {
-    let out = client(shop, args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded:\n{stdout}");
-    assert!(
-        stdout.trim().is_empty(),
-        "{args:?}: something was measured:\n{stdout}"
-    );
-    let lines: Vec<&str> = stderr.trim().lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
-    lines[0].to_owned()
+    cli::refusal(client(shop, args), args)
 }
 
 /// Every call verified, and the report says what was called.

@@ -3,7 +3,11 @@
 //! environment variable), through the public `Protocol` API; many calls in
 //! flight on one connection; and the skeleton of the in-process fake
 //! servers (listening, framing what the client sends, writing replies from
-//! any task).
+//! any task); and the client binary as the generic-call tests run it
+//! ([`cli`]).
+
+#[allow(dead_code)]
+pub mod cli;
 
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Operation, Value};

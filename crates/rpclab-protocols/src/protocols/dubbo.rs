@@ -204,7 +204,13 @@ impl Protocol for Dubbo {
 /// Providers of other protocols under the same interface are skipped; none
 /// left is an error that lists what was skipped.
 async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
-    let path = format!("/dubbo/{}/providers", codec::SERVICE);
+    providers_of(&zk, codec::SERVICE).await
+}
+
+/// The dubbo providers of `interface` in the registry (see [`discover`]):
+/// the contract's, or any interface a generic call names.
+pub async fn providers_of(zk: &ZooKeeper, interface: &str) -> Result<Vec<ServiceUrl>, CallError> {
+    let path = format!("/dubbo/{interface}/providers");
     let mut providers = Vec::new();
     let mut skipped = Vec::new();
     for child in zk.children(&path).await? {
@@ -250,6 +256,16 @@ impl DubboConnection {
         DubboConnection {
             mux: Mux::start(read, write, heartbeat, DubboFraming { format }),
         }
+    }
+
+    /// Sends the request `encode` writes for the request id it is given,
+    /// and waits for its reply: a call of a request that is not the
+    /// contract's (the generic invocation's, protocol `dubbo-generic`).
+    pub async fn exchange(
+        &self,
+        encode: impl FnOnce(u64) -> Result<Vec<u8>, CallError>,
+    ) -> Result<Frame, CallError> {
+        self.mux.call(encode).await
     }
 
     /// Whether the connection has failed or been closed by the server.

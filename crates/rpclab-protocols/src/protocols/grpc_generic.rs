@@ -319,8 +319,8 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
 }
 
 /// The JSON of option `key`, or of the file in `key_file`; `flag` names it
-/// in errors.
-fn json_option(
+/// in errors. (Also the generic Dubbo call's `data` and `expect`.)
+pub(crate) fn json_option(
     options: &BTreeMap<String, String>,
     key: &str,
     flag: &str,

@@ -94,6 +94,7 @@ protocols! {
     rmi::Rmi,
     motan::Motan,
     grpc_generic::GrpcGeneric,
+    dubbo_generic::DubboGeneric,
 }
 
 impl fmt::Display for ProtocolName {

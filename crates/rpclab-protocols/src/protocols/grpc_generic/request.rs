@@ -159,8 +159,8 @@ struct Walk {
     slots: Vec<(Vec<Step>, Slot)>,
 }
 
-/// A JSON value's type, for errors.
-fn json_type(v: &Json) -> &'static str {
+/// A JSON value's type, for errors (also the generic Dubbo call's).
+pub(crate) fn json_type(v: &Json) -> &'static str {
     match v {
         Json::Null => "null",
         Json::Bool(_) => "a boolean",
@@ -171,8 +171,9 @@ fn json_type(v: &Json) -> &'static str {
     }
 }
 
-/// A JSON value, cut to 40 characters, for errors.
-fn shown(v: &Json) -> String {
+/// A JSON value, cut to 40 characters, for errors (also the generic Dubbo
+/// call's).
+pub(crate) fn shown(v: &Json) -> String {
     let text = v.to_string();
     match text.char_indices().nth(40) {
         Some((at, _)) => format!("{}…", &text[..at]),

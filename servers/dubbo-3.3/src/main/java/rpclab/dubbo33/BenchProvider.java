@@ -15,6 +15,7 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.model.FrameworkModel;
 import rpclab.contract.BenchService;
+import rpclab.shared.Dubbo3Loopback;
 import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
@@ -33,7 +34,7 @@ import rpclab.shared.Serving;
  * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
  */
 public final class BenchProvider {
-    static final String HOST = "127.0.0.1";
+    static final String HOST = Dubbo3Loopback.HOST;
     static final int DEFAULT_PORT = 20880;
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
     static final String DEFAULT_SERIALIZATION = "hessian2";
@@ -70,40 +71,17 @@ public final class BenchProvider {
     }
 
     /**
-     * Makes Dubbo's idea of "the local host" 127.0.0.1.
-     *
-     * <p>Dubbo 3.3 refuses 127.x wherever a provider address can be configured:
-     * DUBBO_IP_TO_REGISTRY/DUBBO_IP_TO_BIND=127.0.0.1 fail with "Specified
-     * invalid ... ip", and a protocol host of 127.0.0.1 is replaced by
-     * NetUtils.getLocalHost(), the first non-loopback address of the machine
-     * (with --network host: the host's LAN/bridge address), which then is
-     * what ZooKeeper gets. So the address NetUtils caches is set to 127.0.0.1
-     * before Dubbo computes it. Side effect: the registered URL says
-     * anyhost=true (Dubbo's marker for "host was not configured"), while the
-     * socket is bound to 127.0.0.1 only.
+     * Makes Dubbo's idea of "the local host" 127.0.0.1 (see
+     * {@link Dubbo3Loopback#pinLocalHost()}).
      */
     public static void pinLocalHost() {
-        try {
-            Class<?> netUtils = org.apache.dubbo.common.utils.NetUtils.class;
-            java.lang.reflect.Field address = netUtils.getDeclaredField("LOCAL_ADDRESS");
-            address.setAccessible(true);
-            address.set(null, java.net.InetAddress.getByName(HOST));
-            java.lang.reflect.Field hostAddress = netUtils.getDeclaredField("HOST_ADDRESS");
-            hostAddress.setAccessible(true);
-            hostAddress.set(null, HOST);
-        } catch (ReflectiveOperationException | java.net.UnknownHostException e) {
-            throw new IllegalStateException("cannot pin Dubbo's local host to " + HOST, e);
-        }
-        String local = org.apache.dubbo.common.utils.NetUtils.getLocalHost();
-        if (!HOST.equals(local)) {
-            throw new IllegalStateException("Dubbo's local host is " + local + ", not " + HOST);
-        }
+        Dubbo3Loopback.pinLocalHost();
     }
 
     /** Exports the service; returns the started bootstrap. */
     static DubboBootstrap start(int port, String registryAddress, String serialization, int threads) {
         // The address Dubbo registers: 127.0.0.1, never a container/bridge IP.
-        // (The socket itself is bound to 127.0.0.1 by LoopbackNettyTransporter.)
+        // (The socket itself is bound to 127.0.0.1 by Dubbo3LoopbackTransporter.)
         pinLocalHost();
         // No QoS/telnet server, no metrics/metadata ports, no caches on disk.
         System.setProperty("dubbo.application.qos-enable", "false");

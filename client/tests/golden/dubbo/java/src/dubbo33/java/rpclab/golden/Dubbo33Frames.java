@@ -38,7 +38,7 @@ public final class Dubbo33Frames extends Cases {
         }
     }
 
-    private static Channel channel(String serialization) {
+    static Channel channel(String serialization) {
         URL url = URL.valueOf("dubbo://127.0.0.1:20880/" + SERVICE
                 + "?serialization=" + serialization + "&payload=16777216");
         return (Channel) Proxy.newProxyInstance(

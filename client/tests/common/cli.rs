@@ -1,0 +1,56 @@
+//! The `rpclab-client` binary as the generic-call tests run it, as a user
+//! would: a command that must succeed, a run's JSON report, and the one
+//! error line of a run refused before any load.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// Runs `cmd`, which must succeed (`what` names it in the failure).
+pub fn run(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The client binary, its error one line as a user sees it (without the
+/// backtrace an environment's `RUST_BACKTRACE` would add).
+pub fn client() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpclab-client"));
+    cmd.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    cmd
+}
+
+/// The JSON report of a run with `args` (given `--json`) that must succeed.
+pub fn report(out: Output, args: &[&str]) -> Value {
+    assert!(
+        out.status.success(),
+        "rpclab-client {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+/// The one error line of a run with `args` that must fail before any
+/// load: nothing on standard output.
+pub fn refusal(out: Output, args: &[&str]) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded:\n{stdout}");
+    assert!(
+        stdout.trim().is_empty(),
+        "{args:?}: something was measured:\n{stdout}"
+    );
+    let lines: Vec<&str> = stderr.trim().lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
+    lines[0].to_owned()
+}
