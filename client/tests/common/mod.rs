@@ -3,7 +3,12 @@
 //! environment variable), through the public `Protocol` API; many calls in
 //! flight on one connection; and the skeleton of the in-process fake
 //! servers (listening, framing what the client sends, writing replies from
-//! any task).
+//! any task). [`containers`]: real servers in confined containers and the
+//! client binary run against them; [`certs`]: certificates for the TLS
+//! tests.
+
+pub mod certs;
+pub mod containers;
 
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Operation, Value};

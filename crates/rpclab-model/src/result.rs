@@ -141,8 +141,9 @@ pub struct ClientReport {
     #[serde(default)]
     pub min_calls: u64,
     /// The transport security of the cell's connections, for the
-    /// protocols that offer TLS (gRPC); absent for the others and in
-    /// snapshots made before there was TLS (plaintext).
+    /// protocols that offer TLS (gRPC, Hessian and SOAP over HTTP); absent
+    /// for the others and in snapshots made before there was TLS
+    /// (plaintext).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsSetting>,
     /// What a generic call called (`--call`, protocol `grpc-generic`):
@@ -161,25 +162,39 @@ pub enum TlsSetting {
     Plaintext,
     /// TLS, the server's certificate verified against `roots` (`system
     /// roots`, or `CA file <path>`), for `server_name` when one was given
-    /// (else the target's host).
+    /// (else the target's host); with `client_cert` (the PEM file of
+    /// `--cert`) the client proves its own identity too (mutual TLS).
     Verified {
         roots: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_cert: Option<String>,
     },
     /// TLS without verifying the server's certificate (`--skipTLS`).
     Unverified {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_cert: Option<String>,
     },
 }
 
 impl std::fmt::Display for TlsSetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TlsSetting::Plaintext => f.write_str("plaintext"),
-            TlsSetting::Verified { roots, .. } => write!(f, "TLS verified against {roots}"),
-            TlsSetting::Unverified { .. } => f.write_str("TLS, certificate not verified"),
+        let (text, client_cert) = match self {
+            TlsSetting::Plaintext => return f.write_str("plaintext"),
+            TlsSetting::Verified {
+                roots, client_cert, ..
+            } => (format!("TLS verified against {roots}"), client_cert),
+            TlsSetting::Unverified { client_cert, .. } => {
+                ("TLS, certificate not verified".to_owned(), client_cert)
+            }
+        };
+        f.write_str(&text)?;
+        match client_cert {
+            Some(cert) => write!(f, ", client certificate {cert}"),
+            None => Ok(()),
         }
     }
 }
