@@ -58,7 +58,7 @@ impl Container {
     /// after it (the command's), given the port. `prefix` names it.
     pub fn start(prefix: &str, image: &str, setup: impl FnOnce(&mut Command, u16)) -> Container {
         static N: AtomicUsize = AtomicUsize::new(0);
-        let port = super::free_port();
+        let port = free_port();
         let name = format!(
             "rpclab-test-{prefix}-{}-{}",
             std::process::id(),
@@ -139,6 +139,16 @@ impl Drop for Container {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// A local port nothing listens on (bound, then released).
+#[allow(dead_code)]
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// `rpclab-client --target <target> <args>`, as a user runs it.

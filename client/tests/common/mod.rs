@@ -10,6 +10,9 @@
 pub mod certs;
 pub mod containers;
 
+#[allow(unused_imports)]
+pub use containers::free_port;
+
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;
@@ -153,16 +156,6 @@ impl Drop for KilledOnDrop {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A local port nothing listens on (bound, then released).
-#[allow(dead_code)]
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Listens on a free local port and serves each connection with `serve`,
