@@ -371,23 +371,19 @@ impl HttpPool {
                     self.open.fetch_sub(1, Ordering::AcqRel);
                     slot.reused = false;
                 }
-                // The server's TLS alert refusing the client's certificate:
-                // an answer (a protocol error, so that a run of nothing but
-                // these stops before measuring), with what to pass.
-                Err(Failure::ClosedBeforeReply(e) | Failure::Io(e))
-                    if crate::tls::alert_hint(&e).is_some() =>
-                {
-                    let hint = crate::tls::alert_hint(&e).unwrap_or_default();
-                    return Err(CallError::Protocol(format!(
-                        "{}: TLS: {e} ({hint})",
-                        self.target
-                    )));
-                }
+                // The server's TLS alert refusing the client's certificate
+                // is an answer (a protocol error, so that a run of nothing
+                // but these stops before measuring), with what to pass.
                 Err(Failure::ClosedBeforeReply(e) | Failure::Io(e)) => {
-                    return Err(CallError::Io(std::io::Error::new(
-                        e.kind(),
-                        format!("{}: HTTP/1.1: {e}", self.target),
-                    )))
+                    return Err(match crate::tls::alert_hint(&e) {
+                        Some(hint) => {
+                            CallError::Protocol(format!("{}: TLS: {e} ({hint})", self.target))
+                        }
+                        None => CallError::Io(std::io::Error::new(
+                            e.kind(),
+                            format!("{}: HTTP/1.1: {e}", self.target),
+                        )),
+                    })
                 }
                 Err(Failure::Protocol(e)) => {
                     return Err(CallError::Protocol(format!("{}: {e}", self.target)))
@@ -524,8 +520,6 @@ impl Parsed {
 /// also says whether the connection may carry another request.
 async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
     conn.buf.clear();
-    // The flush pushes the TLS records rustls still holds (nothing to do
-    // for plaintext, whose writes go straight to the socket).
     if let Err(e) = write_request(&mut conn.stream, request).await {
         return Err(Failure::ClosedBeforeReply(e));
     }
@@ -618,6 +612,9 @@ async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
     })
 }
 
+/// Writes a whole request; over TLS, then flushes the records rustls may
+/// still hold (a plaintext write goes straight to the socket: nothing to
+/// flush, so nothing more per call).
 async fn write_request(stream: &mut Stream, request: &[u8]) -> std::io::Result<()> {
     stream.write_all(request).await?;
     if let Stream::Tls(_) = stream {
