@@ -885,6 +885,33 @@ mod tests {
         "bytes_received_per_call": 92.0, "flags": ["client-bound"]}"#;
 
     #[test]
+    fn a_tls_setting_names_the_client_certificate_only_when_there_is_one() {
+        let verified = TlsSetting::Verified {
+            roots: "CA file ca.pem".into(),
+            server_name: None,
+            client_cert: Some("client.pem".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&verified).unwrap(),
+            serde_json::json!({"mode": "verified", "roots": "CA file ca.pem", "client_cert": "client.pem"})
+        );
+        assert_eq!(
+            verified.to_string(),
+            "TLS verified against CA file ca.pem, client certificate client.pem"
+        );
+        // Cells written before client certificates existed read as before.
+        let older: TlsSetting = serde_json::from_str(r#"{"mode": "unverified"}"#).unwrap();
+        assert_eq!(
+            older,
+            TlsSetting::Unverified {
+                server_name: None,
+                client_cert: None
+            }
+        );
+        assert_eq!(older.to_string(), "TLS, certificate not verified");
+    }
+
+    #[test]
     fn older_aggregates_load_and_new_fields_decide_trust() {
         let mut a: Aggregate = serde_json::from_str(OLD).unwrap();
         assert_eq!(a.throughput_ci, None);
