@@ -243,11 +243,13 @@ impl DubboGenericFlags {
     }
 }
 
-/// TLS for gRPC, as ghz's flags, except that plaintext is the default
+/// TLS for the protocols that have it (grpc, --call's grpc-generic,
+/// hessian, soap), as ghz's flags, except that plaintext is the default
 /// (ghz's default is --tls).
 #[derive(Args)]
 struct TlsFlags {
-    /// TLS, the server's certificate verified against the system's roots.
+    /// TLS (gRPC, Hessian, SOAP), the server's certificate verified
+    /// against the system's roots.
     #[arg(long)]
     tls: bool,
     /// TLS, the server's certificate verified against the CA certificates
@@ -264,11 +266,18 @@ struct TlsFlags {
     /// (default: the target's host; ghz's --cname).
     #[arg(long)]
     cname: Option<String>,
+    /// The client's own certificate (PEM, its chain), for a server that
+    /// asks for one: mutual TLS (ghz's --cert; needs --key).
+    #[arg(long, requires = "key")]
+    cert: Option<PathBuf>,
+    /// The private key of --cert (PEM: PKCS#8, PKCS#1 or SEC1; ghz's --key).
+    #[arg(long, requires = "cert")]
+    key: Option<PathBuf>,
 }
 
 impl TlsFlags {
-    /// The flags as the gRPC protocols' options (`tls`, `cacert`,
-    /// `server_name`).
+    /// The flags as the TLS options of a protocol (`tls`, `cacert`,
+    /// `server_name`, `cert`, `key`: `rpclab_protocols::tls`).
     fn options(&self) -> Vec<(String, String)> {
         let mut options = Vec::new();
         let mode = if self.skip_tls {
@@ -288,6 +297,11 @@ impl TlsFlags {
         }
         if let Some(name) = &self.cname {
             options.push(("server_name".to_owned(), name.clone()));
+        }
+        for (key, path) in [("cert", &self.cert), ("key", &self.key)] {
+            if let Some(path) = path {
+                options.push((key.to_owned(), path.display().to_string()));
+            }
         }
         options
     }

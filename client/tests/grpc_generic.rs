@@ -15,28 +15,19 @@
 
 mod common;
 
-use common::cli::{self, run};
-use common::free_port;
+use common::certs::certificates;
+use common::containers::{self, run, Container};
 use serde_json::{json, Value};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 const IMAGE: &str = "rpclab-test/grpc-shop:latest";
 const METHOD: &str = "shop.v1.Inventory/Reserve";
 
 /// A folder of this test process's own.
 fn scratch() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("rpclab-grpc-generic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    })
-    .clone()
+    containers::scratch("grpc-generic")
 }
 
 /// The fixture binary, built by cargo (the same profile as this test).
@@ -107,63 +98,20 @@ fn image() -> &'static str {
     IMAGE
 }
 
-/// A running fixture container, removed when dropped.
-struct Shop {
-    name: String,
-    target: String,
-}
-
-impl Shop {
-    /// Starts the fixture with `args` (after `--listen`); `certs`, if any,
-    /// is mounted read-only at `/certs`.
-    fn start(args: &[&str], certs: Option<&Path>) -> Shop {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let image = image();
-        let port = free_port();
-        let target = format!("127.0.0.1:{port}");
-        let name = format!(
-            "rpclab-test-grpc-shop-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut cmd = Command::new("docker");
-        cmd.args(["run", "-d", "--rm", "--name", &name, "--network", "host"])
-            .args(["--read-only", "--cap-drop", "ALL"])
-            .args(["--security-opt", "no-new-privileges", "--pids-limit", "256"]);
+/// A running fixture container, started with `args` (after `--listen`);
+/// `certs`, if any, is mounted read-only at `/certs`.
+fn start_shop(args: &[&str], certs: Option<&Path>) -> Container {
+    let image = image();
+    let shop = Container::start("grpc-shop", image, |cmd, port| {
         if let Some(certs) = certs {
             cmd.arg("-v").arg(format!("{}:/certs:ro", certs.display()));
         }
-        cmd.arg(image).args(["--listen", &target]).args(args);
-        run(&mut cmd, "docker run (the grpc-shop fixture)");
-        let shop = Shop { name, target };
-        shop.wait_listening();
-        shop
-    }
-
-    /// Until the server accepts connections, bounded (a slow machine may
-    /// take a while; nothing here measures it).
-    fn wait_listening(&self) {
-        let give_up = Instant::now() + Duration::from_secs(120);
-        while TcpStream::connect(&self.target).is_err() {
-            assert!(
-                Instant::now() < give_up,
-                "the grpc-shop container {} never listened on {}",
-                self.name,
-                self.target
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Shop {
-    fn drop(&mut self) {
-        let _ = Command::new("docker")
-            .args(["rm", "-f", &self.name])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
+        cmd.arg(image)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .args(args);
+    });
+    shop.wait_listening();
+    shop
 }
 
 /// The fixture's descriptor set, as built with it (`build.rs`, the same
@@ -212,25 +160,28 @@ fn reply() -> Value {
     })
 }
 
-/// `rpclab-client --target <shop> --call <METHOD> <args>` (`args` may
-/// name another `--call`).
-fn client(shop: &Shop, args: &[&str]) -> Output {
-    let mut cmd = cli::client();
-    cmd.args(["--target", &shop.target]);
-    if !args.contains(&"--call") {
-        cmd.args(["--call", METHOD]);
+/// `args`, with `--call <METHOD>` unless they name another.
+fn with_call<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    if args.contains(&"--call") {
+        args.to_vec()
+    } else {
+        [&["--call", METHOD][..], args].concat()
     }
-    cmd.args(args).output().expect("rpclab-client starts")
+}
+
+/// `rpclab-client --target <shop> --call <METHOD> <args>`.
+fn client(shop: &Container, args: &[&str]) -> Output {
+    containers::client(&shop.target, &with_call(args))
 }
 
 /// A run that must succeed: its JSON report.
-fn report(shop: &Shop, args: &[&str]) -> Value {
-    cli::report(client(shop, &[args, &["--json"]].concat()), args)
+fn report(shop: &Container, args: &[&str]) -> Value {
+    containers::report(&shop.target, &with_call(args))
 }
 
 /// A run that must fail before any load: its one error line.
-fn refusal(shop: &Shop, args: &[&str]) -> String {
-    cli::refusal(client(shop, args), args)
+fn refusal(shop: &Container, args: &[&str]) -> String {
+    containers::refusal(&shop.target, &with_call(args))
 }
 
 /// Every call verified, and the report says what was called.
@@ -247,7 +198,7 @@ fn assert_verified(report: &Value, calls: u64, descriptors: &str) {
 
 #[test]
 fn calls_through_reflection_and_a_protoset_are_verified() {
-    let shop = Shop::start(&[], None);
+    let shop = start_shop(&[], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let common = [
@@ -283,18 +234,18 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
     // output type; ghz's Service.Method form.
     let data_file = scratch().join("request.json");
     std::fs::write(&data_file, &data).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rpclab-client"))
-        .args([
-            "--target",
-            &shop.target,
+    let out = client(
+        &shop,
+        &[
             "--call",
             "shop.v1.Inventory.Reserve",
-        ])
-        .arg("--data-file")
-        .arg(&data_file)
-        .args(["--calls", "30", "--json"])
-        .output()
-        .unwrap();
+            "--data-file",
+            data_file.to_str().unwrap(),
+            "--calls",
+            "30",
+            "--json",
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -339,7 +290,7 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
 
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
-    let shop = Shop::start(&["--reflection", "v1alpha"], None);
+    let shop = start_shop(&["--reflection", "v1alpha"], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let by_reflection = report(
@@ -351,7 +302,7 @@ fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
 
 #[test]
 fn bad_input_is_one_line_and_nothing_is_measured() {
-    let shop = Shop::start(&[], None);
+    let shop = start_shop(&[], None);
     let file = protoset();
     let protoset = file.to_str().unwrap();
 
@@ -415,7 +366,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
 
     // No reflection: the hint to pass --protoset; with it, the call works.
-    let bare = Shop::start(&["--reflection", "none"], None);
+    let bare = start_shop(&["--reflection", "none"], None);
     let line = refusal(&bare, &[]);
     assert!(
         line.contains("UNIMPLEMENTED") && line.contains("--protoset"),
@@ -429,81 +380,10 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     assert_verified(&by_protoset, 5, &format!("protoset {protoset}"));
 }
 
-/// A CA and a server certificate for 127.0.0.1 signed by it, made with
-/// `openssl`; and a second CA that signed nothing.
-fn certificates() -> PathBuf {
-    let dir = scratch().join("certs");
-    std::fs::create_dir_all(&dir).unwrap();
-    let openssl = |args: &[&str]| {
-        run(
-            Command::new("openssl").args(args).current_dir(&dir),
-            &format!("openssl {}", args[0]),
-        );
-    };
-    // `openssl req` making a new P-256 key, unencrypted, then `rest`.
-    let new_key = |rest: &[&str]| {
-        let head = [
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-        ];
-        openssl(&[&head[..], rest].concat());
-    };
-    for ca in ["ca", "other-ca"] {
-        let (key, pem, subject) = (
-            format!("{ca}.key"),
-            format!("{ca}.pem"),
-            format!("/CN=rpclab test {ca}"),
-        );
-        new_key(&[
-            "-x509", "-keyout", &key, "-out", &pem, "-days", "2", "-subj", &subject,
-        ]);
-    }
-    new_key(&[
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=grpc-shop",
-    ]);
-    std::fs::write(
-        dir.join("server.ext"),
-        "subjectAltName=IP:127.0.0.1,DNS:shop.test\nbasicConstraints=CA:FALSE\n",
-    )
-    .unwrap();
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "server.ext",
-    ]);
-    // The container's user reads them.
-    for file in ["server.pem", "server.key"] {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
-    }
-    dir
-}
-
 #[test]
 fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
-    let certs = certificates();
-    let shop = Shop::start(
+    let certs = certificates(&scratch());
+    let shop = start_shop(
         &[
             "--tls-cert",
             "/certs/server.pem",
@@ -546,10 +426,41 @@ fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
     assert!(line.contains("it speaks TLS"), "{line}");
 
     // A TLS client against a plaintext server.
-    let plain = Shop::start(&[], None);
+    let plain = start_shop(&[], None);
     let line = refusal(&plain, &["--cacert", ca]);
     assert!(
         line.contains("TLS handshake failed") && line.contains("a plaintext server?"),
         "{line}"
     );
+
+    // Mutual TLS: a server that wants a client certificate its CA signed
+    // gets one with --cert and --key; without them, one line says so.
+    let mutual = start_shop(
+        &[
+            "--tls-cert",
+            "/certs/server.pem",
+            "--tls-key",
+            "/certs/server.key",
+            "--tls-client-ca",
+            "/certs/ca.pem",
+        ],
+        Some(&certs),
+    );
+    let (cert, key) = (certs.join("client.pem"), certs.join("client.key"));
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let with_cert = report(
+        &mutual,
+        &[&base[..], &["--cacert", ca, "--cert", cert, "--key", key]].concat(),
+    );
+    assert_verified(&with_cert, 20, "reflection grpc.reflection.v1");
+    assert_eq!(
+        with_cert["tls"],
+        json!({"mode": "verified", "roots": format!("CA file {ca}"), "client_cert": cert})
+    );
+    let file = protoset();
+    let line = refusal(
+        &mutual,
+        &["--cacert", ca, "--protoset", file.to_str().unwrap()],
+    );
+    assert!(line.contains("--cert and --key"), "{line}");
 }

@@ -50,7 +50,13 @@ pub fn refusal(out: Output, args: &[&str]) -> String {
         stdout.trim().is_empty(),
         "{args:?}: something was measured:\n{stdout}"
     );
-    let lines: Vec<&str> = stderr.trim().lines().collect();
+    // The phase markers the lab reads (`rpclab-phase: warmup`) are not
+    // error lines.
+    let lines: Vec<&str> = stderr
+        .trim()
+        .lines()
+        .filter(|line| !line.starts_with(rpclab_client::runner::PHASE_MARKER))
+        .collect();
     assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
     lines[0].to_owned()
 }

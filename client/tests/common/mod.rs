@@ -3,11 +3,17 @@
 //! environment variable), through the public `Protocol` API; many calls in
 //! flight on one connection; and the skeleton of the in-process fake
 //! servers (listening, framing what the client sends, writing replies from
-//! any task); and the client binary as the generic-call tests run it
-//! ([`cli`]).
+//! any task). [`cli`]: the client binary as a user runs it; [`containers`]: real servers in confined containers and the
+//! client binary run against them; [`certs`]: certificates for the TLS
+//! tests.
 
+pub mod certs;
 #[allow(dead_code)]
 pub mod cli;
+pub mod containers;
+
+#[allow(unused_imports)]
+pub use containers::free_port;
 
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Operation, Value};
@@ -152,16 +158,6 @@ impl Drop for KilledOnDrop {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A local port nothing listens on (bound, then released).
-#[allow(dead_code)]
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Listens on a free local port and serves each connection with `serve`,

@@ -141,8 +141,9 @@ pub struct ClientReport {
     #[serde(default)]
     pub min_calls: u64,
     /// The transport security of the cell's connections, for the
-    /// protocols that offer TLS (gRPC); absent for the others and in
-    /// snapshots made before there was TLS (plaintext).
+    /// protocols that offer TLS (gRPC, Hessian and SOAP over HTTP); absent
+    /// for the others and in snapshots made before there was TLS
+    /// (plaintext).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsSetting>,
     /// What a generic call called (`--call`, protocol `grpc-generic` or `dubbo-generic`):
@@ -173,25 +174,39 @@ pub enum TlsSetting {
     Plaintext,
     /// TLS, the server's certificate verified against `roots` (`system
     /// roots`, or `CA file <path>`), for `server_name` when one was given
-    /// (else the target's host).
+    /// (else the target's host); with `client_cert` (the PEM file of
+    /// `--cert`) the client proves its own identity too (mutual TLS).
     Verified {
         roots: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_cert: Option<String>,
     },
     /// TLS without verifying the server's certificate (`--skipTLS`).
     Unverified {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_cert: Option<String>,
     },
 }
 
 impl std::fmt::Display for TlsSetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TlsSetting::Plaintext => f.write_str("plaintext"),
-            TlsSetting::Verified { roots, .. } => write!(f, "TLS verified against {roots}"),
-            TlsSetting::Unverified { .. } => f.write_str("TLS, certificate not verified"),
+        let (text, client_cert) = match self {
+            TlsSetting::Plaintext => return f.write_str("plaintext"),
+            TlsSetting::Verified {
+                roots, client_cert, ..
+            } => (format!("TLS verified against {roots}"), client_cert),
+            TlsSetting::Unverified { client_cert, .. } => {
+                ("TLS, certificate not verified".to_owned(), client_cert)
+            }
+        };
+        f.write_str(&text)?;
+        match client_cert {
+            Some(cert) => write!(f, ", client certificate {cert}"),
+            None => Ok(()),
         }
     }
 }
@@ -881,6 +896,33 @@ mod tests {
         "p99": 103.0, "p999": 2323.0, "max": 16511.0},
         "calls_ok": 1500000, "calls_failed": 0, "bytes_sent_per_call": 111.0,
         "bytes_received_per_call": 92.0, "flags": ["client-bound"]}"#;
+
+    #[test]
+    fn a_tls_setting_names_the_client_certificate_only_when_there_is_one() {
+        let verified = TlsSetting::Verified {
+            roots: "CA file ca.pem".into(),
+            server_name: None,
+            client_cert: Some("client.pem".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&verified).unwrap(),
+            serde_json::json!({"mode": "verified", "roots": "CA file ca.pem", "client_cert": "client.pem"})
+        );
+        assert_eq!(
+            verified.to_string(),
+            "TLS verified against CA file ca.pem, client certificate client.pem"
+        );
+        // Cells written before client certificates existed read as before.
+        let older: TlsSetting = serde_json::from_str(r#"{"mode": "unverified"}"#).unwrap();
+        assert_eq!(
+            older,
+            TlsSetting::Unverified {
+                server_name: None,
+                client_cert: None
+            }
+        );
+        assert_eq!(older.to_string(), "TLS, certificate not verified");
+    }
 
     #[test]
     fn older_aggregates_load_and_new_fields_decide_trust() {

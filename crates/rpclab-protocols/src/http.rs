@@ -1,6 +1,8 @@
 //! A keep-alive HTTP/1.1 client pool for the protocols that ride on HTTP
 //! (Hessian over HTTP, SOAP): plain HTTP/1.1 written and parsed here, each
-//! connection over a [`CountingStream`], handed out one request at a time.
+//! connection over a [`CountingStream`](crate::net::CountingStream), plaintext or under TLS
+//! ([`crate::tls`], the same setup as gRPC's: `https`), handed out one
+//! request at a time.
 //!
 //! HTTP/1.1 carries one request at a time per TCP connection (pipelining is
 //! not used by any Java HTTP client these servers are measured against), so
@@ -30,18 +32,19 @@
 //! with the connection's last one and, when it differs, scanned once for the
 //! status, `Content-Length`, `Transfer-Encoding: chunked`, `Connection` and
 //! `Content-Type`; the protocol reads the body where it lies, without a copy
-//! (a chunked body is joined into one buffer the connection reuses).
+//! (a chunked body is joined into one buffer the connection reuses). Over
+//! TLS the same, through rustls; a plaintext connection's only extra work
+//! is the `match` of [`Stream`] per read and write.
 
-use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
 use crate::reference::{self, ReferenceReply};
+use crate::tls::{Stream, Transport};
 use ::http::header::HeaderValue;
 use ::http::StatusCode;
 use bytes::{Bytes, BytesMut};
 use rpclab_model::contract::{Call, Operation, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Largest response body accepted (the contract's largest reply is a 1 MiB
 /// string in some envelope); anything larger is a protocol error, refused
@@ -70,7 +73,7 @@ pub struct Reply {
 /// One open keep-alive connection and its read buffer.
 #[derive(Debug)]
 struct Conn {
-    stream: CountingStream<TcpStream>,
+    stream: Stream,
     buf: BytesMut,
     /// A chunked reply's body, its chunks joined.
     joined: Vec<u8>,
@@ -110,6 +113,7 @@ impl LastHead {
 pub struct HttpPool {
     target: String,
     counter: WireCounter,
+    transport: Transport,
     size: usize,
     /// Slots created so far (at most `size`).
     slots: AtomicUsize,
@@ -154,11 +158,13 @@ impl Drop for SlotGuard<'_> {
 }
 
 impl HttpPool {
-    /// A pool of at most `size` connections to `target` (`host:port`). One
-    /// connection is opened at once, so that an unreachable server is a
+    /// A pool of at most `size` connections to `target` (`host:port`),
+    /// plaintext or TLS as `transport` says. One connection is opened at
+    /// once, so that an unreachable server (or a failed TLS handshake) is a
     /// connect error here and connection set-up is part of `connect` (as a
     /// scenario that counts it expects); the others open when needed.
     pub async fn connect(
+        transport: &Transport,
         target: &str,
         counter: WireCounter,
         size: usize,
@@ -175,6 +181,7 @@ impl HttpPool {
         let pool = HttpPool {
             target: target.to_owned(),
             counter,
+            transport: transport.clone(),
             size,
             slots: AtomicUsize::new(1),
             open: AtomicUsize::new(0),
@@ -242,10 +249,10 @@ impl HttpPool {
     }
 
     async fn open_connection(&self) -> Result<Conn, CallError> {
-        let tcp = connect_tcp(&self.target).await?;
+        let stream = self.transport.open(&self.target, &self.counter).await?;
         self.open.fetch_add(1, Ordering::AcqRel);
         Ok(Conn {
-            stream: CountingStream::new(tcp, self.counter.clone()),
+            stream,
             buf: BytesMut::with_capacity(READ_BUFFER),
             joined: Vec::new(),
             last_head: LastHead::default(),
@@ -364,11 +371,19 @@ impl HttpPool {
                     self.open.fetch_sub(1, Ordering::AcqRel);
                     slot.reused = false;
                 }
+                // The server's TLS alert refusing the client's certificate
+                // is an answer (a protocol error, so that a run of nothing
+                // but these stops before measuring), with what to pass.
                 Err(Failure::ClosedBeforeReply(e) | Failure::Io(e)) => {
-                    return Err(CallError::Io(std::io::Error::new(
-                        e.kind(),
-                        format!("{}: HTTP/1.1: {e}", self.target),
-                    )))
+                    return Err(match crate::tls::alert_hint(&e) {
+                        Some(hint) => {
+                            CallError::Protocol(format!("{}: TLS: {e} ({hint})", self.target))
+                        }
+                        None => CallError::Io(std::io::Error::new(
+                            e.kind(),
+                            format!("{}: HTTP/1.1: {e}", self.target),
+                        )),
+                    })
                 }
                 Err(Failure::Protocol(e)) => {
                     return Err(CallError::Protocol(format!("{}: {e}", self.target)))
@@ -505,7 +520,7 @@ impl Parsed {
 /// also says whether the connection may carry another request.
 async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
     conn.buf.clear();
-    if let Err(e) = conn.stream.write_all(request).await {
+    if let Err(e) = write_request(&mut conn.stream, request).await {
         return Err(Failure::ClosedBeforeReply(e));
     }
     // The head.
@@ -524,6 +539,13 @@ async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
             Ok(0) if conn.buf.is_empty() => {
                 return Err(Failure::ClosedBeforeReply(
                     std::io::ErrorKind::UnexpectedEof.into(),
+                ))
+            }
+            Ok(0) | Err(_) if crate::tls::is_tls_record(&conn.buf) => {
+                return Err(Failure::Protocol(
+                    "the server answered with a TLS record: it speaks TLS, not plaintext \
+                     HTTP/1.1 (connect with --tls, --cacert or --skipTLS)"
+                        .into(),
                 ))
             }
             Ok(0) => {
@@ -588,6 +610,17 @@ async fn exchange(conn: &mut Conn, request: &[u8]) -> Result<Parsed, Failure> {
         body,
         keep_alive,
     })
+}
+
+/// Writes a whole request; over TLS, then flushes the records rustls may
+/// still hold (a plaintext write goes straight to the socket: nothing to
+/// flush, so nothing more per call).
+async fn write_request(stream: &mut Stream, request: &[u8]) -> std::io::Result<()> {
+    stream.write_all(request).await?;
+    if let Stream::Tls(_) = stream {
+        stream.flush().await?;
+    }
+    Ok(())
 }
 
 async fn read_more(conn: &mut Conn) -> std::io::Result<usize> {
@@ -853,7 +886,9 @@ mod tests {
     async fn reuses_connections_and_survives_server_closes() {
         let (addr, accepted) = echo_server(3).await;
         let counter = WireCounter::default();
-        let pool = HttpPool::connect(&addr, counter.clone(), 4).await.unwrap();
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, counter.clone(), 4)
+            .await
+            .unwrap();
         for i in 0..10u32 {
             let body = Bytes::from(i.to_string());
             let reply = pool.request("POST", "/x", &[], &body).await.unwrap();
@@ -892,7 +927,7 @@ mod tests {
     async fn concurrent_callers_share_at_most_size_connections() {
         let (addr, accepted) = echo_server(usize::MAX).await;
         let pool = std::sync::Arc::new(
-            HttpPool::connect(&addr, WireCounter::default(), 3)
+            HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 3)
                 .await
                 .unwrap(),
         );
@@ -909,7 +944,7 @@ mod tests {
     async fn waiters_get_the_slot_of_a_closed_connection() {
         let (addr, accepted) = echo_server(1).await;
         let pool = std::sync::Arc::new(
-            HttpPool::connect(&addr, WireCounter::default(), 1)
+            HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
                 .await
                 .unwrap(),
         );
@@ -929,7 +964,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn chunked_replies_are_joined() {
         let (addr, accepted) = echo_server_with(usize::MAX, Style::Chunked).await;
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 2)
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 2)
             .await
             .unwrap();
         for body in [&b""[..], b"a", b"abcdefghij", &[7u8; 10_000][..]] {
@@ -945,7 +980,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_silently_closed_idle_connection_is_retried_once() {
         let (addr, accepted) = echo_server_with(2, Style::SilentClose).await;
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
             .await
             .unwrap();
         for i in 0..7u32 {
@@ -980,7 +1015,7 @@ mod tests {
             drop(silent);
             tokio::time::sleep(std::time::Duration::from_secs(5)).await;
         });
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
             .await
             .unwrap();
         let first = tokio::time::timeout(
@@ -1061,7 +1096,7 @@ mod tests {
     async fn requests_are_built_once_with_their_length() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap().to_string();
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
             .await
             .unwrap();
         let r = pool
@@ -1127,6 +1162,63 @@ mod tests {
         );
     }
 
+    /// A plaintext pool whose server answers with a TLS alert: one error
+    /// that says the server speaks TLS and what to pass.
+    #[tokio::test]
+    async fn a_tls_server_answering_a_plaintext_request_is_named() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                // An alert record: fatal, protocol_version.
+                let _ = s
+                    .write_all(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])
+                    .await;
+            }
+        });
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
+            .await
+            .unwrap();
+        match pool.request("POST", "/", &[], b"x").await {
+            Err(CallError::Protocol(m)) => {
+                assert!(m.contains("speaks TLS") && m.contains("--cacert"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A TLS pool against a plaintext HTTP server: the handshake fails
+    /// when the pool connects, with the hint that the server is plaintext.
+    #[tokio::test]
+    async fn a_tls_pool_against_a_plaintext_server_fails_to_connect() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf).await;
+                let _ = s
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+                    .await;
+            }
+        });
+        let tls = Transport::from_options(
+            "hessian",
+            &crate::testing::options(&[("tls", "skip-verify")]),
+            crate::tls::Alpn::Http1,
+        )
+        .unwrap();
+        match HttpPool::connect(&tls, &addr, WireCounter::default(), 1).await {
+            Err(CallError::Connect(m)) => assert!(
+                m.contains("TLS handshake failed") && m.contains("a plaintext server?"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[tokio::test]
     async fn unreachable_servers_are_connect_errors() {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -1134,7 +1226,13 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let r = HttpPool::connect(&format!("127.0.0.1:{port}"), WireCounter::default(), 2).await;
+        let r = HttpPool::connect(
+            &Transport::Plaintext,
+            &format!("127.0.0.1:{port}"),
+            WireCounter::default(),
+            2,
+        )
+        .await;
         assert!(matches!(r, Err(CallError::Connect(_))), "{r:?}");
     }
 
@@ -1149,7 +1247,7 @@ mod tests {
             http_reply("201 Created", "x-test", &body)
         })
         .await;
-        let pool = HttpPool::connect(&addr, WireCounter::default(), 1)
+        let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
             .await
             .unwrap();
         for i in 0..3 {

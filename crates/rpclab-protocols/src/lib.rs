@@ -19,7 +19,8 @@
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`reference`]: a reply verified once by value, then by its bytes;
-//! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC);
+//! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC, Hessian,
+//!   SOAP): one setup, plaintext or TLS connections;
 //! * `testing` (feature `testing`): what the protocols' tests share
 //!   (options, refusals, in-process HTTP/1.1 servers).
 

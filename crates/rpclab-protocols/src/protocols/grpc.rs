@@ -18,7 +18,7 @@
 //! both halves wrapped in a [`CountingStream`](crate::net::CountingStream),
 //! so every byte of it (HTTP/2 framing, headers, gRPC length prefixes,
 //! protobuf) is counted. With the TLS options ([`crate::tls`]: `tls`,
-//! `cacert`, `server_name`; plaintext by default) the TCP stream is counted
+//! `cacert`, `server_name`, `cert`, `key`; plaintext by default) the TCP stream is counted
 //! under rustls, so TLS records are counted as the wire carries them, and
 //! requests say `:scheme https`. The same channel carries the generic
 //! calls of [`super::grpc_generic`]. Many tasks share the connection and their calls
@@ -78,7 +78,7 @@ mod writer;
 
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
-use crate::tls::Transport;
+use crate::tls::{Alpn, Transport};
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
 use prost::Message as _;
@@ -130,7 +130,7 @@ impl Protocol for Grpc {
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, crate::tls::OPTIONS)?;
         Ok(Grpc {
-            transport: Transport::from_options(Self::NAME, options)?,
+            transport: Transport::from_options(Self::NAME, options, Alpn::H2)?,
         })
     }
 

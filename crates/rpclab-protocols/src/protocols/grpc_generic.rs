@@ -13,7 +13,7 @@
 //! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
 //! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it, the server's reflection |
-//! | `tls`, `cacert`, `server_name` | TLS ([`crate::tls`]) |
+//! | `tls`, `cacert`, `server_name`, `cert`, `key` | TLS ([`crate::tls`]) |
 //!
 //! # Before any load
 //!
@@ -50,10 +50,10 @@ pub mod request;
 #[cfg(test)]
 mod test_pool;
 
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{CallError, Connection, Protocol, WireCounter};
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
-use crate::tls::Transport;
+use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
 use request::{Parsed, Template};
@@ -65,7 +65,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::OnceCell;
 
-/// The options of this protocol, TLS's included.
+/// The options of this protocol, besides TLS's ([`crate::tls::OPTIONS`]).
 const OPTIONS: &[&str] = &[
     "call",
     "data",
@@ -73,9 +73,6 @@ const OPTIONS: &[&str] = &[
     "expect",
     "expect_file",
     "protoset",
-    "tls",
-    "cacert",
-    "server_name",
 ];
 
 /// How long reflection and the first, verified call may take.
@@ -131,7 +128,7 @@ impl Protocol for GrpcGeneric {
     const CALL_OPTION: Option<&'static str> = Some("call");
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, OPTIONS)?;
+        crate::tls::check_options(Self::NAME, options, OPTIONS)?;
         let Some(call) = options.get("call") else {
             return Err(CallError::Config(
                 "a generic gRPC call needs the method: --call package.Service/Method".into(),
@@ -147,7 +144,7 @@ impl Protocol for GrpcGeneric {
             data,
             expect,
             protoset: options.get("protoset").cloned(),
-            transport: Transport::from_options(Self::NAME, options)?,
+            transport: Transport::from_options(Self::NAME, options, Alpn::H2)?,
             resolved: OnceCell::new(),
             numbers: Arc::new(AtomicU64::new(0)),
             first_verified: AtomicBool::new(false),

@@ -15,6 +15,8 @@
 //!   `/rpclab.contract.BenchService`).
 //! * `pool`: TCP connections per lab connection (default 128; see
 //!   [`crate::http`]).
+//! * `tls`, `cacert`, `server_name`, `cert`, `key`: HTTPS, as gRPC's
+//!   ([`crate::tls`]); plaintext by default.
 //!
 //! # Connections
 //!
@@ -36,9 +38,11 @@ pub mod codec;
 
 use self::codec::Method;
 use crate::http::{HttpPool, RequestCache};
-use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::protocol::{CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, Reply};
+use crate::tls::{Alpn, Transport};
 use rpclab_model::contract::Call;
+use rpclab_model::result::TlsSetting;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -50,6 +54,7 @@ pub const DEFAULT_PATH: &str = "/hessian/bench";
 pub struct Hessian {
     path: Arc<str>,
     pool: usize,
+    transport: Transport,
 }
 
 impl Hessian {
@@ -104,10 +109,11 @@ impl Protocol for Hessian {
          each connection is a pool of up to `pool` TCP connections opened on demand";
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, &["path", "pool"])?;
+        crate::tls::check_options(Self::NAME, options, &["path", "pool"])?;
         Ok(Hessian {
             path: path_option(Self::NAME, options, DEFAULT_PATH)?,
             pool: pool_option(Self::NAME, options)?,
+            transport: Transport::from_options(Self::NAME, options, Alpn::Http1)?,
         })
     }
 
@@ -117,10 +123,14 @@ impl Protocol for Hessian {
         counter: WireCounter,
     ) -> Result<HessianConnection, CallError> {
         Ok(HessianConnection {
-            pool: HttpPool::connect(target, counter, self.pool).await?,
+            pool: HttpPool::connect(&self.transport, target, counter, self.pool).await?,
             path: Arc::clone(&self.path),
             request: RequestCache::default(),
         })
+    }
+
+    fn tls(&self) -> Option<TlsSetting> {
+        Some(self.transport.setting())
     }
 }
 
@@ -175,6 +185,12 @@ pub(crate) fn http_status_error(path: &str, status: ::http::StatusCode, body: &[
         404 | 405 => CallError::Config(format!(
             "HTTP {status} for path `{path}`: no service there; check the `path` option ({text})"
         )),
+        // What Tomcat answers a plaintext request on its TLS port: another
+        // protocol than the one spoken, as gRPC's TLS record is.
+        400 if text.contains("requires TLS") => CallError::Protocol(format!(
+            "HTTP {status}: the server speaks TLS, not plaintext HTTP ({text}); connect with \
+             --tls, --cacert or --skipTLS"
+        )),
         _ => CallError::Server(format!("HTTP {status} for path `{path}`: {text}")),
     }
 }
@@ -198,6 +214,10 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!((h.path(), h.pool()), ("/rpclab.contract.BenchService", 4));
+        // A cell records its transport: plaintext unless asked.
+        assert_eq!(h.tls(), Some(TlsSetting::Plaintext));
+        let https = Hessian::new(&opts(&[("tls", "skip-verify")])).unwrap();
+        assert!(matches!(https.tls(), Some(TlsSetting::Unverified { .. })));
         assert_refused::<Hessian>(&[
             &[("path", "hessian")],
             &[("path", "/a b")],

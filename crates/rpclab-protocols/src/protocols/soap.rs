@@ -25,6 +25,9 @@
 //!   `http://contract.rpclab/`).
 //! * `pool`: TCP connections per lab connection (default 128; see
 //!   [`crate::http`]).
+//! * `tls`, `cacert`, `server_name`, `cert`, `key`: HTTPS, as gRPC's
+//!   ([`crate::tls`]); plaintext by default. The WSDL is read over the
+//!   same transport.
 //!
 //! # Connections
 //!
@@ -47,11 +50,13 @@ pub mod wsdl;
 use self::envelope::Operation;
 use crate::http::{HttpPool, RequestCache};
 use crate::java_contract::Method;
-use crate::protocol::{check_options, CallError, Protocol, WireCounter};
+use crate::protocol::{CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, Reply};
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
+use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use rpclab_model::contract::Call;
+use rpclab_model::result::TlsSetting;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -90,6 +95,7 @@ pub struct Soap {
     wsdl: Option<String>,
     namespace: String,
     pool: usize,
+    transport: Transport,
     ops: OnceCell<Arc<[Prepared]>>,
 }
 
@@ -106,6 +112,11 @@ impl Soap {
     /// The operations, once a connection has read the WSDL.
     pub fn operations(&self) -> Option<impl Iterator<Item = &Operation>> {
         self.ops.get().map(|ops| ops.iter().map(|p| &p.op))
+    }
+
+    /// The URL of `path` on `target`, `http` or `https` as the transport is.
+    fn url(&self, target: &str, path: &str) -> String {
+        format!("{}://{target}{path}", self.transport.scheme())
     }
 
     async fn describe(&self, pool: &HttpPool, target: &str) -> Result<Arc<[Prepared]>, CallError> {
@@ -125,7 +136,7 @@ impl Soap {
                             "the WSDL at {wsdl} imports more than {MAX_DOCUMENTS} documents"
                         )));
                     }
-                    let body = get(pool, target, &path).await?;
+                    let body = get(pool, &path, &self.url(target, &path)).await?;
                     let before = scan.imports.len();
                     scan.add(&body).map_err(|e| {
                         CallError::Config(format!("reading {path} from {target}: {e}"))
@@ -134,7 +145,7 @@ impl Soap {
                         pending.push(local_path(location, &self.path));
                     }
                 }
-                wsdl::operations(&scan, &format!("http://{target}{wsdl}"))?
+                wsdl::operations(&scan, &self.url(target, wsdl))?
             }
         };
         ops.into_iter()
@@ -168,11 +179,12 @@ fn local_path(location: &str, endpoint: &str) -> String {
     }
 }
 
-async fn get(pool: &HttpPool, target: &str, path: &str) -> Result<Bytes, CallError> {
+/// A GET of `path`, which is at `url` (named in an error).
+async fn get(pool: &HttpPool, path: &str, url: &str) -> Result<Bytes, CallError> {
     let reply = pool.request("GET", path, &[], &[]).await?;
     if reply.status != ::http::StatusCode::OK {
         return Err(CallError::Config(format!(
-            "GET http://{target}{path} answered HTTP {}: cannot read the service's WSDL; \
+            "GET {url} answered HTTP {}: cannot read the service's WSDL; \
              check the `path` and `wsdl` options (or set `wsdl = none`)",
             reply.status
         )));
@@ -191,7 +203,7 @@ impl Protocol for Soap {
          each connection is a pool of up to `pool` TCP connections opened on demand";
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, &["path", "wsdl", "namespace", "pool"])?;
+        crate::tls::check_options(Self::NAME, options, &["path", "wsdl", "namespace", "pool"])?;
         let path = path_option(Self::NAME, options, DEFAULT_PATH)?;
         let wsdl = match options.get("wsdl").map(String::as_str) {
             None => Some(format!("{path}?wsdl")),
@@ -219,6 +231,7 @@ impl Protocol for Soap {
                 .cloned()
                 .unwrap_or_else(|| envelope::DEFAULT_NAMESPACE.to_owned()),
             pool: pool_option(Self::NAME, options)?,
+            transport: Transport::from_options(Self::NAME, options, Alpn::Http1)?,
             ops: OnceCell::new(),
         })
     }
@@ -228,13 +241,14 @@ impl Protocol for Soap {
         target: &str,
         counter: WireCounter,
     ) -> Result<SoapConnection, CallError> {
-        let pool = HttpPool::connect(target, counter, self.pool).await?;
+        let pool = HttpPool::connect(&self.transport, target, counter, self.pool).await?;
         let ops = self
             .ops
             .get_or_try_init(|| async {
                 // On a connection of its own, so the WSDL's bytes are not
                 // counted as the cell's wire bytes.
-                let meta = HttpPool::connect(target, WireCounter::default(), 1).await?;
+                let meta =
+                    HttpPool::connect(&self.transport, target, WireCounter::default(), 1).await?;
                 self.describe(&meta, target).await
             })
             .await?
@@ -245,6 +259,10 @@ impl Protocol for Soap {
             ops,
             request: RequestCache::default(),
         })
+    }
+
+    fn tls(&self) -> Option<TlsSetting> {
+        Some(self.transport.setting())
     }
 }
 
@@ -307,11 +325,17 @@ mod tests {
         assert_eq!(s.wsdl(), Some("/services/bench?wsdl"));
         let s = Soap::new(&opts(&[("wsdl", "none"), ("namespace", "urn:x")])).unwrap();
         assert_eq!(s.wsdl(), None);
+        assert_eq!(s.tls(), Some(TlsSetting::Plaintext));
+        assert_eq!(s.url("127.0.0.1:8092", "/bench?wsdl"), "http://127.0.0.1:8092/bench?wsdl");
+        let s = Soap::new(&opts(&[("tls", "skip-verify")])).unwrap();
+        assert_eq!(s.url("h:1", "/b"), "https://h:1/b");
         assert_refused::<Soap>(&[
             &[("wsdl", "bench?wsdl")],
             &[("namespace", "urn:x")],
             &[("pool", "0")],
             &[("soapaction", "x")],
+            &[("tls", "maybe")],
+            &[("server_name", "x")],
         ]);
     }
 

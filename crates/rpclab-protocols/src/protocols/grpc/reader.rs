@@ -64,7 +64,12 @@ impl End {
                 io::ErrorKind::UnexpectedEof,
                 format!("{target}: the server closed the connection"),
             )),
-            End::Io(e) => CallError::Io(io::Error::new(e.kind(), format!("{target}: {e}"))),
+            // The server's TLS alert refusing the client's certificate: an
+            // answer, with what to pass (as the HTTP/1.1 pool says it).
+            End::Io(e) => match crate::tls::alert_hint(e) {
+                Some(hint) => CallError::Protocol(format!("{target}: TLS: {e} ({hint})")),
+                None => CallError::Io(io::Error::new(e.kind(), format!("{target}: {e}"))),
+            },
             End::Broken(why) => CallError::Protocol(format!("{target}: HTTP/2: {why}")),
         }
     }
@@ -153,7 +158,7 @@ impl Reader {
                 // A server's first frame is its SETTINGS, whose length
                 // starts with a zero byte; a TLS record (an alert, a
                 // handshake) starts with 0x15 or 0x16, then 0x03.
-                if matches!(buf[..2], [0x15 | 0x16, 0x03]) {
+                if crate::tls::is_tls_record(&buf) {
                     return End::Broken(
                         "the server answered with a TLS record: it speaks TLS, not plaintext \
                          HTTP/2 (connect with --tls, --cacert or --skipTLS)"
