@@ -162,6 +162,34 @@ pub fn check_options(
     }
 }
 
+/// The JSON of option `key`, or of the file in option `<key>_file` (the
+/// generic calls' `data` and `expect`); `flag` names it in errors
+/// (`--data`, and `--data-file` for the file).
+pub fn json_option(
+    options: &BTreeMap<String, String>,
+    key: &str,
+    flag: &str,
+) -> Result<Option<serde_json::Value>, CallError> {
+    let file_key = format!("{key}_file");
+    let (text, source) = match (options.get(key), options.get(&file_key)) {
+        (Some(_), Some(_)) => {
+            return Err(CallError::Config(format!(
+                "{flag} and {flag}-file both given; pass one"
+            )))
+        }
+        (Some(text), None) => (text.clone(), flag.to_owned()),
+        (None, Some(path)) => (
+            std::fs::read_to_string(path)
+                .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?,
+            format!("{flag}-file {path}"),
+        ),
+        (None, None) => return Ok(None),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
+}
+
 /// The longest `heartbeat_s` a protocol accepts: a day.
 pub const MAX_HEARTBEAT_S: u64 = 86_400;
 

@@ -50,7 +50,7 @@ pub mod request;
 #[cfg(test)]
 mod test_pool;
 
-use crate::protocol::{check_options, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{check_options, json_option, CallError, Connection, Protocol, WireCounter};
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
 use crate::tls::Transport;
@@ -304,33 +304,6 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
             "--call `{call}` is not package.Service/Method"
         ))),
     }
-}
-
-/// The JSON of option `key`, or of the file in `key_file`; `flag` names it
-/// in errors.
-fn json_option(
-    options: &BTreeMap<String, String>,
-    key: &str,
-    flag: &str,
-) -> Result<Option<serde_json::Value>, CallError> {
-    let file_key = format!("{key}_file");
-    let (text, source) = match (options.get(key), options.get(&file_key)) {
-        (Some(_), Some(_)) => {
-            return Err(CallError::Config(format!(
-                "{flag} and {flag}-file both given; pass one"
-            )))
-        }
-        (Some(text), None) => (text.clone(), flag.to_owned()),
-        (None, Some(path)) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?,
-            format!("{flag}-file {path}"),
-        ),
-        (None, None) => return Ok(None),
-    };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
 }
 
 /// One HTTP/2 connection making generic calls.
