@@ -6,6 +6,8 @@
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
 //!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
+//! * on a method of your own Thrift service, from its IDL:
+//!   `rpclab-client --protocol thrift-generic --target 127.0.0.1:9090 --idl shop.thrift --call Inventory.reserve --data '{"req":{}}'`
 //! * as the lab runs it, from a cell spec: `rpclab-client run-spec --spec cell.json --out DIR`
 //! * as a readiness check: `rpclab-client probe --protocol thrift --target 127.0.0.1:9090`
 
@@ -179,13 +181,15 @@ struct Direct {
 }
 
 /// A method of the user's own gRPC service (protocol `grpc-generic`), with
-/// ghz's flag names.
+/// ghz's flag names, or of their own Thrift service from its IDL (protocol
+/// `thrift-generic`, with `--idl`).
 #[derive(Args)]
 struct Generic {
     /// A method of your own gRPC service, `package.Service/Method` (or
     /// `package.Service.Method`), as ghz's `--call`: calls it instead of the
     /// contract (protocol grpc-generic), its types from --protoset or the
-    /// server's reflection (grpc.reflection.v1, else v1alpha).
+    /// server's reflection (grpc.reflection.v1, else v1alpha). With --idl
+    /// (or --protocol thrift-generic): a Thrift method, `Service.method`.
     #[arg(long)]
     call: Option<String>,
     /// The request as JSON (default `{}`); `{{.RequestNumber}}` in a string
@@ -208,6 +212,11 @@ struct Generic {
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+    /// The `.thrift` IDL of your own Thrift service (its includes read
+    /// relative to it): --call Service.method is then a Thrift method
+    /// (protocol thrift-generic), its arguments in --data by name.
+    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    idl: Option<PathBuf>,
 }
 
 /// TLS for gRPC, as ghz's flags, except that plaintext is the default
@@ -276,12 +285,15 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
+        put("idl", path(&self.idl));
         options
     }
 }
 
 /// The protocol that makes a generic gRPC call (`--call`).
 const GENERIC_GRPC: &str = "grpc-generic";
+/// The protocol that makes a generic Thrift call (`--call` with `--idl`).
+const GENERIC_THRIFT: &str = "thrift-generic";
 
 /// `--protocol`'s help, from the one list of protocols.
 fn protocol_help() -> String {
@@ -406,10 +418,14 @@ async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
 async fn run_direct(d: Direct) -> Result<()> {
     let protocol = match (&d.generic.call, d.protocol) {
         (None, protocol) => protocol,
+        (Some(_), None) if d.generic.idl.is_some() => Some(GENERIC_THRIFT.to_owned()),
         (Some(_), None) => Some(GENERIC_GRPC.to_owned()),
         (Some(_), Some(p)) if p == GENERIC_GRPC || p == "grpc" => Some(GENERIC_GRPC.to_owned()),
+        (Some(_), Some(p)) if p == GENERIC_THRIFT || p == "thrift" => {
+            Some(GENERIC_THRIFT.to_owned())
+        }
         (Some(_), Some(p)) => bail!(
-            "--call is a gRPC method; --protocol {p} has none (leave --protocol out, or give grpc)"
+            "--call is a gRPC or Thrift method; --protocol {p} has none (leave --protocol out, or give grpc, or thrift with --idl)"
         ),
     };
     let (Some(protocol), Some(target)) = (protocol, d.target) else {

@@ -4,185 +4,27 @@
 //! (tonic, with tonic-reflection), in package `shop.v1` over two files,
 //! with nested messages, repeated fields, enums and a map.
 //!
-//! The fixture is built by cargo and put in an image of its own: `FROM
-//! scratch` with the binary and the shared libraries `ldd` names, so no
-//! base image or registry is needed. Each test starts its containers
-//! (host network, 127.0.0.1, confined as the lab's servers are) and
-//! removes them when it ends. The client runs as a user would run it, as
-//! the `rpclab-client` binary, and the tests read its JSON report or its
-//! one error line. Needs a Docker engine and, for TLS, the `openssl`
-//! command. No timing is asserted.
+//! The fixture runs in a container of an image `FROM scratch`
+//! (`common::fixture`, shared with the generic Thrift call's test); each
+//! test starts its containers and removes them when it ends. The client
+//! runs as a user would run it, as the `rpclab-client` binary, and the
+//! tests read its JSON report or its one error line. Needs a Docker engine
+//! and, for TLS, the `openssl` command. No timing is asserted.
 
+mod common;
+
+use common::fixture::{self, run, scratch, Fixture};
 use serde_json::{json, Value};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
-const IMAGE: &str = "rpclab-test/grpc-shop:latest";
 const METHOD: &str = "shop.v1.Inventory/Reserve";
 
-/// A folder of this test process's own.
-fn scratch() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("rpclab-grpc-generic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    })
-    .clone()
-}
-
-fn run(cmd: &mut Command, what: &str) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// The fixture binary, built by cargo (the same profile as this test).
-fn fixture_binary() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let out = run(
-            Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-p",
-                    "grpc-shop",
-                    "--bin",
-                    "grpc-shop",
-                    "--message-format=json",
-                ])
-                .stderr(Stdio::inherit()),
-            "cargo build -p grpc-shop",
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .next_back()
-            .expect("cargo names the grpc-shop executable")
-    })
-    .clone()
-}
-
-/// The fixture's image: the binary and the libraries it links, on no base.
-fn image() -> &'static str {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let binary = fixture_binary();
-        let context = scratch().join("image");
-        let root = context.join("root");
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::copy(&binary, root.join("grpc-shop")).unwrap();
-        let ldd = run(Command::new("ldd").arg(&binary), "ldd");
-        for line in String::from_utf8_lossy(&ldd.stdout).lines() {
-            // `libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)` or
-            // `/lib64/ld-linux-x86-64.so.2 (0x…)`.
-            let path = line
-                .split("=>")
-                .last()
-                .and_then(|rest| rest.split_whitespace().next())
-                .filter(|p| p.starts_with('/'));
-            if let Some(path) = path {
-                let dest = root.join(path.trim_start_matches('/'));
-                std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-                std::fs::copy(path, &dest).unwrap_or_else(|e| panic!("{path}: {e}"));
-            }
-        }
-        std::fs::write(
-            context.join("Dockerfile"),
-            "FROM scratch\nCOPY root/ /\nUSER 65534:65534\nENTRYPOINT [\"/grpc-shop\"]\n",
-        )
-        .unwrap();
-        run(
-            Command::new("docker")
-                .args(["build", "-q", "-t", IMAGE])
-                .arg(&context),
-            "docker build (the grpc-shop fixture)",
-        );
-        // The engine has it now: the binary's copy is not kept.
-        let _ = std::fs::remove_dir_all(&context);
-    });
-    IMAGE
-}
-
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A running fixture container, removed when dropped.
-struct Shop {
-    name: String,
-    target: String,
-}
-
-impl Shop {
-    /// Starts the fixture with `args` (after `--listen`); `certs`, if any,
-    /// is mounted read-only at `/certs`.
-    fn start(args: &[&str], certs: Option<&Path>) -> Shop {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let image = image();
-        let port = free_port();
-        let target = format!("127.0.0.1:{port}");
-        let name = format!(
-            "rpclab-test-grpc-shop-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut cmd = Command::new("docker");
-        cmd.args(["run", "-d", "--rm", "--name", &name, "--network", "host"])
-            .args(["--read-only", "--cap-drop", "ALL"])
-            .args(["--security-opt", "no-new-privileges", "--pids-limit", "256"]);
-        if let Some(certs) = certs {
-            cmd.arg("-v").arg(format!("{}:/certs:ro", certs.display()));
-        }
-        cmd.arg(image).args(["--listen", &target]).args(args);
-        run(&mut cmd, "docker run (the grpc-shop fixture)");
-        let shop = Shop { name, target };
-        shop.wait_listening();
-        shop
-    }
-
-    /// Until the server accepts connections, bounded (a slow machine may
-    /// take a while; nothing here measures it).
-    fn wait_listening(&self) {
-        let give_up = Instant::now() + Duration::from_secs(120);
-        while TcpStream::connect(&self.target).is_err() {
-            assert!(
-                Instant::now() < give_up,
-                "the grpc-shop container {} never listened on {}",
-                self.name,
-                self.target
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Shop {
-    fn drop(&mut self) {
-        let _ = Command::new("docker")
-            .args(["rm", "-f", &self.name])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
+/// The fixture, started with `args` (after `--listen`); `certs`, if any,
+/// mounted read-only at `/certs`.
+fn start(args: &[&str], certs: Option<&Path>) -> Fixture {
+    Fixture::start("grpc-shop", args, certs)
 }
 
 /// The fixture's descriptor set, as built with it (`build.rs`, the same
@@ -192,7 +34,7 @@ fn protoset() -> PathBuf {
     FILE.get_or_init(|| {
         let path = scratch().join("shop.protoset");
         run(
-            Command::new(fixture_binary())
+            Command::new(fixture::binary("grpc-shop"))
                 .arg("--write-protoset")
                 .arg(&path),
             "grpc-shop --write-protoset",
@@ -231,46 +73,28 @@ fn reply() -> Value {
     })
 }
 
-/// `rpclab-client --target <shop> --call <METHOD> <args>` (`args` may
-/// name another `--call`).
-fn client(shop: &Shop, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpclab-client"));
-    // An error is one line, as a user sees it (a backtrace asked for by
-    // the environment would add its own).
-    cmd.env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE");
-    cmd.args(["--target", &shop.target]);
-    if !args.contains(&"--call") {
-        cmd.args(["--call", METHOD]);
+/// `args` with `--call <METHOD>` in front, unless they name another.
+fn with_call<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    if args.contains(&"--call") {
+        args.to_vec()
+    } else {
+        [&["--call", METHOD][..], args].concat()
     }
-    cmd.args(args).output().expect("rpclab-client starts")
+}
+
+/// `rpclab-client --target <shop> --call <METHOD> <args>`.
+fn client(shop: &Fixture, args: &[&str]) -> Output {
+    fixture::client(shop, &with_call(args))
 }
 
 /// A run that must succeed: its JSON report.
-fn report(shop: &Shop, args: &[&str]) -> Value {
-    let out = client(shop, &[args, &["--json"]].concat());
-    assert!(
-        out.status.success(),
-        "rpclab-client {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
+fn report(shop: &Fixture, args: &[&str]) -> Value {
+    fixture::report(shop, &with_call(args))
 }
 
 /// A run that must fail before any load: its one error line.
-fn refusal(shop: &Shop, args: &[&str]) -> String {
-    let out = client(shop, args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded:\n{stdout}");
-    assert!(
-        stdout.trim().is_empty(),
-        "{args:?}: something was measured:\n{stdout}"
-    );
-    let lines: Vec<&str> = stderr.trim().lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
-    lines[0].to_owned()
+fn refusal(shop: &Fixture, args: &[&str]) -> String {
+    fixture::refusal(shop, &with_call(args))
 }
 
 /// Every call verified, and the report says what was called.
@@ -287,7 +111,7 @@ fn assert_verified(report: &Value, calls: u64, descriptors: &str) {
 
 #[test]
 fn calls_through_reflection_and_a_protoset_are_verified() {
-    let shop = Shop::start(&[], None);
+    let shop = start(&[], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let common = [
@@ -379,7 +203,7 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
 
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
-    let shop = Shop::start(&["--reflection", "v1alpha"], None);
+    let shop = start(&["--reflection", "v1alpha"], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let by_reflection = report(
@@ -391,7 +215,7 @@ fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
 
 #[test]
 fn bad_input_is_one_line_and_nothing_is_measured() {
-    let shop = Shop::start(&[], None);
+    let shop = start(&[], None);
     let file = protoset();
     let protoset = file.to_str().unwrap();
 
@@ -455,7 +279,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
 
     // No reflection: the hint to pass --protoset; with it, the call works.
-    let bare = Shop::start(&["--reflection", "none"], None);
+    let bare = start(&["--reflection", "none"], None);
     let line = refusal(&bare, &[]);
     assert!(
         line.contains("UNIMPLEMENTED") && line.contains("--protoset"),
@@ -543,7 +367,7 @@ fn certificates() -> PathBuf {
 #[test]
 fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
     let certs = certificates();
-    let shop = Shop::start(
+    let shop = start(
         &[
             "--tls-cert",
             "/certs/server.pem",
@@ -586,7 +410,7 @@ fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
     assert!(line.contains("it speaks TLS"), "{line}");
 
     // A TLS client against a plaintext server.
-    let plain = Shop::start(&[], None);
+    let plain = start(&[], None);
     let line = refusal(&plain, &["--cacert", ca]);
     assert!(
         line.contains("TLS handshake failed") && line.contains("a plaintext server?"),

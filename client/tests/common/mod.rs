@@ -5,6 +5,9 @@
 //! servers (listening, framing what the client sends, writing replies from
 //! any task).
 
+#[allow(dead_code)]
+pub mod fixture;
+
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Operation, Value};
 use std::collections::BTreeMap;

@@ -69,6 +69,7 @@ protocols! {
     rmi::Rmi,
     motan::Motan,
     grpc_generic::GrpcGeneric,
+    thrift_generic::ThriftGeneric,
 }
 
 impl fmt::Display for ProtocolName {
