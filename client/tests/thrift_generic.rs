@@ -3,8 +3,8 @@
 //! that is not rpclab's contract: `fixtures/thrift-shop`, service
 //! `shop.Inventory` of `idl/shop.thrift` (an included file, typedefs,
 //! enums, nested structs, a list, a set, a map, binary, an exception, a
-//! service that extends another), served by the `thrift` crate's threaded
-//! server with the Thrift compiler's own code.
+//! service that extends another), served with the Thrift compiler's own
+//! code on the `thrift` crate.
 //!
 //! The fixture runs in a container of an image `FROM scratch`
 //! (`common::fixture`); each test starts its containers and removes them
@@ -16,7 +16,6 @@ mod common;
 
 use common::fixture::{self, Fixture};
 use serde_json::{json, Value};
-use std::process::Output;
 
 const METHOD: &str = "Inventory.reserve";
 
@@ -68,11 +67,6 @@ fn with_call(args: &[&str]) -> Vec<String> {
     }
     all.extend(args.iter().map(|a| (*a).to_owned()));
     all
-}
-
-fn client(shop: &Fixture, args: &[&str]) -> Output {
-    let args = with_call(args);
-    fixture::client(shop, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn report(shop: &Fixture, args: &[&str]) -> Value {

@@ -135,7 +135,7 @@ struct Expected {
 impl Resolved {
     fn same_every_call(&self) -> bool {
         self.args.fixed().is_some()
-            && !self.expected.as_ref().is_some_and(|e| e.numbered.is_some())
+            && self.expected.as_ref().is_none_or(|e| e.numbered.is_none())
     }
 }
 
