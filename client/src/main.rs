@@ -270,7 +270,8 @@ impl TlsFlags {
 }
 
 impl Generic {
-    /// The flags as options of protocol `grpc-generic`.
+    /// The flags as options of protocol `grpc-generic` (or
+    /// `thrift-generic`, with `--idl`).
     fn options(&self) -> Vec<(String, String)> {
         let mut options = Vec::new();
         let mut put = |key: &str, value: Option<String>| {

@@ -55,8 +55,8 @@
 //!   wrong response (it counts as verified only when it is expected).
 
 mod codec;
-pub mod idl;
-pub mod value;
+mod idl;
+mod value;
 
 use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
