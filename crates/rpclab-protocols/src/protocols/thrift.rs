@@ -66,8 +66,7 @@ pub use self::link::MAX_MESSAGE;
 pub use self::scan::Wire;
 
 use self::link::Link;
-use self::scan::Scan;
-pub(crate) use self::scan::{EXCEPTION, REPLY};
+use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
@@ -198,14 +197,14 @@ impl ReferenceExchange for ThriftConnection {
 // formats them stays off the path of the replies that are right.
 
 #[cold]
-pub(crate) fn wrong_seqid(got: i32, sent: i32) -> CallError {
+fn wrong_seqid(got: i32, sent: i32) -> CallError {
     CallError::Protocol(format!(
         "reply has sequence id {got}, the call had {sent}"
     ))
 }
 
 #[cold]
-pub(crate) fn wrong_method(name: &[u8], method: &str) -> CallError {
+fn wrong_method(name: &[u8], method: &str) -> CallError {
     CallError::Protocol(format!(
         "reply is for method `{}`, the call was `{method}`",
         String::from_utf8_lossy(name),
@@ -213,7 +212,7 @@ pub(crate) fn wrong_method(name: &[u8], method: &str) -> CallError {
 }
 
 #[cold]
-pub(crate) fn wrong_kind(kind: u8) -> CallError {
+fn wrong_kind(kind: u8) -> CallError {
     CallError::Protocol(format!(
         "reply has message type {kind}, expected REPLY (2) or EXCEPTION (3)"
     ))
@@ -274,29 +273,54 @@ impl ThriftExchange {
     fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
         // A reply like the reference one is not walked again by `scan`.
         let known = self.reference.bytes();
-        let (at, consumed, message) = match locate(input, self.transport, self.wire, known)? {
-            Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
-            Located::Found(at, consumed, message) => (at, consumed, message),
-        };
-        let bytes = &input[at..at + message.len];
-        if message.seqid != self.ident.sequence_number {
-            return Err(wrong_seqid(message.seqid, self.ident.sequence_number));
-        }
-        let name = &bytes[message.name.clone()];
-        if name != self.method.name().as_bytes() {
-            return Err(wrong_method(name, self.method.name()));
-        }
-        let body = &bytes[message.body..];
         let (wire, method) = (self.wire, self.method);
-        let outcome = match message.kind {
-            REPLY => self
-                .reference
-                .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method)),
-            EXCEPTION => Err(decode_exception(body, wire)),
-            other => Err(wrong_kind(other)),
-        };
-        Ok(Parsed::Complete { consumed, outcome })
+        let found = reply_in(input, self.transport, wire, known, &self.ident, method.name())?;
+        Ok(match found {
+            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
+            Parsed::Complete { consumed, outcome } => Parsed::Complete {
+                consumed,
+                outcome: outcome.and_then(|body| {
+                    self.reference
+                        .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method))
+                }),
+            },
+        })
     }
+}
+
+/// The reply to the request of `ident` in `input`, when it is whole: its
+/// envelope checked against the request (method name, sequence id; the
+/// stream is out of step otherwise, an `Err`), and the result struct of a
+/// `REPLY` as its outcome (an `EXCEPTION` message, Thrift's
+/// `TApplicationException`, is a server error). `known`: the bytes of a
+/// result struct [`scan::scan`] need not walk.
+pub(crate) fn reply_in<'a>(
+    input: &'a [u8],
+    transport: Transport,
+    wire: Wire,
+    known: Option<&[u8]>,
+    ident: &TMessageIdentifier,
+    method: &str,
+) -> Result<Parsed<Result<&'a [u8], CallError>>, CallError> {
+    let (at, consumed, message) = match locate(input, transport, wire, known)? {
+        Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
+        Located::Found(at, consumed, message) => (at, consumed, message),
+    };
+    let bytes = &input[at..at + message.len];
+    if message.seqid != ident.sequence_number {
+        return Err(wrong_seqid(message.seqid, ident.sequence_number));
+    }
+    let name = &bytes[message.name.clone()];
+    if name != method.as_bytes() {
+        return Err(wrong_method(name, method));
+    }
+    let body = &bytes[message.body..];
+    let outcome = match message.kind {
+        REPLY => Ok(body),
+        EXCEPTION => Err(decode_exception(body, wire)),
+        other => Err(wrong_kind(other)),
+    };
+    Ok(Parsed::Complete { consumed, outcome })
 }
 
 impl link::Step for ThriftExchange {
@@ -600,7 +624,7 @@ fn protocol_error(message: String) -> thrift::Error {
 /// The `TApplicationException` of an EXCEPTION message, as a server error
 /// `"<KIND>: <message>"` with Thrift's constant names (`UNKNOWN_METHOD`,
 /// `INTERNAL_ERROR`, ...).
-pub(crate) fn decode_exception(body: &[u8], wire: Wire) -> CallError {
+fn decode_exception(body: &[u8], wire: Wire) -> CallError {
     let decoded = match wire {
         Wire::Binary => thrift::Error::read_application_error_from_in_protocol(
             &mut TBinaryInputProtocol::new(body, true),
@@ -653,7 +677,7 @@ async fn read_located<S: AsyncRead + Unpin>(
 }
 
 /// Where the next message is in the bytes received.
-pub(crate) enum Located {
+enum Located {
     /// Not all of it yet: at least this many bytes in all.
     Need(usize),
     /// Where its message starts, how many bytes it takes (with its frame
@@ -663,7 +687,7 @@ pub(crate) enum Located {
 
 /// The next message in `input`, framed or not. `known_body`: see
 /// [`scan::scan`].
-pub(crate) fn locate(
+fn locate(
     input: &[u8],
     transport: Transport,
     wire: Wire,

@@ -62,10 +62,7 @@ use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
 use super::thrift::link::{Link, Step};
-use super::thrift::{
-    decode_exception, encode_prepared, locate, wrong_kind, wrong_method, wrong_seqid, Located,
-    Thrift, Transport, Wire, EXCEPTION, REPLY,
-};
+use super::thrift::{encode_prepared, reply_in, Thrift, Transport, Wire};
 use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{check_options, json_option, CallError, Connection, Protocol, WireCounter};
 use rpclab_model::contract::{Call, Value};
@@ -480,25 +477,21 @@ impl Step for GenericExchange {
         } else {
             None
         };
-        let (at, consumed, message) = match locate(input, self.transport, self.wire, known)? {
-            Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
-            Located::Found(at, consumed, message) => (at, consumed, message),
-        };
-        let bytes = &input[at..at + message.len];
-        if message.seqid != self.ident.sequence_number {
-            return Err(wrong_seqid(message.seqid, self.ident.sequence_number));
-        }
-        let name = &bytes[message.name.clone()];
-        if name != resolved.method.name.as_bytes() {
-            return Err(wrong_method(name, &resolved.method.name));
-        }
-        let body = &bytes[message.body..];
-        let outcome = match message.kind {
-            REPLY => resolved.verify(self.wire, self.n, body),
-            EXCEPTION => Err(decode_exception(body, self.wire)),
-            other => Err(wrong_kind(other)),
-        };
-        Ok(Parsed::Complete { consumed, outcome })
+        let found = reply_in(
+            input,
+            self.transport,
+            self.wire,
+            known,
+            &self.ident,
+            &resolved.method.name,
+        )?;
+        Ok(match found {
+            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
+            Parsed::Complete { consumed, outcome } => Parsed::Complete {
+                consumed,
+                outcome: outcome.and_then(|body| resolved.verify(self.wire, self.n, body)),
+            },
+        })
     }
 }
 
