@@ -190,6 +190,31 @@ pub fn json_option(
         .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
 }
 
+/// How long a generic call's first, verified call may take (and gRPC's
+/// reflection before it).
+pub const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A generic call's first call (`call`, within [`FIRST_CALL_TIMEOUT`]),
+/// made before anything is measured: a failure becomes one wrong response
+/// that names `what` was called and says that nothing was measured.
+pub async fn first_call_verified<T>(
+    what: &str,
+    call: impl Future<Output = Result<T, CallError>>,
+) -> Result<T, CallError> {
+    let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, call)
+        .await
+        .unwrap_or(Err(CallError::Timeout));
+    outcome.map_err(|e| {
+        let why = match e {
+            CallError::WrongResponse(m) | CallError::Config(m) => m,
+            other => other.to_string(),
+        };
+        CallError::WrongResponse(format!(
+            "the first call of {what} could not be verified, so nothing was measured: {why}"
+        ))
+    })
+}
+
 /// The longest `heartbeat_s` a protocol accepts: a day.
 pub const MAX_HEARTBEAT_S: u64 = 86_400;
 

@@ -50,7 +50,10 @@ pub mod request;
 #[cfg(test)]
 mod test_pool;
 
-use crate::protocol::{check_options, json_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
+    FIRST_CALL_TIMEOUT,
+};
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
 use crate::tls::Transport;
@@ -62,7 +65,6 @@ use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 use tokio::sync::OnceCell;
 
 /// The options of this protocol, TLS's included.
@@ -77,9 +79,6 @@ const OPTIONS: &[&str] = &[
     "cacert",
     "server_name",
 ];
-
-/// How long reflection and the first, verified call may take.
-const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Generic gRPC calls (see the module documentation).
 #[derive(Debug)]
@@ -330,21 +329,11 @@ impl GrpcGenericConnection {
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self, path: &str) -> Result<(), CallError> {
-        let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, async {
+        first_call_verified(path, async {
             let (n, reply) = self.exchange().await?;
             self.verify(n, &reply)
         })
         .await
-        .unwrap_or(Err(CallError::Timeout));
-        outcome.map_err(|e| {
-            let why = match e {
-                CallError::WrongResponse(m) | CallError::Config(m) => m,
-                other => other.to_string(),
-            };
-            CallError::WrongResponse(format!(
-                "the first call of {path} could not be verified, so nothing was measured: {why}"
-            ))
-        })
     }
 
     /// Checks reply message `reply` of call `n` (see the module documentation).

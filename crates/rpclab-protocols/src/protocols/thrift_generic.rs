@@ -64,14 +64,15 @@ use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue}
 use super::thrift::link::{Link, Step};
 use super::thrift::{encode_prepared, reply_in, Thrift, Transport, Wire};
 use crate::exchange::{Exchange, Parsed};
-use crate::protocol::{check_options, json_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
+};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 use thrift::protocol::{TMessageIdentifier, TMessageType};
 
 /// The options of this protocol.
@@ -85,9 +86,6 @@ const OPTIONS: &[&str] = &[
     "transport",
     "protocol",
 ];
-
-/// How long the first, verified call may take.
-const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Generic Thrift calls (see the module documentation).
 #[derive(Debug)]
@@ -403,19 +401,7 @@ impl ThriftGenericConnection {
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self) -> Result<(), CallError> {
-        let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, self.exchange())
-            .await
-            .unwrap_or(Err(CallError::Timeout));
-        outcome.map(|_| ()).map_err(|e| {
-            let why = match e {
-                CallError::WrongResponse(m) | CallError::Config(m) => m,
-                other => other.to_string(),
-            };
-            CallError::WrongResponse(format!(
-                "the first call of {} could not be verified, so nothing was measured: {why}",
-                self.label
-            ))
-        })
+        first_call_verified(&self.label, self.exchange()).await.map(|_| ())
     }
 }
 

@@ -511,3 +511,96 @@ fn shown(schema: &Schema, ty: &Ty, v: &Value) -> String {
         None => text,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn shop() -> Schema {
+        let idl = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/thrift-shop/idl/shop.thrift");
+        Schema::load(&idl).unwrap()
+    }
+
+    fn of(schema: &Schema, name: &str) -> Ty {
+        Ty::Struct(schema.structs.iter().position(|s| s.name == name).unwrap())
+    }
+
+    #[test]
+    fn the_first_difference_is_named_by_its_path_with_both_values() {
+        let schema = shop();
+        let ty = of(&schema, "Reservation");
+        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let expected = value(json!({
+            "requestId": "r", "status": "PARTIAL", "customer": "ada",
+            "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
+        }));
+        let diff = |got: Json| first_difference(&schema, &ty, &expected, &value(got), "");
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": 2, "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}]})),
+            None
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 1}]})),
+            Some("lines[1].reserved: expected 3, got 1".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "RESERVED"})),
+            Some(r#"status: expected "PARTIAL", got "RESERVED""#.into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "lines": [{"sku": "a"}]})),
+            Some("lines: expected 2 elements, got 1".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
+                        "noteBytes": 5})),
+            Some("noteBytes: expected no value, got 5".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}]})),
+            Some(r#"customer: expected "ada", got no value"#.into())
+        );
+    }
+
+    #[test]
+    fn sets_and_maps_are_compared_whatever_their_order() {
+        let schema = shop();
+        let ty = of(&schema, "ReserveRequest");
+        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let expected = value(json!({"tags": ["a", "b"], "attributes": {"x": "1", "y": "2"}}));
+        let reordered = Value::Struct(vec![
+            (5, Value::List(vec![Value::String("b".into()), Value::String("a".into())])),
+            (
+                6,
+                Value::Map(vec![
+                    (Value::String("y".into()), Value::String("2".into())),
+                    (Value::String("x".into()), Value::String("1".into())),
+                ]),
+            ),
+        ]);
+        assert_eq!(first_difference(&schema, &ty, &expected, &reordered, ""), None);
+        let other = value(json!({"tags": ["a", "c"], "attributes": {"x": "1", "y": "3"}}));
+        assert_eq!(
+            first_difference(&schema, &ty, &expected, &other, ""),
+            Some(r#"tags: expected an element "b", got none"#.into())
+        );
+        let other = value(json!({"tags": ["b", "a"], "attributes": {"x": "1", "y": "3"}}));
+        assert_eq!(
+            first_difference(&schema, &ty, &expected, &other, ""),
+            Some(r#"attributes["y"]: expected "2", got "3""#.into())
+        );
+        // JSON back in the IDL's order, binary as base64, enums by name.
+        let full = value(json!({"customer": {"tier": 2, "name": "ada"}, "note": "aGk="}));
+        assert_eq!(
+            to_text(&schema, &ty, &full),
+            r#"{"customer":{"name":"ada","tier":"GOLD"},"note":"aGk="}"#
+        );
+    }
+}
