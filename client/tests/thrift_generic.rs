@@ -110,6 +110,7 @@ fn calls_from_the_idl_are_verified_on_both_engines_and_wires() {
     // The poll engine (the closed loop's default for one call in flight).
     let polled = report(&shop, &common);
     assert_verified(&polled, METHOD);
+    assert_eq!(polled["engine"], "poll");
     assert_eq!(polled["calls_ok"], 200);
     assert_eq!(polled["call"]["expected_reply"], true);
     assert_eq!(
@@ -119,6 +120,7 @@ fn calls_from_the_idl_are_verified_on_both_engines_and_wires() {
     // The tasks engine, whose first connection verifies one call first.
     let tasks = report(&shop, &[&common[..], &["--engine", "tasks"]].concat());
     assert_verified(&tasks, METHOD);
+    assert_eq!(tasks["engine"], "tasks");
     assert_eq!(tasks["calls_ok"], 200);
 
     // A method inherited through `extends`, from the included file; the
