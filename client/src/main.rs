@@ -8,6 +8,8 @@
 //!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
 //! * on a method of your own Dubbo interface, by generic invocation:
 //!   `rpclab-client --protocol dubbo-generic --registry zookeeper://127.0.0.1:2181 --call com.example.shop.InventoryService/reserve --types com.example.shop.ReserveRequest --data '[{"sku":"a","quantity":1}]'`
+//! * on a method of your own Thrift service, from its IDL:
+//!   `rpclab-client --protocol thrift-generic --target 127.0.0.1:9090 --idl shop.thrift --call Inventory.reserve --data '{"req":{}}'`
 //! * as the lab runs it, from a cell spec: `rpclab-client run-spec --spec cell.json --out DIR`
 //! * as a readiness check: `rpclab-client probe --protocol thrift --target 127.0.0.1:9090`
 
@@ -184,7 +186,8 @@ struct Direct {
 }
 
 /// A method of the user's own gRPC service (protocol `grpc-generic`), with
-/// ghz's flag names.
+/// ghz's flag names, or of their own Thrift service from its IDL (protocol
+/// `thrift-generic`, with `--idl`).
 #[derive(Args)]
 struct Generic {
     /// A method of your own gRPC service, `package.Service/Method` (or
@@ -192,7 +195,8 @@ struct Generic {
     /// contract (protocol grpc-generic), its types from --protoset or the
     /// server's reflection (grpc.reflection.v1, else v1alpha). With
     /// --protocol dubbo-generic: a method of your own Dubbo interface,
-    /// `interface/method`, by Dubbo's generic invocation.
+    /// `interface/method`, by Dubbo's generic invocation. With --idl (or
+    /// --protocol thrift-generic): a Thrift method, `Service.method`.
     #[arg(long)]
     call: Option<String>,
     /// The request as JSON (default `{}`; for dubbo-generic the arguments,
@@ -216,6 +220,11 @@ struct Generic {
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+    /// The `.thrift` IDL of your own Thrift service (its includes read
+    /// relative to it): --call Service.method is then a Thrift method
+    /// (protocol thrift-generic), its arguments in --data by name.
+    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    idl: Option<PathBuf>,
 }
 
 /// What a generic Dubbo call adds to `--call` (`--protocol dubbo-generic`).
@@ -308,7 +317,8 @@ impl TlsFlags {
 }
 
 impl Generic {
-    /// The flags as options of protocol `grpc-generic`.
+    /// The flags as options of protocol `grpc-generic` (or
+    /// `thrift-generic`, with `--idl`).
     fn options(&self) -> Vec<(String, String)> {
         let mut options = Vec::new();
         let mut put = |key: &str, value: Option<String>| {
@@ -323,6 +333,7 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
+        put("idl", path(&self.idl));
         options
     }
 }
@@ -332,12 +343,21 @@ impl Generic {
 const GENERIC_PROTOCOLS: &[(&str, &[&str])] = &[
     ("grpc-generic", &["grpc-generic", "grpc"]),
     ("dubbo-generic", &["dubbo-generic", "dubbo"]),
+    ("thrift-generic", &["thrift-generic", "thrift"]),
 ];
 
-/// The protocol a `--call` run uses, from `--protocol` (if given).
-fn generic_protocol(protocol: Option<&str>) -> Result<&'static str> {
+/// The generic protocol `--idl` implies when `--protocol` is not given.
+const IDL_PROTOCOL: &str = "thrift-generic";
+
+/// The protocol a `--call` run uses, from `--protocol` (if given) and
+/// whether an IDL was given.
+fn generic_protocol(protocol: Option<&str>, idl: bool) -> Result<&'static str> {
     let Some(asked) = protocol else {
-        return Ok(GENERIC_PROTOCOLS[0].0);
+        return Ok(if idl {
+            IDL_PROTOCOL
+        } else {
+            GENERIC_PROTOCOLS[0].0
+        });
     };
     GENERIC_PROTOCOLS
         .iter()
@@ -346,8 +366,8 @@ fn generic_protocol(protocol: Option<&str>) -> Result<&'static str> {
         .ok_or_else(|| {
             let names: Vec<&str> = GENERIC_PROTOCOLS.iter().map(|(name, _)| *name).collect();
             anyhow::anyhow!(
-                "--call is a method of gRPC (the default) or Dubbo; --protocol {asked} has none \
-                 (give one of {})",
+                "--call is a method of gRPC (the default), Dubbo or Thrift (with --idl); \
+                 --protocol {asked} has none (give one of {})",
                 names.join(", ")
             )
         })
@@ -477,7 +497,9 @@ async fn run_spec(spec_path: &PathBuf, out: &PathBuf) -> Result<()> {
 async fn run_direct(d: Direct) -> Result<()> {
     let protocol = match &d.generic.call {
         None => d.protocol,
-        Some(_) => Some(generic_protocol(d.protocol.as_deref())?.to_owned()),
+        Some(_) => {
+            Some(generic_protocol(d.protocol.as_deref(), d.generic.idl.is_some())?.to_owned())
+        }
     };
     // With a registry, the provider is found there: no target is needed.
     let target = d

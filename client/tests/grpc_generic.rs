@@ -4,114 +4,29 @@
 //! (tonic, with tonic-reflection), in package `shop.v1` over two files,
 //! with nested messages, repeated fields, enums and a map.
 //!
-//! The fixture is built by cargo and put in an image of its own: `FROM
-//! scratch` with the binary and the shared libraries `ldd` names, so no
-//! base image or registry is needed. Each test starts its containers
-//! (host network, 127.0.0.1, confined as the lab's servers are) and
-//! removes them when it ends. The client runs as a user would run it, as
-//! the `rpclab-client` binary, and the tests read its JSON report or its
-//! one error line. Needs a Docker engine and, for TLS, the `openssl`
-//! command. No timing is asserted.
+//! The fixture runs in a container of an image `FROM scratch`
+//! (`common::fixture`, shared with the generic Thrift call's test); each
+//! test starts its containers and removes them when it ends. The client
+//! runs as a user would run it, as the `rpclab-client` binary, and the
+//! tests read its JSON report or its one error line. Needs a Docker engine
+//! and, for TLS, the `openssl` command. No timing is asserted.
 
 mod common;
 
 use common::certs::certificates;
-use common::containers::{self, run, Container};
+use common::containers::Container;
+use common::fixture::{self, run, scratch};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-const IMAGE: &str = "rpclab-test/grpc-shop:latest";
 const METHOD: &str = "shop.v1.Inventory/Reserve";
 
-/// A folder of this test process's own.
-fn scratch() -> PathBuf {
-    containers::scratch("grpc-generic")
-}
-
-/// The fixture binary, built by cargo (the same profile as this test).
-fn fixture_binary() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let out = run(
-            Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-p",
-                    "grpc-shop",
-                    "--bin",
-                    "grpc-shop",
-                    "--message-format=json",
-                ])
-                .stderr(Stdio::inherit()),
-            "cargo build -p grpc-shop",
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .next_back()
-            .expect("cargo names the grpc-shop executable")
-    })
-    .clone()
-}
-
-/// The fixture's image: the binary and the libraries it links, on no base.
-fn image() -> &'static str {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let binary = fixture_binary();
-        let context = scratch().join("image");
-        let root = context.join("root");
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::copy(&binary, root.join("grpc-shop")).unwrap();
-        let ldd = run(Command::new("ldd").arg(&binary), "ldd");
-        for line in String::from_utf8_lossy(&ldd.stdout).lines() {
-            // `libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x…)` or
-            // `/lib64/ld-linux-x86-64.so.2 (0x…)`.
-            let path = line
-                .split("=>")
-                .last()
-                .and_then(|rest| rest.split_whitespace().next())
-                .filter(|p| p.starts_with('/'));
-            if let Some(path) = path {
-                let dest = root.join(path.trim_start_matches('/'));
-                std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-                std::fs::copy(path, &dest).unwrap_or_else(|e| panic!("{path}: {e}"));
-            }
-        }
-        std::fs::write(
-            context.join("Dockerfile"),
-            "FROM scratch\nCOPY root/ /\nUSER 65534:65534\nENTRYPOINT [\"/grpc-shop\"]\n",
-        )
-        .unwrap();
-        run(
-            Command::new("docker")
-                .args(["build", "-q", "-t", IMAGE])
-                .arg(&context),
-            "docker build (the grpc-shop fixture)",
-        );
-        // The engine has it now: the binary's copy is not kept.
-        let _ = std::fs::remove_dir_all(&context);
-    });
-    IMAGE
-}
-
-/// A running fixture container, started with `args` (after `--listen`);
-/// `certs`, if any, is mounted read-only at `/certs`.
-fn start_shop(args: &[&str], certs: Option<&Path>) -> Container {
-    let image = image();
-    let shop = Container::start("grpc-shop", image, |cmd, port| {
-        if let Some(certs) = certs {
-            cmd.arg("-v").arg(format!("{}:/certs:ro", certs.display()));
-        }
-        cmd.arg(image)
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .args(args);
-    });
-    shop.wait_listening();
-    shop
+/// The fixture, started with `args` (after `--listen`); `certs`, if any,
+/// mounted read-only at `/certs`.
+fn start(args: &[&str], certs: Option<&Path>) -> Container {
+    fixture::start("grpc-shop", args, certs)
 }
 
 /// The fixture's descriptor set, as built with it (`build.rs`, the same
@@ -121,7 +36,7 @@ fn protoset() -> PathBuf {
     FILE.get_or_init(|| {
         let path = scratch().join("shop.protoset");
         run(
-            Command::new(fixture_binary())
+            Command::new(fixture::binary("grpc-shop"))
                 .arg("--write-protoset")
                 .arg(&path),
             "grpc-shop --write-protoset",
@@ -160,7 +75,7 @@ fn reply() -> Value {
     })
 }
 
-/// `args`, with `--call <METHOD>` unless they name another.
+/// `args` with `--call <METHOD>` in front, unless they name another.
 fn with_call<'a>(args: &[&'a str]) -> Vec<&'a str> {
     if args.contains(&"--call") {
         args.to_vec()
@@ -171,17 +86,17 @@ fn with_call<'a>(args: &[&'a str]) -> Vec<&'a str> {
 
 /// `rpclab-client --target <shop> --call <METHOD> <args>`.
 fn client(shop: &Container, args: &[&str]) -> Output {
-    containers::client(&shop.target, &with_call(args))
+    fixture::client(shop, &with_call(args))
 }
 
 /// A run that must succeed: its JSON report.
 fn report(shop: &Container, args: &[&str]) -> Value {
-    containers::report(&shop.target, &with_call(args))
+    fixture::report(shop, &with_call(args))
 }
 
 /// A run that must fail before any load: its one error line.
 fn refusal(shop: &Container, args: &[&str]) -> String {
-    containers::refusal(&shop.target, &with_call(args))
+    fixture::refusal(shop, &with_call(args))
 }
 
 /// Every call verified, and the report says what was called.
@@ -198,7 +113,7 @@ fn assert_verified(report: &Value, calls: u64, descriptors: &str) {
 
 #[test]
 fn calls_through_reflection_and_a_protoset_are_verified() {
-    let shop = start_shop(&[], None);
+    let shop = start(&[], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let common = [
@@ -290,7 +205,7 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
 
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
-    let shop = start_shop(&["--reflection", "v1alpha"], None);
+    let shop = start(&["--reflection", "v1alpha"], None);
     let data = request().to_string();
     let expect = reply().to_string();
     let by_reflection = report(
@@ -302,7 +217,7 @@ fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
 
 #[test]
 fn bad_input_is_one_line_and_nothing_is_measured() {
-    let shop = start_shop(&[], None);
+    let shop = start(&[], None);
     let file = protoset();
     let protoset = file.to_str().unwrap();
 
@@ -366,7 +281,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
 
     // No reflection: the hint to pass --protoset; with it, the call works.
-    let bare = start_shop(&["--reflection", "none"], None);
+    let bare = start(&["--reflection", "none"], None);
     let line = refusal(&bare, &[]);
     assert!(
         line.contains("UNIMPLEMENTED") && line.contains("--protoset"),
@@ -383,7 +298,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
 #[test]
 fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
     let certs = certificates(&scratch());
-    let shop = start_shop(
+    let shop = start(
         &[
             "--tls-cert",
             "/certs/server.pem",
@@ -426,7 +341,7 @@ fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
     assert!(line.contains("it speaks TLS"), "{line}");
 
     // A TLS client against a plaintext server.
-    let plain = start_shop(&[], None);
+    let plain = start(&[], None);
     let line = refusal(&plain, &["--cacert", ca]);
     assert!(
         line.contains("TLS handshake failed") && line.contains("a plaintext server?"),
@@ -435,7 +350,7 @@ fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
 
     // Mutual TLS: a server that wants a client certificate its CA signed
     // gets one with --cert and --key; without them, one line says so.
-    let mutual = start_shop(
+    let mutual = start(
         &[
             "--tls-cert",
             "/certs/server.pem",

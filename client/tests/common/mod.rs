@@ -3,14 +3,18 @@
 //! environment variable), through the public `Protocol` API; many calls in
 //! flight on one connection; and the skeleton of the in-process fake
 //! servers (listening, framing what the client sends, writing replies from
-//! any task). [`cli`]: the client binary as a user runs it; [`containers`]: real servers in confined containers and the
-//! client binary run against them; [`certs`]: certificates for the TLS
-//! tests.
+//! any task). [`cli`]: the client binary as a user runs it;
+//! [`containers`]: real servers in confined containers and the client
+//! binary run against them; [`fixture`]: the generic-call tests'
+//! fixtures (`fixtures/grpc-shop`, `fixtures/thrift-shop`) in images of
+//! their own; [`certs`]: certificates for the TLS tests.
 
 pub mod certs;
 #[allow(dead_code)]
 pub mod cli;
 pub mod containers;
+#[allow(dead_code)]
+pub mod fixture;
 
 #[allow(unused_imports)]
 pub use containers::free_port;

@@ -146,8 +146,9 @@ pub struct ClientReport {
     /// (plaintext).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsSetting>,
-    /// What a generic call called (`--call`, protocol `grpc-generic` or `dubbo-generic`):
-    /// the method, where its types came from, the request. Absent for the
+    /// What a generic call called (`--call`, protocol `grpc-generic`,
+    /// `dubbo-generic` or `thrift-generic`): the method, where its types
+    /// came from, the request. Absent for the
     /// contract's operations; when present, `operation` is not what was
     /// called.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -215,11 +216,13 @@ impl std::fmt::Display for TlsSetting {
 /// descriptor set or the server's reflection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenericCall {
-    /// `package.Service/Method` (gRPC), `interface/method` (Dubbo).
+    /// `package.Service/Method` (gRPC), `interface/method` (Dubbo),
+    /// `Service.method` (Thrift).
     pub method: String,
     /// Where the method's types came from: `protoset <path>`, or
     /// `reflection grpc.reflection.v1` (or `v1alpha`); for Dubbo, the
-    /// parameter types given (`parameter types a.B, int`), or none.
+    /// parameter types given (`parameter types a.B, int`), or none; for
+    /// Thrift, `idl <path>`.
     pub descriptors: String,
     /// The request message's encoded size in bytes (with the template's
     /// value as it is in the first call).

@@ -174,6 +174,59 @@ pub fn check_options(
     }
 }
 
+/// The JSON of option `key`, or of the file in option `<key>_file` (the
+/// generic calls' `data` and `expect`); `flag` names it in errors
+/// (`--data`, and `--data-file` for the file).
+pub fn json_option(
+    options: &BTreeMap<String, String>,
+    key: &str,
+    flag: &str,
+) -> Result<Option<serde_json::Value>, CallError> {
+    let file_key = format!("{key}_file");
+    let (text, source) = match (options.get(key), options.get(&file_key)) {
+        (Some(_), Some(_)) => {
+            return Err(CallError::Config(format!(
+                "{flag} and {flag}-file both given; pass one"
+            )))
+        }
+        (Some(text), None) => (text.clone(), flag.to_owned()),
+        (None, Some(path)) => (
+            std::fs::read_to_string(path)
+                .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?,
+            format!("{flag}-file {path}"),
+        ),
+        (None, None) => return Ok(None),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
+}
+
+/// How long a generic call's first, verified call may take (and gRPC's
+/// reflection before it).
+pub const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A generic call's first call (`call`, within [`FIRST_CALL_TIMEOUT`]),
+/// made before anything is measured: a failure becomes one wrong response
+/// that names `what` was called and says that nothing was measured.
+pub async fn first_call_verified<T>(
+    what: &str,
+    call: impl Future<Output = Result<T, CallError>>,
+) -> Result<T, CallError> {
+    let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, call)
+        .await
+        .unwrap_or(Err(CallError::Timeout));
+    outcome.map_err(|e| {
+        let why = match e {
+            CallError::WrongResponse(m) | CallError::Config(m) => m,
+            other => other.to_string(),
+        };
+        CallError::WrongResponse(format!(
+            "the first call of {what} could not be verified, so nothing was measured: {why}"
+        ))
+    })
+}
+
 /// The longest `heartbeat_s` a protocol accepts: a day.
 pub const MAX_HEARTBEAT_S: u64 = 86_400;
 

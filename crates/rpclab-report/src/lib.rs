@@ -70,8 +70,11 @@ pub fn write_all(
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let comparison = reproduction::of(results);
     let summary = dir.join("summary.md");
-    std::fs::write(&summary, summary_md(name, results, setup.as_ref().ok(), comparison.as_ref()))
-        .with_context(|| format!("cannot write {}", summary.display()))?;
+    std::fs::write(
+        &summary,
+        summary_md(name, results, setup.as_ref().ok(), comparison.as_ref()),
+    )
+    .with_context(|| format!("cannot write {}", summary.display()))?;
     let mut charts = html::write_report(dir, name, results, setup, comparison.as_ref())?;
     let page = dir.join("report.html");
     charts.retain(|p| p != &page);
@@ -101,10 +104,7 @@ pub fn summary_md(
         }
     );
     if let Some(stopped) = manifest.and_then(|m| m.stopped.as_ref()) {
-        md.push_str(&format!(
-            "\nStopped at {}: {}\n",
-            stopped.utc, stopped.why
-        ));
+        md.push_str(&format!("\nStopped at {}: {}\n", stopped.utc, stopped.why));
     }
     if let Some(m) = manifest.filter(|m| !m.resumed_utc.is_empty()) {
         md.push_str(&format!(
@@ -126,4 +126,28 @@ pub fn summary_md(
         md.push_str(&capacity::render(search, true));
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_and_resumed_run_says_why_and_when_in_its_summary() {
+        let text = std::fs::read_to_string(fixture::results_json()).unwrap();
+        let results: Results = serde_json::from_str(&text).unwrap();
+        let mut setup =
+            snapshot::read_manifest(&fixture::committed("20261129T235428Z-vm-c20a70e")).unwrap();
+        assert!(!summary_md("fixture", &results, Some(&setup), None).contains("Stopped at"));
+        setup.stopped = Some(rpclab_model::manifest::Stopped {
+            utc: "2026-12-05T07:00:00Z".into(),
+            why: "the Docker engine at unix:///var/run/docker.sock stopped answering".into(),
+        });
+        setup.resumed_utc = vec!["2026-12-05T07:05:00Z".into()];
+        let md = summary_md("fixture", &results, Some(&setup), None);
+        assert!(md.contains(
+            "Stopped at 2026-12-05T07:00:00Z: the Docker engine at unix:///var/run/docker.sock stopped answering"
+        ));
+        assert!(md.contains("Resumed (`--resume`) at 2026-12-05T07:05:00Z."));
+    }
 }

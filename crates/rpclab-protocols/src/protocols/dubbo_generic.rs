@@ -53,7 +53,7 @@ use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Pr
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
 use crate::protocols::dubbo::{providers_of, DubboConnection, Frame, DEFAULT_HEARTBEAT_S};
-use crate::protocols::grpc_generic::json_option;
+use crate::protocol::json_option;
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
 use bytes::Bytes;
 use request::{Invocation, Request};

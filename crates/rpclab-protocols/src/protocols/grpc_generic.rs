@@ -50,7 +50,10 @@ pub mod request;
 #[cfg(test)]
 mod test_pool;
 
-use crate::protocol::{CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
+    FIRST_CALL_TIMEOUT,
+};
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
 use crate::tls::{Alpn, Transport};
@@ -62,7 +65,6 @@ use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 use tokio::sync::OnceCell;
 
 /// The options of this protocol, besides TLS's ([`crate::tls::OPTIONS`]).
@@ -74,9 +76,6 @@ const OPTIONS: &[&str] = &[
     "expect_file",
     "protoset",
 ];
-
-/// How long reflection and the first, verified call may take.
-const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Generic gRPC calls (see the module documentation).
 #[derive(Debug)]
@@ -315,33 +314,6 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
     }
 }
 
-/// The JSON of option `key`, or of the file in `key_file`; `flag` names it
-/// in errors. (Also the generic Dubbo call's `data` and `expect`.)
-pub(crate) fn json_option(
-    options: &BTreeMap<String, String>,
-    key: &str,
-    flag: &str,
-) -> Result<Option<serde_json::Value>, CallError> {
-    let file_key = format!("{key}_file");
-    let (text, source) = match (options.get(key), options.get(&file_key)) {
-        (Some(_), Some(_)) => {
-            return Err(CallError::Config(format!(
-                "{flag} and {flag}-file both given; pass one"
-            )))
-        }
-        (Some(text), None) => (text.clone(), flag.to_owned()),
-        (None, Some(path)) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?,
-            format!("{flag}-file {path}"),
-        ),
-        (None, None) => return Ok(None),
-    };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
-}
-
 /// One HTTP/2 connection making generic calls.
 #[derive(Debug)]
 pub struct GrpcGenericConnection {
@@ -366,21 +338,11 @@ impl GrpcGenericConnection {
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self, path: &str) -> Result<(), CallError> {
-        let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, async {
+        first_call_verified(path, async {
             let (n, reply) = self.exchange().await?;
             self.verify(n, &reply)
         })
         .await
-        .unwrap_or(Err(CallError::Timeout));
-        outcome.map_err(|e| {
-            let why = match e {
-                CallError::WrongResponse(m) | CallError::Config(m) => m,
-                other => other.to_string(),
-            };
-            CallError::WrongResponse(format!(
-                "the first call of {path} could not be verified, so nothing was measured: {why}"
-            ))
-        })
     }
 
     /// Checks reply message `reply` of call `n` (see the module documentation).

@@ -95,6 +95,7 @@ protocols! {
     motan::Motan,
     grpc_generic::GrpcGeneric,
     dubbo_generic::DubboGeneric,
+    thrift_generic::ThriftGeneric,
 }
 
 impl fmt::Display for ProtocolName {

@@ -32,13 +32,12 @@
 //!
 //! # Connections
 //!
-//! One call in flight per connection, as with a blocking Thrift client: the
-//! [`ThriftConnection`] keeps its socket, its buffers and its sequence
-//! number behind a `tokio::sync::Mutex`, so concurrent callers queue (in
-//! FIFO order). A reply must carry the method name and sequence id of the
-//! request. A call that fails in the middle of an exchange, or whose future
-//! is dropped (a timeout), leaves the socket in an unknown state: the next
-//! call on the connection replaces the socket with a new one first.
+//! One call in flight per connection, as with a blocking Thrift client: a
+//! [`ThriftConnection`] is a [`link::Link`] (its socket, its buffers, its
+//! prepared call behind a `tokio::sync::Mutex`, a dirty socket replaced on
+//! the next call), which the generic Thrift call (`thrift_generic`) runs
+//! on too. A reply must carry the method name and sequence id of the
+//! request.
 //!
 //! # Per-call work
 //!
@@ -56,37 +55,31 @@
 //! compared with the reference reply and decoded in full only when it
 //! differs (the first reply, or a wrong one).
 
+pub mod link;
 mod scan;
 
 #[cfg(test)]
 #[allow(clippy::all, dead_code)]
 mod generated;
 
+pub use self::link::MAX_MESSAGE;
 pub use self::scan::Wire;
 
+use self::link::Link;
 use self::scan::{Scan, EXCEPTION, REPLY};
-use crate::exchange::{Exchange, Parsed, Received};
-use crate::net::{connect_tcp, CountingStream};
+use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use rpclab_model::contract::{self, Call, Method, Value};
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::io;
-use std::pin::Pin;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
     TFieldIdentifier, TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType,
     TOutputProtocol, TStructIdentifier, TType,
 };
 use thrift::ApplicationErrorKind;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio::sync::Mutex;
-
-/// Largest reply accepted, framed or not: far above the contract's largest
-/// (a 1 MiB string), far below what would hurt the client.
-pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+#[cfg(test)]
+use {crate::exchange::Received, tokio::io::AsyncRead};
 
 /// How messages are delimited on the socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,14 +151,10 @@ impl Protocol for Thrift {
         target: &str,
         counter: WireCounter,
     ) -> Result<ThriftConnection, CallError> {
-        let stream = connect_tcp(target).await?;
-        let state = State::new(CountingStream::new(stream, counter.clone()));
         Ok(ThriftConnection {
-            target: target.to_owned(),
-            counter,
+            link: Link::open(target, counter).await?,
             transport: self.transport,
             wire: self.wire,
-            state: Mutex::new(state),
         })
     }
 
@@ -184,64 +173,23 @@ fn bad_option(key: &str, value: &str, accepted: &str) -> CallError {
 /// One Thrift connection: one call at a time (see the module documentation).
 #[derive(Debug)]
 pub struct ThriftConnection {
-    target: String,
-    counter: WireCounter,
+    link: Link<ThriftExchange>,
     transport: Transport,
     wire: Wire,
-    state: Mutex<State>,
 }
 
 impl ReferenceExchange for ThriftConnection {
     /// One exchange: the call sent, its reply read whole and checked
     /// against the reference reply, or decoded ([`ThriftExchange`]).
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
-        let mut guard = self.state.lock().await;
-        if guard.dirty {
-            *guard = self.reopen().await?;
-        }
-        let State {
-            stream,
-            dirty,
-            out,
-            input,
-            exchange,
-        } = &mut *guard;
-        let exchange = match exchange {
-            Some(prepared) if prepared.is_for(call) => prepared,
-            slot => slot.insert(ThriftExchange::new(self.transport, self.wire, call)?),
-        };
-        exchange.request(out)?;
-
-        // From here until the reply is read whole, the socket may hold part
-        // of an exchange: a failure or a cancellation leaves it dirty.
-        *dirty = true;
-        stream.write_all(out).await?;
-        loop {
-            match exchange.parse(input.available())? {
-                Parsed::Incomplete { at_least } => read_more(input, stream, at_least).await?,
-                Parsed::Complete { consumed, outcome } => {
-                    // The exchange is complete and in step: the socket is
-                    // clean again.
-                    input.consume(consumed);
-                    *dirty = false;
-                    return outcome;
+        self.link
+            .exchange(|slot| {
+                if !slot.as_ref().is_some_and(|prepared| prepared.is_for(call)) {
+                    *slot = Some(ThriftExchange::new(self.transport, self.wire, call)?);
                 }
-            }
-        }
-    }
-
-}
-
-impl ThriftConnection {
-    /// A new socket and state in place of a dirty one. Boxed and called
-    /// through a `dyn` future, so that the connect's code (resolving,
-    /// connecting, its errors) is not inlined into the exchange that every
-    /// call runs: it runs only after a failed or cancelled call.
-    fn reopen(&self) -> Pin<Box<dyn Future<Output = Result<State, CallError>> + Send + '_>> {
-        Box::pin(async move {
-            let stream = connect_tcp(&self.target).await?;
-            Ok(State::new(CountingStream::new(stream, self.counter.clone())))
-        })
+                Ok(slot.as_mut().expect("prepared just now"))
+            })
+            .await
     }
 }
 
@@ -256,11 +204,10 @@ fn wrong_seqid(got: i32, sent: i32) -> CallError {
 }
 
 #[cold]
-fn wrong_method(name: &[u8], method: Method) -> CallError {
+fn wrong_method(name: &[u8], method: &str) -> CallError {
     CallError::Protocol(format!(
-        "reply is for method `{}`, the call was `{}`",
+        "reply is for method `{}`, the call was `{method}`",
         String::from_utf8_lossy(name),
-        method.name()
     ))
 }
 
@@ -269,32 +216,6 @@ fn wrong_kind(kind: u8) -> CallError {
     CallError::Protocol(format!(
         "reply has message type {kind}, expected REPLY (2) or EXCEPTION (3)"
     ))
-}
-
-/// A connection's socket and everything it reuses from call to call.
-#[derive(Debug)]
-struct State {
-    stream: CountingStream<TcpStream>,
-    /// Set while an exchange is under way; still set on entry means the
-    /// previous call failed or was cancelled mid-exchange.
-    dirty: bool,
-    /// The request being sent (with its frame header when framed).
-    out: Vec<u8>,
-    input: Received,
-    /// The call being made over and over, encoded once.
-    exchange: Option<ThriftExchange>,
-}
-
-impl State {
-    fn new(stream: CountingStream<TcpStream>) -> Self {
-        State {
-            stream,
-            dirty: false,
-            out: Vec::new(),
-            input: Received::default(),
-            exchange: None,
-        }
-    }
 }
 
 /// A call encoded once, its sequence ids and its reference reply: the
@@ -352,28 +273,65 @@ impl ThriftExchange {
     fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
         // A reply like the reference one is not walked again by `scan`.
         let known = self.reference.bytes();
-        let (at, consumed, message) = match locate(input, self.transport, self.wire, known)? {
-            Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
-            Located::Found(at, consumed, message) => (at, consumed, message),
-        };
-        let bytes = &input[at..at + message.len];
-        if message.seqid != self.ident.sequence_number {
-            return Err(wrong_seqid(message.seqid, self.ident.sequence_number));
-        }
-        let name = &bytes[message.name.clone()];
-        if name != self.method.name().as_bytes() {
-            return Err(wrong_method(name, self.method));
-        }
-        let body = &bytes[message.body..];
         let (wire, method) = (self.wire, self.method);
-        let outcome = match message.kind {
-            REPLY => self
-                .reference
-                .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method)),
-            EXCEPTION => Err(decode_exception(body, wire)),
-            other => Err(wrong_kind(other)),
-        };
-        Ok(Parsed::Complete { consumed, outcome })
+        let found = reply_in(input, self.transport, wire, known, &self.ident, method.name())?;
+        Ok(match found {
+            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
+            Parsed::Complete { consumed, outcome } => Parsed::Complete {
+                consumed,
+                outcome: outcome.and_then(|body| {
+                    self.reference
+                        .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method))
+                }),
+            },
+        })
+    }
+}
+
+/// The reply to the request of `ident` in `input`, when it is whole: its
+/// envelope checked against the request (method name, sequence id; the
+/// stream is out of step otherwise, an `Err`), and the result struct of a
+/// `REPLY` as its outcome (an `EXCEPTION` message, Thrift's
+/// `TApplicationException`, is a server error). `known`: the bytes of a
+/// result struct [`scan::scan`] need not walk.
+pub(crate) fn reply_in<'a>(
+    input: &'a [u8],
+    transport: Transport,
+    wire: Wire,
+    known: Option<&[u8]>,
+    ident: &TMessageIdentifier,
+    method: &str,
+) -> Result<Parsed<Result<&'a [u8], CallError>>, CallError> {
+    let (at, consumed, message) = match locate(input, transport, wire, known)? {
+        Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
+        Located::Found(at, consumed, message) => (at, consumed, message),
+    };
+    let bytes = &input[at..at + message.len];
+    if message.seqid != ident.sequence_number {
+        return Err(wrong_seqid(message.seqid, ident.sequence_number));
+    }
+    let name = &bytes[message.name.clone()];
+    if name != method.as_bytes() {
+        return Err(wrong_method(name, method));
+    }
+    let body = &bytes[message.body..];
+    let outcome = match message.kind {
+        REPLY => Ok(body),
+        EXCEPTION => Err(decode_exception(body, wire)),
+        other => Err(wrong_kind(other)),
+    };
+    Ok(Parsed::Complete { consumed, outcome })
+}
+
+impl link::Step for ThriftExchange {
+    type Outcome = Reply;
+
+    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
+        Exchange::request(self, out)
+    }
+
+    fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
+        ThriftExchange::parse(self, input)
     }
 }
 
@@ -405,7 +363,7 @@ fn write_header(out: &mut Vec<u8>, wire: Wire, ident: &TMessageIdentifier) -> Re
 
 /// A CALL message of `ident` and the encoded `args` into `out` (cleared
 /// first), framed or not: the same bytes as [`encode_message`].
-fn encode_prepared(
+pub(crate) fn encode_prepared(
     out: &mut Vec<u8>,
     transport: Transport,
     wire: Wire,
@@ -700,26 +658,6 @@ fn kind_name(kind: ApplicationErrorKind) -> &'static str {
 
 // ---- reading ------------------------------------------------------------
 
-/// Reads once from `stream` into `input`, as much as fits, making room for
-/// at least `need` available bytes in all.
-async fn read_more<S: AsyncRead + Unpin>(
-    input: &mut Received,
-    stream: &mut S,
-    need: usize,
-) -> io::Result<()> {
-    let spare = input.spare(need, MAX_MESSAGE + 4);
-    if spare.is_empty() {
-        // Unreachable: `need` never exceeds MAX_MESSAGE + 4.
-        return Err(io::Error::other("read buffer full"));
-    }
-    let n = stream.read(spare).await?;
-    if n == 0 {
-        return Err(closed());
-    }
-    input.filled(n);
-    Ok(())
-}
-
 /// Reads until `locate` finds a whole message: where it starts in
 /// [`Received::available`], how many bytes it takes, and its envelope.
 #[cfg(test)]
@@ -733,7 +671,7 @@ async fn read_located<S: AsyncRead + Unpin>(
     loop {
         match locate(input.available(), transport, wire, known_body)? {
             Located::Found(at, consumed, message) => return Ok((at, consumed, message)),
-            Located::Need(at_least) => read_more(input, stream, at_least).await?,
+            Located::Need(at_least) => link::read_more(input, stream, at_least).await?,
         }
     }
 }
@@ -784,14 +722,6 @@ fn locate(
 }
 
 #[cold]
-fn closed() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::UnexpectedEof,
-        "the server closed the connection",
-    )
-}
-
-#[cold]
 fn bad_frame_length(len: i32) -> CallError {
     CallError::Protocol(format!(
         "frame length {len} is outside 0..={MAX_MESSAGE} (64 MiB)"
@@ -825,6 +755,7 @@ mod tests {
     use generated::{BenchSyncHandler, BenchSyncProcessor};
     use rpclab_model::contract::{Operation, HELLO_PREFIX};
     use thrift::server::TProcessor;
+    use tokio::io::AsyncWriteExt;
 
     /// The compiler's server side, echoing as the contract says.
     struct Echo;

@@ -1,0 +1,610 @@
+//! The user's `.thrift` IDL made a **type table**, once, before any load:
+//! every file it includes parsed (paths relative to the including file,
+//! as the Thrift compiler takes them), every typedef followed to its
+//! type, every enum value numbered, every service's `extends` chain
+//! flattened into its methods, and every named type resolved to an entry
+//! of the table. The codec and the JSON mapping then look nothing up by
+//! name.
+//!
+//! The files are parsed by `pilota-thrift-parser` (cloudwego's parser,
+//! which the Volo framework's code generator uses): it parses the whole
+//! grammar (includes, namespaces, typedefs, constants, enums, structs,
+//! unions, exceptions, services with `extends`, annotations) and reports a
+//! syntax error with its line and column. It parses one file at a time and
+//! resolves nothing; this module does the resolving.
+//!
+//! Names: a type of the same file is named as written (`Item`), a type of
+//! an included file by the file's name without `.thrift` (`shared.Money`),
+//! as in the IDL; the table names each by that qualified form. Namespaces
+//! (`namespace java …`) only name generated code and never reach the
+//! wire, so they are read and ignored.
+
+use pilota_thrift_parser as ast;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// A type, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    Bool,
+    /// `byte` or `i8`.
+    I8,
+    I16,
+    I32,
+    I64,
+    Double,
+    String,
+    Binary,
+    List(Box<Ty>),
+    Set(Box<Ty>),
+    Map(Box<Ty>, Box<Ty>),
+    /// A struct, union or exception: its index in [`Schema::structs`].
+    Struct(usize),
+    /// An enum: its index in [`Schema::enums`].
+    Enum(usize),
+}
+
+/// What a struct-like type is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Struct,
+    Union,
+    Exception,
+}
+
+/// A field's requiredness, as declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requiredness {
+    Required,
+    Optional,
+    /// Neither (`default` requiredness).
+    Default,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub id: i16,
+    pub name: String,
+    pub ty: Ty,
+    pub requiredness: Requiredness,
+}
+
+#[derive(Debug)]
+pub struct Struct {
+    /// Qualified as the IDL of the main file would name it (`Item`,
+    /// `shared.Money`).
+    pub name: String,
+    pub kind: Kind,
+    pub fields: Vec<Field>,
+}
+
+impl Struct {
+    pub fn field_named(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    pub fn field_names(&self) -> String {
+        let names: Vec<&str> = self.fields.iter().map(|f| f.name.as_str()).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Enum {
+    pub name: String,
+    pub values: Vec<(String, i32)>,
+}
+
+impl Enum {
+    pub fn name_of(&self, n: i32) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(_, v)| *v == n)
+            .map(|(name, _)| name.as_str())
+    }
+
+    pub fn number_of(&self, name: &str) -> Option<i32> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    pub fn names(&self) -> String {
+        let names: Vec<&str> = self.values.iter().map(|(n, _)| n.as_str()).collect();
+        names.join(", ")
+    }
+}
+
+/// A method of a service (its own, or inherited through `extends`).
+#[derive(Clone, Debug)]
+pub struct Method {
+    pub name: String,
+    pub oneway: bool,
+    /// The arguments: the fields of `<method>_args`.
+    pub args: Vec<Field>,
+    /// `None`: `void`.
+    pub returns: Option<Ty>,
+    /// The declared exceptions: fields of `<method>_result` after field 0.
+    pub throws: Vec<Field>,
+}
+
+#[derive(Debug)]
+pub struct Service {
+    /// Qualified as [`Struct::name`].
+    pub name: String,
+    /// Inherited methods first, then its own.
+    pub methods: Vec<Method>,
+}
+
+/// Every type and service of an IDL and the files it includes.
+#[derive(Debug, Default)]
+pub struct Schema {
+    pub structs: Vec<Struct>,
+    pub enums: Vec<Enum>,
+    pub services: Vec<Service>,
+}
+
+impl Schema {
+    /// The IDL in `path` and everything it includes. A file that cannot be
+    /// read, a syntax error (`FILE:LINE:COLUMN: why`), an include that
+    /// cannot be found or a type that is declared nowhere is one line.
+    pub fn load(path: &Path) -> Result<Schema, String> {
+        let mut files = Files::default();
+        files.parse(path, None)?;
+        Resolver::new(files).resolve()
+    }
+
+    /// The service named `name` (`Inventory`, or `shared.Health` for one of
+    /// an included file), or a line listing those there are.
+    pub fn service(&self, name: &str, idl: &Path) -> Result<&Service, String> {
+        self.services.iter().find(|s| s.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.services.iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "unknown service `{name}` in {} (its services: {})",
+                idl.display(),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })
+    }
+
+    /// How a type is written in errors (`list<Item>`, `Tier`).
+    pub fn type_name(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::Bool => "bool".into(),
+            Ty::I8 => "byte".into(),
+            Ty::I16 => "i16".into(),
+            Ty::I32 => "i32".into(),
+            Ty::I64 => "i64".into(),
+            Ty::Double => "double".into(),
+            Ty::String => "string".into(),
+            Ty::Binary => "binary".into(),
+            Ty::List(t) => format!("list<{}>", self.type_name(t)),
+            Ty::Set(t) => format!("set<{}>", self.type_name(t)),
+            Ty::Map(k, v) => format!("map<{}, {}>", self.type_name(k), self.type_name(v)),
+            Ty::Struct(i) => self.structs[*i].name.clone(),
+            Ty::Enum(i) => self.enums[*i].name.clone(),
+        }
+    }
+}
+
+impl Service {
+    /// The method named `name`, or a line listing those there are.
+    pub fn method(&self, name: &str) -> Result<&Method, String> {
+        self.methods.iter().find(|m| m.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.methods.iter().map(|m| m.name.as_str()).collect();
+            format!(
+                "service `{}` has no method `{name}` (its methods: {})",
+                self.name,
+                names.join(", ")
+            )
+        })
+    }
+}
+
+/// Every file parsed, the main one first.
+#[derive(Default)]
+struct Files {
+    parsed: Vec<Parsed>,
+    by_path: HashMap<PathBuf, usize>,
+}
+
+struct Parsed {
+    path: PathBuf,
+    /// How the main file names this file's types: `""` for the main file,
+    /// `"shared."` for `shared.thrift`.
+    prefix: String,
+    file: ast::File,
+    /// Include name (`shared`) to file index.
+    includes: HashMap<String, usize>,
+}
+
+/// The name of an included file as its types are qualified: its file
+/// name without the `.thrift`.
+fn include_name(path: &str) -> String {
+    let file = Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    file.strip_suffix(".thrift").unwrap_or(&file).to_owned()
+}
+
+impl Files {
+    fn parse(&mut self, path: &Path, prefix: Option<String>) -> Result<usize, String> {
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+        if let Some(&index) = self.by_path.get(&key) {
+            return Ok(index);
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the IDL {}: {e}", path.display()))?;
+        let file = ast::FileParser::new(ast::FileSource::new(&text))
+            .parse()
+            .map_err(|e| syntax_error(path, e))?;
+        let index = self.parsed.len();
+        self.by_path.insert(key, index);
+        self.parsed.push(Parsed {
+            path: path.to_owned(),
+            prefix: prefix.unwrap_or_default(),
+            file,
+            includes: HashMap::new(),
+        });
+        let includes: Vec<String> = self.parsed[index]
+            .file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ast::Item::Include(i) => Some(i.path.0.clone()),
+                _ => None,
+            })
+            .collect();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for include in includes {
+            let target = dir.join(&include);
+            if !target.exists() {
+                return Err(format!(
+                    "{}: include \"{include}\" not found (looked for {})",
+                    path.display(),
+                    target.display()
+                ));
+            }
+            let name = include_name(&include);
+            let prefix = format!("{name}.");
+            let included = self.parse(&target, Some(prefix))?;
+            self.parsed[index].includes.insert(name, included);
+        }
+        Ok(index)
+    }
+}
+
+/// pilota's syntax error, one line: `FILE:LINE:COLUMN: why`.
+fn syntax_error(path: &Path, e: ast::Error) -> String {
+    match e {
+        ast::Error::Syntax { summary, .. } => {
+            // "Failed to parse thrift file: inline at line L:C - why"
+            let summary = summary.to_string();
+            let detail = summary
+                .split_once(" at line ")
+                .map(|(_, rest)| rest.replacen(" - ", ": ", 1));
+            match detail {
+                Some(at) => format!("{}:{}", path.display(), one_line(&at)),
+                None => format!("{}: {}", path.display(), one_line(&summary)),
+            }
+        }
+        other => format!("{}: {other}", path.display()),
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Where a name is declared.
+#[derive(Clone, Copy)]
+enum Declared {
+    Struct(usize),
+    Enum(usize),
+    /// A typedef: file and item index.
+    Typedef(usize, usize),
+    Service(usize, usize),
+}
+
+struct Resolver {
+    files: Files,
+    /// (file, name) to what it names.
+    names: HashMap<(usize, String), Declared>,
+    schema: Schema,
+    /// The struct-likes to fill in: (file, item index), by struct index.
+    struct_items: Vec<(usize, usize)>,
+}
+
+/// Typedefs that name typedefs deeper than this are taken for a cycle.
+const MAX_TYPEDEF_DEPTH: usize = 64;
+
+impl Resolver {
+    fn new(files: Files) -> Resolver {
+        Resolver {
+            files,
+            names: HashMap::new(),
+            schema: Schema::default(),
+            struct_items: Vec::new(),
+        }
+    }
+
+    fn resolve(mut self) -> Result<Schema, String> {
+        // First every name, so that types may refer to each other (and to
+        // themselves) in any order.
+        for (f, parsed) in self.files.parsed.iter().enumerate() {
+            for (i, item) in parsed.file.items.iter().enumerate() {
+                let (name, declared) = match item {
+                    ast::Item::Struct(s) => (s.name.to_string(), Kind::Struct),
+                    ast::Item::Union(s) => (s.name.to_string(), Kind::Union),
+                    ast::Item::Exception(s) => (s.name.to_string(), Kind::Exception),
+                    ast::Item::Enum(e) => {
+                        let mut next = 0i64;
+                        let mut values = Vec::new();
+                        for v in &e.values {
+                            let n = v.value.map_or(next, |c| c.0);
+                            let n = i32::try_from(n).map_err(|_| {
+                                format!(
+                                    "{}: enum {}: value {} = {n} does not fit in an i32",
+                                    parsed.path.display(),
+                                    &*e.name,
+                                    &*v.name
+                                )
+                            })?;
+                            values.push((v.name.to_string(), n));
+                            next = i64::from(n) + 1;
+                        }
+                        let index = self.schema.enums.len();
+                        self.schema.enums.push(Enum {
+                            name: format!("{}{}", parsed.prefix, &*e.name),
+                            values,
+                        });
+                        self.names
+                            .insert((f, e.name.to_string()), Declared::Enum(index));
+                        continue;
+                    }
+                    ast::Item::Typedef(t) => {
+                        self.names
+                            .insert((f, t.alias.to_string()), Declared::Typedef(f, i));
+                        continue;
+                    }
+                    ast::Item::Service(s) => {
+                        self.names
+                            .insert((f, s.name.to_string()), Declared::Service(f, i));
+                        continue;
+                    }
+                    _ => continue,
+                };
+                let index = self.schema.structs.len();
+                self.schema.structs.push(Struct {
+                    name: format!("{}{name}", parsed.prefix),
+                    kind: declared,
+                    fields: Vec::new(),
+                });
+                self.struct_items.push((f, i));
+                self.names.insert((f, name), Declared::Struct(index));
+            }
+        }
+        // Then the fields of every struct-like.
+        for index in 0..self.struct_items.len() {
+            let (f, i) = self.struct_items[index];
+            let like = match &self.files.parsed[f].file.items[i] {
+                ast::Item::Struct(s) => &s.struct_like,
+                ast::Item::Union(s) => &s.struct_like,
+                ast::Item::Exception(s) => &s.struct_like,
+                _ => unreachable!("only struct-likes are listed"),
+            };
+            let context = self.schema.structs[index].name.clone();
+            let fields = self.fields(f, &like.fields, &context)?;
+            self.schema.structs[index].fields = fields;
+        }
+        // Then the services, with what they extend.
+        let mut done: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for f in 0..self.files.parsed.len() {
+            for i in 0..self.files.parsed[f].file.items.len() {
+                if matches!(self.files.parsed[f].file.items[i], ast::Item::Service(_)) {
+                    self.service(f, i, &mut done, 0)?;
+                }
+            }
+        }
+        // The main file's services first, as the user names them.
+        self.schema.services.sort_by_key(|s| s.name.contains('.'));
+        Ok(self.schema)
+    }
+
+    fn service(
+        &mut self,
+        f: usize,
+        i: usize,
+        done: &mut BTreeMap<(usize, usize), usize>,
+        depth: usize,
+    ) -> Result<usize, String> {
+        if let Some(&index) = done.get(&(f, i)) {
+            return Ok(index);
+        }
+        let path = self.files.parsed[f].path.clone();
+        if depth > MAX_TYPEDEF_DEPTH {
+            return Err(format!("{}: services extend each other in a cycle", path.display()));
+        }
+        let ast::Item::Service(service) = &self.files.parsed[f].file.items[i] else {
+            unreachable!("called for services only")
+        };
+        let name = format!("{}{}", self.files.parsed[f].prefix, &*service.name);
+        let extends = service.extends.clone();
+        let mut methods = Vec::new();
+        if let Some(base) = extends {
+            let (bf, base_name) = self.scope(f, &base, &name)?;
+            match self.names.get(&(bf, base_name.clone())).copied() {
+                Some(Declared::Service(sf, si)) => {
+                    let index = self.service(sf, si, done, depth + 1)?;
+                    methods.extend(self.schema.services[index].methods.iter().cloned());
+                }
+                _ => {
+                    return Err(format!(
+                        "{}: service {name} extends `{}`, which is no service",
+                        path.display(),
+                        dotted(&base)
+                    ))
+                }
+            }
+        }
+        let ast::Item::Service(service) = &self.files.parsed[f].file.items[i] else {
+            unreachable!()
+        };
+        let functions: Vec<_> = service
+            .functions
+            .iter()
+            .map(|func| {
+                (
+                    func.name.to_string(),
+                    func.oneway,
+                    func.arguments.clone(),
+                    func.result_type.clone(),
+                    func.throws.clone(),
+                )
+            })
+            .collect();
+        for (method, oneway, args, result, throws) in functions {
+            let context = format!("{name}.{method}");
+            let returns = match &result.0 {
+                ast::Ty::Void => None,
+                _ => Some(self.ty(f, &result, &context, 0)?),
+            };
+            methods.push(Method {
+                args: self.fields(f, &args, &context)?,
+                throws: self.fields(f, &throws, &format!("{context} throws"))?,
+                name: method,
+                oneway,
+                returns,
+            });
+        }
+        let index = self.schema.services.len();
+        self.schema.services.push(Service { name, methods });
+        done.insert((f, i), index);
+        Ok(index)
+    }
+
+    fn fields(&self, f: usize, fields: &[ast::Field], context: &str) -> Result<Vec<Field>, String> {
+        fields
+            .iter()
+            .map(|field| {
+                let id = i16::try_from(field.id).map_err(|_| {
+                    format!(
+                        "{}: {context}.{}: field id {} does not fit in an i16",
+                        self.files.parsed[f].path.display(),
+                        &*field.name,
+                        field.id
+                    )
+                })?;
+                Ok(Field {
+                    id,
+                    name: field.name.to_string(),
+                    ty: self.ty(f, &field.ty, &format!("{context}.{}", &*field.name), 0)?,
+                    requiredness: match field.attribute {
+                        ast::Attribute::Required => Requiredness::Required,
+                        ast::Attribute::Optional => Requiredness::Optional,
+                        ast::Attribute::Default => Requiredness::Default,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// The file and the name a path refers to from file `f`: `Name` in
+    /// `f`, `shared.Name` in the file `f` includes as `shared`.
+    fn scope(&self, f: usize, path: &ast::Path, context: &str) -> Result<(usize, String), String> {
+        let file = &self.files.parsed[f];
+        match &path.segments[..] {
+            [name] => Ok((f, name.to_string())),
+            [include, name] => match file.includes.get(include.as_str()) {
+                Some(&included) => Ok((included, name.to_string())),
+                None => Err(format!(
+                    "{}: {context}: `{}` names no included file (include \"{}.thrift\")",
+                    file.path.display(),
+                    dotted(path),
+                    include.as_str()
+                )),
+            },
+            _ => Err(format!(
+                "{}: {context}: cannot resolve `{}`",
+                file.path.display(),
+                dotted(path)
+            )),
+        }
+    }
+
+    fn ty(&self, f: usize, ty: &ast::Type, context: &str, depth: usize) -> Result<Ty, String> {
+        Ok(match &ty.0 {
+            ast::Ty::Bool => Ty::Bool,
+            ast::Ty::Byte | ast::Ty::I8 => Ty::I8,
+            ast::Ty::I16 => Ty::I16,
+            ast::Ty::I32 => Ty::I32,
+            ast::Ty::I64 => Ty::I64,
+            ast::Ty::Double => Ty::Double,
+            ast::Ty::String => Ty::String,
+            ast::Ty::Binary => Ty::Binary,
+            ast::Ty::List { value, .. } => Ty::List(Box::new(self.ty(f, value, context, depth)?)),
+            ast::Ty::Set { value, .. } => Ty::Set(Box::new(self.ty(f, value, context, depth)?)),
+            ast::Ty::Map { key, value, .. } => Ty::Map(
+                Box::new(self.ty(f, key, context, depth)?),
+                Box::new(self.ty(f, value, context, depth)?),
+            ),
+            ast::Ty::Void => {
+                return Err(format!(
+                    "{}: {context}: `void` is only a method's return type",
+                    self.files.parsed[f].path.display()
+                ))
+            }
+            ast::Ty::Uuid => {
+                return Err(format!(
+                    "{}: {context}: type `uuid` (Thrift 0.21) is not supported yet",
+                    self.files.parsed[f].path.display()
+                ))
+            }
+            ast::Ty::Path(path) => {
+                let (tf, name) = self.scope(f, path, context)?;
+                match self.names.get(&(tf, name)).copied() {
+                    Some(Declared::Struct(i)) => Ty::Struct(i),
+                    Some(Declared::Enum(i)) => Ty::Enum(i),
+                    Some(Declared::Typedef(df, di)) => {
+                        if depth >= MAX_TYPEDEF_DEPTH {
+                            return Err(format!(
+                                "{}: {context}: typedefs refer to each other in a cycle",
+                                self.files.parsed[f].path.display()
+                            ));
+                        }
+                        let ast::Item::Typedef(t) = &self.files.parsed[df].file.items[di] else {
+                            unreachable!("typedefs are listed as such")
+                        };
+                        self.ty(df, &t.r#type, context, depth + 1)?
+                    }
+                    Some(Declared::Service(..)) | None => {
+                        return Err(format!(
+                            "{}: {context}: unknown type `{}`",
+                            self.files.parsed[f].path.display(),
+                            dotted(path)
+                        ))
+                    }
+                }
+            }
+        })
+    }
+}
+
+fn dotted(path: &ast::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(".")
+}

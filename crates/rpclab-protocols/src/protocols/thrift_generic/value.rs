@@ -1,0 +1,606 @@
+//! Thrift values of the type table ([`super::idl`]): made from the user's
+//! JSON (checked against the IDL, so that a wrong field or type is named by
+//! its path before any load starts), rendered back to JSON, and compared
+//! (the first difference named by its path).
+//!
+//! # JSON mapping
+//!
+//! | IDL | JSON |
+//! | --- | --- |
+//! | `bool` | `true`, `false` |
+//! | `byte`, `i8`, `i16`, `i32`, `i64` | a number, or a string holding one (for i64 beyond 2⁵³) |
+//! | `double` | a number, or `"NaN"`, `"Infinity"`, `"-Infinity"` |
+//! | `string` | a string |
+//! | `binary` | a base64 string (standard alphabet, padded) |
+//! | an enum | its value's name, or its number |
+//! | `list`, `set` | an array |
+//! | `map` | an object; its keys are strings (numbers for integer keys, names for enum keys, `true`/`false`) |
+//! | a struct, union or exception | an object by field name (a union: exactly one) |
+//!
+//! `{{.RequestNumber}}` (the call's number, as in ghz and grpc-generic)
+//! may stand anywhere in a string, or as the whole value of an integer
+//! field, at any depth (not in map keys).
+
+use super::idl::{Kind, Requiredness, Schema, Ty};
+use base64::Engine as _;
+use serde_json::Value as Json;
+
+/// ghz's template value for the call's number, as grpc-generic takes it.
+pub use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
+
+/// A value of a type of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    Double(f64),
+    String(String),
+    Binary(Vec<u8>),
+    /// A list or a set (sets are compared regardless of order).
+    List(Vec<Value>),
+    Map(Vec<(Value, Value)>),
+    /// A struct's fields that are set: (field id, value), in the IDL's
+    /// order of fields.
+    Struct(Vec<(i16, Value)>),
+    /// `{{.RequestNumber}}` in a string: the text around it.
+    Text { prefix: String, suffix: String },
+    /// `{{.RequestNumber}}` as an integer field's value.
+    Number,
+}
+
+impl Value {
+    /// Whether `{{.RequestNumber}}` is somewhere in it.
+    pub fn numbered(&self) -> bool {
+        match self {
+            Value::Text { .. } | Value::Number => true,
+            Value::List(items) => items.iter().any(Value::numbered),
+            Value::Map(entries) => entries.iter().any(|(k, v)| k.numbered() || v.numbered()),
+            Value::Struct(fields) => fields.iter().any(|(_, v)| v.numbered()),
+            _ => false,
+        }
+    }
+
+    /// The value of call `n`: every template value replaced, as `ty` has it.
+    pub fn with_number(&self, ty: &Ty, schema: &Schema, n: u64) -> Value {
+        match (self, ty) {
+            (Value::Text { prefix, suffix }, _) => Value::String(format!("{prefix}{n}{suffix}")),
+            (Value::Number, _) => number_as(ty, n),
+            (Value::List(items), Ty::List(t) | Ty::Set(t)) => {
+                Value::List(items.iter().map(|v| v.with_number(t, schema, n)).collect())
+            }
+            (Value::Map(entries), Ty::Map(k, v)) => Value::Map(
+                entries
+                    .iter()
+                    .map(|(a, b)| (a.with_number(k, schema, n), b.with_number(v, schema, n)))
+                    .collect(),
+            ),
+            (Value::Struct(fields), Ty::Struct(i)) => {
+                let def = &schema.structs[*i];
+                Value::Struct(
+                    fields
+                        .iter()
+                        .map(|(id, v)| {
+                            let ty = &def.fields.iter().find(|f| f.id == *id).expect("a field").ty;
+                            (*id, v.with_number(ty, schema, n))
+                        })
+                        .collect(),
+                )
+            }
+            (other, _) => other.clone(),
+        }
+    }
+}
+
+/// Call number `n` as an integer of type `ty` (wrapping, as the narrower
+/// types take it modulo their range).
+pub fn number_as(ty: &Ty, n: u64) -> Value {
+    match ty {
+        Ty::I8 => Value::I8(n as i8),
+        Ty::I16 => Value::I16(n as i16),
+        Ty::I32 | Ty::Enum(_) => Value::I32(n as i32),
+        _ => Value::I64(n as i64),
+    }
+}
+
+/// A JSON value's type and text, cut to 40 characters, for errors.
+fn got(v: &Json) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// `path: expected TYPE, got JSON`.
+fn mismatch(path: &str, expected: &str, json: &Json) -> String {
+    format!("{path}: expected {expected}, got {}", got(json))
+}
+
+/// Builds values of the table from JSON.
+pub struct FromJson<'a> {
+    pub schema: &'a Schema,
+}
+
+impl FromJson<'_> {
+    /// A value of type `ty` from `json`, at `path` (for errors).
+    pub fn value(&self, ty: &Ty, json: &Json, path: &str) -> Result<Value, String> {
+        let schema = self.schema;
+        match ty {
+            Ty::Bool => match json {
+                Json::Bool(b) => Ok(Value::Bool(*b)),
+                other => Err(mismatch(path, "bool", other)),
+            },
+            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 => {
+                if json.as_str() == Some(REQUEST_NUMBER) {
+                    return Ok(Value::Number);
+                }
+                let n = integer(json).ok_or_else(|| mismatch(path, &schema.type_name(ty), json))?;
+                let fits = |v: Option<Value>| {
+                    v.ok_or_else(|| format!("{path}: {n} does not fit in {}", schema.type_name(ty)))
+                };
+                match ty {
+                    Ty::I8 => fits(i8::try_from(n).ok().map(Value::I8)),
+                    Ty::I16 => fits(i16::try_from(n).ok().map(Value::I16)),
+                    Ty::I32 => fits(i32::try_from(n).ok().map(Value::I32)),
+                    _ => fits(i64::try_from(n).ok().map(Value::I64)),
+                }
+            }
+            Ty::Double => match json {
+                Json::Number(n) => Ok(Value::Double(n.as_f64().unwrap_or(f64::NAN))),
+                Json::String(s) => match s.as_str() {
+                    "NaN" => Ok(Value::Double(f64::NAN)),
+                    "Infinity" => Ok(Value::Double(f64::INFINITY)),
+                    "-Infinity" => Ok(Value::Double(f64::NEG_INFINITY)),
+                    text => text
+                        .parse()
+                        .map(Value::Double)
+                        .map_err(|_| mismatch(path, "double", json)),
+                },
+                other => Err(mismatch(path, "double", other)),
+            },
+            Ty::String => match json {
+                Json::String(s) => text(s, path),
+                other => Err(mismatch(path, "string", other)),
+            },
+            Ty::Binary => match json {
+                Json::String(s) => base64::engine::general_purpose::STANDARD
+                    .decode(s)
+                    .map(Value::Binary)
+                    .map_err(|e| format!("{path}: expected binary as base64, got {} ({e})", got(json))),
+                other => Err(mismatch(path, "binary (a base64 string)", other)),
+            },
+            Ty::Enum(i) => {
+                let def = &schema.enums[*i];
+                let expected = || format!("{} (one of {}, or a number)", def.name, def.names());
+                match json {
+                    Json::String(s) if s == REQUEST_NUMBER => Ok(Value::Number),
+                    Json::String(s) => def
+                        .number_of(s)
+                        .map(Value::I32)
+                        .ok_or_else(|| mismatch(path, &expected(), json)),
+                    Json::Number(_) => integer(json)
+                        .and_then(|n| i32::try_from(n).ok())
+                        .map(Value::I32)
+                        .ok_or_else(|| mismatch(path, &expected(), json)),
+                    other => Err(mismatch(path, &expected(), other)),
+                }
+            }
+            Ty::List(t) | Ty::Set(t) => match json {
+                Json::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| self.value(t, item, &format!("{path}[{i}]")))
+                    .collect::<Result<_, _>>()
+                    .map(Value::List),
+                other => Err(mismatch(path, &format!("{} (an array)", schema.type_name(ty)), other)),
+            },
+            Ty::Map(k, v) => match json {
+                Json::Object(entries) => entries
+                    .iter()
+                    .map(|(key, value)| {
+                        let here = format!("{path}[{key:?}]");
+                        let key = self.key(k, key, &here)?;
+                        Ok((key, self.value(v, value, &here)?))
+                    })
+                    .collect::<Result<_, String>>()
+                    .map(Value::Map),
+                other => Err(mismatch(path, &format!("{} (an object)", schema.type_name(ty)), other)),
+            },
+            Ty::Struct(i) => {
+                let def = &schema.structs[*i];
+                let Json::Object(members) = json else {
+                    return Err(mismatch(path, &format!("{} (an object)", def.name), json));
+                };
+                let at = |name: &str| {
+                    if path.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{path}.{name}")
+                    }
+                };
+                let mut fields = Vec::new();
+                for (name, value) in members {
+                    let Some(field) = def.field_named(name) else {
+                        return Err(format!(
+                            "{}: {} has no field `{name}` (its fields: {})",
+                            at(name),
+                            def.name,
+                            def.field_names()
+                        ));
+                    };
+                    if !value.is_null() {
+                        fields.push((field.id, self.value(&field.ty, value, &at(name))?));
+                    }
+                }
+                for field in &def.fields {
+                    let set = fields.iter().any(|(id, _)| *id == field.id);
+                    if field.requiredness == Requiredness::Required && !set {
+                        return Err(format!(
+                            "{}: required field of {} missing",
+                            at(&field.name),
+                            def.name
+                        ));
+                    }
+                }
+                if def.kind == Kind::Union && fields.len() != 1 {
+                    return Err(format!(
+                        "{}: union {} takes exactly one of its fields ({}), got {}",
+                        if path.is_empty() { "the value" } else { path },
+                        def.name,
+                        def.field_names(),
+                        fields.len()
+                    ));
+                }
+                // In the IDL's order, whatever the JSON's was.
+                fields.sort_by_key(|(id, _)| def.fields.iter().position(|f| f.id == *id));
+                Ok(Value::Struct(fields))
+            }
+        }
+    }
+
+    /// A map key from its JSON object key.
+    fn key(&self, ty: &Ty, key: &str, path: &str) -> Result<Value, String> {
+        let json = match ty {
+            Ty::String | Ty::Binary => Json::String(key.to_owned()),
+            Ty::Enum(_) => match key.parse::<i64>() {
+                Ok(n) => Json::from(n),
+                Err(_) => Json::String(key.to_owned()),
+            },
+            Ty::Bool | Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::Double => {
+                serde_json::from_str(key).unwrap_or_else(|_| Json::String(key.to_owned()))
+            }
+            _ => {
+                return Err(format!(
+                    "{path}: maps with {} keys cannot be written in JSON",
+                    self.schema.type_name(ty)
+                ))
+            }
+        };
+        let value = self.value(ty, &json, path)?;
+        if value.numbered() {
+            return Err(format!("{path}: {REQUEST_NUMBER} is not supported in a map key"));
+        }
+        Ok(value)
+    }
+}
+
+/// A string, with at most one `{{.RequestNumber}}` in it.
+fn text(s: &str, path: &str) -> Result<Value, String> {
+    match s.find(REQUEST_NUMBER) {
+        None => Ok(Value::String(s.to_owned())),
+        Some(at) => {
+            let suffix = &s[at + REQUEST_NUMBER.len()..];
+            if suffix.contains(REQUEST_NUMBER) {
+                return Err(format!("{path}: {REQUEST_NUMBER} at most once in a string"));
+            }
+            Ok(Value::Text {
+                prefix: s[..at].to_owned(),
+                suffix: suffix.to_owned(),
+            })
+        }
+    }
+}
+
+/// An integer in JSON: a number without a fraction, or a string of one.
+fn integer(json: &Json) -> Option<i128> {
+    match json {
+        Json::Number(n) => n
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from)),
+        Json::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A value as JSON, in the mapping above (the inverse of [`FromJson`]).
+pub fn to_json(schema: &Schema, ty: &Ty, value: &Value) -> Json {
+    match (value, ty) {
+        (Value::Bool(b), _) => Json::Bool(*b),
+        (Value::I8(n), _) => Json::from(*n),
+        (Value::I16(n), _) => Json::from(*n),
+        (Value::I32(n), Ty::Enum(i)) => match schema.enums[*i].name_of(*n) {
+            Some(name) => Json::String(name.to_owned()),
+            None => Json::from(*n),
+        },
+        (Value::I32(n), _) => Json::from(*n),
+        (Value::I64(n), _) => Json::from(*n),
+        (Value::Double(d), _) => serde_json::Number::from_f64(*d)
+            .map(Json::Number)
+            .unwrap_or_else(|| Json::String(d.to_string())),
+        (Value::String(s), _) => Json::String(s.clone()),
+        (Value::Binary(b), _) => Json::String(base64::engine::general_purpose::STANDARD.encode(b)),
+        (Value::List(items), Ty::List(t) | Ty::Set(t)) => {
+            Json::Array(items.iter().map(|v| to_json(schema, t, v)).collect())
+        }
+        (Value::Map(entries), Ty::Map(k, v)) => Json::Object(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    let key = match to_json(schema, k, key) {
+                        Json::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (key, to_json(schema, v, value))
+                })
+                .collect(),
+        ),
+        (Value::Struct(fields), Ty::Struct(i)) => {
+            let def = &schema.structs[*i];
+            Json::Object(
+                fields
+                    .iter()
+                    .filter_map(|(id, v)| {
+                        let field = def.fields.iter().find(|f| f.id == *id)?;
+                        Some((field.name.clone(), to_json(schema, &field.ty, v)))
+                    })
+                    .collect(),
+            )
+        }
+        (Value::Text { prefix, suffix }, _) => {
+            Json::String(format!("{prefix}{REQUEST_NUMBER}{suffix}"))
+        }
+        (Value::Number, _) => Json::String(REQUEST_NUMBER.to_owned()),
+        // A value decoded against its type always matches it.
+        (other, _) => Json::String(format!("{other:?}")),
+    }
+}
+
+/// A value as JSON text with its struct fields in the IDL's order (a JSON
+/// object from serde_json's map would sort them), for errors.
+pub fn to_text(schema: &Schema, ty: &Ty, value: &Value) -> String {
+    let list = |items: Vec<String>, open: char, close: char| {
+        format!("{open}{}{close}", items.join(","))
+    };
+    match (value, ty) {
+        (Value::List(items), Ty::List(t) | Ty::Set(t)) => list(
+            items.iter().map(|v| to_text(schema, t, v)).collect(),
+            '[',
+            ']',
+        ),
+        (Value::Map(entries), Ty::Map(k, v)) => list(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    let key = match to_json(schema, k, key) {
+                        Json::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    format!("{}:{}", Json::String(key), to_text(schema, v, value))
+                })
+                .collect(),
+            '{',
+            '}',
+        ),
+        (Value::Struct(fields), Ty::Struct(i)) => {
+            let def = &schema.structs[*i];
+            list(
+                fields
+                    .iter()
+                    .filter_map(|(id, v)| {
+                        let field = def.fields.iter().find(|f| f.id == *id)?;
+                        Some(format!(
+                            "{}:{}",
+                            Json::String(field.name.clone()),
+                            to_text(schema, &field.ty, v)
+                        ))
+                    })
+                    .collect(),
+                '{',
+                '}',
+            )
+        }
+        _ => to_json(schema, ty, value).to_string(),
+    }
+}
+
+/// The first difference between `expected` and `got`, both of type `ty`,
+/// as `path: expected X, got Y`; `None` when they are equal. Sets and maps
+/// are compared whatever their order; a field unset on one side only is a
+/// difference.
+pub fn first_difference(
+    schema: &Schema,
+    ty: &Ty,
+    expected: &Value,
+    got: &Value,
+    path: &str,
+) -> Option<String> {
+    match (expected, got, ty) {
+        (Value::Double(e), Value::Double(g), _) if e.is_nan() && g.is_nan() => None,
+        (Value::List(e), Value::List(g), Ty::List(t)) => {
+            if e.len() != g.len() {
+                return Some(format!("{path}: expected {} elements, got {}", e.len(), g.len()));
+            }
+            e.iter()
+                .zip(g)
+                .enumerate()
+                .find_map(|(i, (e, g))| first_difference(schema, t, e, g, &format!("{path}[{i}]")))
+        }
+        (Value::List(e), Value::List(g), Ty::Set(t)) => {
+            if e.len() != g.len() {
+                return Some(format!("{path}: expected {} elements, got {}", e.len(), g.len()));
+            }
+            e.iter().find_map(|want| {
+                let found = g
+                    .iter()
+                    .any(|have| first_difference(schema, t, want, have, path).is_none());
+                (!found).then(|| {
+                    format!("{path}: expected an element {}, got none", shown(schema, t, want))
+                })
+            })
+        }
+        (Value::Map(e), Value::Map(g), Ty::Map(k, v)) => {
+            if e.len() != g.len() {
+                return Some(format!("{path}: expected {} entries, got {}", e.len(), g.len()));
+            }
+            e.iter().find_map(|(key, want)| {
+                let here = format!("{path}[{}]", shown(schema, k, key));
+                match g
+                    .iter()
+                    .find(|(have, _)| first_difference(schema, k, key, have, "").is_none())
+                {
+                    Some((_, have)) => first_difference(schema, v, want, have, &here),
+                    None => Some(format!("{here}: expected an entry, got none")),
+                }
+            })
+        }
+        (Value::Struct(e), Value::Struct(g), Ty::Struct(i)) => {
+            let def = &schema.structs[*i];
+            def.fields.iter().find_map(|field| {
+                let here = if path.is_empty() {
+                    field.name.clone()
+                } else {
+                    format!("{path}.{}", field.name)
+                };
+                match (field_value(e, field.id), field_value(g, field.id)) {
+                    (None, None) => None,
+                    (Some(e), Some(g)) => first_difference(schema, &field.ty, e, g, &here),
+                    (Some(e), None) => Some(format!(
+                        "{here}: expected {}, got no value",
+                        shown(schema, &field.ty, e)
+                    )),
+                    (None, Some(g)) => Some(format!(
+                        "{here}: expected no value, got {}",
+                        shown(schema, &field.ty, g)
+                    )),
+                }
+            })
+        }
+        (e, g, _) if e == g => None,
+        (e, g, _) => Some(format!(
+            "{path}: expected {}, got {}",
+            shown(schema, ty, e),
+            shown(schema, ty, g)
+        )),
+    }
+}
+
+/// The value of field `id` in a struct's fields, if it is set.
+fn field_value(fields: &[(i16, Value)], id: i16) -> Option<&Value> {
+    fields.iter().find(|(f, _)| *f == id).map(|(_, v)| v)
+}
+
+/// A value as an error shows it: JSON, cut to 60 characters.
+fn shown(schema: &Schema, ty: &Ty, v: &Value) -> String {
+    let text = to_text(schema, ty, v);
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn shop() -> Schema {
+        let idl = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/thrift-shop/idl/shop.thrift");
+        Schema::load(&idl).unwrap()
+    }
+
+    fn of(schema: &Schema, name: &str) -> Ty {
+        Ty::Struct(schema.structs.iter().position(|s| s.name == name).unwrap())
+    }
+
+    #[test]
+    fn the_first_difference_is_named_by_its_path_with_both_values() {
+        let schema = shop();
+        let ty = of(&schema, "Reservation");
+        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let expected = value(json!({
+            "requestId": "r", "status": "PARTIAL", "customer": "ada",
+            "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
+        }));
+        let diff = |got: Json| first_difference(&schema, &ty, &expected, &value(got), "");
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": 2, "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}]})),
+            None
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 1}]})),
+            Some("lines[1].reserved: expected 3, got 1".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "RESERVED"})),
+            Some(r#"status: expected "PARTIAL", got "RESERVED""#.into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "lines": [{"sku": "a"}]})),
+            Some("lines: expected 2 elements, got 1".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
+                        "noteBytes": 5})),
+            Some("noteBytes: expected no value, got 5".into())
+        );
+        assert_eq!(
+            diff(json!({"requestId": "r", "status": "PARTIAL",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}]})),
+            Some(r#"customer: expected "ada", got no value"#.into())
+        );
+    }
+
+    #[test]
+    fn sets_and_maps_are_compared_whatever_their_order() {
+        let schema = shop();
+        let ty = of(&schema, "ReserveRequest");
+        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let expected = value(json!({"tags": ["a", "b"], "attributes": {"x": "1", "y": "2"}}));
+        let reordered = Value::Struct(vec![
+            (5, Value::List(vec![Value::String("b".into()), Value::String("a".into())])),
+            (
+                6,
+                Value::Map(vec![
+                    (Value::String("y".into()), Value::String("2".into())),
+                    (Value::String("x".into()), Value::String("1".into())),
+                ]),
+            ),
+        ]);
+        assert_eq!(first_difference(&schema, &ty, &expected, &reordered, ""), None);
+        let other = value(json!({"tags": ["a", "c"], "attributes": {"x": "1", "y": "3"}}));
+        assert_eq!(
+            first_difference(&schema, &ty, &expected, &other, ""),
+            Some(r#"tags: expected an element "b", got none"#.into())
+        );
+        let other = value(json!({"tags": ["b", "a"], "attributes": {"x": "1", "y": "3"}}));
+        assert_eq!(
+            first_difference(&schema, &ty, &expected, &other, ""),
+            Some(r#"attributes["y"]: expected "2", got "3""#.into())
+        );
+        // JSON back in the IDL's order, binary as base64, enums by name.
+        let full = value(json!({"customer": {"tier": 2, "name": "ada"}, "note": "aGk="}));
+        assert_eq!(
+            to_text(&schema, &ty, &full),
+            r#"{"customer":{"name":"ada","tier":"GOLD"},"note":"aGk="}"#
+        );
+    }
+}
