@@ -20,14 +20,11 @@
 mod common;
 
 use common::cli::{self, run};
-use common::free_port;
+use common::containers::{self, Container};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 const IMAGE: &str = "rpclab-test/dubbo-shop:latest";
 const JDK: &str = "rpclab/jdk:17";
@@ -57,19 +54,10 @@ fn copy(from: &Path, to: &Path) {
 fn image() -> &'static str {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        for base in [JDK, MAVEN, ZOOKEEPER] {
-            let found = Command::new("docker")
-                .args(["image", "inspect", "--format", "{{.Id}}", base])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(
-                found,
-                "the lab's image {base} is not on the Docker engine; build the lab's images \
-                 first: cargo xtask lab build --only dubbo-3.3"
-            );
-        }
+        containers::require_images(
+            &[JDK, MAVEN, ZOOKEEPER],
+            "cargo xtask lab build --only dubbo-3.3",
+        );
         let context =
             std::env::temp_dir().join(format!("rpclab-dubbo-shop-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&context);
@@ -100,96 +88,6 @@ fn image() -> &'static str {
     IMAGE
 }
 
-/// A running container, removed when dropped (a failing test included).
-struct Container {
-    name: String,
-}
-
-impl Container {
-    /// Starts `image` confined as the lab's JVM containers are (a
-    /// read-only root, no capabilities, tmpfs `/tmp` and home), on the host
-    /// network, with `env` and `args` (extra `docker run` flags).
-    fn start(what: &str, image: &str, env: &[String], args: &[&str]) -> Container {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let name = format!(
-            "rpclab-test-{what}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        );
-        let mut cmd = Command::new("docker");
-        cmd.args(["run", "-d", "--name", &name, "--network", "host"])
-            .args(["--user", "10001:10001", "--read-only", "--cap-drop", "ALL"])
-            .args(["--security-opt", "no-new-privileges", "--pids-limit", "512"])
-            .args(["--memory", "1g"])
-            .args(["--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=256m"])
-            .args([
-                "--tmpfs",
-                "/home/rpclab:rw,noexec,nosuid,nodev,size=64m,uid=10001,gid=10001",
-            ])
-            .args(args);
-        for e in env {
-            cmd.args(["-e", e]);
-        }
-        cmd.arg(image);
-        // The guard exists before the container does: a failed `docker
-        // run` that still created it is removed too.
-        let container = Container { name };
-        run(&mut cmd, &format!("docker run ({what})"));
-        container
-    }
-
-    fn logs(&self) -> String {
-        let out = Command::new("docker")
-            .args(["logs", &self.name])
-            .output()
-            .expect("docker logs");
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    }
-
-    fn running(&self) -> bool {
-        Command::new("docker")
-            .args(["inspect", "--format", "{{.State.Running}}", &self.name])
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true")
-    }
-
-    /// Until `ready` holds, bounded (a slow machine may take a while;
-    /// nothing here measures it); a container that stops fails the test
-    /// with its log.
-    fn wait(&self, what: &str, ready: impl Fn(&Container) -> bool) {
-        let give_up = Instant::now() + Duration::from_secs(240);
-        while !ready(self) {
-            assert!(
-                self.running(),
-                "{what} ({}) stopped:\n{}",
-                self.name,
-                self.logs()
-            );
-            assert!(
-                Instant::now() < give_up,
-                "{what} ({}) not ready in 4 minutes:\n{}",
-                self.name,
-                self.logs()
-            );
-            std::thread::sleep(Duration::from_millis(250));
-        }
-    }
-}
-
-impl Drop for Container {
-    fn drop(&mut self) {
-        let _ = Command::new("docker")
-            .args(["rm", "-f", &self.name])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-}
-
 /// ZooKeeper and the provider registered in it.
 struct Shop {
     registry: String,
@@ -202,51 +100,32 @@ struct Shop {
 impl Shop {
     fn start() -> Shop {
         let image = image();
-        let zk_port = free_port();
-        let zookeeper = Container::start(
-            "zookeeper",
-            ZOOKEEPER,
-            &[format!("ZK_PORT={zk_port}")],
-            &[
+        let zookeeper = Container::start("zookeeper", ZOOKEEPER, |cmd, port| {
+            containers::jvm_confined(cmd);
+            cmd.args([
                 "--tmpfs",
                 "/var/lib/zookeeper/data:rw,noexec,nosuid,nodev,size=64m,uid=10001,gid=10001",
-            ],
-        );
-        zookeeper.wait("ZooKeeper", |_| ruok(zk_port));
-        let port = free_port();
-        let registry = format!("zookeeper://127.0.0.1:{zk_port}");
-        let provider = Container::start(
-            "dubbo-shop",
-            image,
-            &[
-                format!("RPCLAB_PORT={port}"),
-                format!("ZK_ADDRESS={registry}"),
-                "JAVA_OPTS=-Xms128m -Xmx256m -XX:TieredStopAtLevel=1".to_owned(),
-            ],
-            &[],
-        );
-        provider.wait("the dubbo-shop provider", |c| {
-            c.logs().contains("rpclab server ready on 127.0.0.1")
+            ])
+            .args(["-e", &format!("ZK_PORT={port}")])
+            .arg(ZOOKEEPER);
         });
+        zookeeper.wait_listening();
+        let registry = format!("zookeeper://{}", zookeeper.target);
+        let provider = Container::start("dubbo-shop", image, |cmd, port| {
+            containers::jvm_confined(cmd);
+            cmd.args(["-e", &format!("RPCLAB_PORT={port}")])
+                .args(["-e", &format!("ZK_ADDRESS={registry}")])
+                .args(["-e", "JAVA_OPTS=-Xms128m -Xmx256m -XX:TieredStopAtLevel=1"])
+                .arg(image);
+        });
+        provider.wait_for_line("rpclab server ready on 127.0.0.1");
         Shop {
             registry,
-            target: format!("127.0.0.1:{port}"),
+            target: provider.target.clone(),
             _provider: provider,
             _zookeeper: zookeeper,
         }
     }
-}
-
-/// ZooKeeper's `ruok`: whether it answers `imok`.
-fn ruok(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut answer = String::new();
-    stream.write_all(b"ruok").is_ok()
-        && stream.read_to_string(&mut answer).is_ok()
-        && answer == "imok"
 }
 
 /// `rpclab-client --protocol dubbo-generic <args>`.

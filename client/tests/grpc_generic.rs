@@ -171,16 +171,8 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
     assert_eq!(decoded["call"]["expected_reply"], false);
 
     // The open loop goes through the same engine.
-    let open = report(
-        &shop,
-        &[
-            &common[..4],
-            &["--rate", "200", "--duration-s", "1", "--connections", "2"],
-        ]
-        .concat(),
-    );
-    assert_eq!(open["calls_failed"], 0, "{open:#}");
-    assert!(open["calls_ok"].as_u64().unwrap() > 0, "{open:#}");
+    let open = report(&shop, &[&common[..4], fixture::OPEN_LOOP].concat());
+    fixture::assert_all_verified(&open);
     assert!(open["service_time_us"].is_object());
 
     // A threshold the run cannot hold exits 99 after a verified run.

@@ -71,19 +71,10 @@ fn image(server: &str) -> String {
     if let Some(tag) = built.get(server) {
         return tag.clone();
     }
-    for base in ["rpclab/maven:17", "rpclab/jdk:17"] {
-        let found = Command::new("docker")
-            .args(["image", "inspect", base])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            found,
-            "the engine has no {base}: build the lab's images once with \
-             `cargo xtask lab build --only {server} --profile smoke`"
-        );
-    }
+    containers::require_images(
+        &["rpclab/maven:17", "rpclab/jdk:17"],
+        &format!("cargo xtask lab build --only {server} --profile smoke"),
+    );
     let dir = format!("servers/{server}");
     let text = std::fs::read_to_string(root().join(&dir).join("server.toml")).unwrap();
     let manifest: Manifest = toml::from_str(&text).unwrap();
@@ -142,9 +133,8 @@ fn https_server(server: &str, env: &[(&str, &str)]) -> Container {
     let image = image(server);
     let certs = certs();
     let container = Container::start(server, &image, |cmd, port| {
-        cmd.args(["--user", "10001:10001"])
-            .args(["--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=256m"])
-            .arg("-v")
+        containers::jvm_confined(cmd);
+        cmd.arg("-v")
             .arg(format!("{}:/certs:ro", certs.display()))
             .args(["-e", &format!("RPCLAB_PORT={port}")])
             .args(["-e", "JAVA_OPTS=-Xmx256m"])

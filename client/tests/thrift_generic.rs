@@ -143,16 +143,8 @@ fn calls_from_the_idl_are_verified_on_both_engines_and_wires() {
     assert_eq!(ping["call"]["expected_reply"], false);
 
     // The open loop goes through the same connections.
-    let open = report(
-        &shop,
-        &[
-            &common[..4],
-            &["--rate", "200", "--duration-s", "1", "--connections", "2"],
-        ]
-        .concat(),
-    );
-    assert_eq!(open["calls_failed"], 0, "{open:#}");
-    assert!(open["calls_ok"].as_u64().unwrap() > 0, "{open:#}");
+    let open = report(&shop, &[&common[..4], fixture::OPEN_LOOP].concat());
+    fixture::assert_all_verified(&open);
 
     // The compact protocol, buffered, against a server that speaks it.
     let compact = fixture::start(

@@ -128,6 +128,38 @@ impl Drop for Container {
     }
 }
 
+/// Panics, saying how to get it, unless the engine has every image of
+/// `images` (the lab's own base images: `build` is the `cargo xtask lab
+/// build ...` that makes them).
+#[allow(dead_code)]
+pub fn require_images(images: &[&str], build: &str) {
+    for image in images {
+        let found = Command::new("docker")
+            .args(["image", "inspect", image])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            found,
+            "the engine has no {image}: build the lab's images once with `{build}`"
+        );
+    }
+}
+
+/// The `docker run` flags of a JVM container as the lab confines it
+/// beyond [`Container::start`]'s: the image's user, a writable `/tmp`
+/// (the JIT's and Netty's native files) and home, a memory limit.
+#[allow(dead_code)]
+pub fn jvm_confined(cmd: &mut Command) {
+    cmd.args(["--user", "10001:10001", "--memory", "1g"])
+        .args(["--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=256m"])
+        .args([
+            "--tmpfs",
+            "/home/rpclab:rw,noexec,nosuid,nodev,size=64m,uid=10001,gid=10001",
+        ]);
+}
+
 /// A local port nothing listens on (bound, then released).
 #[allow(dead_code)]
 pub fn free_port() -> u16 {

@@ -129,3 +129,13 @@ pub fn report(fixture: &Container, args: &[&str]) -> Value {
 pub fn refusal(fixture: &Container, args: &[&str]) -> String {
     containers::refusal(&fixture.target, args)
 }
+
+/// The flags of a short open-loop run: 200 calls/s for 1 s on 2
+/// connections.
+pub const OPEN_LOOP: &[&str] = &["--rate", "200", "--duration-s", "1", "--connections", "2"];
+
+/// A report in which calls were made and none failed (each was verified).
+pub fn assert_all_verified(report: &Value) {
+    assert_eq!(report["calls_failed"], 0, "{report:#}");
+    assert!(report["calls_ok"].as_u64().unwrap() > 0, "{report:#}");
+}

@@ -49,11 +49,13 @@ pub mod reply;
 pub mod request;
 
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
-use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, first_call_verified, heartbeat_option, json_option, CallError, Connection,
+    Protocol, WireCounter,
+};
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
 use crate::protocols::dubbo::{providers_of, DubboConnection, Frame, DEFAULT_HEARTBEAT_S};
-use crate::protocol::json_option;
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
 use bytes::Bytes;
 use request::{Invocation, Request};
@@ -79,8 +81,6 @@ const OPTIONS: &[&str] = &[
     "heartbeat_s",
 ];
 
-/// How long the first, verified call may take.
-const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Generic Dubbo calls (see the module documentation).
 #[derive(Debug)]
@@ -363,22 +363,11 @@ impl DubboGenericConnection {
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self) -> Result<(), CallError> {
-        let outcome = tokio::time::timeout(FIRST_CALL_TIMEOUT, async {
+        first_call_verified(&self.call, async {
             let (n, frame) = self.exchange().await?;
             self.verify(n, &frame).map(drop)
         })
         .await
-        .unwrap_or(Err(CallError::Timeout));
-        outcome.map_err(|e| {
-            let why = match e {
-                CallError::WrongResponse(m) | CallError::Config(m) => m,
-                other => other.to_string(),
-            };
-            CallError::WrongResponse(format!(
-                "the first call of {} could not be verified, so nothing was measured: {why}",
-                self.call
-            ))
-        })
     }
 
     /// Checks the reply to call `n`; gives its value when it was decoded.
