@@ -28,6 +28,11 @@ pub fn scratch(name: &str) -> PathBuf {
 
 pub use super::cli::run;
 
+/// The label of the lab's images (xtask's `LABEL_MANAGED`): a test's
+/// image carries it too, so `cargo xtask lab clean --images` removes it.
+#[allow(dead_code)]
+pub const LAB_IMAGE: &str = "io.rpclab.managed=true";
+
 /// A running container, removed when dropped.
 #[allow(dead_code)]
 pub struct Container {

@@ -90,6 +90,7 @@ pub fn image(package: &str) -> String {
     run(
         Command::new("docker")
             .args(["build", "-q", "-t", &tag])
+            .args(["--label", containers::LAB_IMAGE])
             .arg(&context),
         &format!("docker build (the {package} fixture)"),
     );
