@@ -30,6 +30,10 @@ pub use super::cli::run;
 
 /// The label of the lab's images (xtask's `LABEL_MANAGED`): a test's
 /// image carries it too, so `cargo xtask lab clean --images` removes it.
+/// Its build runs on the host's network (`--network host`), as the lab's
+/// builds do: a second engine started with `--bridge none` (the
+/// multi-host and engine-restart tests') removes the host's `docker0`,
+/// and with it the default bridge a build's `RUN` would use.
 #[allow(dead_code)]
 pub const LAB_IMAGE: &str = "io.rpclab.managed=true";
 

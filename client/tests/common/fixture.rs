@@ -90,7 +90,7 @@ pub fn image(package: &str) -> String {
     run(
         Command::new("docker")
             .args(["build", "-q", "-t", &tag])
-            .args(["--label", containers::LAB_IMAGE])
+            .args(["--label", containers::LAB_IMAGE, "--network", "host"])
             .arg(&context),
         &format!("docker build (the {package} fixture)"),
     );
