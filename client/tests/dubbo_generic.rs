@@ -77,7 +77,13 @@ fn image() -> &'static str {
         run(
             Command::new("docker")
                 .args(["build", "-q", "-t", IMAGE])
-                .args(["--label", containers::LAB_IMAGE, "--network", "host"])
+                .args([
+                    "--label",
+                    containers::LAB_IMAGE,
+                    "--network",
+                    "host",
+                    "--force-rm",
+                ])
                 .args(["--build-arg", "SERVER_DIR=fixtures/dubbo-shop"])
                 .args(["--build-arg", &format!("RPCLAB_JDK_IMAGE={JDK}")])
                 .args(["--build-arg", &format!("RPCLAB_MAVEN_IMAGE={MAVEN}")])

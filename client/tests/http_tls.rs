@@ -114,7 +114,13 @@ fn image(server: &str) -> String {
     ];
     let mut build = Command::new("docker");
     build.args(["build", "-q", "-t", &tag, "-f", dockerfile]);
-    build.args(["--label", containers::LAB_IMAGE, "--network", "host"]);
+    build.args([
+        "--label",
+        containers::LAB_IMAGE,
+        "--network",
+        "host",
+        "--force-rm",
+    ]);
     for (arg, value) in &build_args {
         build.arg("--build-arg").arg(format!("{arg}={value}"));
     }

@@ -33,7 +33,8 @@ pub use super::cli::run;
 /// Its build runs on the host's network (`--network host`), as the lab's
 /// builds do: a second engine started with `--bridge none` (the
 /// multi-host and engine-restart tests') removes the host's `docker0`,
-/// and with it the default bridge a build's `RUN` would use.
+/// and with it the default bridge a build's `RUN` would use. `--force-rm`
+/// removes a failed step's container too.
 #[allow(dead_code)]
 pub const LAB_IMAGE: &str = "io.rpclab.managed=true";
 

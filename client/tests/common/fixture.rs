@@ -90,7 +90,13 @@ pub fn image(package: &str) -> String {
     run(
         Command::new("docker")
             .args(["build", "-q", "-t", &tag])
-            .args(["--label", containers::LAB_IMAGE, "--network", "host"])
+            .args([
+                "--label",
+                containers::LAB_IMAGE,
+                "--network",
+                "host",
+                "--force-rm",
+            ])
             .arg(&context),
         &format!("docker build (the {package} fixture)"),
     );
