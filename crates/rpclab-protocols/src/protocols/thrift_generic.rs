@@ -405,16 +405,22 @@ impl ThriftGenericConnection {
     }
 }
 
-/// A verified reply: its result as JSON when it was decoded.
+/// A verified reply: its result when it was decoded (turned into JSON only
+/// by [`Connection::call`], which hands it on; a measured call drops it).
 #[derive(Debug)]
-pub struct Verified(Option<serde_json::Value>);
+pub struct Verified(Option<TValue>);
 
 impl Connection for ThriftGenericConnection {
     /// The reply as JSON text (the contract's value has no other form for
     /// the user's types); a reply verified by its bytes is not decoded.
     async fn call(&self, _call: &Call) -> Result<Value, CallError> {
-        let Verified(json) = self.exchange().await?;
-        Ok(Value::Str(json.map(|j| j.to_string()).unwrap_or_default()))
+        let Verified(decoded) = self.exchange().await?;
+        let resolved = &self.fresh.resolved;
+        Ok(Value::Str(
+            decoded
+                .map(|v| to_json(&resolved.schema, &resolved.result, &v).to_string())
+                .unwrap_or_default(),
+        ))
     }
 
     /// The contract's call is not looked at: every call is the user's.
@@ -518,7 +524,6 @@ impl Resolved {
         let decoded = codec::decode(&self.schema, wire, &self.result, body).map_err(|e| {
             CallError::Protocol(format!("the reply of {} does not decode: {e}", self.label))
         })?;
-        let json = to_json(&self.schema, &self.result, &decoded);
         let wrong = |difference: String| {
             CallError::WrongResponse(format!("{}: {difference}", self.label))
         };
@@ -543,7 +548,7 @@ impl Resolved {
             // message's body, the result struct and nothing after it.
             let _ = self.reference.set(body.into());
         }
-        Ok(Verified(Some(json)))
+        Ok(Verified(Some(decoded)))
     }
 
     fn field(&self, id: i16) -> &Field {
