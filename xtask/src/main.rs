@@ -181,11 +181,12 @@ enum LabCommand {
         /// ms), csv, json; to standard output unless --out is given.
         #[arg(long, conflicts_with_all = ["jmeter", "redecide"])]
         format: Option<rpclab_report::export::Format>,
-        /// Decide a reproduction's claims again by today's rules and write
-        /// the verdicts into results.json (in --out when given, else in the
-        /// snapshot). Without it a snapshot's stored verdicts are rendered
-        /// as they are, and one without verdicts (older) is decided for
-        /// the rendering only.
+        /// Decide a reproduction's claims again under its seed's plan as it
+        /// stands today, and write them into results.json (in --out when
+        /// given, else in the snapshot) as a labelled re-analysis beside
+        /// the run's own verdicts, never in their place. Without it a
+        /// snapshot's stored verdicts are rendered as they are, and one
+        /// without verdicts (older) is decided for the rendering only.
         #[arg(long)]
         redecide: bool,
     },
@@ -474,7 +475,7 @@ async fn lab_run(
             network: flags.network,
             hosts: flags.hosts,
             rounds_seed: flags.rounds_seed,
-            more_rounds: None,
+            plan: None,
             resume: flags.resume,
             variant_names: quick.variant,
             overrides: overrides::Overrides {
@@ -543,6 +544,11 @@ fn compare(a: &Path, b: &Path, fail_on_regression: bool, normalize: bool) -> Res
     }
 }
 
+/// The seed `id`'s plan as recorded today (for a re-analysis).
+fn seed_plan_today(root: &Path, id: &str) -> Result<rpclab_model::plan::RecordedPlan> {
+    crate::definitions::seeds::Seed::load(root, id)?.recorded_plan()
+}
+
 /// `lab report`: a snapshot rendered again from its files, its claims
 /// decided again first with `redecide`.
 fn rerender(
@@ -556,8 +562,25 @@ fn rerender(
     let out = out.unwrap_or_else(|| snapshot.to_owned());
     if redecide {
         if let Some(mut r) = results.reproduction.take() {
-            rpclab_report::verdicts::fill(&results, &mut r);
-            r.verdicts_by = Some(host::decider(root));
+            let plan = seed_plan_today(root, &r.seed)?;
+            let rules = rpclab_report::verdicts::Rules::of(&plan.plan, Some(plan.label(&r.seed)));
+            let verdicts = rpclab_report::verdicts::decide(&results, &r, &rules).verdicts;
+            // The run's own verdicts stay; a re-analysis under the same
+            // plan replaces only its own earlier one.
+            r.reanalyses.retain(|a| a.plan.hash != plan.hash);
+            eprintln!(
+                "decided again under plan {} (beside the run's own verdicts{})",
+                plan.label(&r.seed),
+                r.plan
+                    .as_ref()
+                    .map(|p| format!(", plan {}", p.label(&r.seed)))
+                    .unwrap_or_default()
+            );
+            r.reanalyses.push(rpclab_model::result::Reanalysis {
+                plan,
+                by: host::decider(root),
+                verdicts,
+            });
             results.reproduction = Some(r);
             std::fs::create_dir_all(&out)?;
             snapshot::write_results(&out, &results)?;

@@ -25,6 +25,7 @@ pub mod breach;
 pub mod capacity;
 pub mod contract;
 pub mod manifest;
+pub mod plan;
 pub mod result;
 pub mod spec;
 pub mod threshold;

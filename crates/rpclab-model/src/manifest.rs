@@ -84,6 +84,11 @@ pub struct RunManifest {
     /// a run in blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds_seed: Option<u64>,
+    /// The analysis plan a reproduction was run under, with its hash
+    /// (`lab reproduce`; `compose/seeds/<id>.toml`, `[plan]`). Default:
+    /// none, a plain run or a reproduction made before plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::plan::RecordedPlan>,
     /// Whose network the run's containers used and what that exposed
     /// (`private: ...`, `host: ...`; `lab run --network`). Default: none,
     /// in snapshots written before 2026-12-05, which all used the host's.
@@ -532,6 +537,7 @@ mod tests {
             }],
             lab_confinement: BTreeMap::from([("client".into(), policy)]),
             rounds_seed: Some(7),
+            plan: None,
             network: Some("private: the run's own namespace".into()),
             host_load: Some(HostLoadSummary {
                 windows: 10,

@@ -308,6 +308,10 @@ pub struct Cell {
     /// round's order (1 = measured first); `repetition` is then the round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_position: Option<u32>,
+    /// Which JVM start of its server the cell was measured in (1-based),
+    /// in a run with several; absent where the server was started once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u32>,
     pub report: ClientReport,
 }
 
@@ -647,11 +651,20 @@ pub struct Results {
 pub struct Rounds {
     /// Seed of the order's generator (recorded so a run can be replayed).
     pub seed: u64,
-    /// Rounds measured at least, and at most while a claim is undecided.
+    /// Rounds measured at least, and at most while a claim is undecided
+    /// (runs made before plans); under a plan both are the rounds per
+    /// start.
     pub min: u32,
     pub max: u32,
+    /// Independent JVM starts per system (1 for runs made before plans).
+    #[serde(default = "one")]
+    pub starts: u32,
     /// Every round, in the order measured.
     pub orders: Vec<RoundOrder>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// One round: which systems (`server/variant`) it measured, in order.
@@ -697,6 +710,30 @@ pub struct Reproduction {
     /// --redecide` by newer rules over the same measured cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdicts_by: Option<String>,
+    /// The analysis plan `verdicts` were decided under: the seed's plan as
+    /// it stood when the run started (absent for runs made before plans;
+    /// their verdicts were decided by rounds added until a claim decided,
+    /// and the README does not show them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<crate::plan::RecordedPlan>,
+    /// The run followed its plan's design (its profile, starts and rounds):
+    /// only such verdicts count as the plan's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_plan: bool,
+    /// Re-analyses under other plans (`lab report --redecide`), each
+    /// labelled, beside `verdicts`, never in their place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reanalyses: Vec<Reanalysis>,
+}
+
+/// A reproduction's claims decided again, under a plan other than the one
+/// its run was made with: kept beside the original verdicts, labelled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reanalysis {
+    pub plan: crate::plan::RecordedPlan,
+    /// Which rpclab decided them (`<git revision>`, `(dirty)` when so).
+    pub by: String,
+    pub verdicts: Vec<crate::verdict::ClaimVerdict>,
 }
 
 /// One system of a seed and the lab server variant linked to it.

@@ -46,8 +46,14 @@ impl Direction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Magnitude {
+    /// The whole interval lies inside the tolerance band around the
+    /// published ratio.
     Matches,
+    /// The whole interval lies outside it.
     Differs,
+    /// The interval reaches across an edge of the band: the measurement
+    /// cannot tell (a wider interval never makes a match easier).
+    Undecided,
 }
 
 impl Magnitude {
@@ -55,6 +61,7 @@ impl Magnitude {
         match self {
             Magnitude::Matches => "matches",
             Magnitude::Differs => "differs",
+            Magnitude::Undecided => "undecided",
         }
     }
 }
@@ -174,6 +181,19 @@ pub struct PairVerdict {
     /// Rounds left out of the ratio, and why (`round 3: host-busy (ice)`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// Each JVM start's own ratio (the geometric mean of its rounds), in
+    /// start order: the dots of the claim's forest plot.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub starts: Vec<f64>,
+    /// The throughput ratio and the server-CPU-per-call ratio point
+    /// opposite ways, each clear of 1: the pair is withheld, not used to
+    /// decide (nor to flip) the claim.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_disagrees: bool,
+    /// On some cell both the server's and the client's cores were at their
+    /// threshold: the figure is the host's, not only the server's capacity.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub both_saturated: bool,
 }
 
 /// A figure's or a ratio's median over rounds with its order-statistic
@@ -220,6 +240,18 @@ pub struct ClaimVerdict {
     pub detail: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<PairVerdict>,
+    /// The plan it was decided under (`<seed>@<hash>`), absent for
+    /// verdicts decided before plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+    /// A decided pair of it was latency-bound: the verdict holds on this
+    /// host and is counted apart ("decided on this host").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_dependent: bool,
+    /// The simultaneous coverage of its pairs' intervals (1 − α under its
+    /// plan, by Bonferroni over `of` pairs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! ([`Setup`], from `manifest.toml`) alone.
 
 use crate::charts::{self, Chart};
+use crate::forest;
 use crate::format::{fmt_value, slug};
 use crate::reproduction::{self, CellComparison, ClaimOutcome, Comparison};
 use crate::snapshot::Setup;
@@ -35,6 +36,7 @@ tr.caveat td{background:#fafafa;color:#555}\
 .f-too-few-calls{background:#f6d0e4}.f-shared-cpus{background:#d8d8f4}.f-server-bound{background:#dcefdc}\
 .pub{color:#a06000}.lab{color:#0060a0}.why{color:#777;font-size:11px}\
 .holds{background:#e3f5e3}.reversed{background:#fbe3e3}.noise{background:#fff6d6}.nc{background:#eee}\
+tr.forest td{background:white;padding:2px 4px 10px}.forest svg,.forest-legend svg{max-width:none}\
 nav{font-size:13px;margin:0.5em 0}nav a{margin-right:1em}\
 .charts{display:flex;flex-wrap:wrap;gap:10px}\
 figure{margin:0.4em 0;flex:0 1 660px;max-width:760px}svg{max-width:100%;height:auto}";
@@ -632,18 +634,7 @@ fn reproduction_html(cmp: &Comparison, figures: &[Markup]) -> Markup {
                 }
             }
         }
-        h3 { "Claims" }
-        table {
-            tr { @for h in ["claim", "verdict", "measured"] { th class="l" { (h) } } }
-            @for c in &cmp.claims {
-                tr class=(claim_class(c)) id={ "claim-" (c.id) } {
-                    td class="l" { (c.text) }
-                    td class="l" { (c.label()) }
-                    td class="l" { (c.detail()) }
-                }
-            }
-        }
-        p class="why" { (reproduction::verdict_legend()) }
+        (claims_html(cmp))
         @if !r.deviations.is_empty() {
             h3 id="deviations" { "Deviations from the post" }
             ul { @for d in &r.deviations { li { (d) } } }
@@ -652,6 +643,38 @@ fn reproduction_html(cmp: &Comparison, figures: &[Markup]) -> Markup {
             h3 { "Notes" }
             ul { @for n in &r.notes { li { (n) } } }
         }
+    }
+}
+
+/// The claims table: each claim's row (its verdict in words, coloured),
+/// followed by its forest plot ([`forest::forest_svg`]) so that a reader
+/// sees why each pair is decided, undecided or withheld; the plots'
+/// legend once above the table.
+fn claims_html(cmp: &Comparison) -> Markup {
+    let bands = forest::Bands::of(&cmp.reproduction);
+    html! {
+        h3 { "Claims" }
+        p class="why" {
+            "Under each claim, its forest plot: one row per pair and level, on a log scale of the speed ratio."
+        }
+        // SVG that forest.rs escaped as it drew it.
+        div class="forest-legend" { (PreEscaped(forest::legend_svg(&bands))) }
+        table class="claims" {
+            tr { @for h in ["claim", "verdict", "measured"] { th class="l" { (h) } } }
+            @for c in &cmp.claims {
+                tr class=(claim_class(c)) id={ "claim-" (c.id) } {
+                    td class="l" { (c.text) }
+                    td class="l" { (c.label()) }
+                    td class="l" { (c.detail()) }
+                }
+                @if let Some(svg) = forest::forest_svg(&c.verdict, &bands) {
+                    tr class="forest" id={ "forest-" (c.id) } {
+                        td class="l" colspan="3" { (PreEscaped(svg)) }
+                    }
+                }
+            }
+        }
+        p class="why" { (reproduction::verdict_legend()) }
     }
 }
 
@@ -684,17 +707,11 @@ fn comparison_cells(c: Option<&CellComparison>) -> Markup {
 /// was checked).
 fn claim_class(c: &ClaimOutcome) -> &'static str {
     use rpclab_model::verdict::Direction;
-    let direction = if c.verdict.checked == 0 {
+    forest::direction_class(if c.verdict.checked == 0 {
         Direction::NotComparable
     } else {
         c.verdict.direction
-    };
-    match direction {
-        Direction::Holds => "holds",
-        Direction::Reversed | Direction::DoesNotHold => "reversed",
-        Direction::WithinNoise => "noise",
-        Direction::NotComparable => "nc",
-    }
+    })
 }
 
 #[cfg(test)]
@@ -908,6 +925,79 @@ mod tests {
         .into();
         assert_eq!(jvm_flags(&flags), "-Xmx2G (+2 --add-opens/--add-exports)");
         assert_eq!(jvm_flags(&flags[..1]), "-Xmx2G");
+    }
+
+    /// The fixture's comparison, its three claims decided by hand: one
+    /// with decided and undecided pairs, one withheld and not checked,
+    /// one with no pairs.
+    fn forest_comparison() -> Comparison {
+        use crate::forest::tests::{claim, indicative, pair, undecided, withheld};
+        let mut cmp = reproduction::of(&fixture()).unwrap();
+        let ids: Vec<String> = cmp.claims.iter().map(|c| c.id.clone()).collect();
+        let level = |mut p: rpclab_model::verdict::PairVerdict, n| {
+            p.level = Some(n);
+            p
+        };
+        cmp.claims[0].verdict = claim(
+            &ids[0],
+            vec![
+                level(pair("ice", "thrift"), 1),
+                level(undecided("ice", "dubbo"), 1),
+            ],
+        );
+        cmp.claims[1].verdict = claim(
+            &ids[1],
+            vec![
+                level(withheld("ice", "dubbo"), 5),
+                level(indicative("ice", "grpc"), 5),
+            ],
+        );
+        cmp.claims[2].verdict = claim(&ids[2], Vec::new());
+        cmp
+    }
+
+    #[test]
+    fn each_claim_with_pairs_carries_its_forest_plot_under_one_legend() {
+        let cmp = forest_comparison();
+        let html = claims_html(&cmp).into_string();
+        assert_eq!(html.matches("class=\"forest-legend\"").count(), 2);
+        let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("no {s}"));
+        assert!(at("forest-legend") < at("<table class=\"claims\">"));
+        for c in &cmp.claims[..2] {
+            assert!(at(&format!("id=\"claim-{}\"", c.id)) < at(&format!("id=\"forest-{}\"", c.id)));
+        }
+        assert!(!html.contains(&format!("id=\"forest-{}\"", cmp.claims[2].id)));
+        assert_eq!(html.matches("class=\"fp-row\"").count(), 4);
+        assert!(html.contains(">withheld: throughput and CPU disagree</text>"));
+    }
+
+    #[test]
+    fn the_forest_plots_colours_are_the_claim_rows() {
+        for class in ["holds", "reversed", "noise", "nc"] {
+            let (light, _) = forest::class_colours(class);
+            assert!(
+                CSS.contains(&format!(".{class}{{background:{light}}}")),
+                "{class}"
+            );
+        }
+    }
+
+    /// Writes the claims of [`forest_comparison`] as a page to look at in
+    /// a browser (`FOREST_PAGE`, else `/tmp/forest.html`): `cargo test -p
+    /// rpclab-report forest_page -- --ignored`.
+    #[test]
+    #[ignore]
+    fn forest_page() {
+        let cmp = forest_comparison();
+        let page = html! {
+            (DOCTYPE)
+            html lang="en" {
+                head { meta charset="utf-8"; style { (PreEscaped(CSS)) } }
+                body { (claims_html(&cmp)) }
+            }
+        };
+        let path = std::env::var("FOREST_PAGE").unwrap_or_else(|_| "/tmp/forest.html".into());
+        std::fs::write(&path, page.into_string()).unwrap();
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! * [`tables`]: the result tables, for the terminal and `summary.md`;
 //! * [`charts`] and [`html`]: SVG charts (drawn with [`svg`]'s
 //!   primitives) and the self-contained `report.html`;
-//! * [`reproduction`]: published vs measured and the claim verdicts;
+//! * [`reproduction`]: published vs measured and the claim verdicts,
+//!   each claim drawn by [`forest`] as a forest plot of its pairs;
 //! * [`capacity`]: a capacity search (`lab capacity`): its steps, the
 //!   rate found and its latency-vs-rate chart;
 //! * [`index`]: `results/README.md`, the index of snapshots;
@@ -27,12 +28,14 @@
 //! crates only: nothing here runs a container, speaks to Docker or decides
 //! what to measure, and its dependencies say so (no tokio, no bollard).
 
+pub mod across_starts;
 pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod export;
 #[cfg(test)]
 mod fixture;
+pub mod forest;
 pub mod format;
 pub mod html;
 pub mod index;
@@ -40,6 +43,7 @@ pub mod pair_order;
 pub mod repeatability;
 pub mod reproduction;
 pub mod snapshot;
+pub mod student;
 pub mod svg;
 pub mod tables;
 pub mod verdicts;

@@ -470,6 +470,9 @@ pub(crate) mod tests {
             host_dependent: false,
             server_cpu: None,
             left_out: Vec::new(),
+            starts: Vec::new(),
+            cpu_disagrees: false,
+            both_saturated: false,
         }
     }
 
@@ -492,6 +495,9 @@ pub(crate) mod tests {
             label: format!("{direction:?}"),
             detail: String::new(),
             pairs,
+            plan: None,
+            host_dependent: false,
+            coverage: None,
         }
     }
 

@@ -7,18 +7,22 @@
 //! rendering prints what is stored, so two renderings of one snapshot
 //! cannot disagree.
 //!
-//! A pair's ratio is taken **within rounds** where the run measured its
-//! systems in interleaved rounds: the cells of both systems with the same
+//! Every verdict is decided under the reproduction's analysis plan
+//! ([`rpclab_model::plan::Plan`], rule [`rpclab_model::plan::RULE`]): a
+//! fixed design of JVM starts × rounds, fixed before the run. A pair's
+//! ratio is taken **within rounds** (both systems' cells with the same
 //! `repetition` were measured within the same minutes, so a drift of the
-//! host lands on both, and the median of the per-round ratios with its
-//! order-statistic interval carries the noise. Rounds where either cell is
-//! `host-busy` or failed are left out. Cells not measured in rounds (older
-//! snapshots) fall back to the ratio of the two medians with the corners of
-//! their intervals. The decision bands are in [`band`] and
-//! [`equivalence_band`]; the bases in [`basis_of`].
+//! host lands on both), summarised per JVM start, and its interval is
+//! Student's t over the start means ([`crate::across_starts`]), at the
+//! claim's share of α (Bonferroni over its pairs), so that the claim's
+//! pairs hold together at the plan's coverage. Rounds where either cell is
+//! `host-busy` or failed are left out. A pair measured in a single start
+//! (every run made before plans) has no interval and is not decided. The
+//! decision bands are in [`band`], [`equivalence_band`] and [`magnitude`];
+//! the bases in [`basis_of`]; the throughput-against-CPU lens in [`pair`].
 
 use crate::format::fmt_value;
-use rpclab_model::aggregate::{median, median_interval, CI_TARGET};
+use rpclab_model::aggregate::median;
 use rpclab_model::result::{
     Aggregate, Cell, CellFlag, ClaimCheck, LimitSide, Measure, PublishedCell, Reproduction,
     Results, SeedSystem,
@@ -26,8 +30,8 @@ use rpclab_model::result::{
 use rpclab_model::spec::Load;
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, Magnitude, PairVerdict, Spread, Twin};
 
-/// Relative differences below this are never told apart: a pair's
-/// interval must clear 1 + f (or 1 / (1 + f)) to decide a direction.
+/// Relative differences below this are never told apart by `lab compare`
+/// (verdicts take their floor from their plan).
 pub const NOISE_FLOOR: f64 = 0.05;
 
 /// How many standard deviations (as CV) a difference must exceed (used by
@@ -37,17 +41,52 @@ pub const NOISE_SIGMAS: f64 = 2.0;
 /// Why a level has no measurement though its scenario ran.
 pub const NOT_THIS_LEVEL: &str = "not run under this snapshot's profile";
 
-/// A published ratio "matches" the measurement when it lies inside the
-/// measured ratio's interval widened by this share on each side (the low
-/// end divided by 1.25, the high end multiplied by 1.25): other hardware,
-/// JVMs and years move a ratio that much without changing what it says.
-/// With one repetition there is no interval, and only this widens the
-/// measured ratio.
+/// The magnitude band of snapshots decided before plans (a published ratio
+/// inside the measured interval widened by 25 %), kept to describe them.
 pub const MAGNITUDE_TOLERANCE: f64 = 0.25;
 
-/// An equivalence claim ("about as fast", 差不多) holds when the measured
-/// ratio's interval lies within this share of 1.
+/// The equivalence band of snapshots decided before plans (±10 %).
 pub const EQUIVALENCE_TOLERANCE: f64 = 0.10;
+
+/// The rules a verdict is decided by: its plan's α and bands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    pub alpha: f64,
+    pub noise_floor: f64,
+    pub magnitude_tolerance: f64,
+    pub equivalence_tolerance: f64,
+    /// How verdicts name the plan (`<seed>@<hash>`), when there is one.
+    pub plan: Option<String>,
+}
+
+impl Rules {
+    /// A plan's rules, its verdicts named `label`.
+    pub fn of(plan: &rpclab_model::plan::Plan, label: Option<String>) -> Rules {
+        Rules {
+            alpha: plan.alpha,
+            noise_floor: plan.noise_floor,
+            magnitude_tolerance: plan.magnitude_tolerance,
+            equivalence_tolerance: plan.equivalence_tolerance,
+            plan: label,
+        }
+    }
+
+    /// The rules of a reproduction: its recorded plan's, or, for a run
+    /// made before plans that stores no verdicts, α = 0.05 and the bands
+    /// it was made with, naming no plan.
+    pub fn of_reproduction(r: &Reproduction) -> Rules {
+        match &r.plan {
+            Some(p) => Rules::of(&p.plan, Some(p.label(&r.seed))),
+            None => Rules {
+                alpha: 0.05,
+                noise_floor: NOISE_FLOOR,
+                magnitude_tolerance: MAGNITUDE_TOLERANCE,
+                equivalence_tolerance: EQUIVALENCE_TOLERANCE,
+                plan: None,
+            },
+        }
+    }
+}
 
 /// A measured value derived from an aggregate, in the published unit.
 pub fn derive(a: &Aggregate, measure: Measure, total_calls: Option<u64>) -> Option<f64> {
@@ -159,18 +198,22 @@ pub fn corner_ratio(
     (ratio, Some((lo, hi)))
 }
 
-/// Whether a published ratio lies inside the measured interval (the point
-/// itself with one repetition) widened by [`MAGNITUDE_TOLERANCE`].
-pub fn magnitude(published: f64, measured: f64, interval: Option<(f64, f64)>) -> Magnitude {
-    let (lo, hi) = interval.unwrap_or((measured, measured));
-    let (lo, hi) = (
-        lo / (1.0 + MAGNITUDE_TOLERANCE),
-        hi * (1.0 + MAGNITUDE_TOLERANCE),
-    );
-    if published >= lo && published <= hi {
+/// A published ratio P against the measured interval, with the band
+/// [P / (1 + t), P · (1 + t)]: **matches** when the whole interval lies
+/// inside the band, **differs** when it lies wholly outside, **undecided**
+/// otherwise, so a wider (noisier) interval never makes a match easier.
+/// Without an interval nothing is decided.
+pub fn magnitude(published: f64, interval: Option<(f64, f64)>, tolerance: f64) -> Magnitude {
+    let Some((lo, hi)) = interval else {
+        return Magnitude::Undecided;
+    };
+    let (a, b) = (published / (1.0 + tolerance), published * (1.0 + tolerance));
+    if lo >= a && hi <= b {
         Magnitude::Matches
-    } else {
+    } else if hi < a || lo > b {
         Magnitude::Differs
+    } else {
+        Magnitude::Undecided
     }
 }
 
@@ -194,11 +237,13 @@ pub struct Decided {
 
 /// Decides every claim of `r` and measures every published figure's twin
 /// from the snapshot's cells and aggregates.
-pub fn decide(results: &Results, r: &Reproduction) -> Decided {
+pub fn decide(results: &Results, r: &Reproduction, rules: &Rules) -> Decided {
     let lookup = Lookup {
         results,
         systems: &r.systems,
         cells: &r.cells,
+        rules,
+        family: 1,
     };
     Decided {
         verdicts: r
@@ -207,6 +252,7 @@ pub fn decide(results: &Results, r: &Reproduction) -> Decided {
             .map(|c| {
                 let mut v = check_claim(&lookup, &c.check);
                 v.claim.clone_from(&c.id);
+                v.plan.clone_from(&rules.plan);
                 v.not_run = claim_systems(&c.check)
                     .iter()
                     .any(|k| lookup.system(k).is_some_and(|s| s.not_run.is_some()));
@@ -215,58 +261,6 @@ pub fn decide(results: &Results, r: &Reproduction) -> Decided {
             .collect(),
         twins: r.cells.iter().map(|c| lookup.twin(c)).collect(),
     }
-}
-
-/// Whether a claim that checks `scenario` at `level` has a pair there
-/// measured on a basis that decides but not decided yet: only such a pair
-/// can be decided by another round (an indicative figure stays one however
-/// long it is measured). `lab reproduce` asks it after a level's least
-/// rounds.
-pub fn undecided_at(results: &Results, r: &Reproduction, scenario: &str, level: u32) -> bool {
-    let touches = |check: &ClaimCheck| match check {
-        ClaimCheck::Ratio {
-            scenario: s,
-            concurrency,
-            ..
-        } => s == scenario && *concurrency == level,
-        ClaimCheck::Ranking {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Top {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Bottom {
-            scenario: s,
-            levels,
-            ..
-        }
-        | ClaimCheck::Equivalent {
-            scenario: s,
-            levels,
-            ..
-        } => s == scenario && levels.contains(&level),
-        _ => false,
-    };
-    let decided = decide(results, r);
-    r.claims
-        .iter()
-        .zip(&decided.verdicts)
-        .filter(|(claim, _)| touches(&claim.check))
-        .flat_map(|(claim, verdict)| {
-            let ratio_level = match &claim.check {
-                ClaimCheck::Ratio { concurrency, .. } => Some(*concurrency),
-                _ => None,
-            };
-            verdict
-                .pairs
-                .iter()
-                .filter(move |p| p.level.or(ratio_level) == Some(level))
-        })
-        .any(|p| !p.decided && p.basis != Basis::Indicative)
 }
 
 /// The systems a claim names.
@@ -285,10 +279,10 @@ fn claim_systems(check: &ClaimCheck) -> Vec<&String> {
     }
 }
 
-/// Stores [`decide`]'s outcome in the reproduction (what `lab reproduce`
-/// writes into `results.json`).
+/// Stores [`decide`]'s outcome, under the reproduction's own plan, in the
+/// reproduction (what `lab reproduce` writes into `results.json`).
 pub fn fill(results: &Results, r: &mut Reproduction) {
-    let d = decide(results, r);
+    let d = decide(results, r, &Rules::of_reproduction(r));
     r.verdicts = d.verdicts;
     for (cell, twin) in r.cells.iter_mut().zip(d.twins) {
         (cell.measured, cell.not_run) = match twin {
@@ -538,10 +532,15 @@ impl Figure<'_> {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Lookup<'a> {
     results: &'a Results,
     systems: &'a [SeedSystem],
     cells: &'a [PublishedCell],
+    rules: &'a Rules,
+    /// Pairs in the claim being decided: each pair's interval is taken at
+    /// α / family (Bonferroni), so that together they reach 1 − α.
+    family: usize,
 }
 
 impl<'a> Lookup<'a> {
@@ -756,12 +755,13 @@ impl On {
     }
 }
 
-/// A pair's ratio: its spread, whether taken within rounds, and the rounds
-/// left out.
+/// A pair's ratio: its spread over JVM starts (no interval when one start
+/// is all there is), each start's ratio, and the rounds left out.
 #[derive(Clone, Debug, PartialEq)]
 struct Ratio {
     spread: Spread,
     within_rounds: bool,
+    starts: Vec<f64>,
     left_out: Vec<String>,
 }
 
@@ -775,15 +775,17 @@ fn in_rounds(results: &Results, x: &Figure, y: &Figure) -> bool {
             .any(|c| c.round_position.is_some())
 }
 
-/// The per-round speed ratios of `x` over `y`, and the rounds left out
-/// (either cell host-busy, or failed: no calls or no value).
-fn by_rounds(x: &Figure, y: &Figure, on: On) -> (Vec<f64>, Vec<String>) {
-    let mut ratios = Vec::new();
+/// The per-round speed ratios of `x` over `y`, grouped by JVM start (in
+/// start order), and the rounds left out (either cell host-busy, or
+/// failed: no calls or no value).
+fn by_starts(x: &Figure, y: &Figure, on: On) -> (Vec<Vec<f64>>, Vec<String>) {
+    let mut starts: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
     let mut left_out = Vec::new();
     for cx in &x.cells {
         let Some(cy) = y.cells.iter().find(|c| c.repetition == cx.repetition) else {
             continue;
         };
+        let group = starts.entry(cx.start.unwrap_or(1)).or_default();
         let both = [(x.key.as_str(), *cx), (y.key.as_str(), *cy)];
         let busy: Vec<&str> = both
             .iter()
@@ -799,7 +801,7 @@ fn by_rounds(x: &Figure, y: &Figure, on: On) -> (Vec<f64>, Vec<String>) {
             continue;
         }
         match (on.cell_value(x, cx), on.cell_value(y, cy)) {
-            (Some(a), Some(b)) => ratios.push(on.speed(a, b)),
+            (Some(a), Some(b)) => group.push(on.speed(a, b)),
             (a, _) => left_out.push(format!(
                 "round {}: failed ({})",
                 cx.repetition,
@@ -807,125 +809,100 @@ fn by_rounds(x: &Figure, y: &Figure, on: On) -> (Vec<f64>, Vec<String>) {
             )),
         }
     }
-    (ratios, left_out)
+    (starts.into_values().collect(), left_out)
 }
 
-/// The median of per-round ratios with its order-statistic interval.
-fn spread_of(ratios: &[f64]) -> Spread {
-    let ci = median_interval(ratios, CI_TARGET);
-    Spread {
-        median: median(ratios),
-        low: ci.map(|c| c.low),
-        high: ci.map(|c| c.high),
-        coverage: ci.map(|c| c.confidence),
-        rounds: ratios.len() as u32,
-    }
-}
-
-/// One side of a ratio of medians: the median, its interval and that
-/// interval's coverage, and how many values it summarises.
+/// One side of a ratio of medians: the median and how many values it
+/// summarises.
 struct Side {
     value: f64,
-    interval: Option<(f64, f64)>,
-    coverage: Option<f64>,
     n: u32,
 }
 
 impl Side {
-    /// On the claim's measure from the aggregate (as before rounds); on
-    /// the other bases from the cells.
+    /// On the claim's measure from the aggregate; on the other bases from
+    /// the cells.
     fn of(f: &Figure, on: On) -> Option<Side> {
-        if let On::Measure(m) = on {
-            let i = derive_interval(f.agg, m, f.total_calls);
+        if let On::Measure(_) = on {
             return Some(Side {
                 value: f.value,
-                interval: i.map(|(lo, hi, _)| (lo, hi)),
-                coverage: i.map(|i| i.2),
                 n: f.agg.repetitions,
             });
         }
         let v: Vec<f64> = f.cells.iter().filter_map(|c| on.cell_value(f, c)).collect();
-        if v.is_empty() {
-            return None;
-        }
-        let i = median_interval(&v, CI_TARGET);
-        Some(Side {
+        (!v.is_empty()).then(|| Side {
             value: median(&v),
-            interval: i.map(|i| (i.low, i.high)),
-            coverage: i.map(|i| i.confidence),
             n: v.len() as u32,
         })
     }
 }
 
-/// The ratio of the two medians with the corners of their intervals, for
-/// cells not measured in rounds. Its coverage is at least the product of
-/// the two intervals' (both cover their medians at once).
-fn ratio_of_medians(x: &Figure, y: &Figure, on: On) -> Option<Spread> {
-    let (sx, sy) = (Side::of(x, on)?, Side::of(y, on)?);
-    let (ratio, interval) = corner_ratio(
-        (sx.value, sx.interval),
-        (sy.value, sy.interval),
-        on.higher_is_better(),
-    );
-    if !ratio.is_finite() || ratio <= 0.0 {
-        return None;
-    }
-    let coverage = match (sx.coverage, sy.coverage) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(1.0) * b.unwrap_or(1.0)),
-    };
-    Some(Spread {
-        median: ratio,
-        low: interval.map(|i| i.0),
-        high: interval.map(|i| i.1),
-        coverage,
-        rounds: sx.n.min(sy.n),
-    })
-}
-
-/// `x` over `y` on `on`: within rounds where there are two usable rounds or
-/// more, else the ratio of medians.
-fn ratio(results: &Results, x: &Figure, y: &Figure, on: On) -> Option<Ratio> {
+/// `x` over `y` on `on` at the pair's share `alpha` of the plan's α: over
+/// JVM starts where there are two usable starts or more; otherwise the
+/// point alone (the geometric mean of the rounds' ratios, or the ratio of
+/// the medians for cells not measured in rounds), with no interval.
+fn ratio(results: &Results, x: &Figure, y: &Figure, on: On, alpha: f64) -> Option<Ratio> {
     let mut left_out = Vec::new();
     if in_rounds(results, x, y) {
-        let (ratios, dropped) = by_rounds(x, y, on);
-        if ratios.len() >= 2 {
+        let (groups, dropped) = by_starts(x, y, on);
+        if let Some(a) = crate::across_starts::across_starts(&groups, alpha) {
             return Some(Ratio {
-                spread: spread_of(&ratios),
+                spread: Spread {
+                    median: a.ratio,
+                    low: Some(a.low),
+                    high: Some(a.high),
+                    coverage: Some(a.coverage),
+                    rounds: a.rounds,
+                },
                 within_rounds: true,
+                starts: a.starts,
+                left_out: dropped,
+            });
+        }
+        let all: Vec<f64> = groups.concat();
+        if !all.is_empty() {
+            let mean = all.iter().map(|r| r.ln()).sum::<f64>() / all.len() as f64;
+            return Some(Ratio {
+                spread: Spread {
+                    median: mean.exp(),
+                    rounds: all.len() as u32,
+                    ..Spread::default()
+                },
+                within_rounds: true,
+                starts: Vec::new(),
                 left_out: dropped,
             });
         }
         left_out = dropped;
     }
-    Some(Ratio {
-        spread: ratio_of_medians(x, y, on)?,
+    let (sx, sy) = (Side::of(x, on)?, Side::of(y, on)?);
+    let point = on.speed(sx.value, sy.value);
+    (point.is_finite() && point > 0.0).then(|| Ratio {
+        spread: Spread {
+            median: point,
+            rounds: sx.n.min(sy.n),
+            ..Spread::default()
+        },
         within_rounds: false,
+        starts: Vec::new(),
         left_out,
     })
 }
 
-/// The direction a speed ratio's interval decides, with the noise floor
-/// f = [`NOISE_FLOOR`]:
+/// The direction a speed ratio's interval decides, with the plan's noise
+/// floor f:
 ///
 /// - an interval inside [1 / (1 + f), 1 + f] is **within noise**, decided:
 ///   the systems are level;
 /// - an interval that excludes 1 says which system is faster (a real
 ///   difference at the interval's coverage): **holds** (low > 1) or
-///   **reversed** (high < 1) when its median reaches the floor, else
+///   **reversed** (high < 1) when its ratio reaches the floor, else
 ///   **within noise**, decided: real, but smaller than the floor;
 /// - an interval that holds 1 and reaches beyond the band is **undecided**
-///   (the direction is then the median's, for orientation): more rounds
-///   may decide it.
-///
-/// A ratio's median beyond the floor with its interval clear of 1, rather
-/// than the whole interval beyond the floor: seed 004's motan over dubbo
-/// measured 0.92 [0.84, 0.97] over 9 rounds, a lead of dubbo at 96 %
-/// coverage that a whole-interval rule left undecided for ever, since its
-/// interval reaches across 0.95 however many rounds are added.
-pub fn band(low: f64, high: f64, median: f64) -> (Direction, bool) {
-    let up = 1.0 + NOISE_FLOOR;
+///   (the direction is then the ratio's, for orientation). The design is
+///   fixed: no round is added to decide it.
+pub fn band(low: f64, high: f64, ratio: f64, floor: f64) -> (Direction, bool) {
+    let up = 1.0 + floor;
     let point = |r: f64| {
         if r >= up {
             Direction::Holds
@@ -941,21 +918,21 @@ pub fn band(low: f64, high: f64, median: f64) -> (Direction, bool) {
     if low >= 1.0 / up && high <= up {
         (Direction::WithinNoise, true)
     } else if low > 1.0 || high < 1.0 {
-        (point(median), true)
+        (point(ratio), true)
     } else {
-        (point(median), false)
+        (point(ratio), false)
     }
 }
 
 /// An equivalence ("about as fast"): holds, decided, when the interval lies
-/// inside 1 ± [`EQUIVALENCE_TOLERANCE`]; does not hold when it lies
-/// entirely outside; otherwise undecided.
-pub fn equivalence_band(low: f64, high: f64, median: f64) -> (Direction, bool) {
-    let (a, b) = (1.0 - EQUIVALENCE_TOLERANCE, 1.0 + EQUIVALENCE_TOLERANCE);
+/// inside [1 / (1 + t), 1 + t]; does not hold when it lies entirely
+/// outside; otherwise undecided.
+pub fn equivalence_band(low: f64, high: f64, ratio: f64, tolerance: f64) -> (Direction, bool) {
+    let (a, b) = (1.0 / (1.0 + tolerance), 1.0 + tolerance);
     if !(low.is_finite() && high.is_finite() && low > 0.0) {
         return (Direction::NotComparable, false);
     }
-    let point = if (a..=b).contains(&median) {
+    let point = if (a..=b).contains(&ratio) {
         Direction::Holds
     } else {
         Direction::DoesNotHold
@@ -990,31 +967,72 @@ fn basis_of(x: &Figure, y: &Figure) -> Basis {
     }
 }
 
+/// On some cell both sides' cores were at their threshold.
+fn both_saturated(f: &Figure) -> bool {
+    f.cells.iter().any(|c| {
+        c.limit.as_ref().is_some_and(|l| {
+            let t = threshold(c);
+            l.server_busy.is_some_and(|b| b >= t) && l.client_busy.is_some_and(|b| b >= t)
+        })
+    })
+}
+
 /// A pair's verdict: `x` claimed ahead of `y` (or level with it, for an
 /// equivalence). None when no ratio can be formed (a zero figure).
+///
+/// Two lenses guard the direction. Where the server's CPU time per call is
+/// known, its ratio is taken the same way; when it points the opposite way
+/// to the throughput, each interval clear of 1, the pair is **withheld**:
+/// the two say different things about which server is faster (a
+/// latency-bound pair's rate is round trips), so it decides nothing. A
+/// latency-bound pair is **host-dependent**: decided, but on this host.
 fn pair(
-    results: &Results,
+    l: &Lookup,
     x: &Figure,
     y: &Figure,
     published: Option<f64>,
     level: Option<u32>,
     equivalence: bool,
 ) -> Option<PairVerdict> {
+    let rules = l.rules;
+    let alpha = rules.alpha / l.family.max(1) as f64;
     let basis = basis_of(x, y);
     let on = match basis {
         Basis::PerServerCore => On::PerServerCore,
         _ => On::Measure(x.measure),
     };
-    let r = ratio(results, x, y, on)?;
+    let r = ratio(l.results, x, y, on, alpha)?;
     let s = &r.spread;
-    let (low, high) = (s.low.unwrap_or(s.median), s.high.unwrap_or(s.median));
-    let (direction, in_band) = if equivalence {
-        equivalence_band(low, high, s.median)
-    } else {
-        band(low, high, s.median)
+    let interval = s.low.zip(s.high);
+    let (direction, in_band) = match interval {
+        None => (
+            band(s.median, s.median, s.median, rules.noise_floor).0,
+            false,
+        ),
+        Some((low, high)) if equivalence => {
+            equivalence_band(low, high, s.median, rules.equivalence_tolerance)
+        }
+        Some((low, high)) => band(low, high, s.median, rules.noise_floor),
     };
-    let decided = in_band && basis != Basis::Indicative;
     let host_dependent = basis == Basis::Trustworthy && x.latency_bound() && y.latency_bound();
+    // Per server core is CPU already: the lens has nothing to add there.
+    let server_cpu =
+        if on != On::Measure(x.measure) || !x.has_server_cores() || !y.has_server_cores() {
+            None
+        } else {
+            ratio(l.results, x, y, On::ServerCpu, alpha).map(|r| r.spread)
+        };
+    let cpu_disagrees = !equivalence
+        && server_cpu
+            .as_ref()
+            .and_then(|c| c.low.zip(c.high))
+            .zip(interval)
+            .is_some_and(|((cl, ch), (tl, th))| (tl > 1.0 && ch < 1.0) || (th < 1.0 && cl > 1.0));
+    let decided = in_band && basis != Basis::Indicative && !cpu_disagrees;
+    // Magnitude only where the direction holds.
+    let magnitude = published
+        .filter(|_| direction == Direction::Holds)
+        .map(|p| magnitude(p, interval, rules.magnitude_tolerance));
     let mut p = PairVerdict {
         over: x.key.clone(),
         under: y.key.clone(),
@@ -1028,25 +1046,32 @@ fn pair(
         within_rounds: r.within_rounds,
         basis,
         direction,
-        magnitude: published.map(|p| magnitude(p, s.median, s.low.zip(s.high))),
+        magnitude,
         decided,
         why_undecided: None,
         host_dependent,
-        server_cpu: None,
+        server_cpu,
         left_out: r.left_out.clone(),
+        starts: r.starts.clone(),
+        cpu_disagrees,
+        both_saturated: both_saturated(x) && both_saturated(y),
     };
-    if host_dependent {
-        p.server_cpu = ratio(results, x, y, On::ServerCpu).map(|r| r.spread);
-    }
     if !decided {
-        p.why_undecided = Some(why_undecided(&p, x, y, equivalence));
+        p.why_undecided = Some(why_undecided(&p, x, y, equivalence, rules));
     }
     Some(p)
 }
 
-/// Why a pair is not decided: the figures' flags and busy shares, or the
-/// interval reaching across a band edge.
-fn why_undecided(p: &PairVerdict, x: &Figure, y: &Figure, equivalence: bool) -> String {
+/// Why a pair is not decided: the figures' flags and busy shares, a single
+/// JVM start, throughput and CPU disagreeing, or the interval reaching
+/// across a band edge.
+fn why_undecided(
+    p: &PairVerdict,
+    x: &Figure,
+    y: &Figure,
+    equivalence: bool,
+    rules: &Rules,
+) -> String {
     if p.basis == Basis::Indicative {
         let shown: Vec<String> = [x, y]
             .iter()
@@ -1064,15 +1089,33 @@ fn why_undecided(p: &PairVerdict, x: &Figure, y: &Figure, equivalence: bool) -> 
         }
         return why;
     }
-    let (low, high) = (p.low.unwrap_or(p.measured), p.high.unwrap_or(p.measured));
-    let edge = if equivalence {
-        format!("±{:.0} % equivalence band", EQUIVALENCE_TOLERANCE * 100.0)
-    } else {
-        format!("{:.0} % noise band", NOISE_FLOOR * 100.0)
+    if p.cpu_disagrees {
+        let cpu = p
+            .server_cpu
+            .as_ref()
+            .expect("a disagreement has a CPU ratio");
+        return format!(
+            "withheld: throughput and CPU disagree (server CPU per call {})",
+            spread_text(cpu.median, cpu.low, cpu.high, Some(cpu.rounds))
+        );
+    }
+    let (Some(low), Some(high)) = (p.low, p.high) else {
+        return if p.within_rounds {
+            "measured in one JVM start: the variation between starts is unknown, so no interval"
+                .to_owned()
+        } else {
+            "not measured in rounds over several JVM starts: no interval".to_owned()
+        };
     };
-    let mut why = format!(
-        "interval [{low:.2}, {high:.2}] reaches across an edge of the {edge}; more rounds may decide it"
-    );
+    let edge = if equivalence {
+        format!(
+            "±{:.0} % equivalence band",
+            rules.equivalence_tolerance * 100.0
+        )
+    } else {
+        format!("{:.0} % noise band", rules.noise_floor * 100.0)
+    };
+    let mut why = format!("interval [{low:.2}, {high:.2}] reaches across an edge of the {edge}");
     let busy: Vec<String> = [x, y]
         .iter()
         .filter_map(|f| f.busy_text().map(|b| format!("{}: {b}", f.key)))
@@ -1093,26 +1136,27 @@ pub fn spread_text(
     match (low.zip(high), rounds) {
         (Some((lo, hi)), Some(n)) => format!("{median:.2}× [{lo:.2}, {hi:.2}] over {n} rounds"),
         (Some((lo, hi)), None) => format!("{median:.2}× [{lo:.2}, {hi:.2}]"),
-        (None, _) => format!(
-            "{median:.2}× (1 repetition, no spread: ±{:.0} % tolerance only)",
-            MAGNITUDE_TOLERANCE * 100.0
-        ),
+        (None, Some(n)) => format!("{median:.2}× over {n} rounds (no interval)"),
+        (None, None) => format!("{median:.2}× (no interval)"),
     }
 }
 
 /// A pair's part of a claim's detail, from its verdict.
-fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
+fn pair_text(p: &PairVerdict, equivalence: bool, rules: &Rules) -> String {
     let name = if equivalence {
         format!("{} / {}", p.over, p.under)
     } else {
         format!("{} over {}", p.over, p.under)
     };
-    let ratio = spread_text(
+    let mut ratio = spread_text(
         p.measured,
         p.low,
         p.high,
         p.within_rounds.then_some(p.rounds),
     );
+    if p.starts.len() > 1 {
+        ratio.push_str(&format!(" in {} starts", p.starts.len()));
+    }
     let mut text = if p.basis == Basis::Indicative {
         format!(
             "{name}: not checked, {}; indicative {ratio}",
@@ -1134,7 +1178,7 @@ fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
         if equivalence {
             t.push_str(&format!(
                 ": level within ±{:.0} %",
-                EQUIVALENCE_TOLERANCE * 100.0
+                rules.equivalence_tolerance * 100.0
             ));
         }
         t.push(')');
@@ -1148,13 +1192,15 @@ fn pair_text(p: &PairVerdict, equivalence: bool) -> String {
                 match g {
                     Magnitude::Matches => "match",
                     Magnitude::Differs => "differ",
+                    Magnitude::Undecided => "be undecided",
                 }
             ));
         } else {
             text.push_str(&format!(
-                ", magnitude {}: published {}",
+                ", magnitude {}: published {} (band ±{:.0} %)",
                 g.label(),
-                published_text(pb)
+                published_text(pb),
+                rules.magnitude_tolerance * 100.0
             ));
         }
     }
@@ -1185,6 +1231,11 @@ fn pair_notes(p: &PairVerdict, name: &str) -> String {
                 spread_text(c.median, c.low, c.high, n)
             ));
         }
+    }
+    if p.both_saturated {
+        text.push_str(
+            "; both sides saturated: server and client cores at their threshold, the figure is the host's as much as the server's",
+        );
     }
     if !p.left_out.is_empty() {
         text.push_str(&format!("; left out: {}", p.left_out.join(", ")));
@@ -1217,14 +1268,14 @@ impl Part {
         }
     }
 
-    fn of_pair(p: PairVerdict, prefix: &str, equivalence: bool) -> Part {
+    fn of_pair(p: PairVerdict, prefix: &str, equivalence: bool, rules: &Rules) -> Part {
         Part {
             direction: p.direction,
             decided: p.decided,
             measured: true,
             magnitude: p.magnitude,
             basis: Some(p.basis),
-            text: format!("{prefix}{}", pair_text(&p, equivalence)),
+            text: format!("{prefix}{}", pair_text(&p, equivalence, rules)),
             pair: Some(p),
         }
     }
@@ -1278,6 +1329,9 @@ pub fn label(v: &ClaimVerdict, measured_undecided: bool) -> String {
         s.push_str("; magnitude ");
         s.push_str(m.label());
     }
+    if v.host_dependent {
+        s.push_str(" (on this host: rests on a latency-bound pair)");
+    }
     s
 }
 
@@ -1285,14 +1339,30 @@ pub fn label(v: &ClaimVerdict, measured_undecided: bool) -> String {
 /// decided or not; `notes` come before the parts in the detail.
 fn summarise(parts: Vec<Part>, total: usize, unit: &str, notes: Vec<String>) -> ClaimVerdict {
     let decided: Vec<&Part> = parts.iter().filter(|p| p.decided).collect();
+    // Differs as soon as one decided pair differs; matches only when every
+    // decided pair matches; otherwise undecided.
     let mags: Vec<Magnitude> = decided.iter().filter_map(|p| p.magnitude).collect();
     let magnitude = if mags.is_empty() {
         None
     } else if mags.contains(&Magnitude::Differs) {
         Some(Magnitude::Differs)
-    } else {
+    } else if mags.iter().all(|m| *m == Magnitude::Matches) {
         Some(Magnitude::Matches)
+    } else {
+        Some(Magnitude::Undecided)
     };
+    let host_dependent = decided
+        .iter()
+        .any(|p| p.pair.as_ref().is_some_and(|q| q.host_dependent));
+    let coverage = parts
+        .iter()
+        .filter_map(|p| p.pair.as_ref())
+        .filter_map(|q| q.coverage)
+        .map(|c| 1.0 - c)
+        .sum::<f64>();
+    let any_interval = parts
+        .iter()
+        .any(|p| p.pair.as_ref().is_some_and(|q| q.coverage.is_some()));
     let of = total.max(parts.len()) as u32;
     let mut v = ClaimVerdict {
         claim: String::new(),
@@ -1310,6 +1380,10 @@ fn summarise(parts: Vec<Part>, total: usize, unit: &str, notes: Vec<String>) -> 
         label: String::new(),
         detail: String::new(),
         pairs: Vec::new(),
+        plan: None,
+        host_dependent,
+        // Bonferroni: the pairs' shares of α add up.
+        coverage: any_interval.then(|| 1.0 - coverage * of as f64 / parts.len().max(1) as f64),
     };
     v.label = label(&v, parts.iter().any(|p| p.measured && !p.decided));
     let mut detail = notes;
@@ -1343,8 +1417,8 @@ fn directed(
         l.figure(behind, scenario, level, m),
     );
     match (a, b) {
-        (Ok(a), Ok(b)) => match pair(l.results, &a, &b, published, Some(level), equivalence) {
-            Some(p) => Part::of_pair(p, prefix, equivalence),
+        (Ok(a), Ok(b)) => match pair(l, &a, &b, published, Some(level), equivalence) {
+            Some(p) => Part::of_pair(p, prefix, equivalence, l.rules),
             None => Part::unchecked(format!("{name}: no ratio (a zero figure)")),
         },
         (Err(why), _) => Part::unchecked(format!("{name}: {ahead} {why}")),
@@ -1352,7 +1426,39 @@ fn directed(
     }
 }
 
+/// How many pairs a claim compares: the family its pairs' intervals share
+/// α over.
+fn family(check: &ClaimCheck) -> usize {
+    match check {
+        ClaimCheck::Ratio { pairs, .. } => pairs.len(),
+        ClaimCheck::Ranking { order, levels, .. } => order.len().saturating_sub(1) * levels.len(),
+        ClaimCheck::Top {
+            systems,
+            among,
+            levels,
+            ..
+        }
+        | ClaimCheck::Bottom {
+            systems,
+            among,
+            levels,
+            ..
+        } => systems.len() * among.iter().filter(|k| !systems.contains(k)).count() * levels.len(),
+        ClaimCheck::Equivalent {
+            systems,
+            behind,
+            levels,
+            ..
+        } => (systems.len().saturating_sub(1) + behind.len() * systems.len()) * levels.len(),
+        _ => 1,
+    }
+}
+
 fn check_claim(l: &Lookup, check: &ClaimCheck) -> ClaimVerdict {
+    let l = &Lookup {
+        family: family(check).max(1),
+        ..*l
+    };
     match check {
         ClaimCheck::NotCheckable { reason } => {
             summarise(Vec::new(), 0, "parts", vec![reason.clone()])
@@ -1653,12 +1759,42 @@ pub(crate) mod tests_support {
         keys.iter().map(|k| system(k, Some(k))).collect()
     }
 
+    /// A snapshot of these aggregates, each measured in three rounds, one
+    /// per JVM start: at its interval's low end, median and high end (or
+    /// its median three times), with its flags; a client-bound one with
+    /// its server at half its cores and no server CPU figures.
     pub fn results(aggs: Vec<Aggregate>) -> Results {
+        let cells = aggs
+            .iter()
+            .flat_map(|a| {
+                let m = a.throughput_median;
+                let values = a.throughput_ci.map_or([m; 3], |c| [c.low, m, c.high]);
+                values.into_iter().enumerate().map(move |(i, t)| {
+                    let mut c = cell(&a.server, i as u32 + 1, t);
+                    c.variant.clone_from(&a.variant);
+                    c.scenario.clone_from(&a.scenario);
+                    c.concurrency = a.concurrency;
+                    c.calls_ok = a.calls_ok;
+                    c.calls_failed = a.calls_failed;
+                    c.flags.clone_from(&a.cell_flags);
+                    if a.cell_flags.contains(&CellFlag::ClientBound) {
+                        c.limit = Some(Limit {
+                            side: LimitSide::Client,
+                            server_busy: Some(0.5),
+                            client_busy: Some(0.97),
+                            threshold: 0.9,
+                        });
+                        c.server_cost = None;
+                    }
+                    c
+                })
+            })
+            .collect();
         Results {
             schema_version: 1,
             complete: true,
             errors: Vec::new(),
-            cells: Vec::new(),
+            cells,
             aggregates: aggs,
             reproduction: None,
             rounds: None,
@@ -1683,6 +1819,21 @@ pub(crate) mod tests_support {
             claims,
             verdicts: Vec::new(),
             verdicts_by: None,
+            plan: None,
+            under_plan: false,
+            reanalyses: Vec::new(),
+        }
+    }
+
+    /// The seeds' plan's rules: α 0.05, floor 5 %, magnitude ±25 %,
+    /// equivalence ±10 %.
+    pub fn rules() -> Rules {
+        Rules {
+            alpha: 0.05,
+            noise_floor: 0.05,
+            magnitude_tolerance: 0.25,
+            equivalence_tolerance: 0.10,
+            plan: Some("t@00000000".into()),
         }
     }
 
@@ -1702,6 +1853,8 @@ pub(crate) mod tests_support {
         c.concurrency = 1;
         c.repetition = round;
         c.round_position = Some(1);
+        // Rounds dealt over three JVM starts.
+        c.start = Some((round.max(1) - 1) % 3 + 1);
         c.throughput_per_s = tput;
         c.report.throughput_per_s = tput;
         c.calls_ok = 10_000;
@@ -1745,7 +1898,7 @@ mod tests {
 
     fn verdict(res: &Results, claim: SeedClaim, keys: &[&str]) -> ClaimVerdict {
         let systems = keys.iter().map(|k| system(k, Some(k))).collect();
-        decide(res, &repro(vec![claim], systems, Vec::new()))
+        decide(res, &repro(vec![claim], systems, Vec::new()), &rules())
             .verdicts
             .remove(0)
     }
@@ -1763,11 +1916,13 @@ mod tests {
         let p = &v.pairs[0];
         assert!(p.within_rounds && p.rounds == 6, "{p:?}");
         assert!((p.measured - 1.2).abs() < 1e-9 && (p.low.unwrap() - 1.2).abs() < 1e-9);
-        assert!((p.coverage.unwrap() - 0.96875).abs() < 1e-9);
+        assert!((p.coverage.unwrap() - 0.95).abs() < 1e-9);
+        assert_eq!(p.starts.len(), 3);
+        assert_eq!(v.plan.as_deref(), Some("t@00000000"));
         assert_eq!((p.direction, p.decided), (Direction::Holds, true));
         assert_eq!(p.basis, Basis::Trustworthy);
         assert!(v.decided && v.label == "holds; magnitude matches", "{v:?}");
-        assert_says(&v.detail, "1.20× [1.20, 1.20] over 6 rounds");
+        assert_says(&v.detail, "1.20× [1.20, 1.20] over 6 rounds in 3 starts");
     }
 
     #[test]
@@ -1806,49 +1961,56 @@ mod tests {
     }
 
     #[test]
-    fn another_round_is_asked_for_only_where_a_measured_pair_is_undecided() {
-        let claim = ratio_claim("x", "y", 1.1);
-        let systems = systems(&["x", "y"]);
-        let r = repro(vec![claim], systems, Vec::new());
-        // Holding 1 and reaching past the band: undecided, more rounds.
-        let mut cells = rounds("x", &[1000.0, 1100.0, 1040.0, 980.0, 1200.0, 1000.0]);
-        cells.extend(rounds("y", &[1000.0; 6]));
-        assert!(undecided_at(&run(cells.clone()), &r, "s", 1));
-        // Not this claim's level or scenario.
-        assert!(!undecided_at(&run(cells), &r, "s", 5));
-        // Decided: no more rounds.
-        let mut cells = rounds("x", &[1200.0; 6]);
-        cells.extend(rounds("y", &[1000.0; 6]));
-        assert!(!undecided_at(&run(cells), &r, "s", 1));
-        // Indicative (not steady on most rounds): another round cannot help.
-        let mut cells = rounds("x", &[1000.0, 1100.0, 1040.0, 980.0, 1200.0, 1000.0]);
-        for c in &mut cells[..4] {
-            c.flags.push(CellFlag::NotSteady);
+    fn a_pair_measured_in_one_jvm_start_has_no_interval_and_is_not_decided() {
+        let mut cells = rounds("x", &[1200.0; 9]);
+        cells.extend(rounds("y", &[1000.0; 9]));
+        for c in &mut cells {
+            c.start = None;
         }
-        cells.extend(rounds("y", &[1000.0; 6]));
-        assert!(!undecided_at(&run(cells), &r, "s", 1));
+        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
+        let p = &v.pairs[0];
+        assert_eq!((p.low, p.high, p.decided), (None, None, false), "{p:?}");
+        assert!((p.measured - 1.2).abs() < 1e-9);
+        assert_says(
+            p.why_undecided.as_deref().unwrap(),
+            "measured in one JVM start: the variation between starts is unknown",
+        );
+        assert_eq!(v.label, "undecided (0 of 1 pairs decided)");
+    }
+
+    #[test]
+    fn magnitude_is_three_way_and_a_wider_interval_never_matches_more_easily() {
+        use Magnitude::*;
+        // Band around 1.5: [1.2, 1.875].
+        assert_eq!(magnitude(1.5, Some((1.3, 1.6)), 0.25), Matches);
+        assert_eq!(magnitude(1.5, Some((1.03, 1.15)), 0.25), Differs);
+        // Seed 001's c5 on another machine: 1.09 [1.03, 1.54] against 1.5.
+        assert_eq!(magnitude(1.5, Some((1.03, 1.54)), 0.25), Undecided);
+        // The same median with a wider interval: still not a match.
+        assert_eq!(magnitude(1.5, Some((0.9, 2.5)), 0.25), Undecided);
+        assert_eq!(magnitude(1.5, None, 0.25), Undecided);
     }
 
     #[test]
     fn the_bands_decide_or_leave_undecided() {
         use Direction::*;
-        assert_eq!(band(1.06, 1.3, 1.1), (Holds, true));
-        assert_eq!(band(0.7, 0.95, 0.8), (Reversed, true));
-        assert_eq!(band(0.96, 1.04, 1.0), (WithinNoise, true));
+        assert_eq!(band(1.06, 1.3, 1.1, 0.05), (Holds, true));
+        assert_eq!(band(0.7, 0.95, 0.8, 0.05), (Reversed, true));
+        assert_eq!(band(0.96, 1.04, 1.0, 0.05), (WithinNoise, true));
         // Clear of 1: the median says how far (seed 004's motan over dubbo).
-        assert_eq!(band(1.01, 1.2, 1.1), (Holds, true));
-        assert_eq!(band(0.84, 0.97, 0.92), (Reversed, true));
-        assert_eq!(band(1.01, 1.08, 1.03), (WithinNoise, true));
+        assert_eq!(band(1.01, 1.2, 1.1, 0.05), (Holds, true));
+        assert_eq!(band(0.84, 0.97, 0.92, 0.05), (Reversed, true));
+        assert_eq!(band(1.01, 1.08, 1.03, 0.05), (WithinNoise, true));
         // Holding 1 and reaching past the band: the median's leaning, undecided.
-        assert_eq!(band(0.9, 1.0, 0.97), (WithinNoise, false));
-        assert_eq!(band(0.89, 1.035, 0.92), (Reversed, false));
-        assert_eq!(band(0.5, 2.0, 0.8), (Reversed, false));
-        assert_eq!(band(f64::NAN, 1.0, 1.0), (NotComparable, false));
-        assert_eq!(equivalence_band(0.92, 1.08, 1.0), (Holds, true));
-        assert_eq!(equivalence_band(1.15, 1.3, 1.2), (DoesNotHold, true));
-        assert_eq!(equivalence_band(0.5, 0.8, 0.7), (DoesNotHold, true));
-        assert_eq!(equivalence_band(1.05, 1.2, 1.12), (DoesNotHold, false));
-        assert_eq!(equivalence_band(0.85, 1.05, 0.95), (Holds, false));
+        assert_eq!(band(0.9, 1.0, 0.97, 0.05), (WithinNoise, false));
+        assert_eq!(band(0.89, 1.035, 0.92, 0.05), (Reversed, false));
+        assert_eq!(band(0.5, 2.0, 0.8, 0.05), (Reversed, false));
+        assert_eq!(band(f64::NAN, 1.0, 1.0, 0.05), (NotComparable, false));
+        assert_eq!(equivalence_band(0.92, 1.08, 1.0, 0.1), (Holds, true));
+        assert_eq!(equivalence_band(1.15, 1.3, 1.2, 0.1), (DoesNotHold, true));
+        assert_eq!(equivalence_band(0.5, 0.8, 0.7, 0.1), (DoesNotHold, true));
+        assert_eq!(equivalence_band(1.05, 1.2, 1.12, 0.1), (DoesNotHold, false));
+        assert_eq!(equivalence_band(0.85, 1.05, 0.95, 0.1), (Holds, false));
     }
 
     #[test]
@@ -1958,7 +2120,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_not_in_rounds_fall_back_to_the_ratio_of_medians() {
+    fn cells_not_in_rounds_give_the_ratio_of_medians_without_an_interval() {
         let mut cells = rounds("x", &[1200.0, 1300.0, 1250.0]);
         cells.extend(rounds("y", &[1000.0, 1050.0, 1100.0]));
         for c in &mut cells {
@@ -1966,20 +2128,13 @@ mod tests {
         }
         let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
         let p = &v.pairs[0];
-        assert!(!p.within_rounds, "{p:?}");
+        assert!(!p.within_rounds && !p.decided, "{p:?}");
         assert!((p.measured - 1250.0 / 1050.0).abs() < 1e-9);
-        // Corners: 1200 / 1100 and 1300 / 1000.
-        assert!((p.low.unwrap() - 1200.0 / 1100.0).abs() < 1e-9);
-        assert!((p.high.unwrap() - 1.3).abs() < 1e-9);
-        assert!((p.coverage.unwrap() - 0.75 * 0.75).abs() < 1e-9);
-        assert!(!v.detail.contains("rounds"), "{}", v.detail);
-        // In rounds, but one usable round only: the same fallback, saying why.
-        let mut cells = rounds("x", &[1200.0, 1300.0]);
-        cells.extend(rounds("y", &[1000.0, 1050.0]));
-        cells[1].flags.push(CellFlag::HostBusy);
-        let v = verdict(&run(cells), ratio_claim("x", "y", 1.2), &["x", "y"]);
-        assert!(!v.pairs[0].within_rounds);
-        assert_eq!(v.pairs[0].left_out, ["round 2: host-busy (x)"]);
+        assert_eq!((p.low, p.high), (None, None));
+        assert_says(
+            p.why_undecided.as_deref().unwrap(),
+            "not measured in rounds over several JVM starts",
+        );
     }
 
     #[test]
@@ -2045,10 +2200,13 @@ mod tests {
                 ..PublishedCell::default()
             })
             .collect();
+        let rules = rules();
         let lookup = Lookup {
             results: &res,
             systems: &sys,
             cells: &cells,
+            rules: &rules,
+            family: 1,
         };
         for (m, want) in all {
             let got = lookup
@@ -2062,9 +2220,8 @@ mod tests {
         }
         // Without a published call count a total cannot be derived, and says why.
         let bare = Lookup {
-            results: &res,
-            systems: &sys,
             cells: &[],
+            ..lookup
         };
         let why = bare
             .figure("a", "s", 1, Measure::TotalSeconds)

@@ -50,12 +50,6 @@ impl RunBar {
         RunBar { bar }
     }
 
-    /// `n` more cells to run than planned (a round added while a claim is
-    /// undecided).
-    pub fn add_cells(&self, n: u64) {
-        self.bar.inc_length(n);
-    }
-
     /// One more cell is done.
     pub fn cell_done(&self) {
         self.bar.inc(1);

@@ -185,7 +185,7 @@ pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
             network: args.network,
             hosts: args.hosts,
             rounds_seed: None,
-            more_rounds: None,
+            plan: None,
             resume: None,
             variant_names: args.variant.into_iter().collect(),
             overrides: Overrides {

@@ -79,6 +79,21 @@ async fn reproduce_one(
     let variants = Seed::variants_run(&systems);
     eprintln!("seed {id}: {}", seed.def.title);
     let profile = opts.profile.as_deref().unwrap_or(&seed.def.profile);
+    let plan = seed.recorded_plan()?;
+    eprintln!(
+        "  plan {} ({}, α {}, {} JVM starts × {} rounds under profile {}){}",
+        plan.label(id),
+        plan.plan.rule,
+        plan.plan.alpha,
+        plan.plan.starts,
+        plan.plan.rounds,
+        plan.plan.profile,
+        if profile == plan.plan.profile {
+            String::new()
+        } else {
+            format!("; this run's profile is {profile}, so its verdicts are exploratory, not the plan's")
+        }
+    );
     if let Ok(b) = seed.budget(profile, &manifests) {
         eprintln!(
             "  profile {profile}: {} variants, {} cells, at most {:.0} min (compose/seeds/README.md, \"Time budget\")",
@@ -141,7 +156,6 @@ async fn reproduce_one(
             only.push(server.clone());
         }
     }
-    let decisive = reproduction.clone();
     let mut run = run::run_lab(
         root,
         seed.lab.clone(),
@@ -159,11 +173,7 @@ async fn reproduce_one(
             network: opts.network,
             hosts: opts.hosts.clone(),
             rounds_seed: opts.rounds_seed,
-            more_rounds: Some(Box::new(
-                move |results: &Results, scenario: &str, level: u32| {
-                    rpclab_report::verdicts::undecided_at(results, &decisive, scenario, level)
-                },
-            )),
+            plan: Some(plan.clone()),
             resume: opts.resume.clone(),
             variant_names: Vec::new(),
             overrides: Default::default(),
@@ -184,7 +194,10 @@ async fn reproduce_one(
             s.not_run = Some(why);
         }
     }
-    // Decided once, here, and stored: every rendering prints these verdicts.
+    // Decided once, here, under the plan fixed before the run, and stored:
+    // every rendering prints these verdicts.
+    reproduction.under_plan = profile == plan.plan.profile;
+    reproduction.plan = Some(plan);
     rpclab_report::verdicts::fill(&run.results, &mut reproduction);
     reproduction.verdicts_by = Some(crate::basics::host::decider(root));
     let cmp = compare(&run.results, &reproduction);

@@ -202,42 +202,50 @@ pub struct Profile {
     pub scratch: bool,
     /// Measure in interleaved rounds instead of blocks of repetitions
     /// (`lab reproduce`'s profiles): every server variant of the run is
-    /// started and primed once and kept running; each round then measures
-    /// every variant once at a scenario's level, in a fresh seeded random
-    /// order, so that a pair's ratio can be taken within a round, from the
-    /// same minutes of the host. `repetitions` is then unused.
+    /// started and primed, `starts` times over; within each start every
+    /// round measures every variant once at a scenario's level, in a fresh
+    /// seeded random order, so that a pair's ratio can be taken within a
+    /// round, from the same minutes of the host. `repetitions` is then
+    /// unused. A seed's plan sets it for its plan's profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<RoundsPolicy>,
 }
 
-/// How many interleaved rounds a level gets.
+/// The fixed design of an interleaved run: JVM starts × rounds per level
+/// within each start. Nothing in the data changes it (no round is added
+/// while a claim is undecided: that would inflate the false verdicts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoundsPolicy {
-    /// Rounds always measured. Six rounds give the median's order-statistic
-    /// interval (the range of six values) a coverage of 96.9 %, the
-    /// fewest that reach 95 %.
-    #[serde(default = "six")]
-    pub min: u32,
-    /// Rounds measured at most while a claim at the level is undecided.
-    #[serde(default = "six")]
-    pub max: u32,
+    /// Independent starts of every variant: a fresh container, primed.
+    #[serde(default = "one")]
+    pub starts: u32,
+    /// Rounds of every level within each start.
+    pub per_start: u32,
 }
 
-fn six() -> u32 {
-    6
+impl RoundsPolicy {
+    /// Rounds of a level over all starts.
+    pub fn total(&self) -> u32 {
+        self.starts.max(1) * self.per_start.max(1)
+    }
+
+    /// The start a run-wide round number (1-based) belongs to.
+    pub fn start_of(&self, round: u32) -> u32 {
+        (round.max(1) - 1) / self.per_start.max(1) + 1
+    }
 }
 
 impl Profile {
-    /// Cells each variant runs per scenario level: the rounds measured at
-    /// most, or the repetitions.
-    pub fn most_repetitions(&self) -> u32 {
-        self.rounds.map_or(self.repetitions, |r| r.max.max(r.min))
+    /// Cells each variant runs per scenario level: the rounds over all
+    /// starts, or the repetitions.
+    pub fn repetitions_per_level(&self) -> u32 {
+        self.rounds.map_or(self.repetitions, |r| r.total())
     }
 
-    /// Cells each variant runs per scenario level at least.
-    pub fn least_repetitions(&self) -> u32 {
-        self.rounds.map_or(self.repetitions, |r| r.min)
+    /// Times each variant is started: its JVM starts in rounds, else once.
+    pub fn starts(&self) -> u32 {
+        self.rounds.map_or(1, |r| r.starts.max(1))
     }
 }
 

@@ -16,8 +16,8 @@ pub struct Overrides {
     /// Each window's length, seconds (instead of `measure_s` or the
     /// scenarios' published call counts).
     pub measure_s: Option<f64>,
-    /// Repetitions of each cell (in a profile with rounds: the rounds,
-    /// least and most).
+    /// Repetitions of each cell (in a profile with rounds: the rounds per
+    /// start; the starts stay the profile's).
     pub repetitions: Option<u32>,
     /// The concurrency levels of every closed-loop scenario.
     pub levels: Vec<u32>,
@@ -33,8 +33,7 @@ impl Overrides {
         if let Some(n) = self.repetitions {
             profile.repetitions = n;
             if let Some(rounds) = &mut profile.rounds {
-                rounds.min = n;
-                rounds.max = n;
+                rounds.per_start = n;
             }
         }
         if !self.levels.is_empty() {

@@ -57,6 +57,10 @@ pub struct SeedDef {
     /// (`reproduce`: each post's load shape within the time budget).
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
+    /// The analysis plan, fixed before the run: rule, α, bands, and the
+    /// design (JVM starts × rounds) of its profile, which the profile
+    /// takes from here.
+    pub plan: rpclab_model::plan::Plan,
     #[serde(rename = "scenario")]
     pub scenarios: Vec<ScenarioLink>,
     #[serde(rename = "system")]
@@ -356,6 +360,33 @@ impl Seed {
         for (name, profile) in &def.profiles {
             base.profiles.insert(name.clone(), profile.clone());
         }
+        def.plan
+            .check()
+            .map_err(|e| anyhow::anyhow!("{}: [plan]: {e}", path.display()))?;
+        // The plan's design is the one place its profile's rounds come from.
+        let Some(planned) = base.profiles.get_mut(&def.plan.profile) else {
+            bail!(
+                "{}: [plan] names profile `{}`, which neither this seed nor {} defines",
+                path.display(),
+                def.plan.profile,
+                base_path.display()
+            );
+        };
+        if def
+            .profiles
+            .get(&def.plan.profile)
+            .is_some_and(|p| p.rounds.is_some())
+        {
+            bail!(
+                "{}: [profiles.{}] sets `rounds`, but its design is the plan's: give `starts` and `rounds` in [plan] only",
+                path.display(),
+                def.plan.profile
+            );
+        }
+        planned.rounds = Some(crate::definitions::lab::RoundsPolicy {
+            starts: def.plan.starts,
+            per_start: def.plan.rounds,
+        });
         base.name = format!("seed {}", def.id);
         base.description = def.title.clone();
         base.servers = Vec::new();
@@ -542,6 +573,28 @@ impl Seed {
     pub fn reproduction(&self, systems: Vec<SeedSystem>) -> Reproduction {
         build_reproduction(self, systems)
     }
+
+    /// The seed's plan as a run records it: with its profile's windows and
+    /// the SHA-256 of the whole (so that a change to a band, the design or
+    /// a window changes the plan's name).
+    pub fn recorded_plan(&self) -> Result<rpclab_model::plan::RecordedPlan> {
+        let profile = self.lab.profile(&self.def.plan.profile)?;
+        let mut plan = self.def.plan.clone();
+        plan.windows = Some(rpclab_model::plan::Windows {
+            prime_s: profile.prime_s,
+            warmup_s: profile.warmup_s,
+            warmup_max_s: profile.warmup_max_s,
+            measure_s: profile.measure_s,
+            min_calls: profile.min_calls,
+        });
+        let canonical = serde_json::to_vec(&plan)?;
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(&canonical)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(rpclab_model::plan::RecordedPlan { plan, hash })
+    }
 }
 
 /// What the time budget of a profile assumes beyond its warm-up, window
@@ -558,9 +611,9 @@ pub const CELL_OVERHEAD_S: f64 = 1.5;
 pub const REPRODUCE_BUDGET_S: f64 = 120.0 * 60.0;
 
 /// How long a seed takes under a profile, at most, computed from its
-/// definition: every stand-in variant's start, and for every cell (variant
-/// × scenario × level × repetition) the longest warm-up, the window and
-/// the cool-down. A window that ends by calls is counted at the post's own
+/// definition: every stand-in variant's starts (each with its priming),
+/// and for every cell (variant × scenario × level × round) the longest
+/// warm-up, the window and the cool-down. A window that ends by calls is counted at the post's own
 /// run time for those calls (from its published figures).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Budget {
@@ -568,12 +621,14 @@ pub struct Budget {
     pub profile: String,
     /// Server variants started.
     pub variants: usize,
-    /// Cells run, repetitions (or the least rounds) included.
+    /// JVM starts of every variant, and rounds of every level within each
+    /// (the plan's design; 1 × the repetitions for a profile in blocks).
+    pub starts: u32,
+    pub rounds_per_start: u32,
+    /// Cells run, every round of every start (or the repetitions) included.
     pub cells: usize,
-    /// At the least rounds (or the repetitions).
+    /// The whole design, at the longest warm-ups.
     pub seconds: f64,
-    /// At the most rounds, when every level stays undecided that long.
-    pub seconds_most: f64,
 }
 
 impl Seed {
@@ -596,7 +651,7 @@ impl Seed {
         let systems = self.resolve(manifests);
         let variants = Self::variants_run(&systems);
         let mut seconds = RUN_START_S;
-        let mut extra_rounds = 0.0;
+        let starts = profile.starts();
         let mut cells = 0;
         for (server, variant) in &variants {
             let m = manifests
@@ -608,7 +663,6 @@ impl Seed {
                 .iter()
                 .find(|v| &v.name == variant)
                 .with_context(|| format!("{server} has no variant {variant}"))?;
-            seconds += SERVER_START_S;
             // After each (re)start: a priming run, or else a first cell
             // that may warm up longer.
             let cold_extra = if profile.primes() {
@@ -616,17 +670,15 @@ impl Seed {
             } else {
                 profile.warmup_limit_s(true) - profile.warmup_limit_s(false)
             };
-            seconds += cold_extra;
+            seconds += (SERVER_START_S + cold_extra) * f64::from(starts);
             for sc in &self.lab.scenarios {
                 if v.cannot_carry(sc.operation).is_some() {
                     continue;
                 }
                 for level in sc.levels(profile) {
                     let cell = self.cell_seconds(sc, level, profile)?;
-                    cells += profile.least_repetitions() as usize;
-                    seconds += cell * profile.least_repetitions() as f64;
-                    extra_rounds +=
-                        cell * (profile.most_repetitions() - profile.least_repetitions()) as f64;
+                    cells += profile.repetitions_per_level() as usize;
+                    seconds += cell * profile.repetitions_per_level() as f64;
                     if profile.restart_between_repetitions {
                         seconds += cold_extra * profile.repetitions.saturating_sub(1) as f64;
                     }
@@ -637,9 +689,10 @@ impl Seed {
             seed: self.def.id.clone(),
             profile: profile_name.to_owned(),
             variants: variants.len(),
+            starts,
+            rounds_per_start: profile.repetitions_per_level() / starts.max(1),
             cells,
             seconds,
-            seconds_most: seconds + extra_rounds,
         })
     }
 
@@ -980,6 +1033,9 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
         claims,
         verdicts: Vec::new(),
         verdicts_by: None,
+        plan: None,
+        under_plan: false,
+        reanalyses: Vec::new(),
     }
 }
 
@@ -1187,8 +1243,10 @@ mod tests {
             let seed = Seed::load(&root, &id).unwrap();
             let p = seed.lab.profile("reproduce").unwrap();
             assert!(
-                p.rounds.is_some_and(|r| r.min >= 6 && r.max >= r.min),
-                "{id}: a reproduction measures in rounds, at least 6 (a 95 % interval)"
+                p.rounds.is_some_and(|r| r.starts >= 2 && r.per_start >= 1)
+                    && p.rounds.map(|r| (r.starts, r.per_start))
+                        == Some((seed.def.plan.starts, seed.def.plan.rounds)),
+                "{id}: a reproduction measures in rounds over at least 2 JVM starts, its plan's design"
             );
             assert!(
                 p.primes() && p.measure_s.is_some_and(|s| s >= 2.0) && p.min_calls >= 1000,

@@ -280,7 +280,7 @@ fn cells_of<'a>(
     scenarios: &[&'a Scenario],
     profile: &Profile,
 ) -> Vec<PlannedCell<'a>> {
-    let repetitions = profile.least_repetitions();
+    let repetitions = profile.repetitions_per_level();
     scenarios
         .iter()
         .copied()

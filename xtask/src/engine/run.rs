@@ -71,10 +71,8 @@ pub struct RunOptions {
     /// Seed of an interleaved run's order; `None`: drawn from the clock
     /// (and recorded either way).
     pub rounds_seed: Option<u64>,
-    /// Whether a level of an interleaved run needs another round, asked
-    /// after its minimum: `lab reproduce` says yes while a claim at that
-    /// scenario and level is measured but undecided.
-    pub more_rounds: Option<Box<MoreRounds>>,
+    /// The seed's analysis plan, recorded in the manifest (`lab reproduce`).
+    pub plan: Option<rpclab_model::plan::RecordedPlan>,
     /// An interrupted snapshot to continue instead of starting a new one
     /// ([`crate::engine::resume`]).
     pub resume: Option<PathBuf>,
@@ -93,9 +91,6 @@ pub struct RunOptions {
     /// (with the lab's only scenario; [`crate::engine::capacity`]).
     pub capacity: Option<CapacityAsked>,
 }
-
-/// `(results so far, scenario, level) → another round?`
-pub type MoreRounds = dyn Fn(&Results, &str, u32) -> bool + Send + Sync;
 
 /// What a run that got as far as creating its snapshot returns, whether it
 /// finished, stopped early or finished with errors: the results are those
@@ -315,6 +310,7 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
                 .or(opts.rounds_seed)
                 .unwrap_or_else(crate::engine::rounds::fresh_seed)
         }),
+        plan: opts.plan.clone(),
         network: Some(netns::exposure(
             network_choice,
             !roles.all_local(),
@@ -351,7 +347,6 @@ pub async fn run_lab(root: &Path, mut lab: Lab, opts: RunOptions) -> Result<RunO
         bar: std::sync::OnceLock::new(),
         client_clock_offset_s: std::sync::OnceLock::new(),
         rounds_seed: manifest.rounds_seed.unwrap_or(0),
-        more_rounds: opts.more_rounds.as_deref(),
         resuming: interrupted.as_ref(),
         capacity: opts.capacity.as_ref(),
         network_choice,
@@ -496,7 +491,6 @@ struct RunContext<'a> {
     client_clock_offset_s: std::sync::OnceLock<f64>,
     /// Seed of an interleaved run's order.
     rounds_seed: u64,
-    more_rounds: Option<&'a MoreRounds>,
     /// The snapshot a resumed run continues.
     resuming: Option<&'a Interrupted>,
     /// A capacity search instead of the plan's cells.
@@ -859,19 +853,6 @@ impl RunContext<'_> {
         policy: crate::definitions::lab::RoundsPolicy,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
-        let mut live: Vec<Live> = Vec::new();
-        for (p, port) in runnable.iter().zip(ports) {
-            let (m, v) = (p.manifest, p.variant);
-            match self.start_primed(m, v, *port, registry, snapshot).await {
-                Ok(l) => live.push(l),
-                // Not the server's: the run waits for the engine.
-                Err(e) if !self.outage.answering().await => return Err(e),
-                Err(e) => {
-                    crate::say!("error: {e:#}");
-                    snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
-                }
-            }
-        }
         let mut rng = crate::engine::rounds::SplitMix64::new(self.rounds_seed);
         // A resumed run keeps the orders of the rounds measured before.
         let orders = snapshot
@@ -882,116 +863,149 @@ impl RunContext<'_> {
             .unwrap_or_default();
         snapshot.results.rounds = Some(rpclab_model::result::Rounds {
             seed: self.rounds_seed,
-            min: policy.min,
-            max: policy.max.max(policy.min),
+            min: policy.per_start,
+            max: policy.per_start,
+            starts: policy.starts.max(1),
             orders,
         });
-        let registry = registry.map(|r| r.id.as_str());
-        for &(scenario, level) in levels {
-            self.level_in_rounds(
-                &mut live, scenario, level, registry, policy, &mut rng, snapshot,
-            )
-            .await?;
-        }
-        for l in &live {
-            self.engine.remove(&l.id).await?;
+        let registry_id = registry.map(|r| r.id.as_str());
+        for start in 1..=policy.starts.max(1) {
+            let rounds: Vec<u32> = (1..=policy.total())
+                .filter(|r| policy.start_of(*r) == start)
+                .collect();
+            let measured = |snapshot: &Snapshot| {
+                runnable.iter().all(|p| {
+                    levels
+                        .iter()
+                        .filter(|(sc, _)| plan::carries(p.manifest, p.variant, sc))
+                        .all(|(sc, level)| {
+                            rounds.iter().all(|round| {
+                                plan::CellId {
+                                    server: &p.manifest.name,
+                                    variant: &p.variant.name,
+                                    scenario: &sc.name,
+                                    level: *level,
+                                    repetition: *round,
+                                }
+                                .is_in(&snapshot.results.cells)
+                            })
+                        })
+                })
+            };
+            // A start measured whole before a resumed run is not started
+            // again.
+            if measured(snapshot) {
+                continue;
+            }
+            if policy.starts > 1 {
+                crate::say!("JVM start {start} of {}", policy.starts);
+            }
+            let mut live: Vec<Live> = Vec::new();
+            for (p, port) in runnable.iter().zip(ports) {
+                let (m, v) = (p.manifest, p.variant);
+                match self.start_primed(m, v, *port, registry, snapshot).await {
+                    Ok(l) => live.push(l),
+                    // Not the server's: the run waits for the engine.
+                    Err(e) if !self.outage.answering().await => return Err(e),
+                    Err(e) => {
+                        crate::say!("error: {e:#}");
+                        snapshot.error(format!("{}/{}: {e:#}", m.name, v.name))?;
+                    }
+                }
+            }
+            for &(scenario, level) in levels {
+                for &round in &rounds {
+                    let seat = Seat {
+                        scenario,
+                        level,
+                        round,
+                        start,
+                    };
+                    self.round(&mut live, seat, registry_id, &mut rng, snapshot)
+                        .await?;
+                }
+            }
+            for l in &live {
+                self.engine.remove(&l.id).await?;
+            }
         }
         Ok(())
     }
 
-    /// Rounds at one scenario level: at least `policy.min`, then more (up to
-    /// `policy.max`) while [`RunOptions::more_rounds`] asks for them.
-    #[allow(clippy::too_many_arguments)]
-    async fn level_in_rounds(
+    /// One round of a level: every live variant that carries the scenario,
+    /// once, in a fresh seeded random order. The design is fixed: nothing
+    /// measured decides whether another round follows.
+    async fn round(
         &self,
         live: &mut [Live<'_>],
-        scenario: &Scenario,
-        level: u32,
+        seat: Seat<'_>,
         registry: Option<&str>,
-        policy: crate::definitions::lab::RoundsPolicy,
         rng: &mut crate::engine::rounds::SplitMix64,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
-        let mut round = 1;
-        loop {
-            let mut order: Vec<usize> = (0..live.len())
-                .filter(|i| live[*i].alive && plan::carries(live[*i].m, live[*i].v, scenario))
-                .collect();
-            if order.is_empty() {
-                return Ok(());
-            }
-            // Drawn even where the order is recorded, so that a resumed
-            // run's later rounds replay the interrupted run's orders.
-            rng.shuffle(&mut order);
-            let seats = seats(
-                live,
-                order.clone(),
-                scenario,
-                level,
-                round,
-                snapshot
-                    .results
-                    .rounds
-                    .as_mut()
-                    .expect("a run in rounds records its rounds"),
-            );
-            for (position, i) in seats {
-                let l = &live[i];
-                let id = plan::CellId {
-                    server: &l.m.name,
-                    variant: &l.v.name,
-                    scenario: &scenario.name,
-                    level,
-                    repetition: round,
-                };
-                if id.is_in(&snapshot.results.cells) {
-                    continue;
-                }
-                self.cell_in_round(
-                    live, i, position, scenario, level, round, registry, snapshot,
-                )
-                .await?;
-            }
-            let enough = round >= policy.min
-                && (round >= policy.max
-                    || !self
-                        .more_rounds
-                        .is_some_and(|more| more(&snapshot.results, &scenario.name, level)));
-            if enough {
-                return Ok(());
-            }
-            if round >= policy.min {
-                crate::say!(
-                    "  {} · level {level}: a claim is still undecided, round {} of at most {}",
-                    scenario.name,
-                    round + 1,
-                    policy.max
-                );
-            }
-            round += 1;
-            if round > policy.min {
-                if let Some(bar) = self.bar.get() {
-                    bar.add_cells(order.len() as u64);
-                }
-            }
+        let Seat {
+            scenario,
+            level,
+            round,
+            ..
+        } = seat;
+        let mut order: Vec<usize> = (0..live.len())
+            .filter(|i| live[*i].alive && plan::carries(live[*i].m, live[*i].v, scenario))
+            .collect();
+        if order.is_empty() {
+            return Ok(());
         }
+        // Drawn even where the order is recorded, so that a resumed run's
+        // later rounds replay the interrupted run's orders.
+        rng.shuffle(&mut order);
+        let seats = seats(
+            live,
+            order,
+            scenario,
+            level,
+            round,
+            snapshot
+                .results
+                .rounds
+                .as_mut()
+                .expect("a run in rounds records its rounds"),
+        );
+        for (position, i) in seats {
+            let l = &live[i];
+            let id = plan::CellId {
+                server: &l.m.name,
+                variant: &l.v.name,
+                scenario: &scenario.name,
+                level,
+                repetition: round,
+            };
+            if id.is_in(&snapshot.results.cells) {
+                continue;
+            }
+            self.cell_in_round(live, i, position, seat, registry, snapshot)
+                .await?;
+        }
+        Ok(())
     }
 
     /// One cell of a round: variant `i` under load, the others idle. A
     /// server that exits, or a cell that cannot run, costs that variant its
     /// later rounds, not the run.
-    #[allow(clippy::too_many_arguments)]
     async fn cell_in_round(
         &self,
         live: &mut [Live<'_>],
         i: usize,
         position: usize,
-        scenario: &Scenario,
-        level: u32,
-        round: u32,
+        seat: Seat<'_>,
         registry: Option<&str>,
         snapshot: &mut Snapshot,
     ) -> Result<()> {
+        let Seat {
+            scenario,
+            level,
+            round,
+            start,
+        } = seat;
         let idle: Vec<String> = live
             .iter()
             .enumerate()
@@ -1033,6 +1047,7 @@ impl RunContext<'_> {
                 Ok(cell) => snapshot.push(Cell {
                     primed: l.primed.take(),
                     round_position: Some(position as u32 + 1),
+                    start: Some(start),
                     ..cell
                 })?,
                 Err(e) => {
@@ -1650,6 +1665,7 @@ impl RunContext<'_> {
             primed: None,
             host_load,
             round_position: None,
+            start: None,
             report,
         })
     }
@@ -1660,6 +1676,16 @@ impl RunContext<'_> {
 struct Start {
     cold: bool,
     primed: Option<Priming>,
+}
+
+/// Where a cell of an interleaved run sits: its level, its run-wide round
+/// number (its `repetition`) and the JVM start that round belongs to.
+#[derive(Clone, Copy)]
+struct Seat<'a> {
+    scenario: &'a Scenario,
+    level: u32,
+    round: u32,
+    start: u32,
 }
 
 /// A server variant of an interleaved run: its container, port, and

@@ -139,7 +139,10 @@ fn claim_row(seed: &str, link: &str, c: &ClaimOutcome) -> String {
 }
 
 /// The claims table: for every seed, the newest reproduction snapshot that
-/// git tracks under `results_dir` (a folder of `root`), one row per claim.
+/// git tracks under `results_dir` (a folder of `root`) and whose verdicts
+/// were decided under the plan its run was made with, one row per claim.
+/// Runs made before plans, and exploratory runs under another profile, are
+/// not shown: their verdicts are not a plan's.
 pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
     let dir = root.join(results_dir);
     let mut newest: Vec<(String, PathBuf)> = Vec::new();
@@ -159,7 +162,11 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
                 continue;
             }
             let results = rpclab_report::snapshot::read_results(&snapshot)?;
-            if let Some(r) = &results.reproduction {
+            if let Some(r) = results
+                .reproduction
+                .as_ref()
+                .filter(|r| r.plan.is_some() && r.under_plan)
+            {
                 match newest.iter_mut().find(|(s, _)| s == &r.seed) {
                     Some(entry) => entry.1 = snapshot.clone(),
                     None => newest.push((r.seed.clone(), snapshot.clone())),
@@ -172,7 +179,7 @@ pub fn render_claims(root: &Path, results_dir: &str) -> Result<String> {
     if newest.is_empty() {
         let _ = writeln!(
             out,
-            "No reproduction snapshot is committed under `{results_dir}/` yet; `cargo xtask lab reproduce --all --profile reproduce` makes them."
+            "No reproduction made under its seed's analysis plan is committed under `{results_dir}/` yet; `cargo xtask lab reproduce --all --profile reproduce` makes them."
         );
     } else {
         out.push_str(
@@ -208,28 +215,28 @@ pub fn budgets(root: &Path) -> Result<Vec<Budget>> {
 /// The budget table of `compose/seeds/README.md`.
 pub fn render_budget(budgets: &[Budget]) -> String {
     let mut out = format!(
-        "{}\n| seed | variants | cells (least rounds) | at the least rounds | at the most rounds |\n| --- | ---: | ---: | ---: | ---: |\n",
+        "{}\n| seed | variants | JVM starts × rounds | cells | at the longest warm-ups |\n| --- | ---: | ---: | ---: | ---: |\n",
         BUDGET.begin
     );
     for b in budgets {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {:.1} min | {:.1} min |",
+            "| `{}` | {} | {} × {} | {} | {:.1} min |",
             b.seed,
             b.variants,
+            b.starts,
+            b.rounds_per_start,
             b.cells,
             b.seconds / 60.0,
-            b.seconds_most / 60.0
         );
     }
     let _ = writeln!(
         out,
-        "| all | {} | {} | {:.1} min (limit {:.0} min) | {:.1} min |",
+        "| all | {} | | {} | {:.1} min (limit {:.0} min) |",
         budgets.iter().map(|b| b.variants).sum::<usize>(),
         budgets.iter().map(|b| b.cells).sum::<usize>(),
         budgets.iter().map(|b| b.seconds).sum::<f64>() / 60.0,
         REPRODUCE_BUDGET_S / 60.0,
-        budgets.iter().map(|b| b.seconds_most).sum::<f64>() / 60.0,
     );
     out.push_str(BUDGET.end);
     out
