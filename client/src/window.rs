@@ -66,6 +66,8 @@ impl Figures {
                 cpu_us_per_call: ratio(cpu_s * 1e6, calls as f64),
                 cpu_cores_busy: ratio(cpu_s, duration_s),
                 memory_peak_mib: edges.memory_peak as f64 / (1024.0 * 1024.0),
+                // Counted by the orchestrator from outside (its host load).
+                context_switches_per_call: None,
             },
         }
     }

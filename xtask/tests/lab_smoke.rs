@@ -796,8 +796,46 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
         *n = (*n).max(o["round"].as_u64().unwrap());
     }
     assert!(levels.values().all(|n| *n >= least), "{levels:?}");
-    // Primed once each, before its first cell.
-    assert_eq!(cells.iter().filter(|c| !c["primed"].is_null()).count(), 2);
+    // Two JVM starts (smoke-rounds' design): every cell says which, each
+    // start measured both variants, and each variant was primed once per
+    // start, before its first cell there.
+    assert_eq!(rounds["starts"], 2);
+    for start in [1, 2] {
+        let of_start: Vec<&Value> = cells.iter().filter(|c| c["start"] == start).collect();
+        for variant in ["2.6", "2.6-kryo"] {
+            assert!(
+                of_start.iter().any(|c| c["variant"] == variant),
+                "start {start} measured {variant}: {cells:?}"
+            );
+        }
+        assert_eq!(
+            of_start.iter().filter(|c| !c["primed"].is_null()).count(),
+            2,
+            "start {start}"
+        );
+    }
+    assert!(cells.iter().all(|c| c["start"].is_u64()), "{cells:?}");
+    assert_eq!(log.matches("JVM start ").count(), 2, "{log}");
+    // The seed's plan is recorded with its hash, and every verdict names
+    // it; a smoke-rounds run is not the plan's own design.
+    let plan = &manifest["plan"];
+    assert_eq!(plan["rule"].as_str(), Some("starts-t-bonferroni/1"));
+    let hash = plan["hash"].as_str().unwrap();
+    assert_eq!(hash.len(), 64);
+    let reproduction = &results["reproduction"];
+    assert_eq!(reproduction["plan"]["hash"].as_str(), Some(hash));
+    assert_eq!(
+        reproduction["under_plan"],
+        Value::Null,
+        "smoke-rounds is not the plan's profile"
+    );
+    for v in reproduction["verdicts"].as_array().unwrap() {
+        assert_eq!(
+            v["plan"].as_str().map(|p| p.starts_with("dubbo-vs-hsf@")),
+            Some(true),
+            "{v}"
+        );
+    }
 
     let clean = xtask(&["lab", "clean"]);
     assert!(

@@ -52,6 +52,12 @@ pub struct Cost {
     pub cpu_cores_busy: f64,
     /// Peak memory of the container (cgroup high-water mark).
     pub memory_peak_mib: f64,
+    /// Context switches (voluntary and not) of all its threads per call,
+    /// over the window: where a rate changes with the same work per call,
+    /// how often the threads slept and woke tells one cause from another.
+    /// Absent where the container's processes are not visible here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_switches_per_call: Option<f64>,
 }
 
 /// Why calls failed, by class.
@@ -343,6 +349,38 @@ pub struct HostLoad {
     /// The share of a core above which [`CellFlag::HostBusy`] is set.
     #[serde(default)]
     pub threshold_cores: f64,
+    /// Where the kernel's network processing ran, per CPU set: absent
+    /// where `/proc/softirqs` or the ksoftirqd threads cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softirq: Option<SoftirqSides>,
+    /// Context switches per call of the client's container (the server's
+    /// are in its `server_cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_context_switches_per_call: Option<f64>,
+}
+
+/// The kernel's softirq work on the server's and the client's CPU sets
+/// over a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SoftirqSides {
+    pub server: Softirq,
+    pub client: Softirq,
+}
+
+/// Softirq work on one CPU set. On loopback every packet a call sends is
+/// received in a NET_RX softirq, run either on the way out of the sender's
+/// system call or, when the kernel defers it, by that CPU's ksoftirqd
+/// thread, which the scheduler then runs beside (and instead of) the
+/// system's own threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Softirq {
+    /// Cores spent in softirqs (`/proc/stat`'s softirq field).
+    pub softirq_cores: f64,
+    /// NET_RX softirqs raised per second (`/proc/softirqs`).
+    pub net_rx_per_s: f64,
+    /// Cores the set's ksoftirqd threads ran (their utime + stime): the
+    /// share of softirq work deferred to them.
+    pub ksoftirqd_cores: f64,
 }
 
 /// Load given to a freshly (re)started server before its first cell, at the

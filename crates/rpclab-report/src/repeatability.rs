@@ -29,6 +29,9 @@ pub enum Agreement {
     Agree,
     /// Decided in both, and the direction or the magnitude differs.
     Flip,
+    /// Decided in both, and one of them rests on a host-dependent
+    /// (latency-bound) pair: decided on each host, counted apart.
+    HostDependent,
     /// Present in both, decided in at most one.
     NotDecidedInBoth,
     /// Present in one reproduction only.
@@ -40,6 +43,7 @@ impl Agreement {
         match self {
             Agreement::Agree => "agree",
             Agreement::Flip => "FLIP",
+            Agreement::HostDependent => "host-dependent",
             Agreement::NotDecidedInBoth => "not decided in both",
             Agreement::Missing => "in one only",
         }
@@ -82,6 +86,7 @@ pub struct ClaimSide {
     pub checked: u32,
     pub of: u32,
     pub unit: String,
+    pub host_dependent: bool,
 }
 
 impl From<&ClaimVerdict> for ClaimSide {
@@ -95,6 +100,7 @@ impl From<&ClaimVerdict> for ClaimSide {
             checked: v.checked,
             of: v.of,
             unit: v.unit.clone(),
+            host_dependent: v.host_dependent,
         }
     }
 }
@@ -239,11 +245,17 @@ pub fn compare_verdicts(a: &Reproduction, b: &Reproduction) -> Result<VerdictCom
         let va = a.verdicts.iter().find(|v| v.claim == id);
         let vb = b.verdicts.iter().find(|v| v.claim == id);
         let (sa, sb) = (va.map(ClaimSide::from), vb.map(ClaimSide::from));
+        let host_dependent = [&sa, &sb]
+            .iter()
+            .any(|s| s.as_ref().is_some_and(|s| s.host_dependent));
         claims.push(ClaimRow {
-            agreement: Agreement::of(
+            agreement: match Agreement::of(
                 sa.as_ref().map(ClaimSide::said),
                 sb.as_ref().map(ClaimSide::said),
-            ),
+            ) {
+                Agreement::Agree | Agreement::Flip if host_dependent => Agreement::HostDependent,
+                agreement => agreement,
+            },
             claim: id.clone(),
             a: sa,
             b: sb,
@@ -423,10 +435,11 @@ pub fn render(c: &VerdictComparison, markdown: bool) -> String {
         ));
     }
     out.push_str(&format!(
-        "decided in both: {}, agree: {}, flips: {}{}\n",
+        "decided in both: {}, agree: {}, flips: {}, host-dependent (decided on each host, apart): {}{}\n",
         c.decided_in_both(),
         c.agree(),
         c.flips(),
+        c.count(Agreement::HostDependent),
         if c.flips() > 0 {
             " (a flip is a regression: a decided verdict that changed its direction or magnitude)"
         } else {

@@ -1029,9 +1029,9 @@ fn pair(
             .zip(interval)
             .is_some_and(|((cl, ch), (tl, th))| (tl > 1.0 && ch < 1.0) || (th < 1.0 && cl > 1.0));
     let decided = in_band && basis != Basis::Indicative && !cpu_disagrees;
-    // Magnitude only where the direction holds.
+    // Magnitude only where the direction holds, decided.
     let magnitude = published
-        .filter(|_| direction == Direction::Holds)
+        .filter(|_| decided && direction == Direction::Holds)
         .map(|p| magnitude(p, interval, rules.magnitude_tolerance));
     let mut p = PairVerdict {
         over: x.key.clone(),

@@ -33,6 +33,9 @@ pub struct Sample {
     pub at: f64,
     pub cpu_ns: u64,
     pub memory_peak: u64,
+    /// Context switches of every thread of the container's processes,
+    /// when they are visible here.
+    pub context_switches: Option<u64>,
 }
 
 pub fn unix_now() -> f64 {
@@ -45,8 +48,14 @@ pub fn unix_now() -> f64 {
 /// Where a container's counters live on this host, if they are visible.
 #[derive(Clone, Debug)]
 enum Source {
-    V1 { cpu: PathBuf, memory: PathBuf },
-    V2 { dir: PathBuf },
+    V1 {
+        cpu: PathBuf,
+        memory: PathBuf,
+        procs: PathBuf,
+    },
+    V2 {
+        dir: PathBuf,
+    },
     Api,
 }
 
@@ -60,6 +69,7 @@ impl Source {
             let cpu = root.join("cpuacct").join(&group).join("cpuacct.usage");
             if cpu.is_file() {
                 return Source::V1 {
+                    procs: cpu.with_file_name("cgroup.procs"),
                     cpu,
                     memory: root
                         .join("memory")
@@ -75,14 +85,16 @@ impl Source {
         Source::Api
     }
 
-    async fn read(&self, engine: &Engine, id: &str) -> Result<Sample> {
+    /// The counters now; with `switches`, the context switches too.
+    async fn read(&self, engine: &Engine, id: &str, switches: bool) -> Result<Sample> {
         let number =
             |p: PathBuf| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
         match self {
-            Source::V1 { cpu, memory } => Ok(Sample {
+            Source::V1 { cpu, memory, procs } => Ok(Sample {
                 at: unix_now(),
                 cpu_ns: number(cpu.clone()).context("cannot read cpuacct.usage")?,
                 memory_peak: number(memory.clone()).unwrap_or(0),
+                context_switches: switches.then(|| context_switches(procs)).flatten(),
             }),
             Source::V2 { dir } => {
                 let stat = std::fs::read_to_string(dir.join("cpu.stat"))
@@ -95,6 +107,9 @@ impl Source {
                     at: unix_now(),
                     cpu_ns: usec * 1000,
                     memory_peak: number(dir.join("memory.peak")).unwrap_or(0),
+                    context_switches: switches
+                        .then(|| context_switches(&dir.join("cgroup.procs")))
+                        .flatten(),
                 })
             }
             Source::Api => api_sample(engine, id).await,
@@ -123,7 +138,40 @@ async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
         at: unix_now(),
         cpu_ns,
         memory_peak: memory.max_usage.or(memory.usage).unwrap_or(0),
+        context_switches: None,
     })
+}
+
+/// The context switches, voluntary and not, of every thread of the
+/// processes listed in a cgroup's `cgroup.procs`, from their
+/// `/proc/<pid>/task/<tid>/status`. A thread that ended takes its count
+/// with it, so a window's difference is clamped at 0 like every counter's.
+fn context_switches(procs: &std::path::Path) -> Option<u64> {
+    let pids = std::fs::read_to_string(procs).ok()?;
+    let mut total = 0;
+    for pid in pids.split_ascii_whitespace() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            if let Ok(status) = std::fs::read_to_string(task.path().join("status")) {
+                total += switches_in(&status);
+            }
+        }
+    }
+    Some(total)
+}
+
+/// `voluntary_ctxt_switches` + `nonvoluntary_ctxt_switches` of a status file.
+fn switches_in(status: &str) -> u64 {
+    status
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| l.strip_prefix("nonvoluntary_ctxt_switches:"))
+        })
+        .filter_map(|v| v.trim().parse::<u64>().ok())
+        .sum()
 }
 
 /// Reads something on a schedule ([`SAMPLE_EVERY`]) until stopped: a
@@ -135,14 +183,29 @@ pub struct Sampler<S = Sample> {
     task: tokio::task::JoinHandle<Vec<S>>,
 }
 
+/// Every how many readings a counting sampler also counts context
+/// switches: each count reads every thread's status file (a Dubbo server
+/// has 200 threads), work the unpinned orchestrator would otherwise do ten
+/// times a second beside the measured cores.
+const SWITCHES_EVERY: u32 = 5;
+
 impl Sampler {
     /// Samples container `id`'s counters on `engine`.
     pub fn start(engine: &Engine, id: &str) -> Sampler {
+        Sampler::start_counting(engine, id, false)
+    }
+
+    /// As [`Sampler::start`], and with `switches` the context switches of
+    /// its threads too, every [`SWITCHES_EVERY`] readings and on the last.
+    pub fn start_counting(engine: &Engine, id: &str, switches: bool) -> Sampler {
         let (engine, id) = (engine.clone(), id.to_owned());
         let source = Arc::new(Source::find(&id));
-        Sampler::every(move || {
+        let mut n = 0u32;
+        Sampler::every_with(move |last| {
+            let count = switches && (last || n.is_multiple_of(SWITCHES_EVERY));
+            n += 1;
             let (source, engine, id) = (Arc::clone(&source), engine.clone(), id.clone());
-            async move { source.read(&engine, &id).await.ok() }
+            async move { source.read(&engine, &id, count).await.ok() }
         })
     }
 }
@@ -155,6 +218,15 @@ impl<S: Send + 'static> Sampler<S> {
         F: FnMut() -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Option<S>> + Send,
     {
+        Sampler::every_with(move |_| read())
+    }
+
+    /// As [`Sampler::every`], `read` told whether this is the last reading.
+    pub fn every_with<F, Fut>(mut read: F) -> Sampler<S>
+    where
+        F: FnMut(bool) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Option<S>> + Send,
+    {
         let stop = Arc::new(Notify::new());
         let stopped = Arc::clone(&stop);
         let task = tokio::spawn(async move {
@@ -165,9 +237,9 @@ impl<S: Send + 'static> Sampler<S> {
                     _ = tick.tick() => {}
                     _ = stopped.notified() => break,
                 }
-                samples.extend(read().await);
+                samples.extend(read(false).await);
             }
-            samples.extend(read().await);
+            samples.extend(read(true).await);
             samples
         });
         Sampler { stop, task }
@@ -221,6 +293,12 @@ pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<C
     let cpu_ns = delta_over(samples, window, |s| (s.at, s.cpu_ns as f64))?;
     let wall_ns = ((window[1] - window[0]) * 1e9).max(1.0);
     let peak = samples.iter().map(|s| s.memory_peak).max().unwrap_or(0);
+    // Counted on some readings only: placed on the window from those.
+    let counted: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|s| Some((s.at, s.context_switches? as f64)))
+        .collect();
+    let switches = delta_over(&counted, window, |s| *s);
     Some(Cost {
         cpu_ms: cpu_ns / 1e6,
         cpu_us_per_call: if calls == 0 {
@@ -230,6 +308,7 @@ pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<C
         },
         cpu_cores_busy: cpu_ns / wall_ns,
         memory_peak_mib: peak as f64 / (1024.0 * 1024.0),
+        context_switches_per_call: switches.filter(|_| calls > 0).map(|n| n / calls as f64),
     })
 }
 
@@ -257,6 +336,7 @@ mod tests {
             at,
             cpu_ns: cpu_ms * 1_000_000,
             memory_peak: 100 << 20,
+            context_switches: Some(cpu_ms * 2),
         }
     }
 
@@ -271,6 +351,28 @@ mod tests {
         assert!((c.cpu_cores_busy - 0.5).abs() < 1e-9);
         assert!((c.cpu_us_per_call - 250.0).abs() < 1e-6);
         assert!((c.memory_peak_mib - 100.0).abs() < 1e-9);
+        // Two switches per CPU millisecond: 500 over the window, 0.5 a call.
+        assert!((c.context_switches_per_call.unwrap() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_status_file_gives_both_kinds_of_switches() {
+        let status = "Name:\tjava\nvoluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t7\n";
+        assert_eq!(switches_in(status), 127);
+        assert_eq!(switches_in("Name: x\n"), 0);
+    }
+
+    #[test]
+    fn every_thread_of_the_listed_processes_is_counted() {
+        // A procs file listing this test process, whose threads have all
+        // slept at least once (the harness waits on them); a process that
+        // is gone counts nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let procs = dir.path().join("cgroup.procs");
+        std::fs::write(&procs, format!("{}\n999999999\n", std::process::id())).unwrap();
+        let n = context_switches(&procs).unwrap();
+        assert!(n > 0, "{n}");
+        assert_eq!(context_switches(&dir.path().join("absent")), None);
     }
 
     #[test]

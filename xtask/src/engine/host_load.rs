@@ -19,7 +19,7 @@ use crate::engine::cost;
 use anyhow::Result;
 use rpclab_model::aggregate::median;
 use rpclab_model::manifest::HostLoadSummary;
-use rpclab_model::result::{Cell, HostLoad};
+use rpclab_model::result::{Cell, HostLoad, Softirq, SoftirqSides};
 use std::collections::BTreeMap;
 
 /// Cores of CPU on either set, beyond the lab's own, above which a window
@@ -74,6 +74,8 @@ pub struct Ticks {
     pub irq: u64,
     /// Time the hypervisor ran something else while this CPU wanted to run.
     pub steal: u64,
+    /// softirq alone, also inside `irq`.
+    pub softirq: u64,
 }
 
 impl std::ops::AddAssign for Ticks {
@@ -81,6 +83,7 @@ impl std::ops::AddAssign for Ticks {
         self.busy += o.busy;
         self.irq += o.irq;
         self.steal += o.steal;
+        self.softirq += o.softirq;
     }
 }
 
@@ -107,6 +110,7 @@ pub fn parse_stat(text: &str) -> BTreeMap<usize, Ticks> {
                 busy: user + nice + system + irq + softirq,
                 irq: irq + softirq,
                 steal,
+                softirq,
             },
         );
     }
@@ -165,23 +169,96 @@ pub struct HostSample {
     pub at: f64,
     pub server: Ticks,
     pub client: Ticks,
+    /// NET_RX softirqs and ksoftirqd's ticks per set, where readable.
+    pub softirq: Option<[NetRx; 2]>,
 }
 
-/// Reads `/proc/stat` now; None when it cannot be read or lacks a CPU.
-pub fn read_sample(sets: &Sets) -> Option<HostSample> {
+/// A set's NET_RX softirq count and its ksoftirqd threads' CPU ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NetRx {
+    pub raised: u64,
+    pub ksoftirqd_ticks: u64,
+}
+
+/// The NET_RX row of `/proc/softirqs`, per CPU.
+pub fn parse_net_rx(text: &str) -> Option<Vec<u64>> {
+    let row = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("NET_RX:"))?;
+    Some(
+        row.split_ascii_whitespace()
+            .map(|v| v.parse().unwrap_or(0))
+            .collect(),
+    )
+}
+
+/// utime + stime of a `/proc/<pid>/stat` line (fields 14 and 15; the
+/// command, in parentheses, may hold spaces, so fields count from its end).
+pub fn parse_task_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_ascii_whitespace().collect();
+    // After the command: state is field 3, utime 14, stime 15.
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// The pid of each CPU's `ksoftirqd/N` kernel thread.
+fn ksoftirqd_pids() -> BTreeMap<usize, u32> {
+    let mut out = BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        if let Some(cpu) = comm.trim().strip_prefix("ksoftirqd/") {
+            if let Ok(cpu) = cpu.parse() {
+                out.insert(cpu, pid);
+            }
+        }
+    }
+    out
+}
+
+/// NET_RX and ksoftirqd over a set's CPUs; None when a CPU has neither.
+fn net_rx_over(set: &CpuSet, raised: &[u64], pids: &BTreeMap<usize, u32>) -> Option<NetRx> {
+    let mut sum = NetRx::default();
+    for cpu in set.iter() {
+        sum.raised += raised.get(cpu)?;
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pids.get(&cpu)?)).ok()?;
+        sum.ksoftirqd_ticks += parse_task_ticks(&stat)?;
+    }
+    Some(sum)
+}
+
+/// Reads `/proc/stat` (and `/proc/softirqs`, ksoftirqd's ticks) now; None
+/// when `/proc/stat` cannot be read or lacks a CPU.
+pub fn read_sample(sets: &Sets, pids: &BTreeMap<usize, u32>) -> Option<HostSample> {
     let at = cost::unix_now();
     let cpus = parse_stat(&std::fs::read_to_string("/proc/stat").ok()?);
+    let softirq = std::fs::read_to_string("/proc/softirqs")
+        .ok()
+        .and_then(|t| parse_net_rx(&t))
+        .and_then(|raised| {
+            Some([
+                net_rx_over(&sets.server, &raised, pids)?,
+                net_rx_over(&sets.client, &raised, pids)?,
+            ])
+        });
     Some(HostSample {
         at,
         server: over_set(&cpus, &sets.server)?,
         client: over_set(&cpus, &sets.client)?,
+        softirq,
     })
 }
 
 /// Samples `/proc/stat` for `sets` every [`cost::SAMPLE_EVERY`] until
 /// finished.
 pub fn start(sets: Sets) -> cost::Sampler<HostSample> {
-    cost::Sampler::every(move || std::future::ready(read_sample(&sets)))
+    let pids = ksoftirqd_pids();
+    cost::Sampler::every(move || std::future::ready(read_sample(&sets, &pids)))
 }
 
 /// Seconds per clock tick of `/proc/stat` (`sysconf(_SC_CLK_TCK)`, 100 on
@@ -251,6 +328,27 @@ pub fn load_over(
             server_irq + client_irq,
         )
     };
+    let side = |i: usize, ticks: fn(&HostSample) -> u64| -> Option<Softirq> {
+        let each = |read: &dyn Fn(&NetRx) -> u64| {
+            if samples.iter().any(|s| s.softirq.is_none()) {
+                return None;
+            }
+            cost::delta_over(samples, window, |s| {
+                (s.at, s.softirq.map_or(0, |n| read(&n[i])) as f64)
+            })
+        };
+        Some(Softirq {
+            softirq_cores: cores(ticks)?,
+            net_rx_per_s: each(&|n| n.raised)? / wall,
+            ksoftirqd_cores: each(&|n| n.ksoftirqd_ticks)? * tick_s / wall,
+        })
+    };
+    let softirq = (|| {
+        Some(SoftirqSides {
+            server: side(0, |s| s.server.softirq)?,
+            client: side(1, |s| s.client.softirq)?,
+        })
+    })();
     Some(HostLoad {
         other_server_cores: other_server,
         other_client_cores: other_client,
@@ -258,6 +356,8 @@ pub fn load_over(
         idle_servers_cores: own.idle_servers,
         irq_cores: irq,
         threshold_cores: THRESHOLD_CORES,
+        softirq,
+        client_context_switches_per_call: None,
     })
 }
 
@@ -314,7 +414,8 @@ ctxt 123
                 // guest (500) is inside user already
                 busy: 34875 + 3 + 7451 + 10 + 26,
                 irq: 36,
-                steal: 100
+                steal: 100,
+                softirq: 26,
             }
         );
         assert_eq!(cpus[&1].steal, 94);
@@ -323,7 +424,8 @@ ctxt 123
             Ticks {
                 busy: 18,
                 irq: 3,
-                steal: 0
+                steal: 0,
+                softirq: 2,
             }
         );
     }
@@ -368,12 +470,21 @@ ctxt 123
                         busy: ticks(server),
                         irq: ticks(server / 4.0),
                         steal: ticks(steal),
+                        softirq: ticks(server / 8.0),
                     },
                     client: Ticks {
                         busy: ticks(client),
-                        irq: 0,
-                        steal: 0,
+                        ..Ticks::default()
                     },
+                    // 1000 NET_RX a second on the server's CPU, its
+                    // ksoftirqd a tenth of a core; none on the client's.
+                    softirq: Some([
+                        NetRx {
+                            raised: (1000.0 * t).round() as u64,
+                            ksoftirqd_ticks: ticks(0.1),
+                        },
+                        NetRx::default(),
+                    ]),
                 }
             })
             .collect()
@@ -381,6 +492,33 @@ ctxt 123
 
     fn near(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn softirq_work_and_ksoftirqd_are_placed_on_the_window_per_set() {
+        let sets = Sets::parse("0", "0", "1").unwrap();
+        let own = Own::default();
+        let l = load_over(&samples(0.8, 0.5, 0.0), [100.5, 101.5], &sets, own, 0.01).unwrap();
+        let irq = l.softirq.unwrap();
+        assert!(near(irq.server.softirq_cores, 0.1), "{irq:?}");
+        assert!(near(irq.server.net_rx_per_s, 1000.0), "{irq:?}");
+        assert!(near(irq.server.ksoftirqd_cores, 0.1), "{irq:?}");
+        assert_eq!(irq.client, Softirq::default());
+        // A sample without the softirq files: none, the rest still there.
+        let mut s = samples(0.8, 0.5, 0.0);
+        s[12].softirq = None;
+        let l = load_over(&s, [100.5, 101.5], &sets, own, 0.01).unwrap();
+        assert!(l.softirq.is_none());
+    }
+
+    #[test]
+    fn the_net_rx_row_and_a_task_s_ticks_parse() {
+        let softirqs = "                    CPU0       CPU1\n      NET_TX:          5          0\n      NET_RX:    4409282    2714606\n";
+        assert_eq!(parse_net_rx(softirqs), Some(vec![4_409_282, 2_714_606]));
+        assert_eq!(parse_net_rx("nothing"), None);
+        // The command holds a space and parentheses; utime 3, stime 29.
+        let stat = "14 (ksoftirqd/0 (x)) S 2 0 0 0 -1 69238848 0 0 0 0 3 29 0 0 20 0 1 0 3 0 0";
+        assert_eq!(parse_task_ticks(stat), Some(32));
     }
 
     #[test]

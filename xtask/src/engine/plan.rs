@@ -434,12 +434,15 @@ max_levels = 1",
     }
 
     #[test]
-    fn a_run_in_rounds_plans_its_least_rounds() {
+    fn a_run_in_rounds_plans_every_round_of_every_start() {
         let (a, scenarios) = (manifest(TWO_VARIANTS), scenarios());
-        let profile = profile("repetitions = 9\nmax_levels = 1\nrounds = { min = 3, max = 5 }");
+        let profile =
+            profile("repetitions = 9\nmax_levels = 1\nrounds = { starts = 3, per_start = 2 }");
         let plan = plan(&scenarios, &profile, &[&a], &filters(&[], true)).unwrap();
-        assert_eq!(cells(&plan.runnable[0]).len(), 2 * 3);
-        assert_eq!(plan.cells(), 2 * 3 + 3);
+        // Two levels × 3 starts × 2 rounds for the first variant, one level
+        // for the second; the repetitions are unused.
+        assert_eq!(cells(&plan.runnable[0]).len(), 2 * 6);
+        assert_eq!(plan.cells(), 2 * 6 + 6);
     }
 
     #[test]

@@ -353,7 +353,7 @@ mod tests {
         // A results folder with no reproduction snapshot: one line, no rows.
         let dir = tempfile_dir("claims-empty");
         let text = render_claims(&dir, "results").unwrap();
-        assert!(text.contains("No reproduction snapshot"), "{text}");
+        assert!(text.contains("No reproduction made under"), "{text}");
         assert!(!text.contains("| seed |"), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -398,7 +398,7 @@ mod tests {
         git(&["init", "-q"]);
         fixture_snapshot(&dir);
         let text = render_claims(&dir, "results").unwrap();
-        assert!(text.contains("No reproduction snapshot"), "{text}");
+        assert!(text.contains("No reproduction made under"), "{text}");
         git(&["add", "results"]);
         let text = render_claims(&dir, "results").unwrap();
         assert!(
@@ -413,12 +413,49 @@ mod tests {
     fn fixture_snapshot(dir: &Path) -> PathBuf {
         let snap = dir.join("results").join("20260101T000000Z-test-0000000");
         std::fs::create_dir_all(&snap).unwrap();
-        std::fs::copy(
+        let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results.json"),
-            snap.join("results.json"),
         )
         .unwrap();
+        let mut results: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // Decided under the plan its run was made with.
+        results["reproduction"]["plan"] = serde_json::json!({
+            "rule": rpclab_model::plan::RULE,
+            "alpha": 0.05,
+            "noise_floor": 0.05,
+            "magnitude_tolerance": 0.25,
+            "equivalence_tolerance": 0.1,
+            "profile": "reproduce",
+            "starts": 4,
+            "rounds": 1,
+            "hash": "0".repeat(64),
+        });
+        results["reproduction"]["under_plan"] = true.into();
+        std::fs::write(snap.join("results.json"), results.to_string()).unwrap();
         snap
+    }
+
+    #[test]
+    fn a_reproduction_not_decided_under_its_run_s_plan_is_left_out() {
+        let dir = tempfile_dir("claims-unplanned");
+        let snap = fixture_snapshot(&dir);
+        let path = snap.join("results.json");
+        let mut results: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // An exploratory run (another profile than the plan's)...
+        results["reproduction"]["under_plan"] = false.into();
+        std::fs::write(&path, results.to_string()).unwrap();
+        let text = render_claims(&dir, "results").unwrap();
+        assert!(text.contains("No reproduction made under"), "{text}");
+        // ...and a run made before plans.
+        results["reproduction"]
+            .as_object_mut()
+            .unwrap()
+            .remove("plan");
+        std::fs::write(&path, results.to_string()).unwrap();
+        let text = render_claims(&dir, "results").unwrap();
+        assert!(text.contains("No reproduction made under"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     fn tempfile_dir(name: &str) -> PathBuf {
