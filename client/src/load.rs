@@ -1086,6 +1086,7 @@ mod tests {
                 bytes_sent: 1234,
                 bytes_received: 5678,
                 memory_peak: 0,
+                context_switches: 0,
             };
             let f = crate::window::Figures::of(&stats, &edges);
             let calls = (f.calls_ok + f.calls_failed) as f64;

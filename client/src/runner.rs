@@ -21,7 +21,7 @@ use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{CellSpec, ClosedLoop, EngineChoice, Load};
 use rpclab_protocols::protocol::{CallError, Protocol, WireCounter};
 use rpclab_protocols::protocols::{dispatch, WithProtocol};
-use self_cost::{peak_rss, process_cpu_time};
+use self_cost::{peak_rss, process_context_switches, process_cpu_time};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -216,6 +216,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
         phase_line("measure");
         let window_start = unix_seconds();
         let cpu_start = process_cpu_time();
+        let switches_start = process_context_switches();
         let bytes_at_start = counter.totals();
         let start = if spec.include_connect {
             connect_start
@@ -235,6 +236,7 @@ async fn run_model<P: Protocol, M: LoadModel>(
             bytes_sent: bytes_at_end.0 - bytes_at_start.0,
             bytes_received: bytes_at_end.1 - bytes_at_start.1,
             memory_peak: peak_rss(),
+            context_switches: process_context_switches().saturating_sub(switches_start),
         };
         let window = [window_start, unix_seconds()];
         phase_line("cooldown");

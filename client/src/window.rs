@@ -31,6 +31,8 @@ pub struct Edges {
     pub bytes_received: u64,
     /// Peak resident memory of the process, bytes.
     pub memory_peak: u64,
+    /// Context switches of every thread of the process over the window.
+    pub context_switches: u64,
 }
 
 /// Every figure of a window, derived from one set of calls.
@@ -66,8 +68,7 @@ impl Figures {
                 cpu_us_per_call: ratio(cpu_s * 1e6, calls as f64),
                 cpu_cores_busy: ratio(cpu_s, duration_s),
                 memory_peak_mib: edges.memory_peak as f64 / (1024.0 * 1024.0),
-                // Counted by the orchestrator from outside (its host load).
-                context_switches_per_call: None,
+                context_switches_per_call: Some(ratio(edges.context_switches as f64, calls as f64)),
             },
         }
     }
@@ -102,6 +103,7 @@ mod tests {
             bytes_sent: 4000,
             bytes_received: 8000,
             memory_peak: 0,
+            context_switches: 80,
         };
         let f = Figures::of(&stats, &edges);
         assert_eq!((f.calls_ok, f.calls_failed), (30, 10));

@@ -353,10 +353,6 @@ pub struct HostLoad {
     /// where `/proc/softirqs` or the ksoftirqd threads cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub softirq: Option<SoftirqSides>,
-    /// Context switches per call of the client's container (the server's
-    /// are in its `server_cost`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_context_switches_per_call: Option<f64>,
 }
 
 /// The kernel's softirq work on the server's and the client's CPU sets

@@ -25,6 +25,18 @@ pub fn process_cpu_time() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// Context switches, voluntary and not, of every thread of this process so
+/// far (ended threads included: `getrusage` sums them for the process).
+pub fn process_context_switches() -> u64 {
+    // SAFETY: getrusage fills the zero-initialised struct we own.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    if rc != 0 {
+        return 0;
+    }
+    (usage.ru_nvcsw + usage.ru_nivcsw) as u64
+}
+
 /// Peak resident set size of this process, in bytes.
 pub fn peak_rss() -> u64 {
     // SAFETY: getrusage fills the zero-initialised struct we own.
@@ -53,5 +65,15 @@ mod tests {
         }
         assert!(process_cpu_time() > before);
         assert!(peak_rss() > 0);
+    }
+
+    /// A thread that sleeps switches out: the count grows by its switch.
+    #[test]
+    fn a_sleeping_thread_switches_and_is_counted() {
+        let before = process_context_switches();
+        std::thread::spawn(|| std::thread::sleep(Duration::from_millis(1)))
+            .join()
+            .unwrap();
+        assert!(process_context_switches() > before);
     }
 }

@@ -116,12 +116,12 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
     let (client, through_api) = start(engine, run_id, client_cpus, &dir, network, files).await?;
-    // The server under load and the client count their context switches;
-    // the registry and the idle servers do not (each count reads every
-    // thread's status file).
-    let sampler =
-        server.map(|(engine, server)| cost::Sampler::start_counting(engine, server, true));
-    let client_sampler = cost::Sampler::start_counting(engine, &client, true);
+    // The server under load counts its context switches (the client counts
+    // its own); the registry and the idle servers do not: each count reads
+    // every thread's status file.
+    let sampler = server.map(|(engine, server)| {
+        cost::Sampler::start_counting(engine, server, cost::SERVER_SWITCHES_EVERY)
+    });
     let registry_sampler =
         registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
     let idle_samplers: Vec<cost::Sampler> = host
@@ -160,7 +160,6 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
     };
-    let client_samples = client_sampler.finish().await;
     let report = collect(engine, &client, through_api, &dir, &log).await?;
     let calls = report.calls_ok + report.calls_failed;
     let window = report
@@ -187,12 +186,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
             client: report.client_cost?.cpu_cores_busy,
         };
         host_load::load_over(&host_samples, window?, &sets, own, host_load::tick_s())
-    })()
-    .map(|mut load| {
-        load.client_context_switches_per_call =
-            over_window(&client_samples).and_then(|c| c.context_switches_per_call);
-        load
-    });
+    })();
     Ok(ClientRun {
         report,
         log,

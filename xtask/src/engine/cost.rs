@@ -183,26 +183,26 @@ pub struct Sampler<S = Sample> {
     task: tokio::task::JoinHandle<Vec<S>>,
 }
 
-/// Every how many readings a counting sampler also counts context
+/// Every how many readings a server's sampler also counts its context
 /// switches: each count reads every thread's status file (a Dubbo server
 /// has 200 threads), work the unpinned orchestrator would otherwise do ten
 /// times a second beside the measured cores.
-const SWITCHES_EVERY: u32 = 5;
+pub const SERVER_SWITCHES_EVERY: u32 = 5;
 
 impl Sampler {
     /// Samples container `id`'s counters on `engine`.
     pub fn start(engine: &Engine, id: &str) -> Sampler {
-        Sampler::start_counting(engine, id, false)
+        Sampler::start_counting(engine, id, 0)
     }
 
-    /// As [`Sampler::start`], and with `switches` the context switches of
-    /// its threads too, every [`SWITCHES_EVERY`] readings and on the last.
-    pub fn start_counting(engine: &Engine, id: &str, switches: bool) -> Sampler {
+    /// As [`Sampler::start`], and the context switches of its threads too,
+    /// every `switches_every` readings (never with 0) and on the last.
+    pub fn start_counting(engine: &Engine, id: &str, switches_every: u32) -> Sampler {
         let (engine, id) = (engine.clone(), id.to_owned());
         let source = Arc::new(Source::find(&id));
         let mut n = 0u32;
         Sampler::every_with(move |last| {
-            let count = switches && (last || n.is_multiple_of(SWITCHES_EVERY));
+            let count = switches_every > 0 && (last || n.is_multiple_of(switches_every));
             n += 1;
             let (source, engine, id) = (Arc::clone(&source), engine.clone(), id.clone());
             async move { source.read(&engine, &id, count).await.ok() }

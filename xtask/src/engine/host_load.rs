@@ -357,7 +357,6 @@ pub fn load_over(
         irq_cores: irq,
         threshold_cores: THRESHOLD_CORES,
         softirq,
-        client_context_switches_per_call: None,
     })
 }
 
