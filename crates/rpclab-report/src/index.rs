@@ -77,12 +77,21 @@ pub fn headline(results: &Results) -> String {
     let mut parts = Vec::new();
     if let Some(r) = &results.reproduction {
         let cmp = compare(results, r);
+        // Claims that rest on a latency-bound pair are decided on this
+        // host only: counted apart.
         let count = |v: Verdict| {
             cmp.claims
                 .iter()
-                .filter(|c| c.verdict.checked > 0 && c.verdict.direction == v)
+                .filter(|c| {
+                    c.verdict.checked > 0 && c.verdict.direction == v && !c.verdict.host_dependent
+                })
                 .count()
         };
+        let on_this_host = cmp
+            .claims
+            .iter()
+            .filter(|c| c.verdict.checked > 0 && c.verdict.host_dependent)
+            .count();
         let undecided = |c: &&crate::reproduction::ClaimOutcome| c.label().starts_with("undecided");
         let unchecked = cmp
             .claims
@@ -110,13 +119,23 @@ pub fn headline(results: &Results) -> String {
         if open > 0 {
             text.push_str(&format!("{open} undecided, "));
         }
+        if on_this_host > 0 {
+            text.push_str(&format!("{on_this_host} decided on this host only, "));
+        }
         text.push_str(&format!("{unchecked} not comparable"));
         if partly > 0 {
             text.push_str(&format!(" ({partly} partly checked)"));
         }
-        let (matches, differs) = (magnitude(Magnitude::Matches), magnitude(Magnitude::Differs));
-        if matches + differs > 0 {
+        let (matches, differs, open_size) = (
+            magnitude(Magnitude::Matches),
+            magnitude(Magnitude::Differs),
+            magnitude(Magnitude::Undecided),
+        );
+        if matches + differs + open_size > 0 {
             text.push_str(&format!("; magnitudes {matches} match, {differs} differ"));
+            if open_size > 0 {
+                text.push_str(&format!(", {open_size} undecided"));
+            }
         }
         parts.push(text);
     }
