@@ -16,14 +16,16 @@
 //! [`aggregate`] (the repetitions of a cell summarised), and the
 //! [`threshold`]s that fail a run (`p99<2ms`), judged on the client's
 //! window or on each cell of a snapshot, with their [`breach`]es as a
-//! snapshot keeps them, and a [`capacity`] search under an SLO as a
-//! snapshot keeps it.
+//! snapshot keeps them, a [`capacity`] search under an SLO as a
+//! snapshot keeps it, and the one rule of which side was a cell's
+//! [`limit`].
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
 pub mod breach;
 pub mod capacity;
 pub mod contract;
+pub mod limit;
 pub mod manifest;
 pub mod plan;
 pub mod result;

@@ -224,8 +224,9 @@ pub fn published_text(p: f64) -> String {
 }
 
 /// The busy share at or above which a side's cores count as the limit,
-/// where a cell does not record its own (`limit.threshold`).
-pub const BUSY_THRESHOLD: f64 = 0.9;
+/// where a cell does not record its own (`limit.threshold`): the model's
+/// one rule's, with which the engine judges every cell.
+pub use rpclab_model::limit::BUSY_THRESHOLD;
 
 /// Every claim decided and every published figure's twin (or why none), in
 /// the reproduction's order.

@@ -40,6 +40,7 @@ use crate::engine::readiness;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
+use rpclab_model::limit;
 use rpclab_model::result::{ClientReport, Cost};
 use rpclab_model::spec::{CellSpec, Load, OpenLoop, Pool, Schedule, Shape, Stop};
 use serde::Serialize;
@@ -48,8 +49,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Send lag p99 (µs) above which an open loop's calls went out late: the
-/// client could not keep the schedule (the same limit `lab run` flags).
-pub const SEND_LAG_LIMIT_US: f64 = 1_000.0;
+/// client could not keep the schedule (the limit `lab run` flags, the
+/// model's one rule: [`rpclab_model::limit`]).
+pub const SEND_LAG_LIMIT_US: f64 = limit::LATE_SEND_US;
 
 /// How long the echo server may take to answer a verified call.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -146,12 +148,15 @@ impl Row {
     }
 
     /// What saturated: the server's or the client's CPUs, or neither (the
-    /// loop's concurrency and latency set the rate).
+    /// loop's concurrency and latency set the rate), by the thresholds of
+    /// [`rpclab_model::limit`]. Unlike a lab cell's judgement, late sends
+    /// come first, and a busy client counts in an open loop too: this
+    /// column is about the client, whose ceiling the command measures.
     fn limit(&self, server_cores: usize, client_cores: usize) -> &'static str {
         let busy = |c: Option<Cost>, cores: usize| {
-            c.is_some_and(|c| c.cpu_cores_busy >= 0.9 * cores as f64)
+            c.is_some_and(|c| limit::full(c.cpu_cores_busy / cores.max(1) as f64))
         };
-        if self.send_lag_p99().is_some_and(|l| l > SEND_LAG_LIMIT_US) {
+        if self.send_lag_p99().is_some_and(limit::sends_late) {
             "late sends"
         } else if busy(self.server_cost, server_cores) {
             "server CPU"
@@ -510,7 +515,7 @@ impl Bench<'_> {
             .rows
             .iter()
             .filter(|r| r.target_rate.is_some())
-            .filter(|r| r.send_lag_p99().is_some_and(|l| l <= SEND_LAG_LIMIT_US))
+            .filter(|r| r.send_lag_p99().is_some_and(|l| !limit::sends_late(l)))
             .max_by(|a, b| {
                 a.report
                     .throughput_per_s

@@ -33,11 +33,10 @@ use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Context, Result};
 use rpclab_model::capacity::{Asked as CapacityAsked, CapacitySearch, Hint};
+use rpclab_model::limit;
 use rpclab_model::manifest::{CpuPinning, HostRecord, RunManifest, ServerRecord, Stopped};
-use rpclab_model::result::{
-    Cell, CellFlag, ClientReport, Cost, HostLoad, Limit, LimitSide, Priming, Results,
-};
-use rpclab_model::spec::{CellSpec, Load};
+use rpclab_model::result::{Cell, Priming, Results};
+use rpclab_model::spec::CellSpec;
 use rpclab_model::threshold::{Threshold, ThresholdCheck};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -1611,12 +1610,19 @@ impl RunContext<'_> {
             },
         )
         .await?;
-        let judged = judge(
+        let judged = limit::judge(
             &report,
-            server_cost,
-            registry_cost.filter(|_| self.cpus.registry == self.cpus.server),
-            host_load.as_ref(),
-            self.cpus,
+            &limit::Sides {
+                server_cost,
+                registry_on_server_cpus: registry_cost
+                    .filter(|_| self.cpus.registry == self.cpus.server),
+                server_cores: self.cpus.server_cores,
+                client_cores: self.cpus.client_cores,
+                shared_cpus: self.cpus.shared,
+                host_busy: host_load
+                    .as_ref()
+                    .is_some_and(crate::engine::host_load::host_busy),
+            },
         );
         // A capacity search prints its steps' own lines.
         let line = format!(
@@ -1761,91 +1767,6 @@ fn exited(m: &Manifest, scenario: &Scenario, level: u32, code: i64, log: &str) -
     )
 }
 
-/// Share of a CPU set's cores at or above which that side is the limit.
-pub const BUSY_LIMIT: f64 = 0.9;
-
-/// What the lab concludes about a cell from its figures.
-struct Judged {
-    limit: Limit,
-    flags: Vec<CellFlag>,
-}
-
-/// Which side's cores were the limit, and every flag of the cell.
-///
-/// A closed loop is client-bound when the client kept nearly all its cores
-/// busy: then the figure is a lower bound of what the server can do. It is
-/// server-bound when the server's CPU set (with the registry, when it shares
-/// that set) was nearly all busy. An open loop spends idle time waiting for
-/// due times, so there the client's sign is that calls went out late.
-fn judge(
-    report: &ClientReport,
-    server_cost: Option<Cost>,
-    registry_on_server_cpus: Option<Cost>,
-    host_load: Option<&HostLoad>,
-    cpus: &cpus::Split,
-) -> Judged {
-    let server_cores = cpus.server_cores.max(1) as f64;
-    let client_cores = cpus.client_cores.max(1) as f64;
-    let server_busy = server_cost.map(|c| c.cpu_cores_busy / server_cores);
-    let server_set_busy = server_cost.map(|c| {
-        (c.cpu_cores_busy + registry_on_server_cpus.map_or(0.0, |r| r.cpu_cores_busy))
-            / server_cores
-    });
-    let client_busy = report.client_cost.map(|c| c.cpu_cores_busy / client_cores);
-    let client_limited = match report.load {
-        // An open loop's client is the limit when its calls went out late.
-        Load::Open(_) => report
-            .send_lag_us
-            .is_some_and(|lag| lag.p99 > OPEN_LOOP_LAG_LIMIT_US),
-        Load::Closed(_) => client_busy.is_some_and(|b| b >= BUSY_LIMIT),
-    };
-    let server_limited = server_set_busy.is_some_and(|b| b >= BUSY_LIMIT);
-    // A server set that was nearly all busy is the server's capacity on
-    // those cores, whatever the client's share: seed 001's client-bound
-    // cells had their servers 91-98 % busy, and counting them as lower
-    // bounds threw away the figure the post was about. The cell keeps the
-    // facts (side, both shares, threshold); the report words them.
-    let side = if server_limited {
-        LimitSide::Server
-    } else if client_limited {
-        LimitSide::Client
-    } else {
-        LimitSide::Neither
-    };
-    let mut flags = Vec::new();
-    if let Some(w) = &report.warmup {
-        if !w.steady {
-            flags.push(CellFlag::NotSteady);
-        }
-    }
-    if report.calls_ok + report.calls_failed < report.min_calls {
-        flags.push(CellFlag::TooFewCalls);
-    }
-    match side {
-        LimitSide::Client => flags.push(CellFlag::ClientBound),
-        LimitSide::Server => flags.push(CellFlag::ServerBound),
-        LimitSide::Neither => {}
-    }
-    if cpus.shared {
-        flags.push(CellFlag::SharedCpus);
-    }
-    if host_load.is_some_and(crate::engine::host_load::host_busy) {
-        flags.push(CellFlag::HostBusy);
-    }
-    Judged {
-        limit: Limit {
-            side,
-            server_busy,
-            client_busy,
-            threshold: BUSY_LIMIT,
-        },
-        flags,
-    }
-}
-
-/// Send lag (p99, µs) above which an open-loop cell is flagged client-bound.
-const OPEN_LOOP_LAG_LIMIT_US: f64 = 1_000.0;
-
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -1856,149 +1777,4 @@ fn sanitize(s: &str) -> String {
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rpclab_model::result::{Latency, Warmup};
-    use rpclab_model::spec::Shape;
-
-    fn report(client_busy: f64, calls: u64, steady: bool) -> ClientReport {
-        ClientReport {
-            protocol: "thrift".into(),
-            connection_model: "one call in flight".into(),
-            engine: None,
-            operation: rpclab_model::contract::Operation::OrderEcho,
-            load: Load::Closed(Shape::ClientPrograms.closed(
-                5,
-                None,
-                rpclab_model::spec::Stop::Seconds(5.0),
-            )),
-            calls_ok: calls,
-            calls_failed: 0,
-            failures: Default::default(),
-            duration_s: 5.0,
-            throughput_per_s: calls as f64 / 5.0,
-            latency_us: Latency::default(),
-            service_time_us: None,
-            send_lag_us: None,
-            connect_ms: None,
-            bytes_sent_per_call: 0.0,
-            bytes_received_per_call: 0.0,
-            window_unix_s: None,
-            client_cost: Some(Cost {
-                cpu_cores_busy: client_busy,
-                ..Cost::default()
-            }),
-            verified: true,
-            hlog: None,
-            warmup: Some(Warmup {
-                steady,
-                every_connection_answered: true,
-                ..Warmup::default()
-            }),
-            min_calls: 20,
-            tls: None,
-            call: None,
-        }
-    }
-
-    fn split(shared: bool) -> cpus::Split {
-        cpus::Split {
-            server: "0".into(),
-            registry: "0".into(),
-            client: "1".into(),
-            server_cores: 1,
-            client_cores: 1,
-            shared,
-            note: String::new(),
-        }
-    }
-
-    fn busy(cores: f64) -> Option<Cost> {
-        Some(Cost {
-            cpu_cores_busy: cores,
-            ..Cost::default()
-        })
-    }
-
-    /// The judgement of a steady cell of 1000 calls on sets of their own,
-    /// with these client and server busy shares.
-    fn judge_busy(client: f64, server: f64) -> Judged {
-        judge(
-            &report(client, 1000, true),
-            busy(server),
-            None,
-            None,
-            &split(false),
-        )
-    }
-
-    #[test]
-    fn a_full_server_set_is_the_limit_whatever_the_client_else_a_full_client() {
-        let j = judge_busy(0.95, 0.5);
-        assert_eq!(j.limit.side, LimitSide::Client);
-        assert_eq!(j.flags, vec![CellFlag::ClientBound]);
-        assert_eq!(j.limit.server_busy, Some(0.5));
-        assert_eq!(j.limit.client_busy, Some(0.95));
-
-        let j = judge_busy(0.5, 0.97);
-        assert_eq!(j.limit.side, LimitSide::Server);
-        assert_eq!(j.flags, vec![CellFlag::ServerBound]);
-
-        // Both saturated: the server's set was full, so the figure is its
-        // capacity on those cores, and both shares are kept.
-        let j = judge_busy(0.99, 0.95);
-        assert_eq!(j.limit.side, LimitSide::Server);
-        assert_eq!(j.flags, vec![CellFlag::ServerBound]);
-        assert_eq!(j.limit.client_busy, Some(0.99));
-        assert_eq!(j.limit.server_busy, Some(0.95));
-    }
-
-    #[test]
-    fn a_window_another_process_shared_is_flagged_host_busy() {
-        let load = |other: f64| HostLoad {
-            other_client_cores: other,
-            threshold_cores: crate::engine::host_load::THRESHOLD_CORES,
-            ..HostLoad::default()
-        };
-        let flags = |other: f64| {
-            let load = load(other);
-            let report = report(0.3, 1000, true);
-            judge(&report, busy(0.95), None, Some(&load), &split(false)).flags
-        };
-        assert_eq!(flags(0.4), vec![CellFlag::ServerBound, CellFlag::HostBusy]);
-        assert_eq!(flags(0.01), vec![CellFlag::ServerBound]);
-    }
-
-    #[test]
-    fn a_registry_on_the_servers_cpus_counts_towards_its_limit_but_not_its_share() {
-        let j = judge(
-            &report(0.3, 1000, true),
-            busy(0.6),
-            busy(0.35),
-            None,
-            &split(false),
-        );
-        assert_eq!(j.limit.side, LimitSide::Server);
-        assert_eq!(j.limit.server_busy, Some(0.6));
-        let j = judge_busy(0.3, 0.6);
-        assert_eq!(j.limit.side, LimitSide::Neither);
-        assert!(j.flags.is_empty());
-    }
-
-    #[test]
-    fn unsteady_short_and_shared_cells_are_flagged() {
-        let j = judge(&report(0.3, 10, false), None, None, None, &split(true));
-        assert_eq!(
-            j.flags,
-            vec![
-                CellFlag::NotSteady,
-                CellFlag::TooFewCalls,
-                CellFlag::SharedCpus
-            ]
-        );
-        assert_eq!(j.limit.server_busy, None);
-    }
 }
