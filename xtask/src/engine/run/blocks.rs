@@ -1,0 +1,141 @@
+//! A run in blocks: one server variant after the other, each started with
+//! its registry, made ready, primed, and measured cell after cell in the
+//! plan's order (every repetition of a level before the next level), then
+//! removed. A failure while every engine answers costs that variant its
+//! remaining cells, not the run.
+
+use super::cell::CellAt;
+use super::context::RunContext;
+use super::record::Record;
+use super::search::Start;
+use super::server::Running;
+use crate::definitions::manifest::Registry;
+use crate::engine::plan::Planned;
+use anyhow::Result;
+use rpclab_model::result::Cell;
+
+impl RunContext<'_> {
+    /// [`RunContext::run_server`], started over with the cells it has left
+    /// whenever an engine that stopped answering came back
+    /// ([`RunContext::through_outage`]). A failure while every engine
+    /// answers is the server's: recorded, and the run goes on with the
+    /// next one. Err: the run stops (an engine did not come back).
+    pub async fn run_server_through(
+        &self,
+        planned: &Planned<'_>,
+        record: &mut Record,
+    ) -> Result<()> {
+        let attempt = self
+            .through_outage(record, |record, _| {
+                Box::pin(async move {
+                    let left = planned.left(&record.snapshot.results.cells);
+                    if left.cells.is_empty() {
+                        return Ok(());
+                    }
+                    self.run_server(&left, record).await
+                })
+            })
+            .await?;
+        if let Err(e) = attempt {
+            // One broken server must not cost the others their run.
+            let (m, v) = (planned.manifest, planned.variant);
+            record.server_failed(&m.name, &v.name, &e)?;
+        }
+        Ok(())
+    }
+
+    /// `planned`'s variant with its registry, every cell of it, then both
+    /// removed.
+    pub async fn run_server(&self, planned: &Planned<'_>, record: &mut Record) -> Result<()> {
+        let m = planned.manifest;
+        if self.checks_ports() {
+            let zookeeper = m.registry == Registry::Zookeeper;
+            self.claim_ports(&[m.port], &[&m.name], zookeeper).await?;
+        }
+        let registry = self.start_registry(m.registry, &m.name).await?;
+        let result = async {
+            let server = self
+                .start_server(m, planned.variant, m.port, registry.as_ref())
+                .await?;
+            let running = Running {
+                server: &server,
+                registry: registry.as_ref().map(|r| r.id.as_str()),
+                port: m.port,
+                idle: &[],
+            };
+            let result = self.measure_server(planned, &running, record).await;
+            self.engine.remove(&server).await?;
+            result
+        }
+        .await;
+        self.remove_registry(registry).await?;
+        result
+    }
+
+    /// Measures the cells of `planned` in order on its running server
+    /// (or, in `lab capacity`, searches its capacity there).
+    async fn measure_server(
+        &self,
+        planned: &Planned<'_>,
+        running: &Running<'_>,
+        record: &mut Record,
+    ) -> Result<()> {
+        let (m, v, server) = (planned.manifest, planned.variant, running.server);
+        self.wait_ready(m, v, server, m.port).await?;
+        let mut starts = 1;
+        let mut primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
+        // The next cell is the first this JVM serves (it warms up longest),
+        // unless priming already served its first calls.
+        let mut cold = primed.is_none();
+        if let Some(asked) = self.capacity {
+            let start = Start { cold, primed };
+            return self
+                .search_capacity(asked, planned, running, start, record)
+                .await;
+        }
+        for (scenario, why) in &planned.skipped {
+            crate::say!(
+                "  {} {} · {}: not run, the variant cannot carry `{}`: {why}",
+                m.name,
+                v.name,
+                scenario.name,
+                scenario.operation
+            );
+        }
+        // Whether this start of the server has served a cell (a resumed
+        // run's first may be a later repetition, on a fresh server).
+        let mut served = false;
+        for cell in &planned.cells {
+            if served && cell.repetition > 1 && self.profile.restart_between_repetitions {
+                // A cold JVM for every repetition: the spread then
+                // includes start-up and JIT effects.
+                self.engine.restart(server).await?;
+                self.wait_ready(m, v, server, m.port).await?;
+                starts += 1;
+                primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
+                cold = primed.is_none();
+            }
+            let at = CellAt {
+                m,
+                v,
+                scenario: cell.scenario,
+                level: cell.level,
+                repetition: cell.repetition,
+                cold,
+            };
+            let measured = self
+                .run_cell(&at, running, &record.snapshot)
+                .await
+                .map(|cell| Cell {
+                    primed: primed.take(),
+                    ..cell
+                });
+            cold = false;
+            served = true;
+            self.still_up(server, m, cell.scenario, cell.level).await?;
+            record.snapshot.push(measured?)?;
+            self.cell_done();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,464 @@
+//! One cell: its spec, the client run in its container while the server's
+//! (and the registry's) counters are sampled, and the cell record made of
+//! what came back ([`cell_of`], pure). And the priming of a freshly started
+//! server, which is a cell whose figures go with the next one.
+
+use super::context::RunContext;
+use super::server::{files_of, sanitize, Running};
+use crate::basics::cpus;
+use crate::definitions::lab::Scenario;
+use crate::definitions::manifest::{Manifest, Variant, FILES_IN_CONTAINERS};
+use crate::engine::client_container::{self, ClientCell, ClientRun};
+use crate::engine::plan;
+use crate::store::snapshot::Snapshot;
+use anyhow::Result;
+use rpclab_model::limit;
+use rpclab_model::result::{Cell, ClientReport, Cost, HostLoad, Priming};
+use rpclab_model::spec::CellSpec;
+use std::path::Path;
+
+/// Where a cell sits: the server variant, the scenario and level, the
+/// repetition (or round), and whether the JVM serving it is still cold
+/// (it then gets the profile's longer warm-up).
+#[derive(Clone, Copy)]
+pub struct CellAt<'a> {
+    pub m: &'a Manifest,
+    pub v: &'a Variant,
+    pub scenario: &'a Scenario,
+    pub level: u32,
+    pub repetition: u32,
+    pub cold: bool,
+}
+
+/// What a cell cost beside the client's own, measured over its window.
+#[derive(Clone, Debug, Default)]
+pub struct Costs {
+    pub server: Option<Cost>,
+    pub registry: Option<Cost>,
+    /// What the host did beside the lab.
+    pub host_load: Option<HostLoad>,
+}
+
+impl RunContext<'_> {
+    /// Measures the cell `at` on the `running` server: its spec and files
+    /// in the snapshot's cell folder, the client in its container, the
+    /// cell judged and (unless a capacity search prints its own) its line.
+    pub async fn run_cell(
+        &self,
+        at: &CellAt<'_>,
+        running: &Running<'_>,
+        snapshot: &Snapshot,
+    ) -> Result<Cell> {
+        let CellAt {
+            m,
+            v,
+            scenario,
+            level,
+            repetition,
+            cold,
+        } = *at;
+        let target = format!("{}:{}", self.engines.roles.server_address, running.port);
+        let mut spec: CellSpec = self.profile.cell_spec(
+            m.protocol.as_str(),
+            target,
+            scenario.operation,
+            scenario.load(level, self.profile)?,
+            scenario.include_connect,
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
+        );
+        if cold && self.profile.cold_warmup_max_s.is_some() {
+            spec.warmup_max_s = Some(self.profile.warmup_limit_s(true));
+        }
+        let dir = snapshot.cell_dir(
+            &m.name,
+            &sanitize(&v.name),
+            &sanitize(&scenario.name),
+            level,
+            repetition,
+        );
+        let label = format!(
+            "{} {} · {} · level {level} · rep {repetition}",
+            m.name, v.name, scenario.name
+        );
+        let ClientRun {
+            report,
+            server_cost,
+            registry_cost,
+            host_load,
+            ..
+        } = client_container::run_client(
+            &self.engines.client,
+            ClientCell {
+                server: Some((&self.engines.server, running.server)),
+                registry: running.registry.map(|r| (&self.engines.registry, r)),
+                host: Some(client_container::HostWatch {
+                    server_cpus: &self.cpus.server,
+                    registry_cpus: &self.cpus.registry,
+                    idle: (running.idle.iter())
+                        .map(|id| (&self.engines.server, id.as_str()))
+                        .collect(),
+                }),
+                files: files_of(m, v),
+                ..self.client_cell(&dir, &spec, &label)
+            },
+        )
+        .await?;
+        let costs = Costs {
+            server: server_cost,
+            registry: registry_cost,
+            host_load,
+        };
+        let cell = cell_of(at, report, costs, self.cpus);
+        // A capacity search prints its steps' own lines.
+        if self.capacity.is_none() {
+            crate::basics::progress::println(&line(&label, &cell));
+        }
+        Ok(cell)
+    }
+
+    /// Primes a freshly (re)started server, when the profile says so: the
+    /// first scenario it can carry, at that scenario's highest level, warmed
+    /// up by the profile's rule from `prime_s` to the cold limit. Its files
+    /// are kept in the snapshot (`prime-<scenario>-c<level>-r<start>`), its
+    /// figures go with the next cell. Calls that fail while a cold server
+    /// is primed (a timeout under its first load) are counted there, not
+    /// held against the cells: the readiness probe already showed that the
+    /// server answers correctly.
+    pub async fn prime(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        port: u16,
+        snapshot: &Snapshot,
+        start: u32,
+    ) -> Result<Option<Priming>> {
+        if !self.profile.primes() {
+            return Ok(None);
+        }
+        let Some((scenario, level)) = self.scenarios.iter().find_map(|sc| {
+            let top = sc.levels(self.profile).into_iter().max()?;
+            plan::carries(m, v, sc).then_some((sc, top))
+        }) else {
+            return Ok(None);
+        };
+        let spec = self.profile.priming_spec(
+            m.protocol.as_str(),
+            format!("{}:{}", self.engines.roles.server_address, port),
+            scenario.operation,
+            scenario.load(level, self.profile)?,
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
+        );
+        // A resumed run's priming keeps the interrupted run's files: it
+        // takes the first start number not yet used.
+        let dir = (start..)
+            .map(|start| {
+                snapshot.cell_dir(
+                    &m.name,
+                    &sanitize(&v.name),
+                    &sanitize(&format!("prime-{}", scenario.name)),
+                    level,
+                    start,
+                )
+            })
+            .find(|dir| !dir.exists())
+            .expect("an unused start number");
+        let label = format!(
+            "{} {} · priming · {} · level {level}",
+            m.name, v.name, scenario.name
+        );
+        let ClientRun { report, .. } = client_container::run_client(
+            &self.engines.client,
+            ClientCell {
+                files: files_of(m, v),
+                ..self.client_cell(&dir, &spec, &label)
+            },
+        )
+        .await?;
+        let warmup = report.warmup.clone().unwrap_or_default();
+        crate::basics::progress::println(&format!(
+            "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed",
+            warmup.seconds,
+            match (self.profile.steady_intervals, warmup.steady) {
+                (None, _) => "",
+                (Some(_), true) => " to steady",
+                (Some(_), false) => ", not steady at its limit",
+            },
+            warmup
+                .intervals
+                .last()
+                .copied()
+                .unwrap_or(report.throughput_per_s),
+            report.calls_failed
+        ));
+        Ok(Some(Priming {
+            scenario: scenario.name.clone(),
+            concurrency: level,
+            calls_ok: report.calls_ok + warmup.calls,
+            calls_failed: report.calls_failed,
+            warmup,
+        }))
+    }
+
+    /// The client run of `spec` in `dir`, on this run's client CPUs, with
+    /// no container's counters sampled (a cell adds its server's).
+    fn client_cell<'a>(
+        &'a self,
+        dir: &'a Path,
+        spec: &'a CellSpec,
+        label: &'a str,
+    ) -> ClientCell<'a> {
+        ClientCell {
+            run_id: self.run_id,
+            client_cpus: &self.cpus.client,
+            dir,
+            spec,
+            label,
+            server: None,
+            registry: None,
+            host: None,
+            verbose: self.verbose,
+            clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
+            network: self.network(),
+            files: None,
+        }
+    }
+}
+
+/// The cell record of `at` from the client's report and the costs beside
+/// it, judged by the model's one limit rule ([`limit::judge`]) on the CPU
+/// sets `cpus`. The registry's cost counts towards the server's limit only
+/// when it ran on the server's CPUs; a priming, a round's position and a
+/// JVM start are the caller's to add.
+pub fn cell_of(at: &CellAt<'_>, report: ClientReport, costs: Costs, cpus: &cpus::Split) -> Cell {
+    let CellAt {
+        m,
+        v,
+        scenario,
+        level,
+        repetition,
+        ..
+    } = *at;
+    let judged = limit::judge(
+        &report,
+        &limit::Sides {
+            server_cost: costs.server,
+            registry_on_server_cpus: costs.registry.filter(|_| cpus.registry == cpus.server),
+            server_cores: cpus.server_cores,
+            client_cores: cpus.client_cores,
+            shared_cpus: cpus.shared,
+            host_busy: (costs.host_load.as_ref()).is_some_and(crate::engine::host_load::host_busy),
+        },
+    );
+    Cell {
+        server: m.name.clone(),
+        variant: v.name.clone(),
+        framework: m.framework.clone(),
+        framework_version: v.version.clone(),
+        protocol: m.protocol.to_string(),
+        scenario: scenario.name.clone(),
+        operation: scenario.operation,
+        concurrency: level,
+        repetition,
+        calls_ok: report.calls_ok,
+        calls_failed: report.calls_failed,
+        duration_s: report.duration_s,
+        throughput_per_s: report.throughput_per_s,
+        latency_us: report.latency_us,
+        server_cost: costs.server,
+        client_cost: report.client_cost,
+        client_bound: None,
+        registry_cost: costs.registry,
+        limit: Some(judged.limit),
+        flags: judged.flags,
+        primed: None,
+        host_load: costs.host_load,
+        round_position: None,
+        start: None,
+        report,
+    }
+}
+
+/// A measured cell's line: throughput, p99, failures and its flags.
+fn line(label: &str, cell: &Cell) -> String {
+    let flags = if cell.flags.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = cell.flags.iter().map(|f| f.as_str()).collect();
+        format!(" [{}]", names.join(", "))
+    };
+    format!(
+        "  {label}: {:.0} calls/s, p99 {:.3} ms, {} failed{flags}",
+        cell.throughput_per_s,
+        cell.latency_us.p99 / 1e3,
+        cell.calls_failed,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpclab_model::result::{CellFlag, Latency, LimitSide, Warmup};
+    use rpclab_model::spec::{Load, Shape, Stop};
+
+    fn manifest() -> Manifest {
+        toml::from_str(
+            "name = \"a\"\nframework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\njvm_flags = [\"-Xmx256m\"]\n[[variant]]\nname = \"one\"\nversion = \"1.2\"\n",
+        )
+        .unwrap()
+    }
+
+    fn scenario() -> Scenario {
+        let file: crate::definitions::lab::ScenarioFile = toml::from_str(
+            r#"
+            [[scenario]]
+            name = "echo"
+            description = "d"
+            operation = "order-echo"
+            shape = "client-programs"
+            concurrency = [5]
+            "#,
+        )
+        .unwrap();
+        file.scenarios.into_iter().next().unwrap()
+    }
+
+    fn report(client_busy: f64) -> ClientReport {
+        ClientReport {
+            protocol: "thrift".into(),
+            connection_model: "one call in flight".into(),
+            engine: None,
+            operation: rpclab_model::contract::Operation::OrderEcho,
+            load: Load::Closed(Shape::ClientPrograms.closed(5, None, Stop::Seconds(5.0))),
+            calls_ok: 1000,
+            calls_failed: 2,
+            failures: Default::default(),
+            duration_s: 5.0,
+            throughput_per_s: 200.0,
+            latency_us: Latency {
+                p99: 1500.0,
+                ..Latency::default()
+            },
+            service_time_us: None,
+            send_lag_us: None,
+            connect_ms: None,
+            bytes_sent_per_call: 0.0,
+            bytes_received_per_call: 0.0,
+            window_unix_s: None,
+            client_cost: Some(cores(client_busy)),
+            verified: true,
+            hlog: None,
+            warmup: Some(Warmup {
+                steady: true,
+                every_connection_answered: true,
+                ..Warmup::default()
+            }),
+            min_calls: 20,
+            tls: None,
+            call: None,
+        }
+    }
+
+    fn cores(busy: f64) -> Cost {
+        Cost {
+            cpu_cores_busy: busy,
+            ..Cost::default()
+        }
+    }
+
+    /// One core each; the registry on the server's when `registry_shares`.
+    fn split(registry_shares: bool) -> cpus::Split {
+        cpus::Split {
+            server: "0".into(),
+            registry: if registry_shares { "0" } else { "2" }.into(),
+            client: "1".into(),
+            server_cores: 1,
+            client_cores: 1,
+            shared: false,
+            note: String::new(),
+        }
+    }
+
+    fn cell(costs: Costs, registry_shares: bool) -> Cell {
+        let (m, scenario) = (manifest(), scenario());
+        let at = CellAt {
+            m: &m,
+            v: &m.variants[0],
+            scenario: &scenario,
+            level: 5,
+            repetition: 3,
+            cold: true,
+        };
+        cell_of(&at, report(0.3), costs, &split(registry_shares))
+    }
+
+    #[test]
+    fn a_cell_is_its_place_the_clients_figures_and_the_costs_beside_them() {
+        let costs = Costs {
+            server: Some(cores(0.5)),
+            registry: Some(cores(0.1)),
+            host_load: None,
+        };
+        let c = cell(costs, false);
+        assert_eq!(
+            (
+                c.server.as_str(),
+                c.variant.as_str(),
+                c.framework_version.as_str()
+            ),
+            ("a", "one", "1.2")
+        );
+        assert_eq!(
+            (c.scenario.as_str(), c.concurrency, c.repetition),
+            ("echo", 5, 3)
+        );
+        assert_eq!((c.calls_ok, c.calls_failed), (1000, 2));
+        assert_eq!(c.throughput_per_s, 200.0);
+        assert_eq!(c.latency_us.p99, 1500.0);
+        assert_eq!(c.server_cost, Some(cores(0.5)));
+        assert_eq!(c.registry_cost, Some(cores(0.1)));
+        assert_eq!(c.client_cost, Some(cores(0.3)));
+        let limit = c.limit.as_ref().unwrap();
+        assert_eq!(limit.side, LimitSide::Neither);
+        assert_eq!(limit.threshold, limit::BUSY_THRESHOLD);
+        // The caller's to add.
+        assert_eq!(
+            (c.primed.is_none(), c.round_position, c.start),
+            (true, None, None)
+        );
+        assert_eq!(line("x", &c), "  x: 200 calls/s, p99 1.500 ms, 2 failed");
+    }
+
+    #[test]
+    fn a_registry_counts_towards_the_servers_limit_only_on_its_cpus() {
+        let costs = || Costs {
+            server: Some(cores(0.6)),
+            registry: Some(cores(0.35)),
+            host_load: None,
+        };
+        let shared = cell(costs(), true);
+        assert_eq!(shared.limit.as_ref().unwrap().side, LimitSide::Server);
+        assert_eq!(shared.flags, vec![CellFlag::ServerBound]);
+        assert_eq!(
+            line("x", &shared),
+            "  x: 200 calls/s, p99 1.500 ms, 2 failed [server-bound]"
+        );
+        let apart = cell(costs(), false);
+        assert_eq!(apart.limit.as_ref().unwrap().side, LimitSide::Neither);
+    }
+
+    #[test]
+    fn a_window_the_host_shared_is_flagged_by_the_host_load_rule() {
+        let costs = |other: f64| Costs {
+            server: Some(cores(0.2)),
+            registry: None,
+            host_load: Some(HostLoad {
+                other_client_cores: other,
+                threshold_cores: crate::engine::host_load::THRESHOLD_CORES,
+                ..HostLoad::default()
+            }),
+        };
+        assert_eq!(cell(costs(0.4), false).flags, vec![CellFlag::HostBusy]);
+        assert!(cell(costs(0.01), false).flags.is_empty());
+        assert!(cell(costs(0.4), false).host_load.is_some());
+    }
+}

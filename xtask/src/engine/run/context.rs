@@ -1,0 +1,289 @@
+//! What every part of a run shares ([`RunContext`]), and the run's course:
+//! plan, build and calibrate, open the network, then measure in the run's
+//! mode: in blocks of repetitions ([`super::blocks`]), in interleaved rounds
+//! ([`super::interleaved`]) or as a capacity search ([`super::search`]).
+
+use super::record::{Machines, Record};
+use crate::basics::cpus;
+use crate::basics::host;
+use crate::basics::progress::RunBar;
+use crate::basics::role::Role;
+use crate::definitions::lab::{LabDef, Profile, Scenario};
+use crate::definitions::manifest::{Manifest, Variant};
+use crate::engine::docker::{Engine, Network};
+use crate::engine::engines::{self, Engines};
+use crate::engine::netns::{self, NetworkChoice};
+use crate::engine::outage::Outage;
+use crate::engine::plan::{self, Filters, Plan, Planned};
+use crate::engine::resume::Interrupted;
+use anyhow::{bail, Result};
+use rpclab_model::capacity::Asked as CapacityAsked;
+use rpclab_model::manifest::{HostRecord, ServerRecord};
+use rpclab_model::result::Calibration;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// What the parts of a run share: its definition as run, its engines and
+/// CPU sets, and what it learns once (the progress bar's total, the
+/// client's clock offset, the network).
+pub struct RunContext<'a> {
+    pub root: &'a Path,
+    /// The server role's engine (`engines.server`).
+    pub engine: &'a Engine,
+    pub engines: &'a Engines,
+    /// Every server manifest the run read (the selected and the others):
+    /// an interleaved run moves no server onto another's port.
+    pub manifests: &'a [Manifest],
+    pub scenarios: &'a [Scenario],
+    /// The lab definition as the run runs it.
+    pub def: &'a LabDef,
+    pub profile: &'a Profile,
+    pub run_id: &'a str,
+    pub cpus: &'a cpus::Split,
+    pub verbose: bool,
+    pub variants: &'a [(String, String)],
+    pub port_wait_s: u64,
+    /// Cells done out of the run's total, once the total is known.
+    pub bar: OnceLock<RunBar>,
+    /// Seconds the client's clock is ahead of the orchestrator's, once
+    /// measured (0 when the client shares the orchestrator's machine).
+    pub client_clock_offset_s: OnceLock<f64>,
+    /// Seed of an interleaved run's order.
+    pub rounds_seed: u64,
+    /// The snapshot a resumed run continues.
+    pub resuming: Option<&'a Interrupted>,
+    /// A capacity search instead of the plan's cells.
+    pub capacity: Option<&'a CapacityAsked>,
+    /// `--network`, checked against the run's machines.
+    pub network_choice: NetworkChoice,
+    /// The network the run's containers join, once its holder is up
+    /// (after the images are built).
+    pub network: OnceLock<Network>,
+    /// What the run does when an engine stops answering.
+    pub outage: Outage<'a>,
+}
+
+impl RunContext<'_> {
+    /// The network the run's servers, registries and clients use.
+    pub fn network(&self) -> &Network {
+        self.network.get().unwrap_or(&Network::Host)
+    }
+
+    /// One cell done, on the bar.
+    pub fn cell_done(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.cell_done();
+        }
+    }
+
+    /// Plans the run, builds and calibrates, then measures the plan: in
+    /// blocks of repetitions, one server variant after the other, in
+    /// interleaved rounds, or as a capacity search.
+    pub async fn run_all(&self, selected: &[&Manifest], record: &mut Record) -> Result<()> {
+        let plan = plan::plan(
+            self.scenarios,
+            self.profile,
+            selected,
+            &Filters {
+                profile: &self.def.profile,
+                variants: self.variants,
+                all_local: self.engines.roles.all_local(),
+            },
+        )?;
+        // A resumed run measures only what its snapshot lacks (a new
+        // snapshot lacks every cell).
+        let plan = plan::remaining(plan, &record.snapshot.results.cells);
+        let cells = plan.cells();
+        let Plan {
+            servers,
+            runnable,
+            levels,
+        } = plan;
+        record.planned(servers)?;
+        let runnable = &runnable;
+        // Built again (nothing changed: found by hash) whenever an engine
+        // that stopped answering came back.
+        self.through_outage(record, |record, _| {
+            Box::pin(self.build_and_calibrate(selected, runnable, record))
+        })
+        .await??;
+        let network = netns::open(
+            self.engine,
+            self.network_choice,
+            self.run_id,
+            &self.cpus.client,
+        )
+        .await?;
+        let _ = self.network.set(network);
+        if runnable.is_empty() {
+            bail!(none_can_run(&record.manifest().servers));
+        }
+        if let Some(asked) = self.capacity {
+            // The search's steps at most, and its hint.
+            let most = asked.budget + u32::from(asked.start_rate.is_none());
+            let _ = self.bar.set(RunBar::new(most.into()));
+            // One variant: its error is the run's.
+            return self.run_server(&runnable[0], record).await;
+        }
+        let _ = self.bar.set(RunBar::new(cells as u64));
+        if let Some(policy) = self.profile.rounds {
+            // Started over, from the rounds' first missing cell, whenever
+            // an engine that stopped answering came back.
+            let levels = &levels;
+            return self
+                .through_outage(record, |record, _| {
+                    Box::pin(self.run_rounds(runnable, levels, policy, record))
+                })
+                .await?;
+        }
+        for planned in runnable.iter().filter(|p| !p.cells.is_empty()) {
+            self.run_server_through(planned, record).await?;
+        }
+        Ok(())
+    }
+
+    /// Builds every image the run needs on each engine (a build error
+    /// should not come after an hour of measuring), then calibrates the
+    /// host and describes each engine's machine, into the manifest.
+    async fn build_and_calibrate(
+        &self,
+        selected: &[&Manifest],
+        runnable: &[Planned<'_>],
+        record: &mut Record,
+    ) -> Result<()> {
+        // The client compiles in the background while the images build.
+        let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
+        // Every image is built on each engine that runs it (docs/multi-host.md,
+        // "Images on each engine"); the server's engine comes first.
+        let mut builders = crate::engine::prebuild::chains(
+            self.engines,
+            self.root,
+            &self.def.build,
+            self.verbose,
+            selected,
+        )
+        .await?;
+        let wanted: Vec<(&Manifest, &Variant)> =
+            runnable.iter().map(|p| (p.manifest, p.variant)).collect();
+        let ids = builders[0].0.servers(&wanted).await?;
+        record.server_images(
+            runnable
+                .iter()
+                .zip(&ids)
+                .map(|(p, id)| (p.record, format!("{}@{id}", p.manifest.image(p.variant))))
+                .collect(),
+        )?;
+        let binary = client_build.finish()?;
+        // Every engine runs the client image: the client's for the load,
+        // the others for their calibration and CPU model.
+        for (builder, _) in &mut builders {
+            builder.client(&binary).await?;
+        }
+        let calibration = self.calibrate().await?;
+        let mut hosts: Vec<HostRecord> = Vec::new();
+        for (builder, roles) in &builders {
+            hosts.push(self.describe(builder, roles, &calibration).await?);
+        }
+        let client_clock = hosts
+            .iter()
+            .find(|h| h.roles.iter().any(|r| r == Role::Client.as_str()))
+            .map(|h| h.clock)
+            .expect("one host runs the client");
+        let foreign = self.engines.client_clock_is_foreign();
+        let _ = self.client_clock_offset_s.set(if foreign {
+            client_clock.offset_ms / 1e3
+        } else {
+            0.0
+        });
+        for h in &mut hosts {
+            h.clock_applied = foreign && h.roles.iter().any(|r| r == Role::Client.as_str());
+        }
+        let machines = Machines {
+            calibration,
+            hosts,
+            images: builders[0].0.built.clone().into_iter().collect(),
+        };
+        record.machines(machines, |images| match self.resuming {
+            Some(interrupted) => interrupted.check_images(images),
+            None => Ok(()),
+        })
+    }
+
+    /// The host calibration: the server's CPUs on its engine, the client's
+    /// on its own.
+    async fn calibrate(&self) -> Result<Calibration> {
+        eprintln!(
+            "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
+            self.cpus.server, self.cpus.client
+        );
+        let calibration = crate::engine::calibration::measure(
+            &self.engines.server,
+            &self.engines.client,
+            self.run_id,
+            &self.cpus.server,
+            &self.cpus.client,
+            self.engines.roles.is_single(),
+        )
+        .await?;
+        eprintln!(
+            "  server CPUs: {:.0} CPU rounds/s, {:.0} loopback round trips/s; client CPUs: {:.0}, {:.0}",
+            calibration.server.cpu_rounds_per_s,
+            calibration.server.loopback_round_trips_per_s,
+            calibration.client.cpu_rounds_per_s,
+            calibration.client.loopback_round_trips_per_s
+        );
+        Ok(calibration)
+    }
+
+    /// What the manifest records of the machine of `builder`'s engine,
+    /// which runs `roles`: with the calibration of those roles' CPU sets
+    /// and the images it built.
+    async fn describe(
+        &self,
+        builder: &crate::engine::images::Builder<'_>,
+        roles: &[Role],
+        calibration: &Calibration,
+    ) -> Result<HostRecord> {
+        let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
+        for (role, figures) in [
+            (Role::Server, &calibration.server),
+            (Role::Client, &calibration.client),
+        ] {
+            if roles.contains(&role) {
+                record.calibration.insert(role.to_string(), figures.clone());
+            }
+        }
+        record.images = builder.built.clone().into_iter().collect();
+        if !self.engines.roles.is_single() {
+            eprintln!(
+                "  {} ({}): {} cores, {}, clock {:+.3} ms ± {:.3} ms",
+                record.endpoint,
+                record.roles.join(", "),
+                record.cores,
+                record.cpu_model,
+                record.clock.offset_ms,
+                record.clock.uncertainty_ms
+            );
+        }
+        Ok(record)
+    }
+}
+
+/// Why a run none of whose selected servers can run stops, naming each.
+fn none_can_run(servers: &[ServerRecord]) -> String {
+    let reasons: Vec<String> = servers
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}: {}",
+                s.name,
+                s.variant,
+                s.not_run.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    format!(
+        "none of the selected servers can run:\n- {}",
+        reasons.join("\n- ")
+    )
+}

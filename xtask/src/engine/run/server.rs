@@ -1,0 +1,290 @@
+//! A server's life in a run: its ports, its registry, its container
+//! started pinned to the server's CPUs, its readiness (a verified call),
+//! and what it left when it exited. And the one way every mode carries
+//! its work through an engine that stopped answering
+//! ([`RunContext::through_outage`]).
+
+use super::context::RunContext;
+use super::record::Record;
+use crate::basics::host;
+use crate::basics::role::Role;
+use crate::definitions::lab::Scenario;
+use crate::definitions::manifest::{Manifest, Registry, Variant, FILES_IN_CONTAINERS};
+use crate::engine::docker::{ContainerSpec, Network};
+use crate::engine::netns;
+use crate::engine::outage::AfterFailure;
+use crate::engine::readiness;
+use crate::engine::registry::{self, RunningRegistry};
+use anyhow::{bail, Result};
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// The containers of the server variant being measured.
+#[derive(Clone, Copy)]
+pub struct Running<'a> {
+    pub server: &'a str,
+    /// Its registry (ZooKeeper), when it uses one.
+    pub registry: Option<&'a str>,
+    /// The port it listens on (its manifest's, unless an interleaved run
+    /// moved it).
+    pub port: u16,
+    /// The servers kept running beside it, not under load (an interleaved
+    /// run), whose CPU is told apart from the host's.
+    pub idle: &'a [String],
+}
+
+/// One attempt of the work [`RunContext::through_outage`] carries: a
+/// future that borrows the run's record for `'r`.
+pub type Attempt<'r, T> = Pin<Box<dyn Future<Output = Result<T>> + 'r>>;
+
+/// Says that what an attempt borrows (for `'c`) outlives its borrow of the
+/// record (`'r`), which a closure's signature cannot say otherwise; the
+/// argument is always `[]`.
+pub type Within<'r, 'c> = [&'r &'c (); 0];
+
+impl RunContext<'_> {
+    /// Runs `attempt` until it succeeds, or fails while every engine
+    /// answers; whenever it failed because an engine had stopped answering
+    /// and came back ([`crate::engine::outage`]: the run's containers are
+    /// then gone, its network's holder started again), it runs again, and
+    /// picks up from what the record holds. Ok(Err): the work's own
+    /// failure, which the caller charges to what it was doing. Err: the
+    /// run stops (an engine did not come back).
+    pub async fn through_outage<'c, T>(
+        &'c self,
+        record: &mut Record,
+        mut attempt: impl for<'r> FnMut(&'r mut Record, Within<'r, 'c>) -> Attempt<'r, T>,
+    ) -> Result<Result<T>> {
+        loop {
+            match attempt(record, []).await {
+                Ok(done) => return Ok(Ok(done)),
+                Err(e) => {
+                    if self.after_failure().await? == AfterFailure::EnginesAnswer {
+                        return Ok(Err(e));
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`crate::engine::outage::Outage::after_failure`], and when an engine
+    /// came back (the run's containers removed, its network's holder among
+    /// them), the holder started again under its name, so that what starts
+    /// next joins it.
+    async fn after_failure(&self) -> Result<AfterFailure> {
+        let after = self.outage.after_failure().await?;
+        if after == AfterFailure::EngineBack {
+            if let Some(network) = self.network.get() {
+                netns::reopen(self.engine, network, self.run_id, &self.cpus.client).await?;
+            }
+        }
+        Ok(after)
+    }
+
+    /// Whether the servers' ports are the orchestrator's to check: only on
+    /// its own machine, and only on the host's network (a private one is
+    /// the run's alone).
+    pub fn checks_ports(&self) -> bool {
+        self.engines.roles.server.machine().is_none() && *self.network() == Network::Host
+    }
+
+    /// Waits (up to `port_wait_s`) until `ports` are free.
+    pub async fn wait_for(&self, ports: &[u16]) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(self.port_wait_s);
+        let mut told = false;
+        while let Some(busy) = ports
+            .iter()
+            .find(|p| std::net::TcpListener::bind(("127.0.0.1", **p)).is_err())
+        {
+            if std::time::Instant::now() >= deadline {
+                return;
+            }
+            if !told {
+                crate::say!(
+                    "port {busy} is in use (another run?); waiting up to {} s for it",
+                    self.port_wait_s
+                );
+                told = true;
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    }
+
+    /// Waits (up to `port_wait_s`) until `ports` are free, then checks
+    /// that they are, each named after its server (`names`, in order).
+    pub async fn claim_ports(&self, ports: &[u16], names: &[&str], registry: bool) -> Result<()> {
+        let mut wanted = ports.to_vec();
+        if registry {
+            wanted.push(registry::ZOOKEEPER_PORT);
+        }
+        self.wait_for(&wanted).await;
+        for (port, name) in ports.iter().zip(names) {
+            host::check_port_free(*port, name)?;
+        }
+        Ok(())
+    }
+
+    /// Starts a registry of `kind` (none for [`Registry::None`]) on the
+    /// registry's engine and CPUs, for `server` (its name's part).
+    pub async fn start_registry(
+        &self,
+        kind: Registry,
+        server: &str,
+    ) -> Result<Option<RunningRegistry>> {
+        registry::start(
+            &self.engines.registry,
+            kind,
+            self.run_id,
+            &self.cpus.registry,
+            server,
+            self.network(),
+        )
+        .await
+    }
+
+    /// Removes the registry [`RunContext::start_registry`] started.
+    pub async fn remove_registry(&self, registry: Option<RunningRegistry>) -> Result<()> {
+        match registry {
+            Some(r) => self.engines.registry.remove(&r.id).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Starts a server variant listening on `port`, pinned to the server's
+    /// CPUs; returns its container id.
+    pub async fn start_server(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        port: u16,
+        registry: Option<&RunningRegistry>,
+    ) -> Result<String> {
+        let mut env = vec![
+            format!("RPCLAB_PORT={port}"),
+            format!("JAVA_OPTS={}", m.jvm_flags.join(" ")),
+            // The interface to listen on: 127.0.0.1 unless the client is
+            // on another machine (docs/multi-host.md).
+            format!("RPCLAB_BIND={}", self.engines.roles.bind),
+        ];
+        env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
+        env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
+        crate::say!(
+            "starting {} {} on {}:{port} (cpus {})",
+            m.name,
+            v.name,
+            self.engines.roles.bind,
+            &self.cpus.server
+        );
+        self.engine
+            .start(ContainerSpec {
+                name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
+                image: &m.image(v),
+                role: Role::Server.into(),
+                run_id: self.run_id,
+                env,
+                entrypoint: None,
+                cmd: None,
+                cpuset: &self.cpus.server,
+                binds: Vec::new(),
+                confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
+                network: self.network(),
+            })
+            .await
+    }
+
+    /// Waits until the server in container `id` answers a verified call on `port`.
+    pub async fn wait_ready(&self, m: &Manifest, v: &Variant, id: &str, port: u16) -> Result<()> {
+        let target = format!("{}:{}", self.engines.roles.server_address, port);
+        // This process probes on the host's network, a container in a
+        // private one (with the folder's files mounted).
+        let here = *self.network() == Network::Host;
+        let options = if here {
+            m.client_options_at(v, &m.dir)
+        } else {
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS))
+        };
+        let call = m.call_of(v);
+        let hint = format!(
+            "Raise [readiness] timeout_s in {} if it is only slow.",
+            m.outside.as_ref().map_or_else(
+                || format!("servers/{}/server.toml", m.name),
+                |folder| folder.join("server.toml").display().to_string()
+            )
+        );
+        let name = format!("server {}", m.name);
+        readiness::wait(
+            self.engine,
+            readiness::Probe {
+                name: &name,
+                container: id,
+                protocol: m.protocol.as_str(),
+                options: &options,
+                target: &target,
+                operation: m.readiness.operation,
+                timeout: Duration::from_secs(m.readiness.timeout_s),
+                hint: &hint,
+                network: self.network(),
+                run_id: self.run_id,
+                cpus: &self.cpus.client,
+                call: call.as_deref(),
+                files: files_of(m, v).filter(|_| !here),
+            },
+        )
+        .await
+    }
+
+    /// Err with what the server in container `id` left, when it exited
+    /// during the cell of `scenario` at `level`.
+    pub async fn still_up(
+        &self,
+        id: &str,
+        m: &Manifest,
+        scenario: &Scenario,
+        level: u32,
+    ) -> Result<()> {
+        if let Some(code) = self.engine.exit_code(id).await? {
+            bail!(self.exited(id, m, scenario, level, code).await);
+        }
+        Ok(())
+    }
+
+    /// What a server that exited with `code` during a cell leaves as the
+    /// run's error: the code and the last lines of its log.
+    pub async fn exited(
+        &self,
+        id: &str,
+        m: &Manifest,
+        scenario: &Scenario,
+        level: u32,
+        code: i64,
+    ) -> String {
+        let log = self.engine.log_tail(id, 30).await;
+        format!(
+            "server {} exited with code {code} during scenario {} (concurrency {level}); \
+             cells measured before it are kept.\n--- last lines of its log ---\n{log}",
+            m.name, scenario.name
+        )
+    }
+}
+
+/// The folder to mount into the client's and the probe's containers for
+/// variant `v` of `m`: its own, when its client options name files there.
+pub fn files_of<'m>(m: &'m Manifest, v: &Variant) -> Option<&'m Path> {
+    (!m.named_files(v).is_empty()).then_some(m.dir.as_path())
+}
+
+/// A name as a container's or a folder's part: ASCII letters, digits, `.`
+/// and `-` kept, anything else `_`.
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
