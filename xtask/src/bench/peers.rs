@@ -541,6 +541,12 @@ async fn run_peer(
     args: &PeersArgs,
     results: &mut Vec<RowResult>,
 ) -> Result<()> {
+    let target = Target {
+        engine,
+        container,
+        peer,
+        kit,
+    };
     let reference = record_reference(peer, kit).await?;
     let mut usable = vec![Tool::Rpclab];
     for tool in peer
@@ -578,17 +584,7 @@ async fn run_peer(
     }
     if peer.jvm && args.jvm_warmup_s > 0.0 {
         eprintln!("  warming the JVM up for {} s", args.jvm_warmup_s);
-        let _ = measure(
-            engine,
-            container,
-            peer,
-            kit,
-            Tool::Rpclab,
-            (16, 16),
-            0.0,
-            args.jvm_warmup_s,
-        )
-        .await;
+        let _ = measure(target, Tool::Rpclab, (16, 16), (0.0, args.jvm_warmup_s)).await;
     }
     for &(connections, in_flight) in peer.kind.rows() {
         // The floor keeps one call in flight per connection.
@@ -602,10 +598,7 @@ async fn run_peer(
             connections,
             in_flight,
             tools: side_by_side(
-                engine,
-                container,
-                peer,
-                kit,
+                target,
                 &tools,
                 (connections, in_flight),
                 args.rounds,
@@ -629,21 +622,32 @@ async fn record_reference(peer: &Peer, kit: &Kit) -> Result<Recorded> {
     Ok(reference)
 }
 
+/// What the tools of a row measure: the server (its container, whose CPU
+/// is sampled, on its engine) and the kit they run with.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    engine: &'a Engine,
+    container: &'a str,
+    peer: &'a Peer,
+    kit: &'a Kit,
+}
+
 /// One row's `tools` measured side by side: `rounds` rounds, every tool
-/// once per round, back to back, in an order rotated from round to round.
-/// A tool that failed in any round has its first error instead of figures.
-#[allow(clippy::too_many_arguments)]
+/// once per round, back to back, in an order rotated from round to round,
+/// each with its warm-up and window (`times`, seconds). A tool that failed
+/// in any round has its first error instead of figures.
 async fn side_by_side(
-    engine: &Engine,
-    container: &str,
-    peer: &Peer,
-    kit: &Kit,
+    target: Target<'_>,
     tools: &[Tool],
     (connections, in_flight): (u32, u32),
     rounds: u32,
-    (warmup_s, duration_s): (f64, f64),
+    times: (f64, f64),
 ) -> Vec<(Tool, Result<Rounds, String>)> {
-    let label = format!("{} {}", peer.kind.name(), shape(connections, in_flight));
+    let label = format!(
+        "{} {}",
+        target.peer.kind.name(),
+        shape(connections, in_flight)
+    );
     let mut each: Vec<(Vec<Measured>, Option<String>)> =
         tools.iter().map(|_| (Vec::new(), None)).collect();
     for round in 0..rounds as usize {
@@ -652,17 +656,7 @@ async fn side_by_side(
         for k in 0..tools.len() {
             let i = (k + round) % tools.len();
             let tool = tools[i];
-            let m = measure(
-                engine,
-                container,
-                peer,
-                kit,
-                tool,
-                (connections, in_flight),
-                warmup_s,
-                duration_s,
-            )
-            .await;
+            let m = measure(target, tool, (connections, in_flight), times).await;
             match m {
                 Ok(m) => {
                     eprintln!(
@@ -727,19 +721,17 @@ pub(super) async fn floor_rows(
         record_reference(&peer, &kit).await?;
         let mut lines = Vec::new();
         for n in [1, 16, 64] {
-            let [(_, measured)] = side_by_side(
+            let target = Target {
                 engine,
-                echo,
-                &peer,
-                &kit,
-                &[Tool::Floor],
-                (n, n),
-                1,
-                (warmup_s, duration_s),
-            )
-            .await
-            .try_into()
-            .expect("one tool, one result");
+                container: echo,
+                peer: &peer,
+                kit: &kit,
+            };
+            let [(_, measured)] =
+                side_by_side(target, &[Tool::Floor], (n, n), 1, (warmup_s, duration_s))
+                    .await
+                    .try_into()
+                    .expect("one tool, one result");
             let m = measured.map_err(|e| anyhow!(e))?.median;
             lines.push(format!(
                 "{:<28} {:>9.0} {:>9.1} {:>11.0} {:>7.2} {:>7}",
@@ -898,18 +890,20 @@ fn pin_to(cpus: &[usize]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs one tool for one row and measures it.
-#[allow(clippy::too_many_arguments)]
+/// Runs one tool for one row, its warm-up then its window
+/// (`(warmup_s, duration_s)`), and measures it.
 async fn measure(
-    engine: &Engine,
-    container: &str,
-    peer: &Peer,
-    kit: &Kit,
+    target: Target<'_>,
     tool: Tool,
     shape: (u32, u32),
-    warmup_s: f64,
-    duration_s: f64,
+    (warmup_s, duration_s): (f64, f64),
 ) -> Result<Measured> {
+    let Target {
+        engine,
+        container,
+        peer,
+        kit,
+    } = target;
     let seconds = warmup_s + duration_s;
     let cmd = command(peer, kit, tool, peer.port, shape, warmup_s, seconds);
     let sampler = cost::Sampler::start(engine, container);
