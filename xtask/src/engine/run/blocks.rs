@@ -87,7 +87,7 @@ impl RunContext<'_> {
         // The next cell is the first this JVM serves (it warms up longest),
         // unless priming already served its first calls.
         let mut cold = primed.is_none();
-        if let Some(asked) = self.capacity {
+        if let Some(asked) = &self.opts.capacity {
             let start = Start { cold, primed };
             return self
                 .search_capacity(asked, planned, running, start, record)
@@ -106,7 +106,7 @@ impl RunContext<'_> {
         // run's first may be a later repetition, on a fresh server).
         let mut served = false;
         for cell in &planned.cells {
-            if served && cell.repetition > 1 && self.profile.restart_between_repetitions {
+            if served && cell.repetition > 1 && self.prepared.profile.restart_between_repetitions {
                 // A cold JVM for every repetition: the spread then
                 // includes start-up and JIT effects.
                 self.engine.restart(server).await?;

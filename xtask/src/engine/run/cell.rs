@@ -58,16 +58,16 @@ impl RunContext<'_> {
             cold,
         } = *at;
         let target = format!("{}:{}", self.engines.roles.server_address, running.port);
-        let mut spec: CellSpec = self.profile.cell_spec(
+        let mut spec: CellSpec = self.prepared.profile.cell_spec(
             m.protocol.as_str(),
             target,
             scenario.operation,
-            scenario.load(level, self.profile)?,
+            scenario.load(level, &self.prepared.profile)?,
             scenario.include_connect,
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
-        if cold && self.profile.cold_warmup_max_s.is_some() {
-            spec.warmup_max_s = Some(self.profile.warmup_limit_s(true));
+        if cold && self.prepared.profile.cold_warmup_max_s.is_some() {
+            spec.warmup_max_s = Some(self.prepared.profile.warmup_limit_s(true));
         }
         let dir = snapshot.cell_dir(
             &m.name,
@@ -92,8 +92,8 @@ impl RunContext<'_> {
                 server: Some((&self.engines.server, running.server)),
                 registry: running.registry.map(|r| (&self.engines.registry, r)),
                 host: Some(client_container::HostWatch {
-                    server_cpus: &self.cpus.server,
-                    registry_cpus: &self.cpus.registry,
+                    server_cpus: &self.prepared.split.server,
+                    registry_cpus: &self.prepared.split.registry,
                     idle: (running.idle.iter())
                         .map(|id| (&self.engines.server, id.as_str()))
                         .collect(),
@@ -108,9 +108,9 @@ impl RunContext<'_> {
             registry: registry_cost,
             host_load,
         };
-        let cell = cell_of(at, report, costs, self.cpus);
+        let cell = cell_of(at, report, costs, &self.prepared.split);
         // A capacity search prints its steps' own lines.
-        if self.capacity.is_none() {
+        if self.opts.capacity.is_none() {
             crate::basics::progress::println(&line(&label, &cell));
         }
         Ok(cell)
@@ -132,20 +132,20 @@ impl RunContext<'_> {
         snapshot: &Snapshot,
         start: u32,
     ) -> Result<Option<Priming>> {
-        if !self.profile.primes() {
+        if !self.prepared.profile.primes() {
             return Ok(None);
         }
-        let Some((scenario, level)) = self.scenarios.iter().find_map(|sc| {
-            let top = sc.levels(self.profile).into_iter().max()?;
+        let Some((scenario, level)) = self.prepared.scenarios.iter().find_map(|sc| {
+            let top = sc.levels(&self.prepared.profile).into_iter().max()?;
             plan::carries(m, v, sc).then_some((sc, top))
         }) else {
             return Ok(None);
         };
-        let spec = self.profile.priming_spec(
+        let spec = self.prepared.profile.priming_spec(
             m.protocol.as_str(),
             format!("{}:{}", self.engines.roles.server_address, port),
             scenario.operation,
-            scenario.load(level, self.profile)?,
+            scenario.load(level, &self.prepared.profile)?,
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
         // A resumed run's priming keeps the interrupted run's files: it
@@ -178,7 +178,7 @@ impl RunContext<'_> {
         crate::basics::progress::println(&format!(
             "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed",
             warmup.seconds,
-            match (self.profile.steady_intervals, warmup.steady) {
+            match (self.prepared.profile.steady_intervals, warmup.steady) {
                 (None, _) => "",
                 (Some(_), true) => " to steady",
                 (Some(_), false) => ", not steady at its limit",
@@ -209,14 +209,14 @@ impl RunContext<'_> {
     ) -> ClientCell<'a> {
         ClientCell {
             run_id: self.run_id,
-            client_cpus: &self.cpus.client,
+            client_cpus: &self.prepared.split.client,
             dir,
             spec,
             label,
             server: None,
             registry: None,
             host: None,
-            verbose: self.verbose,
+            verbose: self.opts.verbose,
             clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
             network: self.network(),
             files: None,

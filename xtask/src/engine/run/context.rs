@@ -3,12 +3,11 @@
 //! mode: in blocks of repetitions ([`super::blocks`]), in interleaved rounds
 //! ([`super::interleaved`]) or as a capacity search ([`super::search`]).
 
+use super::prepare::{Prepared, RunOptions};
 use super::record::{Machines, Record};
-use crate::basics::cpus;
 use crate::basics::host;
 use crate::basics::progress::RunBar;
 use crate::basics::role::Role;
-use crate::definitions::lab::{LabDef, Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::docker::{Engine, Network};
 use crate::engine::engines::{self, Engines};
@@ -17,7 +16,6 @@ use crate::engine::outage::Outage;
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::resume::Interrupted;
 use anyhow::{bail, Result};
-use rpclab_model::capacity::Asked as CapacityAsked;
 use rpclab_model::manifest::{HostRecord, ServerRecord};
 use rpclab_model::result::Calibration;
 use std::path::Path;
@@ -28,39 +26,34 @@ use std::sync::OnceLock;
 /// client's clock offset, the network).
 pub struct RunContext<'a> {
     pub root: &'a Path,
+    /// What the command line asked.
+    pub opts: &'a RunOptions,
+    /// The run it prepared: the definition and profile as run, the
+    /// servers, scenarios, variants and CPU sets.
+    pub prepared: &'a Prepared<'a>,
     /// The server role's engine (`engines.server`).
     pub engine: &'a Engine,
     pub engines: &'a Engines,
     /// Every server manifest the run read (the selected and the others):
     /// an interleaved run moves no server onto another's port.
     pub manifests: &'a [Manifest],
-    pub scenarios: &'a [Scenario],
-    /// The lab definition as the run runs it.
-    pub def: &'a LabDef,
-    pub profile: &'a Profile,
     pub run_id: &'a str,
-    pub cpus: &'a cpus::Split,
-    pub verbose: bool,
-    pub variants: &'a [(String, String)],
-    pub port_wait_s: u64,
+    /// Seed of an interleaved run's order.
+    pub rounds_seed: u64,
+    /// The snapshot a resumed run continues.
+    pub resuming: Option<&'a Interrupted>,
+    /// `--network`, checked against the run's machines.
+    pub network_choice: NetworkChoice,
+    /// What the run does when an engine stops answering.
+    pub outage: Outage<'a>,
     /// Cells done out of the run's total, once the total is known.
     pub bar: OnceLock<RunBar>,
     /// Seconds the client's clock is ahead of the orchestrator's, once
     /// measured (0 when the client shares the orchestrator's machine).
     pub client_clock_offset_s: OnceLock<f64>,
-    /// Seed of an interleaved run's order.
-    pub rounds_seed: u64,
-    /// The snapshot a resumed run continues.
-    pub resuming: Option<&'a Interrupted>,
-    /// A capacity search instead of the plan's cells.
-    pub capacity: Option<&'a CapacityAsked>,
-    /// `--network`, checked against the run's machines.
-    pub network_choice: NetworkChoice,
     /// The network the run's containers join, once its holder is up
     /// (after the images are built).
     pub network: OnceLock<Network>,
-    /// What the run does when an engine stops answering.
-    pub outage: Outage<'a>,
 }
 
 impl RunContext<'_> {
@@ -79,14 +72,15 @@ impl RunContext<'_> {
     /// Plans the run, builds and calibrates, then measures the plan: in
     /// blocks of repetitions, one server variant after the other, in
     /// interleaved rounds, or as a capacity search.
-    pub async fn run_all(&self, selected: &[&Manifest], record: &mut Record) -> Result<()> {
+    pub async fn run_all(&self, record: &mut Record) -> Result<()> {
+        let selected = &self.prepared.selected[..];
         let plan = plan::plan(
-            self.scenarios,
-            self.profile,
+            &self.prepared.scenarios,
+            &self.prepared.profile,
             selected,
             &Filters {
-                profile: &self.def.profile,
-                variants: self.variants,
+                profile: &self.prepared.def.profile,
+                variants: &self.prepared.variants,
                 all_local: self.engines.roles.all_local(),
             },
         )?;
@@ -111,14 +105,14 @@ impl RunContext<'_> {
             self.engine,
             self.network_choice,
             self.run_id,
-            &self.cpus.client,
+            &self.prepared.split.client,
         )
         .await?;
         let _ = self.network.set(network);
         if runnable.is_empty() {
             bail!(none_can_run(&record.manifest().servers));
         }
-        if let Some(asked) = self.capacity {
+        if let Some(asked) = &self.opts.capacity {
             // The search's steps at most, and its hint.
             let most = asked.budget + u32::from(asked.start_rate.is_none());
             let _ = self.bar.set(RunBar::new(most.into()));
@@ -126,7 +120,7 @@ impl RunContext<'_> {
             return self.run_server(&runnable[0], record).await;
         }
         let _ = self.bar.set(RunBar::new(cells as u64));
-        if let Some(policy) = self.profile.rounds {
+        if let Some(policy) = self.prepared.profile.rounds {
             // Started over, from the rounds' first missing cell, whenever
             // an engine that stopped answering came back.
             let levels = &levels;
@@ -152,14 +146,14 @@ impl RunContext<'_> {
         record: &mut Record,
     ) -> Result<()> {
         // The client compiles in the background while the images build.
-        let client_build = host::StaticBuild::start(self.root, self.profile.client_build)?;
+        let client_build = host::StaticBuild::start(self.root, self.prepared.profile.client_build)?;
         // Every image is built on each engine that runs it (docs/multi-host.md,
         // "Images on each engine"); the server's engine comes first.
         let mut builders = crate::engine::prebuild::chains(
             self.engines,
             self.root,
-            &self.def.build,
-            self.verbose,
+            &self.prepared.def.build,
+            self.opts.verbose,
             selected,
         )
         .await?;
@@ -214,14 +208,14 @@ impl RunContext<'_> {
     async fn calibrate(&self) -> Result<Calibration> {
         eprintln!(
             "calibrating the host: CPU and loopback on the server's CPUs ({}) and the client's ({})",
-            self.cpus.server, self.cpus.client
+            self.prepared.split.server, self.prepared.split.client
         );
         let calibration = crate::engine::calibration::measure(
             &self.engines.server,
             &self.engines.client,
             self.run_id,
-            &self.cpus.server,
-            &self.cpus.client,
+            &self.prepared.split.server,
+            &self.prepared.split.client,
             self.engines.roles.is_single(),
         )
         .await?;

@@ -169,29 +169,23 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
 
     let ctx = RunContext {
         root,
+        opts: &opts,
+        prepared: &prepared,
         engine: &engines.server,
         engines: &engines,
         manifests: &manifests,
-        scenarios: &prepared.scenarios,
-        def,
-        profile: &prepared.profile,
         run_id: scope.id(),
-        cpus: &prepared.split,
-        verbose: opts.verbose,
-        variants: &prepared.variants,
-        port_wait_s: opts.port_wait_s,
-        bar: std::sync::OnceLock::new(),
-        client_clock_offset_s: std::sync::OnceLock::new(),
         rounds_seed: record.manifest().rounds_seed.unwrap_or(0),
         resuming: interrupted.as_ref(),
-        capacity: opts.capacity.as_ref(),
         network_choice,
-        network: std::sync::OnceLock::new(),
         outage: Outage::new(&engines, scope.id(), opts.engine_wait),
+        bar: std::sync::OnceLock::new(),
+        client_clock_offset_s: std::sync::OnceLock::new(),
+        network: std::sync::OnceLock::new(),
     };
     let run_started = std::time::Instant::now();
     let outcome = tokio::select! {
-        r = ctx.run_all(&prepared.selected, &mut record) => r,
+        r = ctx.run_all(&mut record) => r,
         _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
     };
     // Whatever happened, no container of this run survives it, on any engine.

@@ -39,8 +39,7 @@ impl RunContext<'_> {
             mut cold,
             mut primed,
         } = start;
-        let base = self
-            .scenarios
+        let base = (self.prepared.scenarios)
             .iter()
             .find(|s| s.name == asked.scenario)
             .with_context(|| format!("the lab has no scenario `{}`", asked.scenario))?;
@@ -49,8 +48,8 @@ impl RunContext<'_> {
             Some(method) => base.calling(&method),
             None => base.clone(),
         };
-        let loads = Loads::of(&base, self.profile)?;
-        let mut search = loads.search(asked, m, &v.name, self.profile);
+        let loads = Loads::of(&base, &self.prepared.profile)?;
+        let mut search = loads.search(asked, m, &v.name, &self.prepared.profile);
         let first = match asked.start_rate {
             Some(rate) => rate,
             None => {

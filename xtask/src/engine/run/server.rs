@@ -77,7 +77,13 @@ impl RunContext<'_> {
         let after = self.outage.after_failure().await?;
         if after == AfterFailure::EngineBack {
             if let Some(network) = self.network.get() {
-                netns::reopen(self.engine, network, self.run_id, &self.cpus.client).await?;
+                netns::reopen(
+                    self.engine,
+                    network,
+                    self.run_id,
+                    &self.prepared.split.client,
+                )
+                .await?;
             }
         }
         Ok(after)
@@ -92,7 +98,7 @@ impl RunContext<'_> {
 
     /// Waits (up to `port_wait_s`) until `ports` are free.
     pub async fn wait_for(&self, ports: &[u16]) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(self.port_wait_s);
+        let deadline = std::time::Instant::now() + Duration::from_secs(self.opts.port_wait_s);
         let mut told = false;
         while let Some(busy) = ports
             .iter()
@@ -104,7 +110,7 @@ impl RunContext<'_> {
             if !told {
                 crate::say!(
                     "port {busy} is in use (another run?); waiting up to {} s for it",
-                    self.port_wait_s
+                    self.opts.port_wait_s
                 );
                 told = true;
             }
@@ -137,7 +143,7 @@ impl RunContext<'_> {
             &self.engines.registry,
             kind,
             self.run_id,
-            &self.cpus.registry,
+            &self.prepared.split.registry,
             server,
             self.network(),
         )
@@ -175,7 +181,7 @@ impl RunContext<'_> {
             m.name,
             v.name,
             self.engines.roles.bind,
-            &self.cpus.server
+            &self.prepared.split.server
         );
         self.engine
             .start(ContainerSpec {
@@ -186,7 +192,7 @@ impl RunContext<'_> {
                 env,
                 entrypoint: None,
                 cmd: None,
-                cpuset: &self.cpus.server,
+                cpuset: &self.prepared.split.server,
                 binds: Vec::new(),
                 confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
                 network: self.network(),
@@ -227,7 +233,7 @@ impl RunContext<'_> {
                 hint: &hint,
                 network: self.network(),
                 run_id: self.run_id,
-                cpus: &self.cpus.client,
+                cpus: &self.prepared.split.client,
                 call: call.as_deref(),
                 files: files_of(m, v).filter(|_| !here),
             },
