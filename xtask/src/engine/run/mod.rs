@@ -16,8 +16,8 @@
 //! pure), [`record`] (the snapshot and its manifest, changed by typed
 //! updates), [`context`] (what the parts share, and the run's course: plan,
 //! build, calibrate, then the mode), [`server`] (a server's ports,
-//! registry, start, readiness and exit, and the one way through an engine's
-//! outage), [`cell`] (one cell, and its record made of the client's report,
+//! registry, start, readiness and exit, and the one retry through an
+//! engine's outage), [`cell`] (one cell, and its record made of the client's report,
 //! pure), and one file per mode: [`blocks`], [`interleaved`] rounds, the
 //! capacity [`search`].
 

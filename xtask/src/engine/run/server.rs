@@ -1,8 +1,9 @@
 //! A server's life in a run: its ports, its registry, its container
 //! started pinned to the server's CPUs, its readiness (a verified call),
-//! and what it left when it exited. And the one way every mode carries
-//! its work through an engine that stopped answering
-//! ([`RunContext::through_outage`]).
+//! and what it left when it exited. And the one retry through an engine
+//! that stopped answering ([`RunContext::through_outage`]), which the build,
+//! a block's server and the rounds go through alike (a capacity search,
+//! one variant, stops with its engine, as before).
 
 use super::context::RunContext;
 use super::record::Record;
