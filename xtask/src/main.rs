@@ -32,7 +32,7 @@ use cli::{capacity, outcome, reproduce};
 use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
-use tools::{fuzz, readme, scaffold};
+use tools::{fuzz, readme, scaffold, test};
 
 #[derive(Parser)]
 #[command(
@@ -68,6 +68,10 @@ enum Top {
     },
     /// Run every fuzz target in turn (nightly, cargo-fuzz) from its golden seeds.
     Fuzz(fuzz::FuzzArgs),
+    /// The tests `cargo test --workspace` runs, in two lanes side by side:
+    /// the lab's end-to-end tests beside the rest (the README's test
+    /// command; `-- ARGS` go to every test binary).
+    Test(test::TestArgs),
     /// Scaffold: `new server NAME (--like EXISTING | --protocol P)`.
     New {
         #[command(subcommand)]
@@ -328,6 +332,7 @@ fn main() {
                 Top::Bench { command } => bench::run(&root, command).await,
                 Top::Readme { check } => readme::run(&root, check),
                 Top::Fuzz(args) => fuzz::run(&root, args),
+                Top::Test(args) => test::run(&root, args),
                 Top::New { what } => scaffold::run(&root, what),
             }
         })

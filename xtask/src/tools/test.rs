@@ -1,0 +1,344 @@
+//! `cargo xtask test`: the tests `cargo test --workspace` runs, in two
+//! lanes side by side instead of one binary after another.
+//!
+//! Why: `cargo test` runs its test binaries in turn. The lab's end-to-end
+//! tests (xtask's integration tests) spend most of their time waiting on
+//! Docker and JVM starts, one lab run at a time; the codec, client and
+//! Maven tests are CPU-bound and use no lab run. In turn, the suite's time
+//! is the sum of both; side by side, about the longer one. The lab lane
+//! stays one binary at a time, and its tests take the engine's lock across
+//! processes (xtask/tests/common), so two lab runs never overlap.
+//!
+//! The binaries are the ones `cargo test --workspace --no-run` builds (read
+//! from its JSON messages), run as cargo runs them: from their package's
+//! folder, with `CARGO_MANIFEST_DIR` and `CARGO` set, every argument after
+//! `--` passed on. Each binary's whole output is kept in
+//! `target/xtask-test/<binary>.log`; a line is printed as each ends, and a
+//! failed one's output is printed whole. The doc-tests run last in the
+//! other lane (`cargo test --workspace --doc`).
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Args, Debug, Default)]
+pub struct TestArgs {
+    /// Passed to cargo: fail if Cargo.lock needs an update (as CI runs).
+    #[arg(long)]
+    locked: bool,
+    /// Arguments for every test binary (a name filter, `--ignored`, ...).
+    #[arg(last = true)]
+    args: Vec<String>,
+}
+
+/// One test binary cargo built.
+#[derive(Debug, Clone, PartialEq)]
+struct Binary {
+    package: String,
+    /// The target's name (`lab_smoke`, or the package's for unit tests).
+    target: String,
+    /// `lib`, `bin` or `test`.
+    kind: String,
+    executable: PathBuf,
+    /// The package's folder: cargo runs its tests from there.
+    folder: PathBuf,
+}
+
+impl Binary {
+    /// The lab lane: xtask's integration tests, which drive lab runs.
+    fn is_lab(&self) -> bool {
+        self.package == "xtask" && self.kind == "test"
+    }
+
+    fn label(&self) -> String {
+        match self.kind.as_str() {
+            "test" => format!("{} ({})", self.target, self.package),
+            kind => format!("{} {kind} ({})", self.target, self.package),
+        }
+    }
+}
+
+/// What one binary (or the doc-tests) did.
+struct Ended {
+    label: String,
+    passed: bool,
+    counts: String,
+    seconds: f64,
+}
+
+pub fn run(root: &Path, args: TestArgs) -> Result<()> {
+    let started = Instant::now();
+    let binaries = build(root, args.locked)?;
+    let (lab, rest): (Vec<_>, Vec<_>) = binaries.into_iter().partition(Binary::is_lab);
+    eprintln!(
+        "running {} test binaries in two lanes: lab ({}) beside the rest ({}, then the doc-tests)",
+        lab.len() + rest.len(),
+        lab.len(),
+        rest.len()
+    );
+    let logs = root.join("target/xtask-test");
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let print = Mutex::new(());
+    let (lab_ended, rest_ended) = std::thread::scope(|s| {
+        let lab_lane = s.spawn(|| lane("lab", &lab, &args.args, &logs, &print, None));
+        let doc = doc_tests(root, args.locked);
+        let rest_lane = s.spawn(|| lane("rest", &rest, &args.args, &logs, &print, Some(doc)));
+        (
+            lab_lane.join().expect("lab lane"),
+            rest_lane.join().expect("rest lane"),
+        )
+    });
+    let busy = |lane: &[Ended]| lane.iter().map(|e| e.seconds).sum::<f64>();
+    eprintln!(
+        "\n{} binaries in {:.0} s (lab lane {:.0} s, rest {:.0} s): {} passed, {} failed",
+        lab_ended.len() + rest_ended.len(),
+        started.elapsed().as_secs_f64(),
+        busy(&lab_ended),
+        busy(&rest_ended),
+        lab_ended.len() + rest_ended.len() - failed_count(&lab_ended, &rest_ended),
+        failed_count(&lab_ended, &rest_ended)
+    );
+    let failed: Vec<&Ended> = lab_ended
+        .iter()
+        .chain(&rest_ended)
+        .filter(|e| !e.passed)
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    for e in &failed {
+        eprintln!("  failed: {} ({})", e.label, e.counts);
+    }
+    bail!(
+        "{} test binaries failed (their whole output: {})",
+        failed.len(),
+        logs.display()
+    )
+}
+
+fn failed_count(a: &[Ended], b: &[Ended]) -> usize {
+    a.iter().chain(b).filter(|e| !e.passed).count()
+}
+
+/// `cargo test --workspace --no-run`, and the binaries it names.
+fn build(root: &Path, locked: bool) -> Result<Vec<Binary>> {
+    let mut cargo = cargo();
+    cargo
+        .args([
+            "test",
+            "--workspace",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if locked {
+        cargo.arg("--locked");
+    }
+    let out = cargo
+        .output()
+        .context("cannot run cargo test --no-run (is cargo on PATH?)")?;
+    if !out.status.success() {
+        bail!("cargo test --workspace --no-run failed: fix the build first (above)");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let binaries: Vec<Binary> = text.lines().filter_map(binary_of).collect();
+    if binaries.is_empty() {
+        bail!("cargo test --no-run named no test binary");
+    }
+    Ok(binaries)
+}
+
+/// The test binary a cargo JSON message announces, if it is one.
+fn binary_of(line: &str) -> Option<Binary> {
+    let m: serde_json::Value = serde_json::from_str(line).ok()?;
+    if m["reason"] != "compiler-artifact" || m["profile"]["test"] != true {
+        return None;
+    }
+    let executable = PathBuf::from(m["executable"].as_str()?);
+    let manifest = Path::new(m["manifest_path"].as_str()?);
+    Some(Binary {
+        package: package_name(m["package_id"].as_str()?),
+        target: m["target"]["name"].as_str()?.to_owned(),
+        kind: m["target"]["kind"][0].as_str()?.to_owned(),
+        executable,
+        folder: manifest.parent()?.to_owned(),
+    })
+}
+
+/// A package's name from cargo's package id: `path+file:///…/xtask#0.1.0`,
+/// `path+file:///…/kryo#kryo@0.1.0`, or the older `xtask 0.1.0 (path+…)`.
+fn package_name(id: &str) -> String {
+    if let Some((_, tail)) = id.rsplit_once('#') {
+        if let Some((name, _)) = tail.split_once('@') {
+            return name.to_owned();
+        }
+        let folder = id[..id.len() - tail.len() - 1].rsplit('/').next();
+        return folder.unwrap_or(tail).to_owned();
+    }
+    id.split(' ').next().unwrap_or(id).to_owned()
+}
+
+/// The doc-tests, as one more entry of a lane.
+fn doc_tests(root: &Path, locked: bool) -> Command {
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--doc"]).current_dir(root);
+    if locked {
+        c.arg("--locked");
+    }
+    c
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+/// Runs `binaries` one after another, then `last`.
+fn lane(
+    name: &str,
+    binaries: &[Binary],
+    args: &[String],
+    logs: &Path,
+    print: &Mutex<()>,
+    last: Option<Command>,
+) -> Vec<Ended> {
+    let mut ended = Vec::new();
+    for b in binaries {
+        let mut cmd = Command::new(&b.executable);
+        cmd.args(args)
+            .current_dir(&b.folder)
+            .env("CARGO_MANIFEST_DIR", &b.folder)
+            .env("CARGO_PKG_NAME", &b.package);
+        let log = logs.join(format!("{}-{}-{}.log", b.package, b.kind, b.target));
+        ended.push(run_one(name, b.label(), cmd, &log, print));
+    }
+    if let Some(cmd) = last {
+        ended.push(run_one(
+            name,
+            "doc-tests".to_owned(),
+            cmd,
+            &logs.join("doc-tests.log"),
+            print,
+        ));
+    }
+    ended
+}
+
+/// Runs one command with its output into `log`, and says how it ended.
+fn run_one(lane: &str, label: String, mut cmd: Command, log: &Path, print: &Mutex<()>) -> Ended {
+    let started = Instant::now();
+    let result = std::fs::File::create(log).and_then(|file| {
+        let err = file.try_clone()?;
+        cmd.stdout(file).stderr(err).status()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let output = std::fs::read_to_string(log).unwrap_or_default();
+    let (passed, counts) = match result {
+        Ok(status) => (status.success(), counts_of(&output)),
+        Err(e) => (false, format!("did not start: {e}")),
+    };
+    let _guard = print.lock().unwrap_or_else(|p| p.into_inner());
+    eprintln!(
+        "[{lane:<4}] {} {label}: {counts} ({seconds:.0} s)",
+        if passed { "ok    " } else { "FAILED" }
+    );
+    if !passed {
+        eprintln!(
+            "---- {label}, whole output ({}) ----\n{output}\n---- end of {label} ----",
+            log.display()
+        );
+    }
+    Ended {
+        label,
+        passed,
+        counts,
+        seconds,
+    }
+}
+
+/// The counts of every `test result:` line, summed (`12 passed; 0 failed;
+/// 1 ignored`), or what the output ended with when there is none.
+fn counts_of(output: &str) -> String {
+    let mut sums = [0u64; 3];
+    let mut any = false;
+    for line in output.lines() {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else {
+            continue;
+        };
+        any = true;
+        for part in rest.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(what), Some(n)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            match what {
+                "passed" => sums[0] += n,
+                "failed" => sums[1] += n,
+                "ignored" => sums[2] += n,
+                _ => {}
+            }
+        }
+    }
+    if !any {
+        let tail = output.lines().last().unwrap_or("no output");
+        return format!("no test result line; last: {tail}");
+    }
+    format!(
+        "{} passed; {} failed; {} ignored",
+        sums[0], sums[1], sums[2]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_artifact_message_names_its_binary_and_package_folder() {
+        let line = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/kryo#kryo@0.1.0","manifest_path":"/w/crates/kryo/Cargo.toml","target":{"kind":["test"],"name":"golden"},"profile":{"test":true},"executable":"/w/target/debug/deps/golden-1"}"#;
+        let b = binary_of(line).unwrap();
+        assert_eq!(b.package, "kryo");
+        assert_eq!(b.target, "golden");
+        assert_eq!(b.kind, "test");
+        assert_eq!(b.folder, Path::new("/w/crates/kryo"));
+        assert!(!b.is_lab());
+        let lab = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/xtask#0.1.0","manifest_path":"/w/xtask/Cargo.toml","target":{"kind":["test"],"name":"lab_smoke"},"profile":{"test":true},"executable":"/w/target/debug/deps/lab_smoke-2"}"#;
+        let b = binary_of(lab).unwrap();
+        assert_eq!(b.package, "xtask");
+        assert!(b.is_lab());
+    }
+
+    #[test]
+    fn builds_that_are_not_test_binaries_are_skipped() {
+        let lib = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/xtask#0.1.0","manifest_path":"/w/xtask/Cargo.toml","target":{"kind":["bin"],"name":"xtask"},"profile":{"test":false},"executable":"/w/target/debug/xtask"}"#;
+        assert_eq!(binary_of(lib), None);
+        assert_eq!(
+            binary_of(r#"{"reason":"build-finished","success":true}"#),
+            None
+        );
+        assert_eq!(binary_of("not json"), None);
+    }
+
+    #[test]
+    fn package_ids_of_every_cargo_form_give_the_name() {
+        assert_eq!(package_name("path+file:///w/xtask#0.1.0"), "xtask");
+        assert_eq!(
+            package_name("path+file:///w/crates/jsonb#fastjson2-jsonb@0.1.0"),
+            "fastjson2-jsonb"
+        );
+        assert_eq!(package_name("xtask 0.1.0 (path+file:///w/xtask)"), "xtask");
+    }
+
+    #[test]
+    fn counts_sum_every_result_line_and_say_when_there_is_none() {
+        let out = "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured\n\
+                   test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured";
+        assert_eq!(counts_of(out), "5 passed; 1 failed; 1 ignored");
+        assert!(counts_of("thread main panicked").contains("thread main panicked"));
+    }
+}
