@@ -239,6 +239,7 @@ impl<E: Exchange> Loop<E> {
                 }
                 Parsed::Complete { consumed, outcome } => {
                     link.input.consume(consumed);
+                    let outcome = outcome.and_then(|o| link.exchange.verify(o));
                     let end = Instant::now();
                     if !self.complete(i, end, outcome) {
                         return;

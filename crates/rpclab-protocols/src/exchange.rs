@@ -19,8 +19,15 @@
 
 use crate::call_error::CallError;
 
-/// One call made over and over on one connection, one at a time.
+/// One call made over and over on one connection, one at a time. The one
+/// trait of a sans-IO call: the poll engine runs it, and so does the tasks
+/// engine's one-call-at-a-time link (`protocols::thrift::link`), which
+/// hands the [`Exchange::Outcome`] on to the reference-reply check.
 pub trait Exchange: Send + 'static {
+    /// What a whole reply yields: the decoded reply, or what was verified
+    /// of it; [`Exchange::verify`] makes it a verdict.
+    type Outcome;
+
     /// Puts the next request's bytes in `out`, in place of what it held
     /// (with a fresh sequence id, if the protocol has one).
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError>;
@@ -28,7 +35,14 @@ pub trait Exchange: Send + 'static {
     /// Looks at the bytes received since the request was written (and not
     /// yet consumed). `Err`: the stream is out of step (a corrupt frame, a
     /// reply to another call) and the connection must be replaced.
-    fn reply(&mut self, input: &[u8]) -> Result<Parsed, CallError>;
+    fn reply(
+        &mut self,
+        input: &[u8],
+    ) -> Result<Parsed<Result<Self::Outcome, CallError>>, CallError>;
+
+    /// The call's last check of an outcome, where only "verified or not"
+    /// counts (the poll engine): `Ok` only for the call's expected value.
+    fn verify(&self, outcome: Self::Outcome) -> Result<(), CallError>;
 }
 
 /// What [`Exchange::reply`] found (`T`: the call's outcome; a protocol's
@@ -49,11 +63,17 @@ pub enum Parsed<T = Result<(), CallError>> {
 pub enum NoExchange {}
 
 impl Exchange for NoExchange {
+    type Outcome = ();
+
     fn request(&mut self, _: &mut Vec<u8>) -> Result<(), CallError> {
         match *self {}
     }
 
     fn reply(&mut self, _: &[u8]) -> Result<Parsed, CallError> {
+        match *self {}
+    }
+
+    fn verify(&self, (): ()) -> Result<(), CallError> {
         match *self {}
     }
 }

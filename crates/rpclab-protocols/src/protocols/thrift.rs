@@ -323,32 +323,20 @@ pub(crate) fn reply_in<'a>(
     Ok(Parsed::Complete { consumed, outcome })
 }
 
-impl link::Step for ThriftExchange {
+impl Exchange for ThriftExchange {
     type Outcome = Reply;
 
-    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
-        Exchange::request(self, out)
-    }
-
-    fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
-        ThriftExchange::parse(self, input)
-    }
-}
-
-impl Exchange for ThriftExchange {
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
         self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
         encode_prepared(out, self.transport, self.wire, &self.ident, &self.args)
     }
 
-    fn reply(&mut self, input: &[u8]) -> Result<Parsed, CallError> {
-        Ok(match self.parse(input)? {
-            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
-            Parsed::Complete { consumed, outcome } => Parsed::Complete {
-                consumed,
-                outcome: outcome.and_then(|reply| reply.verify(&self.call)),
-            },
-        })
+    fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
+        self.parse(input)
+    }
+
+    fn verify(&self, reply: Reply) -> Result<(), CallError> {
+        reply.verify(&self.call)
     }
 }
 
@@ -1196,8 +1184,11 @@ mod tests {
                         match exchange.reply(&more).unwrap() {
                             Parsed::Complete {
                                 consumed,
-                                outcome: Ok(()),
-                            } => assert_eq!(consumed, reply.len()),
+                                outcome: Ok(verified),
+                            } => {
+                                assert_eq!(consumed, reply.len());
+                                exchange.verify(verified).unwrap();
+                            }
                             other => panic!("{wire:?} {transport:?} {op}: {other:?}"),
                         }
                     }
@@ -1224,10 +1215,14 @@ mod tests {
             let reply = reply_to(&mut wrong, Transport::Framed, wire);
             exchange.ident.sequence_number = wrong.ident.sequence_number;
             match exchange.reply(&reply).unwrap() {
-                Parsed::Complete {
-                    consumed,
-                    outcome: Err(CallError::WrongResponse(_)),
-                } => assert_eq!(consumed, reply.len()),
+                Parsed::Complete { consumed, outcome } => {
+                    assert_eq!(consumed, reply.len());
+                    let verdict = outcome.and_then(|o| exchange.verify(o));
+                    assert!(
+                        matches!(verdict, Err(CallError::WrongResponse(_))),
+                        "{wire:?}: {verdict:?}"
+                    );
+                }
                 other => panic!("{wire:?}: {other:?}"),
             }
         }

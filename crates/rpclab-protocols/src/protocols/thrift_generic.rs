@@ -61,7 +61,7 @@ mod value;
 use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
-use super::thrift::link::{Link, Step};
+use super::thrift::link::Link;
 use super::thrift::{encode_prepared, reply_in, Thrift, Transport, Wire};
 use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{
@@ -445,7 +445,7 @@ pub struct GenericExchange {
     args: Vec<u8>,
 }
 
-impl Step for GenericExchange {
+impl Exchange for GenericExchange {
     type Outcome = Verified;
 
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
@@ -462,7 +462,7 @@ impl Step for GenericExchange {
         encode_prepared(out, self.transport, self.wire, &self.ident, args)
     }
 
-    fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Verified, CallError>>, CallError> {
+    fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Verified, CallError>>, CallError> {
         let resolved = &*self.resolved;
         let known = if resolved.same_every_call() {
             resolved.reference.get().map(|b| &**b)
@@ -485,21 +485,11 @@ impl Step for GenericExchange {
             },
         })
     }
-}
 
-impl Exchange for GenericExchange {
-    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
-        Step::request(self, out)
-    }
-
-    fn reply(&mut self, input: &[u8]) -> Result<Parsed, CallError> {
-        Ok(match Step::parse(self, input)? {
-            Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
-            Parsed::Complete { consumed, outcome } => Parsed::Complete {
-                consumed,
-                outcome: outcome.map(|_| ()),
-            },
-        })
+    /// Verified in [`Exchange::reply`] already (against the call's own
+    /// number's expectation).
+    fn verify(&self, _: Verified) -> Result<(), CallError> {
+        Ok(())
     }
 }
 

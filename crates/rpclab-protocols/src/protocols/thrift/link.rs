@@ -9,7 +9,7 @@
 //! an unknown state: the next call replaces the socket with a new one
 //! first.
 
-use crate::exchange::{Parsed, Received};
+use crate::exchange::{Exchange, Parsed, Received};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{CallError, WireCounter};
 use std::future::Future;
@@ -22,20 +22,6 @@ use tokio::sync::Mutex;
 /// Largest reply accepted, framed or not: far above the contract's largest
 /// (a 1 MiB string), far below what would hurt the client.
 pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
-
-/// A prepared call as a link runs it: its next request, and its reply
-/// found in the bytes received (its envelope checked; the stream is out of
-/// step if that fails) with the call's outcome.
-pub trait Step: Send {
-    type Outcome;
-
-    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError>;
-
-    fn parse(
-        &mut self,
-        input: &[u8],
-    ) -> Result<Parsed<Result<Self::Outcome, CallError>>, CallError>;
-}
 
 /// One socket making calls one at a time (see the module documentation).
 #[derive(Debug)]
@@ -71,7 +57,7 @@ impl<E> State<E> {
     }
 }
 
-impl<E: Step> Link<E> {
+impl<E: Exchange> Link<E> {
     pub async fn open(target: &str, counter: WireCounter) -> Result<Link<E>, CallError> {
         let stream = connect_tcp(target).await?;
         Ok(Link {
@@ -110,7 +96,7 @@ impl<E: Step> Link<E> {
         *dirty = true;
         stream.write_all(out).await?;
         loop {
-            match step.parse(input.available())? {
+            match step.reply(input.available())? {
                 Parsed::Incomplete { at_least } => read_more(input, stream, at_least).await?,
                 Parsed::Complete { consumed, outcome } => {
                     // The exchange is complete and in step: the socket is
