@@ -20,6 +20,7 @@ use anyhow::{Context, Result};
 use rpclab_model::manifest::{
     CpuPinning, HostInfo, HostRecord, RunManifest, ServerRecord, Stopped,
 };
+use rpclab_model::phases::Phases;
 use rpclab_model::result::Calibration;
 use rpclab_model::threshold::ThresholdCheck;
 use std::collections::BTreeMap;
@@ -76,6 +77,7 @@ pub fn opening(prepared: &Prepared<'_>, opts: &RunOptions, o: Opening<'_>) -> Re
         host_load: None,
         stopped: None,
         capacity: opts.capacity.clone(),
+        phases: None,
         // A resumed run in rounds replays the interrupted run's orders.
         rounds_seed: prepared.profile.rounds.map(|_| {
             o.resuming
@@ -191,14 +193,15 @@ impl Record {
         self.snapshot.error(format!("{server}/{variant}: {e:#}"))
     }
 
-    /// The end of the run, however it ended (`outcome`): its error and the
-    /// host's load over every window, the manifest written a last time
-    /// (a resumed one too), every cell judged by `thresholds`, and the
-    /// results marked complete or not.
+    /// The end of the run, however it ended (`outcome`): its error, the
+    /// host's load over every window and where its time went (`spent`),
+    /// the manifest written a last time (a resumed one too), every cell
+    /// judged by `thresholds`, and the results marked complete or not.
     pub fn close(
         mut self,
         outcome: &Result<()>,
         thresholds: &[rpclab_model::threshold::Threshold],
+        spent: Phases,
     ) -> Result<(Snapshot, RunManifest)> {
         if let Err(e) = outcome {
             self.snapshot.error(format!("{e:#}"))?;
@@ -212,6 +215,7 @@ impl Record {
                 );
             }
         }
+        self.manifest.phases = Some(spent);
         self.manifest.stopped = outcome.as_ref().err().map(|e| Stopped {
             utc: utc(time::OffsetDateTime::now_utc()),
             why: format!("{e:#}"),
