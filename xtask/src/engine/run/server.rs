@@ -135,21 +135,29 @@ impl RunContext<'_> {
     }
 
     /// Starts a registry of `kind` (none for [`Registry::None`]) on the
-    /// registry's engine and CPUs, for `server` (its name's part).
+    /// registry's engine and CPUs, for `server` (its name's part), and
+    /// waits until it answers: its container's start counted as `start`,
+    /// the wait as `readiness`.
     pub async fn start_registry(
         &self,
         kind: Registry,
         server: &str,
     ) -> Result<Option<RunningRegistry>> {
-        let started = registry::start(
-            &self.engines.registry,
+        let engine = &self.engines.registry;
+        let launched = registry::launch(
+            engine,
             kind,
             self.run_id,
             &self.prepared.split.registry,
             server,
             self.network(),
         );
-        self.timed(Phase::Start, started).await
+        let started = self.timed(Phase::Start, launched).await?;
+        if let Some(r) = &started {
+            let answers = registry::ready(engine, r, self.network());
+            self.timed(Phase::Readiness, answers).await?;
+        }
+        Ok(started)
     }
 
     /// Removes the registry [`RunContext::start_registry`] started.
