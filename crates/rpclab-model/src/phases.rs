@@ -84,7 +84,8 @@ pub struct Phases {
     /// holder. Not the JVM's start-up, which is `readiness`.
     pub start: f64,
     /// From a started server to its first verified call (the readiness
-    /// probe): mostly the JVM's and the framework's start-up.
+    /// probe), after a restart too: mostly the JVM's and the framework's
+    /// start-up; and from a started registry to its first answer.
     pub readiness: f64,
     /// Priming each freshly (re)started server, its client container
     /// included: time spent on calls that are never measured.
