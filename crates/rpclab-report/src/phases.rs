@@ -53,6 +53,24 @@ pub fn render(phases: &Phases) -> String {
     md
 }
 
+/// The phases in one line for the terminal, those that took a second or
+/// more, in the order of a run: `where the time went: build 1 min 02 s
+/// (7 %), readiness 40.0 s (4 %), ...`.
+pub fn line(phases: &Phases) -> String {
+    let parts: Vec<String> = (phases.rows().into_iter())
+        .filter(|(_, seconds)| *seconds >= 1.0)
+        .map(|(phase, seconds)| {
+            format!(
+                "{} {} ({:.0} %)",
+                phase.key().replace('_', " "),
+                duration(seconds),
+                100.0 * phases.share(seconds)
+            )
+        })
+        .collect();
+    format!("where the time went: {}", parts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +101,19 @@ mod tests {
         assert!(md.contains("| other | 30.0 | 25.0 % |"), "{md}");
         assert!(md.contains("| **wall** | 120.0 | 100 % |"), "{md}");
         assert!(md.contains("The run took 2 min 00 s in all."), "{md}");
+    }
+
+    #[test]
+    fn the_terminal_line_names_the_phases_that_took_a_second() {
+        let mut p = Phases::default();
+        p.add(Phase::Build, Duration::from_secs(62));
+        p.add(Phase::ClientOverhead, Duration::from_secs(30));
+        p.add(Phase::Teardown, Duration::from_millis(200));
+        let p = p.closed(Duration::from_secs(100));
+        assert_eq!(
+            line(&p),
+            "where the time went: build 1 min 02 s (62 %), client overhead 30.0 s (30 %), other 7.8 s (8 %)"
+        );
     }
 
     #[test]
