@@ -236,9 +236,26 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         );
         assert!(figures["loopback_round_trips_per_s"].as_float().unwrap() > 0.0);
     }
-    assert!(std::fs::read_to_string(snap.join("summary.md"))
-        .unwrap()
-        .contains("order-echo"));
+    // Where the time went: every phase, none negative, adding up to the
+    // wall (structure only, never how long a phase took).
+    let phases = manifest["phases"].as_table().expect("[phases]");
+    let keys = rpclab_model::phases::Phase::ALL.map(|p| p.key());
+    let sum: f64 = keys
+        .iter()
+        .map(|k| {
+            let s = phases[*k]
+                .as_float()
+                .unwrap_or_else(|| panic!("{k}: {phases:?}"));
+            assert!(s >= 0.0, "{k}: {phases:?}");
+            s
+        })
+        .sum();
+    let wall = phases["wall"].as_float().unwrap();
+    assert!((sum - wall).abs() <= 1e-6 * wall.max(1.0), "{phases:?}");
+    assert!(phases["windows"].as_float().unwrap() > 0.0, "{phases:?}");
+    let summary = std::fs::read_to_string(snap.join("summary.md")).unwrap();
+    assert!(summary.contains("order-echo"));
+    assert!(summary.contains("## Where the time went"), "{summary}");
     // The snapshot's page and charts are written with it.
     let page = std::fs::read_to_string(snap.join("report.html")).unwrap_or_default();
     assert!(

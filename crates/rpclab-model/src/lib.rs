@@ -17,8 +17,8 @@
 //! [`threshold`]s that fail a run (`p99<2ms`), judged on the client's
 //! window or on each cell of a snapshot, with their [`breach`]es as a
 //! snapshot keeps them, a [`capacity`] search under an SLO as a
-//! snapshot keeps it, and the one rule of which side was a cell's
-//! [`limit`].
+//! snapshot keeps it, the one rule of which side was a cell's
+//! [`limit`], and where a run's wall time went, by [`phases`].
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
@@ -27,6 +27,7 @@ pub mod capacity;
 pub mod contract;
 pub mod limit;
 pub mod manifest;
+pub mod phases;
 pub mod plan;
 pub mod result;
 pub mod spec;

@@ -113,6 +113,15 @@ pub struct RunManifest {
     /// reproduce` (absent then, and before searches existed, 2026-12-05).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<crate::capacity::Asked>,
+    /// Where the run's wall time went, by phase (build, calibration,
+    /// start, readiness, priming, warm-up, windows, cool-down, the
+    /// client's containers, teardown, the rest), written when the run
+    /// closes; a resumed run's is the sum of its invocations'. Default:
+    /// none, in a run that has not closed yet (or was killed before it
+    /// could) and in the snapshots written before it was measured
+    /// (2026-12-06).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::phases::Phases>,
     /// The lab definition as run (`compose/*.toml` with its profiles), as
     /// the orchestrator's `LabDef` serialised it.
     pub lab: toml::Table,
@@ -427,6 +436,7 @@ mod tests {
         );
         assert_eq!(m.client_build, None);
         assert!(m.hosts.is_empty() && m.lab_confinement.is_empty());
+        assert_eq!(m.phases, None);
         assert!(m
             .servers
             .iter()
@@ -557,6 +567,13 @@ mod tests {
                 budget: 12,
                 start_rate: None,
                 min_rate: 1,
+            }),
+            phases: Some(crate::phases::Phases {
+                build: 60.5,
+                windows: 120.0,
+                other: 2.25,
+                wall: 182.75,
+                ..crate::phases::Phases::default()
             }),
             lab,
         }

@@ -15,6 +15,7 @@
 //! * [`compare`]: two snapshots side by side, noise-aware, with
 //!   [`pair_order`] (two lab runs: the pairs of servers each decided) and
 //!   [`repeatability`] (two reproductions: their verdicts);
+//! * [`phases`]: where a run's wall time went, by phase;
 //! * [`export`]: the figures for continuous-benchmarking tools (BMF,
 //!   github-action-benchmark, CSV, JSON);
 //! * [`format`]: number and name formatting they share;
@@ -40,6 +41,7 @@ pub mod format;
 pub mod html;
 pub mod index;
 pub mod pair_order;
+pub mod phases;
 pub mod repeatability;
 pub mod reproduction;
 pub mod snapshot;
@@ -91,8 +93,9 @@ pub fn write_all(
 
 /// `summary.md`: whether the run is complete (and, from its `manifest`,
 /// why it stopped and when it was resumed), its errors, the tables the
-/// terminal showed (in Markdown), and a reproduction's `comparison`
-/// ([`reproduction::of`] the results).
+/// terminal showed (in Markdown), a reproduction's `comparison`
+/// ([`reproduction::of`] the results), a capacity search, and where the
+/// run's time went (the manifest's `[phases]`, when it has them).
 pub fn summary_md(
     name: &str,
     results: &Results,
@@ -129,6 +132,10 @@ pub fn summary_md(
         md.push('\n');
         md.push_str(&capacity::render(search, true));
     }
+    if let Some(spent) = manifest.and_then(|m| m.phases.as_ref()) {
+        md.push('\n');
+        md.push_str(&phases::render(spent));
+    }
     md
 }
 
@@ -153,5 +160,29 @@ mod tests {
             "Stopped at 2026-12-05T07:00:00Z: the Docker engine at unix:///var/run/docker.sock stopped answering"
         ));
         assert!(md.contains("Resumed (`--resume`) at 2026-12-05T07:05:00Z."));
+    }
+
+    #[test]
+    fn the_summary_says_where_the_time_went_when_the_manifest_does() {
+        let text = std::fs::read_to_string(fixture::results_json()).unwrap();
+        let results: Results = serde_json::from_str(&text).unwrap();
+        let mut setup =
+            snapshot::read_manifest(&fixture::committed("20261129T235428Z-vm-c20a70e")).unwrap();
+        assert!(
+            !summary_md("fixture", &results, Some(&setup), None).contains("Where the time went")
+        );
+        let mut spent = rpclab_model::phases::Phases::default();
+        spent.add(
+            rpclab_model::phases::Phase::Build,
+            std::time::Duration::from_secs(90),
+        );
+        setup.phases = Some(spent.closed(std::time::Duration::from_secs(900)));
+        let md = summary_md("fixture", &results, Some(&setup), None);
+        assert!(md.contains("## Where the time went"), "{md}");
+        assert!(
+            md.contains("| build (images, client) | 90.0 | 10.0 % |"),
+            "{md}"
+        );
+        assert!(md.contains("| **wall** | 900.0 | 100 % |"), "{md}");
     }
 }

@@ -96,12 +96,8 @@ fn shell_word(word: &str) -> Cow<'_, str> {
 /// own errors are [`RunOutcome::into_result`]'s.
 pub fn publish(run: &RunOutcome) -> Result<()> {
     let name = rpclab_report::snapshot::name_of(&run.snapshot);
-    rpclab_report::write_all(
-        &run.snapshot,
-        &name,
-        &run.results,
-        &rpclab_report::snapshot::read_manifest(&run.snapshot),
-    )?;
+    let setup = rpclab_report::snapshot::read_manifest(&run.snapshot);
+    rpclab_report::write_all(&run.snapshot, &name, &run.results, &setup)?;
     println!(
         "{}",
         rpclab_report::tables::render(&run.results, false, None)
@@ -126,6 +122,14 @@ pub fn publish(run: &RunOutcome) -> Result<()> {
         took / 60,
         took % 60
     );
+    if let Some((phases, resumed)) = setup
+        .ok()
+        .and_then(|m| Some((m.phases?, !m.resumed_utc.is_empty())))
+    {
+        // A resumed snapshot's phases are every invocation's.
+        let whose = if resumed { " (every invocation)" } else { "" };
+        eprintln!("{}{whose}", rpclab_report::phases::line(&phases));
+    }
     if run.scratch {
         eprintln!(
             "{} is a scratch folder (profile `{}`): nothing under {}/ changed; \

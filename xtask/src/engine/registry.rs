@@ -34,8 +34,10 @@ impl RunningRegistry {
     }
 }
 
-/// Starts the registry `kind` (nothing for `none`) and waits until it answers.
-pub async fn start(
+/// Starts the registry `kind` (nothing for `none`), until its container
+/// runs; [`ready`] then waits until it answers (two steps, so that a run
+/// can tell a container's start from ZooKeeper's).
+pub async fn launch(
     engine: &Engine,
     kind: Registry,
     run_id: &str,
@@ -65,7 +67,12 @@ pub async fn start(
             network,
         })
         .await?;
-    let registry = RunningRegistry { id, kind };
+    Ok(Some(RunningRegistry { id, kind }))
+}
+
+/// Waits until the registry [`launch`] started answers a real request;
+/// one that does not is removed.
+pub async fn ready(engine: &Engine, registry: &RunningRegistry, network: &Network) -> Result<()> {
     let ready = match network {
         Network::Host => wait_zookeeper(engine, &registry.id).await,
         _ => wait_zookeeper_inside(engine, &registry.id).await,
@@ -74,7 +81,7 @@ pub async fn start(
         let _ = engine.remove(&registry.id).await;
         return Err(e);
     }
-    Ok(Some(registry))
+    Ok(())
 }
 
 async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {

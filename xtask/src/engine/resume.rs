@@ -167,6 +167,13 @@ impl Interrupted {
         self.manifest.resumed_utc.clone()
     }
 
+    /// Where its earlier invocations' time went, as they recorded it when
+    /// they closed (none: a run killed before it could, or one made before
+    /// phases were measured).
+    pub fn phases(&self) -> Option<rpclab_model::phases::Phases> {
+        self.manifest.phases.clone()
+    }
+
     /// The seed of its rounds' order, when it ran in rounds.
     pub fn rounds_seed(&self) -> Option<u64> {
         self.manifest.rounds_seed

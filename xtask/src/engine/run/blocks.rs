@@ -64,7 +64,7 @@ impl RunContext<'_> {
                 idle: &[],
             };
             let result = self.measure_server(planned, &running, record).await;
-            self.engine.remove(&server).await?;
+            self.remove_server(&server).await?;
             result
         }
         .await;
@@ -109,7 +109,7 @@ impl RunContext<'_> {
             if served && cell.repetition > 1 && self.prepared.profile.restart_between_repetitions {
                 // A cold JVM for every repetition: the spread then
                 // includes start-up and JIT effects.
-                self.engine.restart(server).await?;
+                self.restart_server(server).await?;
                 self.wait_ready(m, v, server, m.port).await?;
                 starts += 1;
                 primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;

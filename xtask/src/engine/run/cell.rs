@@ -13,9 +13,11 @@ use crate::engine::plan;
 use crate::store::snapshot::Snapshot;
 use anyhow::Result;
 use rpclab_model::limit;
+use rpclab_model::phases::{ClientTimes, Phase};
 use rpclab_model::result::{Cell, ClientReport, Cost, HostLoad, Priming};
 use rpclab_model::spec::CellSpec;
 use std::path::Path;
+use std::time::Instant;
 
 /// Where a cell sits: the server variant, the scenario and level, the
 /// repetition (or round), and whether the JVM serving it is still cold
@@ -80,6 +82,7 @@ impl RunContext<'_> {
             "{} {} · {} · level {level} · rep {repetition}",
             m.name, v.name, scenario.name
         );
+        let began = Instant::now();
         let ClientRun {
             report,
             server_cost,
@@ -103,6 +106,9 @@ impl RunContext<'_> {
             },
         )
         .await?;
+        // A cell whose client failed has no report: its time stays in
+        // `other`.
+        self.cell_took(began.elapsed(), client_times(&report, &spec));
         let costs = Costs {
             server: server_cost,
             registry: registry_cost,
@@ -116,6 +122,20 @@ impl RunContext<'_> {
         Ok(cell)
     }
 
+    /// [`RunContext::prime_now`], its time (the client's container
+    /// included) counted as priming.
+    pub async fn prime(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        port: u16,
+        snapshot: &Snapshot,
+        start: u32,
+    ) -> Result<Option<Priming>> {
+        let priming = self.prime_now(m, v, port, snapshot, start);
+        self.timed(Phase::Priming, priming).await
+    }
+
     /// Primes a freshly (re)started server, when the profile says so: the
     /// first scenario it can carry, at that scenario's highest level, warmed
     /// up by the profile's rule from `prime_s` to the cold limit. Its files
@@ -124,7 +144,7 @@ impl RunContext<'_> {
     /// is primed (a timeout under its first load) are counted there, not
     /// held against the cells: the readiness probe already showed that the
     /// server answers correctly.
-    pub async fn prime(
+    async fn prime_now(
         &self,
         m: &Manifest,
         v: &Variant,
@@ -221,6 +241,17 @@ impl RunContext<'_> {
             network: self.network(),
             files: None,
         }
+    }
+}
+
+/// What the client of a cell said it spent: its warm-up and window as it
+/// reported them, and the cool-down its spec asked (which the client sleeps
+/// after the window, whatever the load).
+pub fn client_times(report: &ClientReport, spec: &CellSpec) -> ClientTimes {
+    ClientTimes {
+        warmup_s: report.warmup.as_ref().map_or(0.0, |w| w.seconds),
+        window_s: report.duration_s,
+        cooldown_s: spec.cooldown_s,
     }
 }
 
@@ -426,6 +457,28 @@ mod tests {
             (true, None, None)
         );
         assert_eq!(line("x", &c), "  x: 200 calls/s, p99 1.500 ms, 2 failed");
+    }
+
+    #[test]
+    fn a_cells_times_are_the_clients_warm_up_and_window_and_the_specs_cool_down() {
+        let spec: CellSpec = serde_json::from_value(serde_json::json!({
+            "protocol": "thrift",
+            "target": "127.0.0.1:9090",
+            "operation": "order-echo",
+            "load": report(0.3).load,
+            "cooldown_s": 2.0,
+        }))
+        .unwrap();
+        let mut r = report(0.3);
+        r.warmup.as_mut().unwrap().seconds = 7.5;
+        let times = client_times(&r, &spec);
+        assert_eq!(
+            (times.warmup_s, times.window_s, times.cooldown_s),
+            (7.5, 5.0, 2.0)
+        );
+        // A cell that counts connection set-up has no warm-up.
+        r.warmup = None;
+        assert_eq!(client_times(&r, &spec).warmup_s, 0.0);
     }
 
     #[test]

@@ -11,15 +11,19 @@ use crate::basics::role::Role;
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::docker::{Engine, Network};
 use crate::engine::engines::{self, Engines};
+use crate::engine::images::Builder;
 use crate::engine::netns::{self, NetworkChoice};
 use crate::engine::outage::Outage;
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::resume::Interrupted;
 use anyhow::{bail, Result};
 use rpclab_model::manifest::{HostRecord, ServerRecord};
+use rpclab_model::phases::{ClientTimes, Phase, Phases};
 use rpclab_model::result::Calibration;
+use std::future::Future;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 /// What the parts of a run share: its definition as run, its engines and
 /// CPU sets, and what it learns once (the progress bar's total, the
@@ -54,6 +58,10 @@ pub struct RunContext<'a> {
     /// The network the run's containers join, once its holder is up
     /// (after the images are built).
     pub network: OnceLock<Network>,
+    /// Where this invocation's time went so far, by phase: each span the
+    /// orchestrator awaits is added once it ends (never on the client's
+    /// path: the client is in its own container and process).
+    pub phases: Mutex<Phases>,
 }
 
 impl RunContext<'_> {
@@ -67,6 +75,34 @@ impl RunContext<'_> {
         if let Some(bar) = self.bar.get() {
             bar.cell_done();
         }
+    }
+
+    /// Adds `took` to `phase` of this invocation's time.
+    pub fn spent(&self, phase: Phase, took: Duration) {
+        let mut phases = self.phases.lock().unwrap_or_else(PoisonError::into_inner);
+        phases.add(phase, took);
+    }
+
+    /// Awaits `work`, its time added to `phase` whether it succeeds or not.
+    pub async fn timed<T>(&self, phase: Phase, work: impl Future<Output = T>) -> T {
+        let began = Instant::now();
+        let done = work.await;
+        self.spent(phase, began.elapsed());
+        done
+    }
+
+    /// Adds a cell whose client ran for `wall` and reported `client`: its
+    /// warm-up, window and cool-down, the rest the client's container.
+    pub fn cell_took(&self, wall: Duration, client: ClientTimes) {
+        let mut phases = self.phases.lock().unwrap_or_else(PoisonError::into_inner);
+        phases.add_cell(wall, client);
+    }
+
+    /// This invocation's time by phase, closed by its `wall` time (the
+    /// rest is `other`).
+    pub fn phases_of(&self, wall: Duration) -> Phases {
+        let phases = self.phases.lock().unwrap_or_else(PoisonError::into_inner);
+        phases.clone().closed(wall)
     }
 
     /// Plans the run, builds and calibrates, then measures the plan: in
@@ -101,13 +137,17 @@ impl RunContext<'_> {
             Box::pin(self.build_and_calibrate(selected, runnable, record))
         })
         .await??;
-        let network = netns::open(
-            self.engine,
-            self.network_choice,
-            self.run_id,
-            &self.prepared.split.client,
-        )
-        .await?;
+        let network = self
+            .timed(
+                Phase::Start,
+                netns::open(
+                    self.engine,
+                    self.network_choice,
+                    self.run_id,
+                    &self.prepared.split.client,
+                ),
+            )
+            .await?;
         let _ = self.network.set(network);
         if runnable.is_empty() {
             bail!(none_can_run(&record.manifest().servers));
@@ -138,13 +178,31 @@ impl RunContext<'_> {
 
     /// Builds every image the run needs on each engine (a build error
     /// should not come after an hour of measuring), then calibrates the
-    /// host and describes each engine's machine, into the manifest.
+    /// host and describes each engine's machine, into the manifest; each
+    /// part's time to its phase, failed or not.
     async fn build_and_calibrate(
         &self,
         selected: &[&Manifest],
         runnable: &[Planned<'_>],
         record: &mut Record,
     ) -> Result<()> {
+        let builders = self
+            .timed(Phase::Build, self.build(selected, runnable, record))
+            .await?;
+        self.timed(Phase::Calibration, self.calibrate_hosts(&builders, record))
+            .await
+    }
+
+    /// Builds the images of `selected` on every engine that runs them, and
+    /// the static client with its image on each: the builders, each with
+    /// its engine's roles. The server images of `runnable` go into the
+    /// manifest.
+    async fn build(
+        &self,
+        selected: &[&Manifest],
+        runnable: &[Planned<'_>],
+        record: &mut Record,
+    ) -> Result<Vec<(Builder<'_>, Vec<Role>)>> {
         // The client compiles in the background while the images build.
         let client_build = host::StaticBuild::start(self.root, self.prepared.profile.client_build)?;
         // Every image is built on each engine that runs it (docs/multi-host.md,
@@ -173,9 +231,19 @@ impl RunContext<'_> {
         for (builder, _) in &mut builders {
             builder.client(&binary).await?;
         }
+        Ok(builders)
+    }
+
+    /// Calibrates the host and describes each machine of `builders`, into
+    /// the manifest (which a resumed run's images must match first).
+    async fn calibrate_hosts(
+        &self,
+        builders: &[(Builder<'_>, Vec<Role>)],
+        record: &mut Record,
+    ) -> Result<()> {
         let calibration = self.calibrate().await?;
         let mut hosts: Vec<HostRecord> = Vec::new();
-        for (builder, roles) in &builders {
+        for (builder, roles) in builders {
             hosts.push(self.describe(builder, roles, &calibration).await?);
         }
         let client_clock = hosts
@@ -234,7 +302,7 @@ impl RunContext<'_> {
     /// and the images it built.
     async fn describe(
         &self,
-        builder: &crate::engine::images::Builder<'_>,
+        builder: &Builder<'_>,
         roles: &[Role],
         calibration: &Calibration,
     ) -> Result<HostRecord> {

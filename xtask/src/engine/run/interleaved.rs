@@ -167,7 +167,7 @@ impl RunContext<'_> {
                 }
             }
             for l in &live {
-                self.engine.remove(&l.id).await?;
+                self.remove_server(&l.id).await?;
             }
         }
         Ok(())
@@ -315,7 +315,7 @@ impl RunContext<'_> {
                 alive: true,
             }),
             Err(e) => {
-                let _ = self.engine.remove(&id).await;
+                let _ = self.remove_server(&id).await;
                 Err(e)
             }
         }

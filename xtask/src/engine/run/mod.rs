@@ -46,9 +46,10 @@ use anyhow::{anyhow, bail, Result};
 use context::RunContext;
 use record::{Opening, Record};
 use rpclab_model::manifest::ServerRecord;
+use rpclab_model::phases::Phase;
 use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a run that got as far as creating its snapshot returns, whether it
 /// finished, stopped early or finished with errors: the results are those
@@ -106,6 +107,8 @@ pub async fn run(root: &Path, opts: RunOptions) -> Result<RunOutcome> {
 /// measured and no snapshot (or only its manifest) was written; a run that
 /// stopped later returns its outcome with `stopped` set.
 pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutcome> {
+    // The wall time of `[phases]`: this invocation's, from its start.
+    let invoked = Instant::now();
     let outside = prepare::outside(&lab, &opts);
     let manifests = crate::definitions::manifest::load_with(root, &outside)?;
     // Everything the command line asks is checked before anything starts:
@@ -182,14 +185,15 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         bar: std::sync::OnceLock::new(),
         client_clock_offset_s: std::sync::OnceLock::new(),
         network: std::sync::OnceLock::new(),
+        phases: std::sync::Mutex::default(),
     };
-    let run_started = std::time::Instant::now();
+    let run_started = Instant::now();
     let outcome = tokio::select! {
         r = ctx.run_all(&mut record) => r,
         _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted (Ctrl-C)")),
     };
     // Whatever happened, no container of this run survives it, on any engine.
-    let removed = scope.close().await;
+    let removed = ctx.timed(Phase::Teardown, scope.close()).await;
     if let Some(bar) = ctx.bar.get() {
         bar.finish();
     }
@@ -202,7 +206,8 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         }
         other => other,
     };
-    let (snapshot, manifest) = record.close(&outcome, &opts.thresholds)?;
+    let spent = ctx.phases_of(invoked.elapsed());
+    let (snapshot, manifest) = record.close(&outcome, &opts.thresholds, spent)?;
     Ok(RunOutcome {
         snapshot: snapshot.dir,
         results_dir: place.results_dir,

@@ -20,6 +20,7 @@ use anyhow::{Context, Result};
 use rpclab_model::manifest::{
     CpuPinning, HostInfo, HostRecord, RunManifest, ServerRecord, Stopped,
 };
+use rpclab_model::phases::Phases;
 use rpclab_model::result::Calibration;
 use rpclab_model::threshold::ThresholdCheck;
 use std::collections::BTreeMap;
@@ -76,6 +77,9 @@ pub fn opening(prepared: &Prepared<'_>, opts: &RunOptions, o: Opening<'_>) -> Re
         host_load: None,
         stopped: None,
         capacity: opts.capacity.clone(),
+        // A resumed run keeps its earlier invocations' time until it
+        // closes, which adds its own ([`Record::close`]).
+        phases: o.resuming.and_then(Interrupted::phases),
         // A resumed run in rounds replays the interrupted run's orders.
         rounds_seed: prepared.profile.rounds.map(|_| {
             o.resuming
@@ -118,6 +122,9 @@ pub struct Record {
     manifest: RunManifest,
     /// A resumed snapshot's manifest, not to be rewritten yet.
     held: bool,
+    /// The time its earlier invocations recorded, when it resumes a
+    /// snapshot ([`RunManifest::phases`] as it opened).
+    earlier: Option<Phases>,
 }
 
 impl Record {
@@ -126,6 +133,7 @@ impl Record {
     pub fn open(snapshot: Snapshot, manifest: RunManifest, resumed: bool) -> Result<Record> {
         let record = Record {
             snapshot,
+            earlier: manifest.phases.clone(),
             manifest,
             held: resumed,
         };
@@ -191,14 +199,16 @@ impl Record {
         self.snapshot.error(format!("{server}/{variant}: {e:#}"))
     }
 
-    /// The end of the run, however it ended (`outcome`): its error and the
-    /// host's load over every window, the manifest written a last time
-    /// (a resumed one too), every cell judged by `thresholds`, and the
-    /// results marked complete or not.
+    /// The end of the run, however it ended (`outcome`): its error, the
+    /// host's load over every window and where its time went (`spent`, this
+    /// invocation's, added to the earlier invocations' of a resumed run),
+    /// the manifest written a last time (a resumed one too), every cell
+    /// judged by `thresholds`, and the results marked complete or not.
     pub fn close(
         mut self,
         outcome: &Result<()>,
         thresholds: &[rpclab_model::threshold::Threshold],
+        spent: Phases,
     ) -> Result<(Snapshot, RunManifest)> {
         if let Err(e) = outcome {
             self.snapshot.error(format!("{e:#}"))?;
@@ -212,6 +222,7 @@ impl Record {
                 );
             }
         }
+        self.manifest.phases = Some(total(self.earlier.as_ref(), spent));
         self.manifest.stopped = outcome.as_ref().err().map(|e| Stopped {
             utc: utc(time::OffsetDateTime::now_utc()),
             why: format!("{e:#}"),
@@ -234,5 +245,39 @@ impl Record {
             return Ok(());
         }
         self.snapshot.write_manifest(&self.manifest)
+    }
+}
+
+/// A run's time by phase: this invocation's (`spent`), added to what its
+/// earlier invocations recorded when it resumes a snapshot that has some.
+/// An invocation killed before it closed recorded nothing: its time is
+/// lost, not guessed.
+fn total(earlier: Option<&Phases>, spent: Phases) -> Phases {
+    match earlier {
+        Some(earlier) => earlier.plus(&spent),
+        None => spent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpclab_model::phases::Phase;
+    use std::time::Duration;
+
+    fn invocation(build_s: u64, wall_s: u64) -> Phases {
+        let mut p = Phases::default();
+        p.add(Phase::Build, Duration::from_secs(build_s));
+        p.closed(Duration::from_secs(wall_s))
+    }
+
+    #[test]
+    fn a_resumed_run_adds_its_time_to_the_recorded_and_a_new_one_is_its_own() {
+        let first = invocation(60, 100);
+        let second = invocation(5, 40);
+        let resumed = total(Some(&first), second.clone());
+        assert_eq!((resumed.build, resumed.wall), (65.0, 140.0));
+        assert_eq!(resumed.other, first.other + second.other);
+        assert_eq!(total(None, second.clone()), second);
     }
 }

@@ -17,6 +17,7 @@ use crate::engine::outage::AfterFailure;
 use crate::engine::readiness;
 use crate::engine::registry::{self, RunningRegistry};
 use anyhow::{bail, Result};
+use rpclab_model::phases::Phase;
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
@@ -134,29 +135,51 @@ impl RunContext<'_> {
     }
 
     /// Starts a registry of `kind` (none for [`Registry::None`]) on the
-    /// registry's engine and CPUs, for `server` (its name's part).
+    /// registry's engine and CPUs, for `server` (its name's part), and
+    /// waits until it answers: its container's start counted as `start`,
+    /// the wait as `readiness`.
     pub async fn start_registry(
         &self,
         kind: Registry,
         server: &str,
     ) -> Result<Option<RunningRegistry>> {
-        registry::start(
-            &self.engines.registry,
+        let engine = &self.engines.registry;
+        let launched = registry::launch(
+            engine,
             kind,
             self.run_id,
             &self.prepared.split.registry,
             server,
             self.network(),
-        )
-        .await
+        );
+        let started = self.timed(Phase::Start, launched).await?;
+        if let Some(r) = &started {
+            let answers = registry::ready(engine, r, self.network());
+            self.timed(Phase::Readiness, answers).await?;
+        }
+        Ok(started)
     }
 
     /// Removes the registry [`RunContext::start_registry`] started.
     pub async fn remove_registry(&self, registry: Option<RunningRegistry>) -> Result<()> {
         match registry {
-            Some(r) => self.engines.registry.remove(&r.id).await,
+            Some(r) => {
+                self.timed(Phase::Teardown, self.engines.registry.remove(&r.id))
+                    .await
+            }
             None => Ok(()),
         }
+    }
+
+    /// Stops and removes the server container `id`.
+    pub async fn remove_server(&self, id: &str) -> Result<()> {
+        self.timed(Phase::Teardown, self.engine.remove(id)).await
+    }
+
+    /// Restarts the server container `id` (a cold JVM for the next
+    /// repetition): stopped and started again, until its container runs.
+    pub async fn restart_server(&self, id: &str) -> Result<()> {
+        self.timed(Phase::Start, self.engine.restart(id)).await
     }
 
     /// Starts a server variant listening on `port`, pinned to the server's
@@ -184,21 +207,22 @@ impl RunContext<'_> {
             self.engines.roles.bind,
             &self.prepared.split.server
         );
-        self.engine
-            .start(ContainerSpec {
-                name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
-                image: &m.image(v),
-                role: Role::Server.into(),
-                run_id: self.run_id,
-                env,
-                entrypoint: None,
-                cmd: None,
-                cpuset: &self.prepared.split.server,
-                binds: Vec::new(),
-                confinement: &crate::basics::confine::server(&m.confinement, &m.jvm_flags)?,
-                network: self.network(),
-            })
-            .await
+        let image = m.image(v);
+        let confinement = crate::basics::confine::server(&m.confinement, &m.jvm_flags)?;
+        let started = self.engine.start(ContainerSpec {
+            name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
+            image: &image,
+            role: Role::Server.into(),
+            run_id: self.run_id,
+            env,
+            entrypoint: None,
+            cmd: None,
+            cpuset: &self.prepared.split.server,
+            binds: Vec::new(),
+            confinement: &confinement,
+            network: self.network(),
+        });
+        self.timed(Phase::Start, started).await
     }
 
     /// Waits until the server in container `id` answers a verified call on `port`.
@@ -221,7 +245,7 @@ impl RunContext<'_> {
             )
         );
         let name = format!("server {}", m.name);
-        readiness::wait(
+        let ready = readiness::wait(
             self.engine,
             readiness::Probe {
                 name: &name,
@@ -238,8 +262,8 @@ impl RunContext<'_> {
                 call: call.as_deref(),
                 files: files_of(m, v).filter(|_| !here),
             },
-        )
-        .await
+        );
+        self.timed(Phase::Readiness, ready).await
     }
 
     /// Err with what the server in container `id` left, when it exited
