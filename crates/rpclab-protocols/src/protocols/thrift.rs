@@ -63,7 +63,7 @@ mod scan;
 mod generated;
 
 pub use self::link::MAX_MESSAGE;
-pub use self::scan::Wire;
+pub use self::scan::Encoding;
 
 use self::link::Link;
 use self::scan::{Scan, EXCEPTION, REPLY};
@@ -83,35 +83,35 @@ use {crate::exchange::Received, tokio::io::AsyncRead};
 
 /// How messages are delimited on the socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transport {
+pub enum Framing {
     /// `TFramedTransport`: each message preceded by its length.
     Framed,
     /// `TBufferedTransport`: messages back to back.
     Buffered,
 }
 
-/// The Thrift protocol, with its transport and wire protocol.
+/// The Thrift protocol, with its framing and encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thrift {
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
 }
 
 impl Thrift {
-    pub fn transport(&self) -> Transport {
-        self.transport
+    pub fn framing(&self) -> Framing {
+        self.framing
     }
 
-    pub fn wire(&self) -> Wire {
-        self.wire
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
     }
 }
 
 impl Default for Thrift {
     fn default() -> Self {
         Thrift {
-            transport: Transport::Framed,
-            wire: Wire::Binary,
+            framing: Framing::Framed,
+            encoding: Encoding::Binary,
         }
     }
 }
@@ -130,16 +130,16 @@ impl Protocol for Thrift {
         check_options(Self::NAME, options, &["transport", "protocol"])?;
         let mut thrift = Thrift::default();
         if let Some(value) = options.get("transport") {
-            thrift.transport = match value.as_str() {
-                "framed" => Transport::Framed,
-                "buffered" => Transport::Buffered,
+            thrift.framing = match value.as_str() {
+                "framed" => Framing::Framed,
+                "buffered" => Framing::Buffered,
                 other => return Err(bad_option("transport", other, "`framed` or `buffered`")),
             };
         }
         if let Some(value) = options.get("protocol") {
-            thrift.wire = match value.as_str() {
-                "binary" => Wire::Binary,
-                "compact" => Wire::Compact,
+            thrift.encoding = match value.as_str() {
+                "binary" => Encoding::Binary,
+                "compact" => Encoding::Compact,
                 other => return Err(bad_option("protocol", other, "`binary` or `compact`")),
             };
         }
@@ -153,14 +153,14 @@ impl Protocol for Thrift {
     ) -> Result<ThriftConnection, CallError> {
         Ok(ThriftConnection {
             link: Link::open(target, counter).await?,
-            transport: self.transport,
-            wire: self.wire,
+            framing: self.framing,
+            encoding: self.encoding,
         })
     }
 
     /// A Thrift connection is a plain TCP stream of requests and replies.
     fn exchange(&self, call: &Call) -> Result<Option<ThriftExchange>, CallError> {
-        ThriftExchange::new(self.transport, self.wire, call).map(Some)
+        ThriftExchange::new(self.framing, self.encoding, call).map(Some)
     }
 }
 
@@ -174,8 +174,8 @@ fn bad_option(key: &str, value: &str, accepted: &str) -> CallError {
 #[derive(Debug)]
 pub struct ThriftConnection {
     link: Link<ThriftExchange>,
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
 }
 
 impl ReferenceExchange for ThriftConnection {
@@ -185,7 +185,7 @@ impl ReferenceExchange for ThriftConnection {
         self.link
             .exchange(|slot| {
                 if !slot.as_ref().is_some_and(|prepared| prepared.is_for(call)) {
-                    *slot = Some(ThriftExchange::new(self.transport, self.wire, call)?);
+                    *slot = Some(ThriftExchange::new(self.framing, self.encoding, call)?);
                 }
                 Ok(slot.as_mut().expect("prepared just now"))
             })
@@ -229,8 +229,8 @@ fn wrong_kind(kind: u8) -> CallError {
 /// a varint, so its header is not patched in place but written again).
 #[derive(Debug)]
 pub struct ThriftExchange {
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     method: Method,
     call: Call,
     /// The message identifier of the next request (its sequence id).
@@ -245,16 +245,16 @@ impl ThriftExchange {
     /// Once per connection and call: out of line.
     #[cold]
     #[inline(never)]
-    fn new(transport: Transport, wire: Wire, call: &Call) -> Result<ThriftExchange, CallError> {
+    fn new(framing: Framing, encoding: Encoding, call: &Call) -> Result<ThriftExchange, CallError> {
         let method = Method::of(call)?;
         let ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
         let mut whole = Vec::new();
-        encode_message(&mut whole, Transport::Buffered, wire, &ident, &call.argument)?;
+        encode_message(&mut whole, Framing::Buffered, encoding, &ident, &call.argument)?;
         let mut header = Vec::new();
-        write_header(&mut header, wire, &ident)?;
+        write_header(&mut header, encoding, &ident)?;
         Ok(ThriftExchange {
-            transport,
-            wire,
+            framing,
+            encoding,
             method,
             call: call.clone(),
             ident,
@@ -273,15 +273,15 @@ impl ThriftExchange {
     fn parse(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
         // A reply like the reference one is not walked again by `scan`.
         let known = self.reference.bytes();
-        let (wire, method) = (self.wire, self.method);
-        let found = reply_in(input, self.transport, wire, known, &self.ident, method.name())?;
+        let (encoding, method) = (self.encoding, self.method);
+        let found = reply_in(input, self.framing, encoding, known, &self.ident, method.name())?;
         Ok(match found {
             Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
             Parsed::Complete { consumed, outcome } => Parsed::Complete {
                 consumed,
                 outcome: outcome.and_then(|body| {
                     self.reference
-                        .reply_of(body, &self.call.expected, |b| decode_reply(b, wire, method))
+                        .reply_of(body, &self.call.expected, |b| decode_reply(b, encoding, method))
                 }),
             },
         })
@@ -296,13 +296,13 @@ impl ThriftExchange {
 /// result struct [`scan::scan`] need not walk.
 pub(crate) fn reply_in<'a>(
     input: &'a [u8],
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     known: Option<&[u8]>,
     ident: &TMessageIdentifier,
     method: &str,
 ) -> Result<Parsed<Result<&'a [u8], CallError>>, CallError> {
-    let (at, consumed, message) = match locate(input, transport, wire, known)? {
+    let (at, consumed, message) = match locate(input, framing, encoding, known)? {
         Located::Need(at_least) => return Ok(Parsed::Incomplete { at_least }),
         Located::Found(at, consumed, message) => (at, consumed, message),
     };
@@ -317,7 +317,7 @@ pub(crate) fn reply_in<'a>(
     let body = &bytes[message.body..];
     let outcome = match message.kind {
         REPLY => Ok(body),
-        EXCEPTION => Err(decode_exception(body, wire)),
+        EXCEPTION => Err(decode_exception(body, encoding)),
         other => Err(wrong_kind(other)),
     };
     Ok(Parsed::Complete { consumed, outcome })
@@ -328,7 +328,7 @@ impl Exchange for ThriftExchange {
 
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
         self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
-        encode_prepared(out, self.transport, self.wire, &self.ident, &self.args)
+        encode_prepared(out, self.framing, self.encoding, &self.ident, &self.args)
     }
 
     fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
@@ -341,10 +341,10 @@ impl Exchange for ThriftExchange {
 }
 
 /// A CALL message's header alone.
-fn write_header(out: &mut Vec<u8>, wire: Wire, ident: &TMessageIdentifier) -> Result<(), CallError> {
-    let written = match wire {
-        Wire::Binary => TBinaryOutputProtocol::new(&mut *out, true).write_message_begin(ident),
-        Wire::Compact => TCompactOutputProtocol::new(&mut *out).write_message_begin(ident),
+fn write_header(out: &mut Vec<u8>, encoding: Encoding, ident: &TMessageIdentifier) -> Result<(), CallError> {
+    let written = match encoding {
+        Encoding::Binary => TBinaryOutputProtocol::new(&mut *out, true).write_message_begin(ident),
+        Encoding::Compact => TCompactOutputProtocol::new(&mut *out).write_message_begin(ident),
     };
     written.map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))
 }
@@ -353,23 +353,23 @@ fn write_header(out: &mut Vec<u8>, wire: Wire, ident: &TMessageIdentifier) -> Re
 /// first), framed or not: the same bytes as [`encode_message`].
 pub(crate) fn encode_prepared(
     out: &mut Vec<u8>,
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     ident: &TMessageIdentifier,
     args: &[u8],
 ) -> Result<(), CallError> {
     out.clear();
-    if transport == Transport::Framed {
+    if framing == Framing::Framed {
         out.extend_from_slice(&[0; 4]);
     }
-    write_header(out, wire, ident)?;
+    write_header(out, encoding, ident)?;
     out.extend_from_slice(args);
-    set_frame_length(out, transport)
+    set_frame_length(out, framing)
 }
 
 /// Writes a framed message's length into its first 4 bytes.
-fn set_frame_length(out: &mut [u8], transport: Transport) -> Result<(), CallError> {
-    if transport == Transport::Framed {
+fn set_frame_length(out: &mut [u8], framing: Framing) -> Result<(), CallError> {
+    if framing == Framing::Framed {
         let len = i32::try_from(out.len() - 4)
             .map_err(|_| CallError::Protocol("request too large for a frame".into()))?;
         out[..4].copy_from_slice(&len.to_be_bytes());
@@ -380,25 +380,25 @@ fn set_frame_length(out: &mut [u8], transport: Transport) -> Result<(), CallErro
 /// Encodes a CALL message into `out` (cleared first), framed or not.
 fn encode_message(
     out: &mut Vec<u8>,
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     ident: &TMessageIdentifier,
     argument: &Value,
 ) -> Result<(), CallError> {
     out.clear();
-    if transport == Transport::Framed {
+    if framing == Framing::Framed {
         out.extend_from_slice(&[0; 4]);
     }
-    let encoded = match wire {
-        Wire::Binary => write_call(
+    let encoded = match encoding {
+        Encoding::Binary => write_call(
             &mut TBinaryOutputProtocol::new(&mut *out, true),
             ident,
             argument,
         ),
-        Wire::Compact => write_call(&mut TCompactOutputProtocol::new(&mut *out), ident, argument),
+        Encoding::Compact => write_call(&mut TCompactOutputProtocol::new(&mut *out), ident, argument),
     };
     encoded.map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))?;
-    set_frame_length(out, transport)
+    set_frame_length(out, framing)
 }
 
 // ---- encoding -----------------------------------------------------------
@@ -499,10 +499,10 @@ fn write_order<P: TOutputProtocol>(p: &mut P, order: &contract::Order) -> thrift
 
 /// Decodes the result struct of a REPLY (`body`: what follows the message
 /// header) into the method's return value.
-fn decode_reply(body: &[u8], wire: Wire, method: Method) -> Result<Value, CallError> {
-    let result = match wire {
-        Wire::Binary => read_result(&mut TBinaryInputProtocol::new(body, true), method),
-        Wire::Compact => read_result(&mut TCompactInputProtocol::new(body), method),
+fn decode_reply(body: &[u8], encoding: Encoding, method: Method) -> Result<Value, CallError> {
+    let result = match encoding {
+        Encoding::Binary => read_result(&mut TBinaryInputProtocol::new(body, true), method),
+        Encoding::Compact => read_result(&mut TCompactInputProtocol::new(body), method),
     };
     match result {
         Ok(Some(value)) => Ok(value),
@@ -612,12 +612,12 @@ fn protocol_error(message: String) -> thrift::Error {
 /// The `TApplicationException` of an EXCEPTION message, as a server error
 /// `"<KIND>: <message>"` with Thrift's constant names (`UNKNOWN_METHOD`,
 /// `INTERNAL_ERROR`, ...).
-fn decode_exception(body: &[u8], wire: Wire) -> CallError {
-    let decoded = match wire {
-        Wire::Binary => thrift::Error::read_application_error_from_in_protocol(
+fn decode_exception(body: &[u8], encoding: Encoding) -> CallError {
+    let decoded = match encoding {
+        Encoding::Binary => thrift::Error::read_application_error_from_in_protocol(
             &mut TBinaryInputProtocol::new(body, true),
         ),
-        Wire::Compact => thrift::Error::read_application_error_from_in_protocol(
+        Encoding::Compact => thrift::Error::read_application_error_from_in_protocol(
             &mut TCompactInputProtocol::new(body),
         ),
     };
@@ -652,12 +652,12 @@ fn kind_name(kind: ApplicationErrorKind) -> &'static str {
 async fn read_located<S: AsyncRead + Unpin>(
     input: &mut Received,
     stream: &mut S,
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     known_body: Option<&[u8]>,
 ) -> Result<(usize, usize, scan::Message), CallError> {
     loop {
-        match locate(input.available(), transport, wire, known_body)? {
+        match locate(input.available(), framing, encoding, known_body)? {
             Located::Found(at, consumed, message) => return Ok((at, consumed, message)),
             Located::Need(at_least) => link::read_more(input, stream, at_least).await?,
         }
@@ -677,12 +677,12 @@ enum Located {
 /// [`scan::scan`].
 fn locate(
     input: &[u8],
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     known_body: Option<&[u8]>,
 ) -> Result<Located, CallError> {
-    match transport {
-        Transport::Framed => {
+    match framing {
+        Framing::Framed => {
             let Some(header) = input.first_chunk::<4>() else {
                 return Ok(Located::Need(4));
             };
@@ -694,14 +694,14 @@ fn locate(
             let Some(frame) = input.get(4..4 + len) else {
                 return Ok(Located::Need(4 + len));
             };
-            match scan::scan(frame, wire, len, known_body) {
+            match scan::scan(frame, encoding, len, known_body) {
                 Ok(Scan::Complete(message)) if message.len == len => {
                     Ok(Located::Found(4, 4 + len, message))
                 }
                 other => Err(bad_frame(len, other)),
             }
         }
-        Transport::Buffered => match scan::scan(input, wire, MAX_MESSAGE, known_body) {
+        Framing::Buffered => match scan::scan(input, encoding, MAX_MESSAGE, known_body) {
             Ok(Scan::Complete(message)) => Ok(Located::Found(0, message.len, message)),
             Ok(Scan::Incomplete { at_least }) => Ok(Located::Need(at_least)),
             Err(why) => Err(malformed(why)),
@@ -800,19 +800,19 @@ mod tests {
         ))
     }
 
-    const WIRES: [Wire; 2] = [Wire::Binary, Wire::Compact];
+    const WIRES: [Encoding; 2] = [Encoding::Binary, Encoding::Compact];
 
     /// Runs the compiler's processor on an unframed request message and
     /// returns its unframed reply.
-    fn process<H: BenchSyncHandler>(handler: H, wire: Wire, request: &[u8]) -> Vec<u8> {
+    fn process<H: BenchSyncHandler>(handler: H, encoding: Encoding, request: &[u8]) -> Vec<u8> {
         let processor = BenchSyncProcessor::new(handler);
         let mut reply = Vec::new();
-        let processed = match wire {
-            Wire::Binary => processor.process(
+        let processed = match encoding {
+            Encoding::Binary => processor.process(
                 &mut TBinaryInputProtocol::new(request, true),
                 &mut TBinaryOutputProtocol::new(&mut reply, true),
             ),
-            Wire::Compact => processor.process(
+            Encoding::Compact => processor.process(
                 &mut TCompactInputProtocol::new(request),
                 &mut TCompactOutputProtocol::new(&mut reply),
             ),
@@ -821,22 +821,22 @@ mod tests {
         reply
     }
 
-    fn encode(transport: Transport, wire: Wire, call: &Call, seqid: i32) -> Vec<u8> {
+    fn encode(framing: Framing, encoding: Encoding, call: &Call, seqid: i32) -> Vec<u8> {
         let method = Method::of(call).unwrap();
         let mut ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
         ident.sequence_number = seqid;
         let mut out = vec![0xee; 3]; // junk, to check that encoding clears
-        encode_message(&mut out, transport, wire, &ident, &call.argument).unwrap();
+        encode_message(&mut out, framing, encoding, &ident, &call.argument).unwrap();
         out
     }
 
     /// Decodes a reply the way `call` does, after scanning it.
     fn decode(
-        wire: Wire,
+        encoding: Encoding,
         method: Method,
         reply: &[u8],
     ) -> (scan::Message, Result<Value, CallError>) {
-        let message = match scan::scan(reply, wire, MAX_MESSAGE, None).unwrap() {
+        let message = match scan::scan(reply, encoding, MAX_MESSAGE, None).unwrap() {
             Scan::Complete(message) => message,
             other => panic!("{other:?}"),
         };
@@ -844,8 +844,8 @@ mod tests {
         assert_eq!(&reply[message.name.clone()], method.name().as_bytes());
         let body = &reply[message.body..];
         let value = match message.kind {
-            REPLY => decode_reply(body, wire, method),
-            EXCEPTION => Err(decode_exception(body, wire)),
+            REPLY => decode_reply(body, encoding, method),
+            EXCEPTION => Err(decode_exception(body, encoding)),
             other => panic!("message type {other}"),
         };
         (message, value)
@@ -856,22 +856,22 @@ mod tests {
     /// compact protocol's varint grows with it).
     #[test]
     fn a_prepared_call_is_the_whole_encoding_for_every_sequence_id() {
-        for wire in WIRES {
-            for transport in [Transport::Framed, Transport::Buffered] {
+        for encoding in WIRES {
+            for framing in [Framing::Framed, Framing::Buffered] {
                 for op in Operation::ALL {
                     let call = op.call();
                     let method = Method::of(&call).unwrap();
-                    let prepared = ThriftExchange::new(transport, wire, &call).unwrap();
+                    let prepared = ThriftExchange::new(framing, encoding, &call).unwrap();
                     assert!(prepared.is_for(&call));
                     for seqid in [0, 1, 63, 64, 127, 128, 16_384, 70_000, i32::MAX, -1, i32::MIN] {
                         let mut ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
                         ident.sequence_number = seqid;
                         let mut out = vec![0xee; 5];
-                        encode_prepared(&mut out, transport, wire, &ident, &prepared.args).unwrap();
+                        encode_prepared(&mut out, framing, encoding, &ident, &prepared.args).unwrap();
                         assert_eq!(
                             out,
-                            encode(transport, wire, &call, seqid),
-                            "{wire:?} {transport:?} {op} seqid {seqid}"
+                            encode(framing, encoding, &call, seqid),
+                            "{encoding:?} {framing:?} {op} seqid {seqid}"
                         );
                     }
                 }
@@ -881,25 +881,25 @@ mod tests {
 
     #[test]
     fn every_operation_round_trips_through_the_compilers_code() {
-        for wire in WIRES {
+        for encoding in WIRES {
             for op in Operation::ALL {
                 let call = op.call();
-                let request = encode(Transport::Buffered, wire, &call, 41);
+                let request = encode(Framing::Buffered, encoding, &call, 41);
                 // The request is one whole message, as scan sees it.
-                match scan::scan(&request, wire, MAX_MESSAGE, None).unwrap() {
+                match scan::scan(&request, encoding, MAX_MESSAGE, None).unwrap() {
                     Scan::Complete(m) => {
                         assert_eq!(m.len, request.len());
                         assert_eq!(m.kind, scan::CALL);
                         assert_eq!(m.seqid, 41);
                     }
-                    other => panic!("{wire:?} {op}: {other:?}"),
+                    other => panic!("{encoding:?} {op}: {other:?}"),
                 }
-                let reply = process(Echo, wire, &request);
-                let (message, value) = decode(wire, Method::of(&call).unwrap(), &reply);
-                assert_eq!(message.seqid, 41, "{wire:?} {op}");
-                assert_eq!(message.kind, REPLY, "{wire:?} {op}");
-                let value = value.unwrap_or_else(|e| panic!("{wire:?} {op}: {e}"));
-                assert!(value == call.expected, "{wire:?} {op}: wrong value");
+                let reply = process(Echo, encoding, &request);
+                let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
+                assert_eq!(message.seqid, 41, "{encoding:?} {op}");
+                assert_eq!(message.kind, REPLY, "{encoding:?} {op}");
+                let value = value.unwrap_or_else(|e| panic!("{encoding:?} {op}: {e}"));
+                assert!(value == call.expected, "{encoding:?} {op}: wrong value");
             }
         }
     }
@@ -923,18 +923,18 @@ mod tests {
             thrift::OrderedFloat::from(o.amount),
             o.order_status,
         );
-        for wire in WIRES {
+        for encoding in WIRES {
             let mut sent = Vec::new();
             let empty: &[u8] = &[];
-            match wire {
-                Wire::Binary => {
+            match encoding {
+                Encoding::Binary => {
                     let mut client = BenchSyncClient::new(
                         TBinaryInputProtocol::new(empty, true),
                         TBinaryOutputProtocol::new(&mut sent, true),
                     );
                     assert!(client.echo_order(generated_order.clone()).is_err());
                 }
-                Wire::Compact => {
+                Encoding::Compact => {
                     let mut client = BenchSyncClient::new(
                         TCompactInputProtocol::new(empty),
                         TCompactOutputProtocol::new(&mut sent),
@@ -944,24 +944,24 @@ mod tests {
             }
             // The generated client numbers its first call 1.
             assert_eq!(
-                encode(Transport::Buffered, wire, &order, 1),
+                encode(Framing::Buffered, encoding, &order, 1),
                 sent,
-                "{wire:?}"
+                "{encoding:?}"
             );
         }
     }
 
     #[test]
     fn application_exceptions_are_server_errors() {
-        for wire in WIRES {
+        for encoding in WIRES {
             for op in Operation::ALL {
                 let call = op.call();
-                let reply = process(Failing, wire, &encode(Transport::Buffered, wire, &call, 5));
-                let (message, value) = decode(wire, Method::of(&call).unwrap(), &reply);
+                let reply = process(Failing, encoding, &encode(Framing::Buffered, encoding, &call, 5));
+                let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
                 assert_eq!(message.kind, EXCEPTION);
                 match value {
                     Err(CallError::Server(m)) => assert_eq!(m, "INTERNAL_ERROR: boom"),
-                    other => panic!("{wire:?} {op}: {other:?}"),
+                    other => panic!("{encoding:?} {op}: {other:?}"),
                 }
             }
         }
@@ -969,11 +969,11 @@ mod tests {
 
     #[test]
     fn framing_prefixes_the_message_length() {
-        for wire in WIRES {
+        for encoding in WIRES {
             for op in Operation::ALL {
                 let call = op.call();
-                let framed = encode(Transport::Framed, wire, &call, 9);
-                let bare = encode(Transport::Buffered, wire, &call, 9);
+                let framed = encode(Framing::Framed, encoding, &call, 9);
+                let bare = encode(Framing::Buffered, encoding, &call, 9);
                 assert_eq!(&framed[4..], &bare[..]);
                 let len = i32::from_be_bytes(framed[..4].try_into().unwrap());
                 assert_eq!(len as usize, bare.len());
@@ -989,7 +989,7 @@ mod tests {
         reply.extend_from_slice(b"echoString");
         reply.extend_from_slice(&1i32.to_be_bytes());
         reply.push(0);
-        let (_, value) = decode(Wire::Binary, Method::EchoString, &reply);
+        let (_, value) = decode(Encoding::Binary, Method::EchoString, &reply);
         assert!(
             matches!(value, Err(CallError::WrongResponse(_))),
             "{value:?}"
@@ -1001,8 +1001,8 @@ mod tests {
         assert_eq!(Thrift::new(&opts(&[])).unwrap(), Thrift::default());
         let t = Thrift::new(&opts(&[("transport", "buffered"), ("protocol", "compact")])).unwrap();
         assert_eq!(
-            (t.transport(), t.wire()),
-            (Transport::Buffered, Wire::Compact)
+            (t.framing(), t.encoding()),
+            (Framing::Buffered, Encoding::Compact)
         );
         assert_refused::<Thrift>(&[
             &[("transport", "http")],
@@ -1015,10 +1015,10 @@ mod tests {
     async fn reads_frames_and_refuses_oversized_ones() {
         let reply = process(
             Echo,
-            Wire::Binary,
+            Encoding::Binary,
             &encode(
-                Transport::Buffered,
-                Wire::Binary,
+                Framing::Buffered,
+                Encoding::Binary,
                 &Operation::Hello.call(),
                 3,
             ),
@@ -1036,8 +1036,8 @@ mod tests {
             let (at, consumed, message) = read_located(
                 &mut input,
                 &mut stream,
-                Transport::Framed,
-                Wire::Binary,
+                Framing::Framed,
+                Encoding::Binary,
                 known.as_deref(),
             )
             .await
@@ -1054,8 +1054,8 @@ mod tests {
         let result = read_located(
             &mut input,
             &mut tokio_test_reader(too_big, 1024),
-            Transport::Framed,
-            Wire::Binary,
+            Framing::Framed,
+            Encoding::Binary,
             None,
         )
         .await;
@@ -1070,8 +1070,8 @@ mod tests {
         let result = read_located(
             &mut Received::default(),
             &mut tokio_test_reader(negative, 4),
-            Transport::Framed,
-            Wire::Binary,
+            Framing::Framed,
+            Encoding::Binary,
             None,
         )
         .await;
@@ -1084,8 +1084,8 @@ mod tests {
             let result = read_located(
                 &mut Received::default(),
                 &mut tokio_test_reader(short, 64),
-                Transport::Framed,
-                Wire::Binary,
+                Framing::Framed,
+                Encoding::Binary,
                 known,
             )
             .await;
@@ -1095,9 +1095,9 @@ mod tests {
 
     #[tokio::test]
     async fn reads_unframed_messages_piece_by_piece() {
-        for wire in WIRES {
+        for encoding in WIRES {
             let call = Operation::StringEcho(contract::StringSize::K100).call();
-            let reply = process(Echo, wire, &encode(Transport::Buffered, wire, &call, 8));
+            let reply = process(Echo, encoding, &encode(Framing::Buffered, encoding, &call, 8));
             let mut bytes = reply.clone();
             bytes.extend_from_slice(&reply);
             let mut input = Received::default();
@@ -1108,15 +1108,15 @@ mod tests {
                 let (at, consumed, message) = read_located(
                     &mut input,
                     &mut stream,
-                    Transport::Buffered,
-                    wire,
+                    Framing::Buffered,
+                    encoding,
                     known.as_deref(),
                 )
                 .await
                 .unwrap();
                 assert_eq!((at, consumed), (0, reply.len()));
                 let body = &input.available()[message.body..message.len];
-                assert!(decode_reply(body, wire, Method::EchoString).unwrap() == call.expected);
+                assert!(decode_reply(body, encoding, Method::EchoString).unwrap() == call.expected);
                 known = Some(body.to_vec());
                 input.consume(consumed);
             }
@@ -1124,8 +1124,8 @@ mod tests {
             let result = read_located(
                 &mut input,
                 &mut stream,
-                Transport::Buffered,
-                wire,
+                Framing::Buffered,
+                encoding,
                 known.as_deref(),
             ).await;
             assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
@@ -1142,41 +1142,41 @@ mod tests {
     }
 
     /// The server's reply to the exchange's last request, framed or not.
-    fn reply_to(exchange: &mut ThriftExchange, transport: Transport, wire: Wire) -> Vec<u8> {
+    fn reply_to(exchange: &mut ThriftExchange, framing: Framing, encoding: Encoding) -> Vec<u8> {
         let mut request = Vec::new();
         exchange.request(&mut request).unwrap();
-        let unframed = match transport {
-            Transport::Framed => &request[4..],
-            Transport::Buffered => &request[..],
+        let unframed = match framing {
+            Framing::Framed => &request[4..],
+            Framing::Buffered => &request[..],
         };
-        let reply = process(Echo, wire, unframed);
-        match transport {
-            Transport::Framed => {
+        let reply = process(Echo, encoding, unframed);
+        match framing {
+            Framing::Framed => {
                 let mut framed = (reply.len() as i32).to_be_bytes().to_vec();
                 framed.extend_from_slice(&reply);
                 framed
             }
-            Transport::Buffered => reply,
+            Framing::Buffered => reply,
         }
     }
 
     /// The exchange, as both engines run it: a reply cut anywhere asks for
-    /// more, the whole reply is verified and consumed, on every transport
+    /// more, the whole reply is verified and consumed, on every framing
     /// and protocol, for the first reply (decoded, then the reference) and
     /// the later ones (compared with it).
     #[test]
     fn the_exchange_waits_for_a_whole_reply_and_verifies_it() {
-        for wire in WIRES {
-            for transport in [Transport::Framed, Transport::Buffered] {
+        for encoding in WIRES {
+            for framing in [Framing::Framed, Framing::Buffered] {
                 for op in [Operation::Hello, Operation::OrderEcho, Operation::Empty] {
                     let call = op.call();
-                    let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
+                    let mut exchange = ThriftExchange::new(framing, encoding, &call).unwrap();
                     for _ in 0..3 {
-                        let reply = reply_to(&mut exchange, transport, wire);
+                        let reply = reply_to(&mut exchange, framing, encoding);
                         for cut in 0..reply.len() {
                             match exchange.reply(&reply[..cut]).unwrap() {
                                 Parsed::Incomplete { at_least } => assert!(at_least > cut),
-                                other => panic!("{wire:?} {transport:?} {op} cut {cut}: {other:?}"),
+                                other => panic!("{encoding:?} {framing:?} {op} cut {cut}: {other:?}"),
                             }
                         }
                         let mut more = reply.clone();
@@ -1189,7 +1189,7 @@ mod tests {
                                 assert_eq!(consumed, reply.len());
                                 exchange.verify(verified).unwrap();
                             }
-                            other => panic!("{wire:?} {transport:?} {op}: {other:?}"),
+                            other => panic!("{encoding:?} {framing:?} {op}: {other:?}"),
                         }
                     }
                     assert!(exchange.reference.bytes().is_some());
@@ -1203,16 +1203,16 @@ mod tests {
     #[test]
     fn the_exchange_refuses_a_stale_reply_and_fails_a_wrong_one() {
         let call = Operation::Hello.call();
-        for wire in WIRES {
-            let mut exchange = ThriftExchange::new(Transport::Framed, wire, &call).unwrap();
-            let stale = reply_to(&mut exchange, Transport::Framed, wire);
-            let _ = reply_to(&mut exchange, Transport::Framed, wire);
+        for encoding in WIRES {
+            let mut exchange = ThriftExchange::new(Framing::Framed, encoding, &call).unwrap();
+            let stale = reply_to(&mut exchange, Framing::Framed, encoding);
+            let _ = reply_to(&mut exchange, Framing::Framed, encoding);
             assert!(matches!(exchange.reply(&stale), Err(CallError::Protocol(_))));
 
             let mut other = call.clone();
             other.argument = Value::Str("someone else".into());
-            let mut wrong = ThriftExchange::new(Transport::Framed, wire, &other).unwrap();
-            let reply = reply_to(&mut wrong, Transport::Framed, wire);
+            let mut wrong = ThriftExchange::new(Framing::Framed, encoding, &other).unwrap();
+            let reply = reply_to(&mut wrong, Framing::Framed, encoding);
             exchange.ident.sequence_number = wrong.ident.sequence_number;
             match exchange.reply(&reply).unwrap() {
                 Parsed::Complete { consumed, outcome } => {
@@ -1220,17 +1220,17 @@ mod tests {
                     let verdict = outcome.and_then(|o| exchange.verify(o));
                     assert!(
                         matches!(verdict, Err(CallError::WrongResponse(_))),
-                        "{wire:?}: {verdict:?}"
+                        "{encoding:?}: {verdict:?}"
                     );
                 }
-                other => panic!("{wire:?}: {other:?}"),
+                other => panic!("{encoding:?}: {other:?}"),
             }
         }
     }
 
     proptest::proptest! {
         /// Any bytes, and a real reply with bytes changed, through the
-        /// exchange of every transport and protocol: no panic, never more
+        /// exchange of every framing and protocol: no panic, never more
         /// consumed than received, and more asked for only beyond what is
         /// there.
         #[test]
@@ -1240,11 +1240,11 @@ mod tests {
             framed in proptest::bool::ANY,
             binary in proptest::bool::ANY,
         ) {
-            let transport = if framed { Transport::Framed } else { Transport::Buffered };
-            let wire = if binary { Wire::Binary } else { Wire::Compact };
+            let framing = if framed { Framing::Framed } else { Framing::Buffered };
+            let encoding = if binary { Encoding::Binary } else { Encoding::Compact };
             let call = Operation::OrderEcho.call();
-            let mut exchange = ThriftExchange::new(transport, wire, &call).unwrap();
-            let mut reply = reply_to(&mut exchange, transport, wire);
+            let mut exchange = ThriftExchange::new(framing, encoding, &call).unwrap();
+            let mut reply = reply_to(&mut exchange, framing, encoding);
             crate::testing::flip(&mut reply, 0, &flips);
             for input in [&junk[..], &reply[..]] {
                 match exchange.reply(input) {

@@ -1,6 +1,6 @@
 //! Generic Thrift calls: any method of the user's own Thrift service, its
 //! arguments from JSON, its types from the service's `.thrift` IDL, on the
-//! contract Thrift's transport ([`super::thrift`]: framed or buffered,
+//! contract Thrift's framing ([`super::thrift`]: framed or buffered,
 //! binary or compact, one call at a time per connection on a
 //! [`super::thrift::link::Link`]).
 //!
@@ -62,7 +62,7 @@ use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
 use super::thrift::link::Link;
-use super::thrift::{encode_prepared, reply_in, Thrift, Transport, Wire};
+use super::thrift::{encode_prepared, reply_in, Thrift, Framing, Encoding};
 use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{
     check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
@@ -90,8 +90,8 @@ const OPTIONS: &[&str] = &[
 /// Generic Thrift calls (see the module documentation).
 #[derive(Debug)]
 pub struct ThriftGeneric {
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     resolved: Arc<Resolved>,
     /// The next call's `{{.RequestNumber}}`, shared by every connection.
     numbers: Arc<AtomicU64>,
@@ -156,7 +156,7 @@ impl Protocol for ThriftGeneric {
                 "a generic Thrift call needs the method: --call Service.method".into(),
             ));
         };
-        // The transport and wire protocol, as protocol `thrift` reads them.
+        // The framing and encoding, as protocol `thrift` reads them.
         let wire_options: BTreeMap<String, String> = options
             .iter()
             .filter(|(k, _)| *k == "transport" || *k == "protocol")
@@ -169,11 +169,11 @@ impl Protocol for ThriftGeneric {
         let data = json_option(options, "data", "--data")?
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
         let expect = json_option(options, "expect", "--expect")?;
-        let resolved = resolve(Path::new(idl), call, &data, expect.as_ref(), thrift.wire())
+        let resolved = resolve(Path::new(idl), call, &data, expect.as_ref(), thrift.encoding())
             .map_err(config)?;
         Ok(ThriftGeneric {
-            transport: thrift.transport(),
-            wire: thrift.wire(),
+            framing: thrift.framing(),
+            encoding: thrift.encoding(),
             resolved: Arc::new(resolved),
             numbers: Arc::new(AtomicU64::new(0)),
             first_verified: AtomicBool::new(false),
@@ -205,7 +205,7 @@ impl Protocol for ThriftGeneric {
     fn generic_call(&self) -> Option<GenericCall> {
         let resolved = &*self.resolved;
         let mut first = Vec::new();
-        resolved.args.write(self.wire, 0, &mut first);
+        resolved.args.write(self.encoding, 0, &mut first);
         Some(GenericCall {
             method: resolved.label.clone(),
             descriptors: format!("idl {}", resolved.idl.display()),
@@ -220,8 +220,8 @@ impl ThriftGeneric {
     fn new_exchange(&self) -> GenericExchange {
         GenericExchange {
             ident: TMessageIdentifier::new(self.resolved.method.name.clone(), TMessageType::Call, 0),
-            transport: self.transport,
-            wire: self.wire,
+            framing: self.framing,
+            encoding: self.encoding,
             resolved: Arc::clone(&self.resolved),
             numbers: Arc::clone(&self.numbers),
             n: 0,
@@ -246,7 +246,7 @@ fn resolve(
     call: &str,
     data: &serde_json::Value,
     expect: Option<&serde_json::Value>,
-    wire: Wire,
+    encoding: Encoding,
 ) -> Result<Resolved, String> {
     let (service, method) = split_call(call)?;
     let mut schema = Schema::load(idl)?;
@@ -296,7 +296,7 @@ fn resolve(
         .value(&args, data, "")
         .map_err(|e| format!("--data: {e}"))?;
     let templates = templates(&arguments);
-    let encoded = codec::encode(&schema, wire, &args, &arguments);
+    let encoded = codec::encode(&schema, encoding, &args, &arguments);
     let expected = match expect {
         None => None,
         Some(json) => {
@@ -304,7 +304,7 @@ fn resolve(
                 .map_err(|e| format!("--expect: {e}"))?;
             let numbered = value
                 .numbered()
-                .then(|| codec::encode(&schema, wire, &result, &value));
+                .then(|| codec::encode(&schema, encoding, &result, &value));
             Some(Expected { value, numbered })
         }
     };
@@ -435,8 +435,8 @@ impl Connection for ThriftGenericConnection {
 #[derive(Clone, Debug)]
 pub struct GenericExchange {
     ident: TMessageIdentifier,
-    transport: Transport,
-    wire: Wire,
+    framing: Framing,
+    encoding: Encoding,
     resolved: Arc<Resolved>,
     numbers: Arc<AtomicU64>,
     /// This call's `{{.RequestNumber}}`.
@@ -455,11 +455,11 @@ impl Exchange for GenericExchange {
             Some(fixed) => fixed,
             None => {
                 self.args.clear();
-                self.resolved.args.write(self.wire, self.n, &mut self.args);
+                self.resolved.args.write(self.encoding, self.n, &mut self.args);
                 &self.args
             }
         };
-        encode_prepared(out, self.transport, self.wire, &self.ident, args)
+        encode_prepared(out, self.framing, self.encoding, &self.ident, args)
     }
 
     fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Verified, CallError>>, CallError> {
@@ -471,8 +471,8 @@ impl Exchange for GenericExchange {
         };
         let found = reply_in(
             input,
-            self.transport,
-            self.wire,
+            self.framing,
+            self.encoding,
             known,
             &self.ident,
             &resolved.method.name,
@@ -481,7 +481,7 @@ impl Exchange for GenericExchange {
             Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
             Parsed::Complete { consumed, outcome } => Parsed::Complete {
                 consumed,
-                outcome: outcome.and_then(|body| resolved.verify(self.wire, self.n, body)),
+                outcome: outcome.and_then(|body| resolved.verify(self.encoding, self.n, body)),
             },
         })
     }
@@ -496,7 +496,7 @@ impl Exchange for GenericExchange {
 impl Resolved {
     /// Checks result struct `body` of call `n` (see the module
     /// documentation).
-    fn verify(&self, wire: Wire, n: u64, body: &[u8]) -> Result<Verified, CallError> {
+    fn verify(&self, encoding: Encoding, n: u64, body: &[u8]) -> Result<Verified, CallError> {
         let same_every_call = self.same_every_call();
         if same_every_call && self.reference.get().is_some_and(|r| **r == *body) {
             return Ok(Verified(None));
@@ -504,14 +504,14 @@ impl Resolved {
         let expected_bytes = self.expected.as_ref().and_then(|e| {
             e.numbered.as_ref().map(|encoded| {
                 let mut bytes = Vec::new();
-                encoded.write(wire, n, &mut bytes);
+                encoded.write(encoding, n, &mut bytes);
                 bytes
             })
         });
         if expected_bytes.as_deref() == Some(body) {
             return Ok(Verified(None));
         }
-        let decoded = codec::decode(&self.schema, wire, &self.result, body).map_err(|e| {
+        let decoded = codec::decode(&self.schema, encoding, &self.result, body).map_err(|e| {
             CallError::Protocol(format!("the reply of {} does not decode: {e}", self.label))
         })?;
         let wrong = |difference: String| {
@@ -745,7 +745,7 @@ mod tests {
     #[test]
     fn arguments_round_trip_and_a_template_writes_what_the_number_encodes() {
         let idl = shop_idl();
-        let resolved = resolve(Path::new(&idl), "Inventory.reserve", &request(), None, Wire::Binary).unwrap();
+        let resolved = resolve(Path::new(&idl), "Inventory.reserve", &request(), None, Encoding::Binary).unwrap();
         assert_eq!(
             resolved.templates,
             ["r-{{.RequestNumber}}", "{{.RequestNumber}}", "t-{{.RequestNumber}}"]
@@ -753,18 +753,18 @@ mod tests {
         let schema = &resolved.schema;
         let args = Ty::Struct(schema.structs.len() - 2);
         let value = FromJson { schema }.value(&args, &request(), "").unwrap();
-        for wire in [Wire::Binary, Wire::Compact] {
-            let encoded = codec::encode(schema, wire, &args, &value);
+        for encoding in [Encoding::Binary, Encoding::Compact] {
+            let encoded = codec::encode(schema, encoding, &args, &value);
             assert!(encoded.fixed().is_none());
             for n in [0, 7, 1_000, 300_000_000_000] {
                 let concrete = value.with_number(&args, schema, n);
-                let whole = codec::encode(schema, wire, &args, &concrete);
+                let whole = codec::encode(schema, encoding, &args, &concrete);
                 let mut pieces = Vec::new();
-                encoded.write(wire, n, &mut pieces);
-                assert_eq!(Some(&pieces[..]), whole.fixed(), "{wire:?} {n}");
-                let decoded = codec::decode(schema, wire, &args, &pieces).unwrap();
+                encoded.write(encoding, n, &mut pieces);
+                assert_eq!(Some(&pieces[..]), whole.fixed(), "{encoding:?} {n}");
+                let decoded = codec::decode(schema, encoding, &args, &pieces).unwrap();
                 assert_eq!(first_difference(schema, &args, &concrete, &decoded, ""), None);
-                assert_eq!(decoded, concrete, "{wire:?} {n}");
+                assert_eq!(decoded, concrete, "{encoding:?} {n}");
             }
         }
         let json = to_json(schema, &args, &value.with_number(&args, schema, 5));
@@ -779,7 +779,7 @@ mod tests {
     fn an_expected_exception_is_named_by_its_field_or_its_type() {
         let idl = shop_idl();
         let reply = |expect: serde_json::Value| {
-            resolve(Path::new(&idl), "Inventory.reserve", &json!({}), Some(&expect), Wire::Binary)
+            resolve(Path::new(&idl), "Inventory.reserve", &json!({}), Some(&expect), Encoding::Binary)
                 .map(|r| r.expected.unwrap().value)
         };
         let thrown = reply(json!({"outOfStock": {"sku": "sold-out-x", "available": 0}})).unwrap();

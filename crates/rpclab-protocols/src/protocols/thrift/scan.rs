@@ -1,7 +1,7 @@
 //! Finds where one Thrift message ends, without decoding it.
 //!
 //! The binary and compact protocols carry no message length, so on the
-//! buffered transport the client can only know that a reply is complete by
+//! buffered framing the client can only know that a reply is complete by
 //! walking its structure. [`scan`] does that over the bytes received so
 //! far, skipping string bodies by their length prefix (so it costs one step
 //! per field, not per byte, and allocates nothing), and says either how long
@@ -18,7 +18,7 @@ use std::ops::Range;
 
 /// Which Thrift protocol encodes the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wire {
+pub enum Encoding {
     Binary,
     Compact,
 }
@@ -67,7 +67,7 @@ const MAX_DEPTH: usize = 64;
 /// over the same bytes it takes the same steps and stops at the same place.
 pub fn scan(
     buf: &[u8],
-    wire: Wire,
+    encoding: Encoding,
     limit: usize,
     known_body: Option<&[u8]>,
 ) -> Result<Scan, String> {
@@ -77,9 +77,9 @@ pub fn scan(
         limit,
         known_body,
     };
-    let result = match wire {
-        Wire::Binary => cursor.binary_message(),
-        Wire::Compact => cursor.compact_message(),
+    let result = match encoding {
+        Encoding::Binary => cursor.binary_message(),
+        Encoding::Compact => cursor.compact_message(),
     };
     match result {
         Ok(message) => Ok(Scan::Complete(message)),
@@ -199,7 +199,7 @@ impl Cursor<'_> {
             kind = self.u8()?;
             seqid = self.i32_be()?;
         }
-        self.message_body(Wire::Binary, kind, seqid, name)
+        self.message_body(Encoding::Binary, kind, seqid, name)
     }
 
     fn binary_string(&mut self) -> Step<Range<usize>> {
@@ -251,12 +251,12 @@ impl Cursor<'_> {
                 let key = binary_type(self.u8()?)?;
                 let value = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(key) + binary_min_size(value))?;
-                self.elements(Wire::Binary, count, key, Some(value), depth)?;
+                self.elements(Encoding::Binary, count, key, Some(value), depth)?;
             }
             14 | 15 => {
                 let element = binary_type(self.u8()?)?;
                 let count = self.binary_count(binary_min_size(element))?;
-                self.elements(Wire::Binary, count, element, None, depth)?;
+                self.elements(Encoding::Binary, count, element, None, depth)?;
             }
             other => return invalid(format!("unsupported binary protocol type {other}")),
         }
@@ -282,7 +282,7 @@ impl Cursor<'_> {
         let seqid = self.varint()? as u32 as i32;
         let name_len = self.varint()?;
         let name = self.skip(name_len)?;
-        self.message_body(Wire::Compact, kind, seqid, name)
+        self.message_body(Encoding::Compact, kind, seqid, name)
     }
 
     /// A value of compact type `ctype` (in a collection or after a field
@@ -313,7 +313,7 @@ impl Cursor<'_> {
                     short => u64::from(short),
                 };
                 self.check_count(count, compact_min_size(element))?;
-                self.elements(Wire::Compact, count, element, None, depth)?;
+                self.elements(Encoding::Compact, count, element, None, depth)?;
             }
             11 => {
                 let count = self.varint()?;
@@ -322,7 +322,7 @@ impl Cursor<'_> {
                     let key = compact_type(types >> 4)?;
                     let value = compact_type(types & 0x0f)?;
                     self.check_count(count, compact_min_size(key) + compact_min_size(value))?;
-                    self.elements(Wire::Compact, count, key, Some(value), depth)?;
+                    self.elements(Encoding::Compact, count, key, Some(value), depth)?;
                 }
             }
             12 => loop {
@@ -349,14 +349,14 @@ impl Cursor<'_> {
     /// at once when its shape is known.
     fn message_body(
         &mut self,
-        wire: Wire,
+        encoding: Encoding,
         kind: u8,
         seqid: i32,
         name: Range<usize>,
     ) -> Step<Message> {
         let body = self.pos;
         if !self.skip_known_body() {
-            self.value(wire, 12, 0)?;
+            self.value(encoding, 12, 0)?;
         }
         Ok(Message {
             kind,
@@ -368,10 +368,10 @@ impl Cursor<'_> {
     }
 
     /// A value of type `t` in `wire`'s encoding of types.
-    fn value(&mut self, wire: Wire, t: u8, depth: usize) -> Step<()> {
-        match wire {
-            Wire::Binary => self.binary_value(t, depth),
-            Wire::Compact => self.compact_value(t, depth),
+    fn value(&mut self, encoding: Encoding, t: u8, depth: usize) -> Step<()> {
+        match encoding {
+            Encoding::Binary => self.binary_value(t, depth),
+            Encoding::Compact => self.compact_value(t, depth),
         }
     }
 
@@ -379,15 +379,15 @@ impl Cursor<'_> {
     /// skipped at once when every one has a fixed size, else each scanned.
     fn elements(
         &mut self,
-        wire: Wire,
+        encoding: Encoding,
         count: u64,
         first: u8,
         second: Option<u8>,
         depth: usize,
     ) -> Step<()> {
-        let fixed = match wire {
-            Wire::Binary => binary_fixed_size,
-            Wire::Compact => compact_fixed_size,
+        let fixed = match encoding {
+            Encoding::Binary => binary_fixed_size,
+            Encoding::Compact => compact_fixed_size,
         };
         match (fixed(first), second.map(fixed)) {
             (Some(a), None) => {
@@ -398,9 +398,9 @@ impl Cursor<'_> {
             }
             _ => {
                 for _ in 0..count {
-                    self.value(wire, first, depth + 1)?;
+                    self.value(encoding, first, depth + 1)?;
                     if let Some(second) = second {
-                        self.value(wire, second, depth + 1)?;
+                        self.value(encoding, second, depth + 1)?;
                     }
                 }
             }
@@ -481,7 +481,7 @@ mod tests {
     #[test]
     fn finds_the_end_and_asks_for_more_when_short() {
         let m = binary_string_reply("hello aa");
-        let full = scan(&m, Wire::Binary, LIMIT, None).unwrap();
+        let full = scan(&m, Encoding::Binary, LIMIT, None).unwrap();
         assert_eq!(
             full,
             Scan::Complete(Message {
@@ -493,7 +493,7 @@ mod tests {
             })
         );
         for cut in 0..m.len() {
-            match scan(&m[..cut], Wire::Binary, LIMIT, None).unwrap() {
+            match scan(&m[..cut], Encoding::Binary, LIMIT, None).unwrap() {
                 Scan::Incomplete { at_least } => assert!(at_least > cut && at_least <= m.len()),
                 other => panic!("cut at {cut}: {other:?}"),
             }
@@ -502,7 +502,7 @@ mod tests {
         let mut two = m.clone();
         two.extend_from_slice(&m);
         assert!(
-            matches!(scan(&two, Wire::Binary, LIMIT, None), Ok(Scan::Complete(msg)) if msg.len == m.len())
+            matches!(scan(&two, Encoding::Binary, LIMIT, None), Ok(Scan::Complete(msg)) if msg.len == m.len())
         );
     }
 
@@ -511,9 +511,9 @@ mod tests {
         let mut m = binary_string_reply("");
         let at = 22 + 3; // the string length, after the field header
         m[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
-        assert!(scan(&m, Wire::Binary, LIMIT, None).is_err());
+        assert!(scan(&m, Encoding::Binary, LIMIT, None).is_err());
         m[at..at + 4].copy_from_slice(&(-1i32).to_be_bytes());
-        assert!(scan(&m, Wire::Binary, LIMIT, None).is_err());
+        assert!(scan(&m, Encoding::Binary, LIMIT, None).is_err());
     }
 
     #[test]
@@ -522,13 +522,13 @@ mod tests {
         let mut m = vec![0x82, 0x41, 0x01, 0x01, b'x'];
         m.extend_from_slice(&[0x09, 0x00]); // list field, explicit id 0
         m.extend_from_slice(&[0xfc, 0xff, 0xff, 0xff, 0xff, 0x07]); // struct elements, size 2^31-1
-        assert!(scan(&m, Wire::Compact, LIMIT, None).is_err());
+        assert!(scan(&m, Encoding::Compact, LIMIT, None).is_err());
 
         let mut deep = vec![0x82, 0x41, 0x01, 0x01, b'x'];
         for _ in 0..100 {
             deep.extend_from_slice(&[0x1c]); // struct field, delta 1
         }
-        assert!(scan(&deep, Wire::Compact, usize::MAX, None).is_err());
+        assert!(scan(&deep, Encoding::Compact, usize::MAX, None).is_err());
     }
 
     #[test]
@@ -541,7 +541,7 @@ mod tests {
         m.extend_from_slice(&[0x08, 0x00, 0x02, b'h', b'i']); // string, explicit id 0
         m.extend_from_slice(&[0x16, 0x96, 0x01]); // i64, delta 1
         m.push(0);
-        match scan(&m, Wire::Compact, LIMIT, None).unwrap() {
+        match scan(&m, Encoding::Compact, LIMIT, None).unwrap() {
             Scan::Complete(msg) => {
                 assert_eq!(msg.kind, REPLY);
                 assert_eq!(msg.seqid, 300);
@@ -562,28 +562,28 @@ mod tests {
 
     #[test]
     fn a_known_body_ends_the_message_where_the_walk_ends_it() {
-        for (m, wire, body) in [
-            (binary_string_reply("hello aa"), Wire::Binary, 22),
-            (compact_reply(), Wire::Compact, 10),
+        for (m, encoding, body) in [
+            (binary_string_reply("hello aa"), Encoding::Binary, 22),
+            (compact_reply(), Encoding::Compact, 10),
         ] {
             let known = &m[body..];
-            let walked = scan(&m, wire, LIMIT, None).unwrap();
-            assert_eq!(scan(&m, wire, LIMIT, Some(known)).unwrap(), walked);
+            let walked = scan(&m, encoding, LIMIT, None).unwrap();
+            assert_eq!(scan(&m, encoding, LIMIT, Some(known)).unwrap(), walked);
             // Cut short: incomplete either way.
             for cut in 0..m.len() {
                 assert!(matches!(
-                    scan(&m[..cut], wire, LIMIT, Some(known)).unwrap(),
+                    scan(&m[..cut], encoding, LIMIT, Some(known)).unwrap(),
                     Scan::Incomplete { .. }
                 ));
             }
             // Followed by more bytes: the same message.
             let mut two = m.clone();
             two.extend_from_slice(&m);
-            assert_eq!(scan(&two, wire, LIMIT, Some(known)).unwrap(), walked);
+            assert_eq!(scan(&two, encoding, LIMIT, Some(known)).unwrap(), walked);
             // Beyond the limit: walked, and refused as the walk refuses it.
             assert_eq!(
-                scan(&m, wire, m.len() - 1, Some(known)),
-                scan(&m, wire, m.len() - 1, None)
+                scan(&m, encoding, m.len() - 1, Some(known)),
+                scan(&m, encoding, m.len() - 1, None)
             );
         }
     }
@@ -597,10 +597,10 @@ mod tests {
             cut in 0usize..64,
             binary in proptest::bool::ANY,
         ) {
-            let (wire, m, body) = if binary {
-                (Wire::Binary, binary_string_reply("hello aa"), 22)
+            let (encoding, m, body) = if binary {
+                (Encoding::Binary, binary_string_reply("hello aa"), 22)
             } else {
-                (Wire::Compact, compact_reply(), 10)
+                (Encoding::Compact, compact_reply(), 10)
             };
             let known = m[body..].to_vec();
             let mut bytes = m.clone();
@@ -610,8 +610,8 @@ mod tests {
             }
             bytes.truncate(cut.max(1).min(bytes.len()));
             proptest::prop_assert_eq!(
-                scan(&bytes, wire, LIMIT, Some(&known)),
-                scan(&bytes, wire, LIMIT, None)
+                scan(&bytes, encoding, LIMIT, Some(&known)),
+                scan(&bytes, encoding, LIMIT, None)
             );
         }
     }

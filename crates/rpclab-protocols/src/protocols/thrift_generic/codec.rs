@@ -15,7 +15,7 @@
 
 use super::idl::{Schema, Ty};
 use super::value::Value;
-use crate::protocols::thrift::Wire;
+use crate::protocols::thrift::Encoding;
 use std::cell::RefCell;
 use std::io;
 use thrift::protocol::{
@@ -50,15 +50,15 @@ impl Encoded {
     }
 
     /// Appends the value of call `n` to `out`.
-    pub fn write(&self, wire: Wire, n: u64, out: &mut Vec<u8>) {
+    pub fn write(&self, encoding: Encoding, n: u64, out: &mut Vec<u8>) {
         for piece in &self.pieces {
             match piece {
                 Piece::Fixed(bytes) => out.extend_from_slice(bytes),
                 Piece::Text { prefix, suffix } => {
                     let text = format!("{prefix}{n}{suffix}");
-                    with_output(wire, out, |p| p.write_string(&text));
+                    with_output(encoding, out, |p| p.write_string(&text));
                 }
-                Piece::Number(ty) => with_output(wire, out, |p| match ty {
+                Piece::Number(ty) => with_output(encoding, out, |p| match ty {
                     Ty::I8 => p.write_i8(n as i8),
                     Ty::I16 => p.write_i16(n as i16),
                     Ty::I32 | Ty::Enum(_) => p.write_i32(n as i32),
@@ -72,13 +72,13 @@ impl Encoded {
 /// Runs `write` on the crate's protocol of `wire` over `out`. Writing into
 /// a `Vec` cannot fail.
 fn with_output(
-    wire: Wire,
+    encoding: Encoding,
     out: &mut Vec<u8>,
     write: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
 ) {
-    let written = match wire {
-        Wire::Binary => write(&mut TBinaryOutputProtocol::new(&mut *out, true)),
-        Wire::Compact => write(&mut TCompactOutputProtocol::new(&mut *out)),
+    let written = match encoding {
+        Encoding::Binary => write(&mut TBinaryOutputProtocol::new(&mut *out, true)),
+        Encoding::Compact => write(&mut TCompactOutputProtocol::new(&mut *out)),
     };
     written.expect("writing into memory does not fail");
 }
@@ -115,16 +115,16 @@ impl io::Write for Sink<'_> {
 }
 
 /// Encodes `value` of type `ty` once.
-pub fn encode(schema: &Schema, wire: Wire, ty: &Ty, value: &Value) -> Encoded {
+pub fn encode(schema: &Schema, encoding: Encoding, ty: &Ty, value: &Value) -> Encoded {
     let buffer = RefCell::new(Vec::new());
     let mut encoder = Encoder {
         schema,
         buffer: &buffer,
         pieces: Vec::new(),
     };
-    let written = match wire {
-        Wire::Binary => encoder.value(&mut TBinaryOutputProtocol::new(Sink(&buffer), true), ty, value),
-        Wire::Compact => encoder.value(&mut TCompactOutputProtocol::new(Sink(&buffer)), ty, value),
+    let written = match encoding {
+        Encoding::Binary => encoder.value(&mut TBinaryOutputProtocol::new(Sink(&buffer), true), ty, value),
+        Encoding::Compact => encoder.value(&mut TCompactOutputProtocol::new(Sink(&buffer)), ty, value),
     };
     written.expect("writing into memory does not fail");
     let mut pieces = encoder.pieces;
@@ -233,11 +233,11 @@ fn count(n: usize) -> thrift::Result<i32> {
 /// Decodes a struct of type `ty` (`body`: its bytes, and perhaps more).
 /// A field the IDL does not declare is skipped, as generated code does; a
 /// declared field of another wire type is an error naming its path.
-pub fn decode(schema: &Schema, wire: Wire, ty: &Ty, body: &[u8]) -> Result<Value, String> {
+pub fn decode(schema: &Schema, encoding: Encoding, ty: &Ty, body: &[u8]) -> Result<Value, String> {
     let decoder = Decoder { schema };
-    match wire {
-        Wire::Binary => decoder.value(&mut TBinaryInputProtocol::new(body, true), ty, ""),
-        Wire::Compact => decoder.value(&mut TCompactInputProtocol::new(body), ty, ""),
+    match encoding {
+        Encoding::Binary => decoder.value(&mut TBinaryInputProtocol::new(body, true), ty, ""),
+        Encoding::Compact => decoder.value(&mut TCompactInputProtocol::new(body), ty, ""),
     }
 }
 
