@@ -36,13 +36,14 @@
 //! TLS the same, through rustls; a plaintext connection's only extra work
 //! is the `match` of [`Stream`] per read and write.
 
+use crate::prepared::{CallKey, ForCall, Prepared, PreparedCall};
 use crate::protocol::{CallError, WireCounter};
 use crate::reference::{self, ReferenceReply};
 use crate::tls::{Stream, Transport};
 use ::http::header::HeaderValue;
 use ::http::StatusCode;
 use bytes::{Bytes, BytesMut};
-use rpclab_model::contract::{Call, Operation, Value};
+use rpclab_model::contract::{Call, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -394,82 +395,70 @@ impl HttpPool {
 }
 
 /// A call's whole request, built on its first call and sent again on the
-/// next ones while they are the same call (a cell makes one call over and
-/// over): the per-call cost of building a request is one comparison of the
-/// call's argument with the cached one. The cached call also keeps its
-/// reference reply ([`ReferenceReply`]).
+/// next ones while they are the same call ([`crate::prepared`]). The kept
+/// call also keeps its reference reply ([`ReferenceReply`]).
 #[derive(Debug, Default)]
 pub struct RequestCache {
-    last: std::sync::OnceLock<Prepared>,
+    prepared: PreparedCall<PreparedRequest>,
 }
 
-/// The cached call.
+/// A call's request and, once one was verified, its reference reply.
 #[derive(Debug)]
-pub struct Prepared {
-    operation: Operation,
-    argument: Value,
+pub struct PreparedRequest {
+    key: CallKey,
     request: Bytes,
     reference: ReferenceReply,
 }
 
-/// A call's request: the cached one, or one built for this call alone.
-#[derive(Debug)]
-pub enum Request<'a> {
-    Prepared(&'a Prepared),
-    Once(Bytes),
+impl ForCall for PreparedRequest {
+    fn is_for(&self, call: &Call) -> bool {
+        self.key.is_for(call)
+    }
 }
+
+/// A call's request: the kept one, or one built for this call alone.
+#[derive(Debug)]
+pub struct Request<'a>(Prepared<'a, PreparedRequest>);
 
 impl Request<'_> {
     /// What to send.
     pub fn bytes(&self) -> &[u8] {
-        match self {
-            Request::Prepared(p) => &p.request,
-            Request::Once(b) => b,
-        }
+        &self.0.request
     }
 
-    /// The reply body: checked against the cached call's reference reply
-    /// first, decoded in full otherwise.
+    /// The reply body: checked against the kept call's reference reply
+    /// first, decoded in full otherwise (a call built for itself alone
+    /// keeps no reference).
     pub fn reply_of(
         &self,
         body: &[u8],
         expected: &Value,
         decode: impl FnOnce(&[u8]) -> Result<Value, CallError>,
     ) -> Result<reference::Reply, CallError> {
-        match self {
-            Request::Prepared(p) => p.reference.reply_of(body, expected, decode),
-            Request::Once(_) => decode(body).map(reference::Reply::Decoded),
+        match &self.0 {
+            Prepared::Kept(p) => p.reference.reply_of(body, expected, decode),
+            Prepared::Once(_) => decode(body).map(reference::Reply::Decoded),
         }
     }
 }
 
 impl RequestCache {
-    /// The request of `call`: the cached one, or `build`'s (cached when
+    /// The request of `call`: the kept one, or `build`'s (kept when
     /// nothing is yet).
     pub fn get_or_build(
         &self,
         call: &Call,
         build: impl FnOnce() -> Result<Bytes, CallError>,
     ) -> Result<Request<'_>, CallError> {
-        let is_for = |p: &Prepared| p.operation == call.operation && p.argument == call.argument;
-        if let Some(p) = self.last.get() {
-            return Ok(if is_for(p) {
-                Request::Prepared(p)
-            } else {
-                Request::Once(build()?)
-            });
-        }
-        let request = build()?;
-        let _ = self.last.set(Prepared {
-            operation: call.operation,
-            argument: call.argument.clone(),
-            request: request.clone(),
-            reference: ReferenceReply::default(),
-        });
-        Ok(match self.last.get() {
-            Some(p) if is_for(p) => Request::Prepared(p),
-            _ => Request::Once(request),
-        })
+        self.prepared
+            .get_or_build(call, || {
+                Ok(PreparedRequest {
+                    key: CallKey::of(call),
+                    request: build()?,
+                    reference: ReferenceReply::default(),
+                })
+            })
+            .map(Request)
     }
 }
 
@@ -809,6 +798,7 @@ async fn read_chunked(conn: &mut Conn, mut at: usize) -> Result<(), Failure> {
 mod tests {
     use super::*;
     use crate::testing::http::{http_reply, http_server, read_request, HttpRequest};
+    use rpclab_model::contract::Operation;
     use tokio::io::AsyncWriteExt;
     use tokio::net::TcpListener;
 

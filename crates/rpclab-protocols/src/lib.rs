@@ -32,6 +32,7 @@ pub mod id_hash;
 pub mod java_contract;
 pub mod mux;
 pub mod net;
+pub mod prepared;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;

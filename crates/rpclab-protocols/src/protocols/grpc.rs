@@ -85,7 +85,7 @@ use prost::Message as _;
 use reply::PREFIX;
 use rpclab_model::contract::{self, Call, MismatchedArgument, Operation, Value};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use crate::prepared::{CallKey, ForCall, PreparedCall};
 
 /// Code generated from `contract/bench.proto`: the messages.
 #[allow(clippy::all, missing_docs)]
@@ -144,7 +144,7 @@ impl Protocol for Grpc {
             authority: target.to_owned(),
             tls: self.transport.is_tls(),
             channel: Channel::open(target, counter, self.transport.clone()).await?,
-            prepared: OnceLock::new(),
+            prepared: PreparedCall::default(),
         })
     }
 
@@ -176,7 +176,7 @@ pub struct GrpcConnection {
     tls: bool,
     channel: Channel,
     /// The first call's request, kept for the calls that are the same.
-    prepared: OnceLock<Prepared>,
+    prepared: PreparedCall<Prepared>,
 }
 
 /// How a reply message is decoded into a contract value.
@@ -192,8 +192,7 @@ enum ReplyType {
 /// the reference reply once one was verified.
 #[derive(Debug)]
 struct Prepared {
-    operation: Operation,
-    argument: Value,
+    key: CallKey,
     /// The request's HPACK header block (see [`frame::request_headers`]).
     headers: Bytes,
     /// The length-prefixed request message.
@@ -254,17 +253,12 @@ impl Prepared {
             )));
         }
         Ok(Prepared {
-            operation: call.operation,
-            argument: call.argument.clone(),
+            key: CallKey::of(call),
             headers: Bytes::from(headers),
             body: body.freeze(),
             reply,
             reference: ReferenceReply::default(),
         })
-    }
-
-    fn is_for(&self, call: &Call) -> bool {
-        self.operation == call.operation && self.argument == call.argument
     }
 
     /// The reply message (see [`ReferenceReply`]).
@@ -274,23 +268,19 @@ impl Prepared {
     }
 }
 
+impl ForCall for Prepared {
+    fn is_for(&self, call: &Call) -> bool {
+        self.key.is_for(call)
+    }
+}
+
 impl ReferenceExchange for GrpcConnection {
     /// One exchange: the prepared request sent on a stream of its own, its
     /// reply message checked against the reference reply, or decoded.
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
-        let mut built = None;
-        let prepared: &Prepared = match self.prepared.get() {
-            Some(p) if p.is_for(call) => p,
-            Some(_) => built.insert(Prepared::new(call, &self.authority, self.tls)?),
-            None => {
-                let p = Prepared::new(call, &self.authority, self.tls)?;
-                let _ = self.prepared.set(p);
-                match self.prepared.get() {
-                    Some(p) if p.is_for(call) => p,
-                    _ => built.insert(Prepared::new(call, &self.authority, self.tls)?),
-                }
-            }
-        };
+        let prepared = self
+            .prepared
+            .get_or_build(call, || Prepared::new(call, &self.authority, self.tls))?;
         let message = self
             .channel
             .call(prepared.headers.clone(), prepared.body.clone())

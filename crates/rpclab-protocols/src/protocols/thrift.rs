@@ -68,6 +68,7 @@ pub use self::scan::Encoding;
 use self::link::Link;
 use self::scan::{Scan, EXCEPTION, REPLY};
 use crate::exchange::{Exchange, Parsed};
+use crate::prepared::{keep_or_replace, ForCall};
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use rpclab_model::contract::{self, Call, Method, Value};
@@ -184,10 +185,9 @@ impl ReferenceExchange for ThriftConnection {
     async fn exchange(&self, call: &Call) -> Result<Reply, CallError> {
         self.link
             .exchange(|slot| {
-                if !slot.as_ref().is_some_and(|prepared| prepared.is_for(call)) {
-                    *slot = Some(ThriftExchange::new(self.framing, self.encoding, call)?);
-                }
-                Ok(slot.as_mut().expect("prepared just now"))
+                keep_or_replace(slot, call, || {
+                    ThriftExchange::new(self.framing, self.encoding, call)
+                })
             })
             .await
     }
@@ -263,9 +263,6 @@ impl ThriftExchange {
         })
     }
 
-    fn is_for(&self, call: &Call) -> bool {
-        self.call.operation == call.operation && self.call.argument == call.argument
-    }
 
     /// The reply in `input`, if it is whole: its envelope checked against
     /// the request (the stream is out of step otherwise), its result struct
@@ -321,6 +318,12 @@ pub(crate) fn reply_in<'a>(
         other => Err(wrong_kind(other)),
     };
     Ok(Parsed::Complete { consumed, outcome })
+}
+
+impl ForCall for ThriftExchange {
+    fn is_for(&self, call: &Call) -> bool {
+        self.call.operation == call.operation && self.call.argument == call.argument
+    }
 }
 
 impl Exchange for ThriftExchange {
