@@ -30,6 +30,7 @@ pub mod manifest;
 pub mod phases;
 pub mod plan;
 pub mod result;
+pub mod run_error;
 pub mod spec;
 pub mod threshold;
 pub mod verdict;

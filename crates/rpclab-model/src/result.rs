@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of `results.json`; bump it on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Latency percentiles in microseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -649,8 +649,9 @@ pub struct Results {
     pub schema_version: u32,
     /// False when the run stopped early; the cells present are still valid.
     pub complete: bool,
+    /// The failures the run kept, as data (`crate::run_error`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
+    pub errors: Vec<crate::run_error::RunError>,
     pub cells: Vec<Cell>,
     /// The cells' repetitions summarised (recomputed whenever a cell is added).
     #[serde(default)]

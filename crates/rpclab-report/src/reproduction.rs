@@ -226,15 +226,9 @@ pub fn compare(results: &Results, reproduction: &Reproduction) -> Comparison {
         .systems
         .iter()
         .filter_map(|s| {
-            let prefix = format!("{}/{}: ", s.server.as_deref()?, s.variant.as_deref()?);
-            let e = results
-                .errors
-                .iter()
-                .find_map(|e| e.strip_prefix(&prefix))?;
-            Some((
-                s.key.clone(),
-                e.lines().next().unwrap_or_default().to_owned(),
-            ))
+            let (server, variant) = (s.server.as_deref()?, s.variant.as_deref()?);
+            let e = results.errors.iter().find(|e| e.is_of(server, variant))?;
+            Some((s.key.clone(), e.first_line().to_owned()))
         })
         .collect();
     Comparison {

@@ -568,14 +568,13 @@ impl<'a> Lookup<'a> {
             .iter()
             .find(|a| same(a) && a.scenario == scenario && a.concurrency == level)
             .ok_or_else(|| {
-                let prefix = format!("{server}/{variant}: ");
                 let failed = self
                     .results
                     .errors
                     .iter()
-                    .find_map(|e| e.strip_prefix(&prefix));
+                    .find(|e| e.is_of(server, variant));
                 if let Some(error) = failed {
-                    format!("run failed: {}", error.lines().next().unwrap_or_default())
+                    format!("run failed: {}", error.first_line())
                 } else if self
                     .results
                     .aggregates

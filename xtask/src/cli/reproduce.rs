@@ -7,6 +7,7 @@ use crate::definitions::seeds::Seed;
 use crate::engine::run::{self, RunOptions};
 use anyhow::{bail, Result};
 use rpclab_model::result::Results;
+use rpclab_model::run_error::RunError;
 use rpclab_report::reproduction::{compare, render};
 use std::path::{Path, PathBuf};
 
@@ -138,7 +139,9 @@ async fn reproduce_one(
         let empty = Results {
             schema_version: rpclab_model::result::SCHEMA_VERSION,
             complete: false,
-            errors: vec!["no system of this seed can run in the lab yet".into()],
+            errors: vec![RunError::of_run(
+                "no system of this seed can run in the lab yet".into(),
+            )],
             cells: Vec::new(),
             aggregates: Vec::new(),
             reproduction: Some(reproduction.clone()),

@@ -99,8 +99,8 @@ impl Snapshot {
         self.write_results()
     }
 
-    pub fn error(&mut self, message: String) -> Result<()> {
-        self.results.errors.push(message);
+    pub fn error(&mut self, error: rpclab_model::run_error::RunError) -> Result<()> {
+        self.results.errors.push(error);
         self.write_results()
     }
 
@@ -121,7 +121,16 @@ impl Snapshot {
 pub fn write_results(dir: &Path, results: &Results) -> Result<()> {
     let path = dir.join("results.json");
     let tmp = dir.join(".results.json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(results)?)?;
+    // Written in this version's form whatever the form it was read in (an
+    // older snapshot re-decided or resumed), so it says this version.
+    let text = if results.schema_version == SCHEMA_VERSION {
+        serde_json::to_vec_pretty(results)?
+    } else {
+        let mut now = results.clone();
+        now.schema_version = SCHEMA_VERSION;
+        serde_json::to_vec_pretty(&now)?
+    };
+    std::fs::write(&tmp, text)?;
     std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

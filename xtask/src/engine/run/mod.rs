@@ -89,7 +89,12 @@ impl RunOutcome {
             ))),
             None if !self.results.complete => bail!(
                 "the run finished with errors:\n- {}\nthe cells measured are in {}",
-                self.results.errors.join("\n- "),
+                self.results
+                    .errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n- "),
                 self.snapshot.display()
             ),
             None => Ok(()),

@@ -22,6 +22,7 @@ use rpclab_model::manifest::{
 };
 use rpclab_model::phases::Phases;
 use rpclab_model::result::Calibration;
+use rpclab_model::run_error::RunError;
 use rpclab_model::threshold::ThresholdCheck;
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -193,10 +194,11 @@ impl Record {
 
     /// A failure of one server variant's work, which costs that variant
     /// its (remaining) cells and not the run: said, and kept in
-    /// `results.json` as `server/variant: why`.
+    /// `results.json` as data (server, variant, why).
     pub fn server_failed(&mut self, server: &str, variant: &str, e: &dyn Display) -> Result<()> {
         crate::say!("error: {e:#}");
-        self.snapshot.error(format!("{server}/{variant}: {e:#}"))
+        self.snapshot
+            .error(RunError::of_variant(server, variant, format!("{e:#}")))
     }
 
     /// The end of the run, however it ended (`outcome`): its error, the
@@ -211,7 +213,7 @@ impl Record {
         spent: Phases,
     ) -> Result<(Snapshot, RunManifest)> {
         if let Err(e) = outcome {
-            self.snapshot.error(format!("{e:#}"))?;
+            self.snapshot.error(RunError::of_run(format!("{e:#}")))?;
         }
         self.manifest.host_load = crate::engine::host_load::summarise(&self.snapshot.results.cells);
         if let Some(h) = &self.manifest.host_load {
