@@ -404,7 +404,29 @@ pub struct Priming {
 /// Where a cell stands: server, variant, scenario and level. The
 /// repetitions of one measurement share it, and one [`Aggregate`] of that
 /// key summarises them.
-pub type CellKey<'a> = (&'a str, &'a str, &'a str, u32);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellKey<'a> {
+    pub server: &'a str,
+    pub variant: &'a str,
+    pub scenario: &'a str,
+    pub level: u32,
+}
+
+/// A cell's identity: its [`CellKey`] and its repetition (a run in rounds
+/// numbers its rounds as repetitions). What a resumed run looks for among
+/// the cells already measured, and what a plan names its cells by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellId<'a> {
+    pub key: CellKey<'a>,
+    pub repetition: u32,
+}
+
+impl CellId<'_> {
+    /// Whether `measured` holds this cell.
+    pub fn is_in(self, measured: &[Cell]) -> bool {
+        measured.iter().any(|c| c.id() == self)
+    }
+}
 
 impl Cell {
     /// A cell whose figure can stand for the server: steady, enough calls,
@@ -414,12 +436,19 @@ impl Cell {
     }
 
     pub fn key(&self) -> CellKey<'_> {
-        (
-            &self.server,
-            &self.variant,
-            &self.scenario,
-            self.concurrency,
-        )
+        CellKey {
+            server: &self.server,
+            variant: &self.variant,
+            scenario: &self.scenario,
+            level: self.concurrency,
+        }
+    }
+
+    pub fn id(&self) -> CellId<'_> {
+        CellId {
+            key: self.key(),
+            repetition: self.repetition,
+        }
     }
 }
 
@@ -580,12 +609,12 @@ pub struct Aggregate {
 impl Aggregate {
     /// The key of the cells it summarises.
     pub fn key(&self) -> CellKey<'_> {
-        (
-            &self.server,
-            &self.variant,
-            &self.scenario,
-            self.concurrency,
-        )
+        CellKey {
+            server: &self.server,
+            variant: &self.variant,
+            scenario: &self.scenario,
+            level: self.concurrency,
+        }
     }
 
     /// An aggregate whose figure can stand for the server in a headline or

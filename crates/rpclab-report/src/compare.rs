@@ -604,10 +604,10 @@ fn only_in(k: &CellKey, side: &str, results: &Results) -> Row {
         ("-".to_owned(), figure)
     };
     [
-        k.0.to_owned(),
-        k.1.to_owned(),
-        k.2.to_owned(),
-        k.3.to_string(),
+        k.server.to_owned(),
+        k.variant.to_owned(),
+        k.scenario.to_owned(),
+        k.level.to_string(),
         in_a,
         in_b,
         String::new(),
@@ -665,10 +665,10 @@ fn matched_row<'a>(
         (Change::WithinNoise, Change::WithinNoise.label().to_owned())
     };
     let row = [
-        k.0.to_owned(),
-        k.1.to_owned(),
-        k.2.to_owned(),
-        k.3.to_string(),
+        k.server.to_owned(),
+        k.variant.to_owned(),
+        k.scenario.to_owned(),
+        k.level.to_string(),
         fmt_value(ta.median()),
         fmt_value(tb.median()),
         format!("{:+.1}%", dt * 100.0),
@@ -717,8 +717,8 @@ impl CellTable<'_> {
 fn rank_agreement(medians: &[(CellKey, f64, f64)]) -> Vec<RankAgreement> {
     let mut groups: Vec<(&str, u32)> = Vec::new();
     for (k, _, _) in medians {
-        if !groups.contains(&(k.2, k.3)) {
-            groups.push((k.2, k.3));
+        if !groups.contains(&(k.scenario, k.level)) {
+            groups.push((k.scenario, k.level));
         }
     }
     groups
@@ -726,7 +726,7 @@ fn rank_agreement(medians: &[(CellKey, f64, f64)]) -> Vec<RankAgreement> {
         .map(|(scenario, level)| {
             let (x, y): (Vec<f64>, Vec<f64>) = medians
                 .iter()
-                .filter(|(k, _, _)| k.2 == scenario && k.3 == level)
+                .filter(|(k, _, _)| k.scenario == scenario && k.level == level)
                 .map(|(_, a, b)| (*a, *b))
                 .unzip();
             let tau = kendall_tau_b(&x, &y);

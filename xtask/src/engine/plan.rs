@@ -8,7 +8,7 @@ use crate::definitions::lab::{Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
 use anyhow::Result;
 use rpclab_model::manifest::ServerRecord;
-use rpclab_model::result::Cell;
+use rpclab_model::result::{Cell, CellId, CellKey};
 
 /// What the run is asked to cover, besides the lab and its profile.
 pub struct Filters<'a> {
@@ -63,44 +63,16 @@ impl Plan<'_> {
     }
 }
 
-/// A cell's identity within a run: what a resumed run looks for among the
-/// cells already measured. A run in rounds numbers its rounds as
-/// repetitions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellId<'a> {
-    pub server: &'a str,
-    pub variant: &'a str,
-    pub scenario: &'a str,
-    pub level: u32,
-    pub repetition: u32,
-}
-
-impl<'a> CellId<'a> {
-    /// The identity of a measured cell.
-    pub fn of(cell: &'a Cell) -> CellId<'a> {
-        CellId {
-            server: &cell.server,
-            variant: &cell.variant,
-            scenario: &cell.scenario,
-            level: cell.concurrency,
-            repetition: cell.repetition,
-        }
-    }
-
-    /// Whether `measured` holds this cell.
-    pub fn is_in(self, measured: &[Cell]) -> bool {
-        measured.iter().any(|c| CellId::of(c) == self)
-    }
-}
-
 impl<'a> Planned<'a> {
     /// The identity of `cell`, one of this variant's.
     pub fn id(&self, cell: &PlannedCell<'a>) -> CellId<'a> {
         CellId {
-            server: &self.manifest.name,
-            variant: &self.variant.name,
-            scenario: &cell.scenario.name,
-            level: cell.level,
+            key: CellKey {
+                server: &self.manifest.name,
+                variant: &self.variant.name,
+                scenario: &cell.scenario.name,
+                level: cell.level,
+            },
             repetition: cell.repetition,
         }
     }

@@ -16,7 +16,7 @@ use crate::engine::registry::RunningRegistry;
 use crate::engine::rounds::SplitMix64;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, Result};
-use rpclab_model::result::{Cell, Priming, RoundOrder, Rounds};
+use rpclab_model::result::{Cell, CellId, CellKey, Priming, RoundOrder, Rounds};
 use std::collections::BTreeSet;
 
 /// Where a cell of an interleaved run sits: its level, its run-wide round
@@ -204,11 +204,13 @@ impl RunContext<'_> {
         let seats = seats(live, order, seat, rounds);
         for (position, i) in seats {
             let l = &live[i];
-            let id = plan::CellId {
-                server: &l.m.name,
-                variant: &l.v.name,
-                scenario: &scenario.name,
-                level,
+            let id = CellId {
+                key: CellKey {
+                    server: &l.m.name,
+                    variant: &l.v.name,
+                    scenario: &scenario.name,
+                    level,
+                },
                 repetition: round,
             };
             if id.is_in(&record.snapshot.results.cells) {
@@ -330,11 +332,13 @@ fn measured(rounded: &Rounded<'_, '_>, rounds: &[u32], snapshot: &Snapshot) -> b
             .filter(|(sc, _)| plan::carries(p.manifest, p.variant, sc))
             .all(|(sc, level)| {
                 rounds.iter().all(|round| {
-                    plan::CellId {
-                        server: &p.manifest.name,
-                        variant: &p.variant.name,
-                        scenario: &sc.name,
-                        level: *level,
+                    CellId {
+                        key: CellKey {
+                            server: &p.manifest.name,
+                            variant: &p.variant.name,
+                            scenario: &sc.name,
+                            level: *level,
+                        },
                         repetition: *round,
                     }
                     .is_in(&snapshot.results.cells)
