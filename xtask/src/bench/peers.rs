@@ -750,7 +750,21 @@ pub(super) async fn floor_rows(
     result
 }
 
-/// A tool's command line against `port`, `seconds` long in all.
+/// What a tool's command line asks of it.
+struct Load {
+    /// `127.0.0.1:port`.
+    target: String,
+    /// The peer's protocol, as the client names it.
+    kind: &'static str,
+    connections: u32,
+    in_flight: u32,
+    warmup_s: f64,
+    /// In all, warm-up included.
+    seconds: f64,
+}
+
+/// A tool's command line against `port`, `seconds` long in all, pinned to
+/// the client's CPUs.
 fn command(
     peer: &Peer,
     kit: &Kit,
@@ -760,110 +774,21 @@ fn command(
     warmup_s: f64,
     seconds: f64,
 ) -> Command {
-    let target = format!("127.0.0.1:{port}");
-    let kind = peer.kind.name();
-    let mut c;
-    match tool {
-        Tool::Rpclab | Tool::RpclabTasks => {
-            c = Command::new(&kit.client);
-            if tool == Tool::RpclabTasks {
-                c.args(["--engine", "tasks"]);
-            }
-            let shape = if connections == in_flight {
-                "client-programs"
-            } else {
-                "shared-client"
-            };
-            c.args([
-                "--protocol",
-                kind,
-                "--target",
-                &target,
-                "--scenario",
-                "hello",
-            ])
-            .args(["--shape", shape, "--concurrency", &in_flight.to_string()])
-            .args(["--warmup-s", &format!("{warmup_s}")])
-            .args(["--duration-s", &format!("{}", seconds - warmup_s)])
-            .arg("--json");
-            for (k, v) in &peer.options {
-                c.args(["--option", &format!("{k}={v}")]);
-            }
-        }
-        Tool::Floor => {
-            c = Command::new(&kit.floor);
-            c.args([
-                "--target",
-                &target,
-                "--connections",
-                &connections.to_string(),
-            ])
-            .arg("--request")
-            .arg(kit.dir.join(format!("{kind}.replay")))
-            .args(["--warmup-s", &format!("{warmup_s}")])
-            .args(["--duration-s", &format!("{}", seconds - warmup_s)]);
-            match peer.kind {
-                Kind::Grpc => c.args(["--framing", "h2", "--path", &peer.path]),
-                Kind::Hessian => c.args(["--framing", "http1"]),
-                Kind::Thrift => c.args([
-                    "--framing",
-                    "length",
-                    "--length",
-                    "0:4:be",
-                    "--constant",
-                    "4",
-                ]),
-            };
-        }
-        Tool::Ghz => {
-            c = Command::new(&kit.tools[tool.name()]);
-            c.args([
-                "--insecure",
-                "--call",
-                "rpclab.Bench.Hello",
-                "-d",
-                r#"{"value":"aa"}"#,
-            ])
-            .arg("--proto")
-            .arg(&kit.proto)
-            .args([
-                "-c",
-                &in_flight.to_string(),
-                "--connections",
-                &connections.to_string(),
-            ])
-            .args(["-z", &format!("{}ms", (seconds * 1e3) as u64)])
-            .args(["--format", "json", &target]);
-        }
-        Tool::H2load => {
-            c = Command::new(&kit.tools[tool.name()]);
-            c.args([
-                "-c",
-                &connections.to_string(),
-                "-m",
-                &(in_flight / connections).to_string(),
-            ])
-            .args([
-                "-t",
-                "1",
-                "-D",
-                &format!("{}", (seconds - warmup_s).max(1.0) as u64),
-            ])
-            .args(["--warm-up-time", &format!("{}", warmup_s.ceil() as u64)])
-            .arg("-d")
-            .arg(kit.dir.join(format!("{kind}.payload")))
-            .args(["-H", "content-type: application/grpc", "-H", "te: trailers"])
-            .arg(format!("http://{target}{}", peer.path));
-        }
-        Tool::Wrk => {
-            c = Command::new(&kit.tools[tool.name()]);
-            c.args(["-t", "1", "-c", &connections.to_string()])
-                .args(["-d", &format!("{}s", seconds.ceil() as u64)])
-                .arg("-s")
-                .arg(kit.dir.join(format!("{kind}.lua")))
-                .arg(format!("http://{target}{}", peer.path));
-        }
-    }
+    let l = Load {
+        target: format!("127.0.0.1:{port}"),
+        kind: peer.kind.name(),
+        connections,
+        in_flight,
+        warmup_s,
+        seconds,
+    };
+    let mut c = match tool {
+        Tool::Rpclab | Tool::RpclabTasks => rpclab_command(peer, kit, &l, tool),
+        Tool::Floor => floor_command(peer, kit, &l),
+        Tool::Ghz => ghz_command(kit, &l, tool),
+        Tool::H2load => h2load_command(peer, kit, &l, tool),
+        Tool::Wrk => wrk_command(peer, kit, &l, tool),
+    };
     let cpus = kit.client_cpus.clone();
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
@@ -872,6 +797,120 @@ fn command(
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    c
+}
+
+/// The rpclab client (its poll engine, or `--engine tasks`).
+fn rpclab_command(peer: &Peer, kit: &Kit, l: &Load, tool: Tool) -> Command {
+    let mut c = Command::new(&kit.client);
+    if tool == Tool::RpclabTasks {
+        c.args(["--engine", "tasks"]);
+    }
+    let shape = if l.connections == l.in_flight {
+        "client-programs"
+    } else {
+        "shared-client"
+    };
+    c.args([
+        "--protocol",
+        l.kind,
+        "--target",
+        &l.target,
+        "--scenario",
+        "hello",
+    ])
+    .args(["--shape", shape, "--concurrency", &l.in_flight.to_string()])
+    .args(["--warmup-s", &l.warmup_s.to_string()])
+    .args(["--duration-s", &format!("{}", l.seconds - l.warmup_s)])
+    .arg("--json");
+    for (k, v) in &peer.options {
+        c.args(["--option", &format!("{k}={v}")]);
+    }
+    c
+}
+
+/// The raw-socket floor, replaying the client's recorded request.
+fn floor_command(peer: &Peer, kit: &Kit, l: &Load) -> Command {
+    let mut c = Command::new(&kit.floor);
+    c.args([
+        "--target",
+        &l.target,
+        "--connections",
+        &l.connections.to_string(),
+    ])
+    .arg("--request")
+    .arg(kit.dir.join(format!("{}.replay", l.kind)))
+    .args(["--warmup-s", &l.warmup_s.to_string()])
+    .args(["--duration-s", &format!("{}", l.seconds - l.warmup_s)]);
+    match peer.kind {
+        Kind::Grpc => c.args(["--framing", "h2", "--path", &peer.path]),
+        Kind::Hessian => c.args(["--framing", "http1"]),
+        Kind::Thrift => c.args([
+            "--framing",
+            "length",
+            "--length",
+            "0:4:be",
+            "--constant",
+            "4",
+        ]),
+    };
+    c
+}
+
+/// ghz, from the contract's `.proto`.
+fn ghz_command(kit: &Kit, l: &Load, tool: Tool) -> Command {
+    let mut c = Command::new(&kit.tools[tool.name()]);
+    c.args([
+        "--insecure",
+        "--call",
+        "rpclab.Bench.Hello",
+        "-d",
+        r#"{"value":"aa"}"#,
+    ])
+    .arg("--proto")
+    .arg(&kit.proto)
+    .args([
+        "-c",
+        &l.in_flight.to_string(),
+        "--connections",
+        &l.connections.to_string(),
+    ])
+    .args(["-z", &format!("{}ms", (l.seconds * 1e3) as u64)])
+    .args(["--format", "json", &l.target]);
+    c
+}
+
+/// h2load, posting the recorded gRPC message.
+fn h2load_command(peer: &Peer, kit: &Kit, l: &Load, tool: Tool) -> Command {
+    let mut c = Command::new(&kit.tools[tool.name()]);
+    c.args([
+        "-c",
+        &l.connections.to_string(),
+        "-m",
+        &(l.in_flight / l.connections).to_string(),
+    ])
+    .args([
+        "-t",
+        "1",
+        "-D",
+        &format!("{}", (l.seconds - l.warmup_s).max(1.0) as u64),
+    ])
+    .args(["--warm-up-time", &format!("{}", l.warmup_s.ceil() as u64)])
+    .arg("-d")
+    .arg(kit.dir.join(format!("{}.payload", l.kind)))
+    .args(["-H", "content-type: application/grpc", "-H", "te: trailers"])
+    .arg(format!("http://{}{}", l.target, peer.path));
+    c
+}
+
+/// wrk, with the peer's Lua script.
+fn wrk_command(peer: &Peer, kit: &Kit, l: &Load, tool: Tool) -> Command {
+    let mut c = Command::new(&kit.tools[tool.name()]);
+    c.args(["-t", "1", "-c", &l.connections.to_string()])
+        .args(["-d", &format!("{}s", l.seconds.ceil() as u64)])
+        .arg("-s")
+        .arg(kit.dir.join(format!("{}.lua", l.kind)))
+        .arg(format!("http://{}{}", l.target, peer.path));
     c
 }
 

@@ -6,7 +6,8 @@ use crate::cli::outcome::Resumable;
 use crate::definitions::seeds::Seed;
 use crate::engine::run::{self, RunOptions};
 use anyhow::{bail, Result};
-use rpclab_model::result::Results;
+use rpclab_model::plan::RecordedPlan;
+use rpclab_model::result::{Reproduction, Results, SeedSystem};
 use rpclab_model::run_error::RunError;
 use rpclab_report::reproduction::{compare, render};
 use std::path::{Path, PathBuf};
@@ -81,109 +82,15 @@ async fn reproduce_one(
     eprintln!("seed {id}: {}", seed.def.title);
     let profile = opts.profile.as_deref().unwrap_or(&seed.def.profile);
     let plan = seed.recorded_plan()?;
-    eprintln!(
-        "  plan {} ({}, α {}, {} JVM starts × {} rounds under profile {}){}",
-        plan.label(id),
-        plan.plan.rule,
-        plan.plan.alpha,
-        plan.plan.starts,
-        plan.plan.rounds,
-        plan.plan.profile,
-        if profile == plan.plan.profile {
-            String::new()
-        } else {
-            format!("; this run's profile is {profile}, so its verdicts are exploratory, not the plan's")
-        }
-    );
-    if let Ok(b) = seed.budget(profile, &manifests) {
-        eprintln!(
-            "  profile {profile}: {} variants, {} cells, at most {:.0} min (compose/seeds/README.md, \"Time budget\")",
-            b.variants,
-            b.cells,
-            b.seconds / 60.0
-        );
-    }
-    if let Ok(accounted) = seed.accounting(profile, &manifests) {
-        let twins = accounted.iter().filter(|(_, v)| v.is_ok()).count();
-        eprintln!(
-            "  {} published figures: {twins} with a measured twin under {profile}",
-            accounted.len()
-        );
-        let mut reasons: Vec<(String, usize)> = Vec::new();
-        for why in accounted.iter().filter_map(|(_, v)| v.as_ref().err()) {
-            match reasons.iter_mut().find(|(w, _)| w == why) {
-                Some((_, n)) => *n += 1,
-                None => reasons.push((why.clone(), 1)),
-            }
-        }
-        for (why, n) in reasons {
-            eprintln!("    {n} {why}");
-        }
-    }
-    for d in &seed.def.deviations {
-        eprintln!("  deviation: {d}");
-    }
-    for s in &systems {
-        match (&s.server, &s.not_run) {
-            (Some(server), _) => eprintln!(
-                "  {:<24} → {server} {}",
-                s.key,
-                s.variant.as_deref().unwrap_or("")
-            ),
-            (None, Some(why)) => eprintln!("  {:<24} not run: {why}", s.key),
-            _ => {}
-        }
-    }
+    announce(&seed, id, profile, &plan, &manifests, &systems);
     if variants.is_empty() {
-        // Nothing can run yet: still show what was published and why.
-        let empty = Results {
-            schema_version: rpclab_model::result::SCHEMA_VERSION,
-            complete: false,
-            errors: vec![RunError::of_run(
-                "no system of this seed can run in the lab yet".into(),
-            )],
-            cells: Vec::new(),
-            aggregates: Vec::new(),
-            reproduction: Some(reproduction.clone()),
-            rounds: None,
-            thresholds: None,
-            capacity: None,
-        };
-        println!("{}", render(&compare(&empty, &reproduction), false));
-        eprintln!("seed {id}: no system can run yet, so no snapshot was written");
+        nothing_runs(id, &reproduction);
         return Ok(());
-    }
-    let mut only: Vec<String> = Vec::new();
-    for (server, _) in &variants {
-        if !only.contains(server) {
-            only.push(server.clone());
-        }
     }
     let mut run = run::run_lab(
         root,
         seed.lab.clone(),
-        RunOptions {
-            lab: seed.path.clone(),
-            only,
-            servers_dirs: Vec::new(),
-            profile: opts.profile.clone(),
-            cpus: opts.cpus.clone(),
-            ca_certificates: opts.ca_certificates.clone(),
-            results_dir: opts.results_dir.clone(),
-            verbose: opts.verbose,
-            variants,
-            port_wait_s: opts.port_wait_s,
-            network: opts.network,
-            hosts: opts.hosts.clone(),
-            rounds_seed: opts.rounds_seed,
-            plan: Some(plan.clone()),
-            resume: opts.resume.clone(),
-            variant_names: Vec::new(),
-            overrides: Default::default(),
-            thresholds: Vec::new(),
-            engine_wait: opts.engine_wait,
-            capacity: None,
-        },
+        run_options(&seed, opts, variants, &plan),
     )
     .await?;
     // The published figures travel in results.json; a stand-in the profile
@@ -219,6 +126,126 @@ async fn reproduce_one(
         return Err(stopped);
     }
     run.into_result()
+}
+
+/// What the seed will run and how it will be judged, before the run.
+fn announce(
+    seed: &Seed,
+    id: &str,
+    profile: &str,
+    plan: &RecordedPlan,
+    manifests: &[crate::definitions::manifest::Manifest],
+    systems: &[SeedSystem],
+) {
+    eprintln!(
+        "  plan {} ({}, α {}, {} JVM starts × {} rounds under profile {}){}",
+        plan.label(id),
+        plan.plan.rule,
+        plan.plan.alpha,
+        plan.plan.starts,
+        plan.plan.rounds,
+        plan.plan.profile,
+        if profile == plan.plan.profile {
+            String::new()
+        } else {
+            format!("; this run's profile is {profile}, so its verdicts are exploratory, not the plan's")
+        }
+    );
+    if let Ok(b) = seed.budget(profile, manifests) {
+        eprintln!(
+            "  profile {profile}: {} variants, {} cells, at most {:.0} min (compose/seeds/README.md, \"Time budget\")",
+            b.variants,
+            b.cells,
+            b.seconds / 60.0
+        );
+    }
+    if let Ok(accounted) = seed.accounting(profile, manifests) {
+        let twins = accounted.iter().filter(|(_, v)| v.is_ok()).count();
+        eprintln!(
+            "  {} published figures: {twins} with a measured twin under {profile}",
+            accounted.len()
+        );
+        let mut reasons: Vec<(String, usize)> = Vec::new();
+        for why in accounted.iter().filter_map(|(_, v)| v.as_ref().err()) {
+            match reasons.iter_mut().find(|(w, _)| w == why) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((why.clone(), 1)),
+            }
+        }
+        for (why, n) in reasons {
+            eprintln!("    {n} {why}");
+        }
+    }
+    for d in &seed.def.deviations {
+        eprintln!("  deviation: {d}");
+    }
+    for s in systems {
+        match (&s.server, &s.not_run) {
+            (Some(server), _) => eprintln!(
+                "  {:<24} → {server} {}",
+                s.key,
+                s.variant.as_deref().unwrap_or("")
+            ),
+            (None, Some(why)) => eprintln!("  {:<24} not run: {why}", s.key),
+            _ => {}
+        }
+    }
+}
+
+/// Nothing of the seed can run yet: what was published, and why not.
+fn nothing_runs(id: &str, reproduction: &Reproduction) {
+    let empty = Results {
+        schema_version: rpclab_model::result::SCHEMA_VERSION,
+        complete: false,
+        errors: vec![RunError::of_run(
+            "no system of this seed can run in the lab yet".into(),
+        )],
+        cells: Vec::new(),
+        aggregates: Vec::new(),
+        reproduction: Some(reproduction.clone()),
+        rounds: None,
+        thresholds: None,
+        capacity: None,
+    };
+    println!("{}", render(&compare(&empty, reproduction), false));
+    eprintln!("seed {id}: no system can run yet, so no snapshot was written");
+}
+
+/// The lab run of the seed's variants, under its plan.
+fn run_options(
+    seed: &Seed,
+    opts: &ReproduceOptions,
+    variants: Vec<(String, String)>,
+    plan: &RecordedPlan,
+) -> RunOptions {
+    let mut only: Vec<String> = Vec::new();
+    for (server, _) in &variants {
+        if !only.contains(server) {
+            only.push(server.clone());
+        }
+    }
+    RunOptions {
+        lab: seed.path.clone(),
+        only,
+        servers_dirs: Vec::new(),
+        profile: opts.profile.clone(),
+        cpus: opts.cpus.clone(),
+        ca_certificates: opts.ca_certificates.clone(),
+        results_dir: opts.results_dir.clone(),
+        verbose: opts.verbose,
+        variants,
+        port_wait_s: opts.port_wait_s,
+        network: opts.network,
+        hosts: opts.hosts.clone(),
+        rounds_seed: opts.rounds_seed,
+        plan: Some(plan.clone()),
+        resume: opts.resume.clone(),
+        variant_names: Vec::new(),
+        overrides: Default::default(),
+        thresholds: Vec::new(),
+        engine_wait: opts.engine_wait,
+        capacity: None,
+    }
 }
 
 /// `command` (`lab reproduce` of the seeds `ids`, or `--all`) for the seed

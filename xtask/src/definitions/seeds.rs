@@ -895,95 +895,10 @@ fn resolve_target(
 
 fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
     let p = &seed.published;
-    let year = p
-        .year
-        .map(|y| y.to_string())
-        .or_else(|| p.year_earliest.map(|y| format!("{y} or later")))
-        .unwrap_or_else(|| "undated".into());
-    let mut notes = vec![format!("What the post measured: {}", p.summary)];
-    notes.extend(seed.def.notes.iter().cloned());
-    if p.cell.iter().any(|f| f.unit_stated == Some(false)) {
-        notes.push(
-            "Some published units were not printed; the unit shown is the tool's default, assumed."
-                .into(),
-        );
-    }
-    for s in &p.scenario {
-        for (metric, meaning) in &s.metrics {
-            notes.push(format!("{} · {metric}: {meaning}", s.id));
-        }
-    }
-    for c in &p.caveat {
-        notes.push(format!("{}: {}", c.kind, c.text));
-    }
     let mut cells = Vec::new();
     for t in &seed.def.tables {
         for f in p.cell.iter().filter(|f| t.scenarios.contains(&f.scenario)) {
-            let table = match &t.split {
-                Some(field) => format!(
-                    "{} · {field} {}",
-                    t.title,
-                    f.field(field).unwrap_or_else(|| "-".into())
-                ),
-                None => t.title.clone(),
-            };
-            let row = t
-                .rows
-                .iter()
-                .map(|r| f.field(r).unwrap_or_else(|| "-".into()))
-                .collect::<Vec<_>>()
-                .join(" · ");
-            let system = seed
-                .system_of(f)
-                .map(|s| s.key.clone())
-                .unwrap_or_else(|| f.system.clone());
-            let link = seed.scenario_link(f);
-            let lab_scenario = link.and_then(|l| l.lab.clone());
-            let levels = lab_scenario
-                .as_ref()
-                .and_then(|n| seed.lab.scenarios.iter().find(|s| &s.name == n))
-                .map(|s| s.concurrency.clone())
-                .unwrap_or_default();
-            let unlinked = match (link, &lab_scenario, f.concurrency) {
-                (
-                    Some(ScenarioLink {
-                        unlinked: Some(why),
-                        ..
-                    }),
-                    _,
-                    _,
-                ) => Some(why.clone()),
-                (_, Some(s), Some(c)) if !levels.contains(&c) => {
-                    Some(format!("scenario {s} has no level {c}"))
-                }
-                (_, Some(_), None) => Some("the published cell states no concurrency".into()),
-                _ => None,
-            };
-            cells.push(PublishedCell {
-                table,
-                row,
-                column: f.field(&t.column).unwrap_or_else(|| "-".into()),
-                system,
-                metric: f.metric.clone(),
-                unit: f.unit.clone(),
-                value: if f.status.as_deref() == Some("failed") {
-                    None
-                } else {
-                    f.value
-                },
-                raw: f.raw.clone(),
-                measure: seed.measure_of(&f.metric),
-                total_calls: f.calls(),
-                scenario: if unlinked.is_none() {
-                    lab_scenario
-                } else {
-                    None
-                },
-                concurrency: f.concurrency,
-                unlinked,
-                measured: None,
-                not_run: None,
-            });
+            cells.push(published_cell(seed, t, f));
         }
     }
     let claims = p
@@ -1014,19 +929,8 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
     Reproduction {
         seed: seed.def.id.clone(),
         title: seed.def.title.clone(),
-        source: format!(
-            "{} ({}; {}{}{}), seed file {}",
-            p.title_en,
-            p.title,
-            p.author
-                .as_ref()
-                .map(|a| format!("{a}, "))
-                .unwrap_or_default(),
-            year,
-            p.url.as_ref().map(|u| format!(", {u}")).unwrap_or_default(),
-            p.seed_file
-        ),
-        notes,
+        source: source_of(seed),
+        notes: notes_of(seed),
         deviations: seed.def.deviations.clone(),
         systems,
         cells,
@@ -1036,6 +940,120 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
         plan: None,
         under_plan: false,
         reanalyses: Vec::new(),
+    }
+}
+
+/// Where the published figures come from, in one line.
+fn source_of(seed: &Seed) -> String {
+    let p = &seed.published;
+    let year = p
+        .year
+        .map(|y| y.to_string())
+        .or_else(|| p.year_earliest.map(|y| format!("{y} or later")))
+        .unwrap_or_else(|| "undated".into());
+    format!(
+        "{} ({}; {}{}{}), seed file {}",
+        p.title_en,
+        p.title,
+        p.author
+            .as_ref()
+            .map(|a| format!("{a}, "))
+            .unwrap_or_default(),
+        year,
+        p.url.as_ref().map(|u| format!(", {u}")).unwrap_or_default(),
+        p.seed_file
+    )
+}
+
+/// The report's notes on what the post measured and how to read it.
+fn notes_of(seed: &Seed) -> Vec<String> {
+    let p = &seed.published;
+    let mut notes = vec![format!("What the post measured: {}", p.summary)];
+    notes.extend(seed.def.notes.iter().cloned());
+    if p.cell.iter().any(|f| f.unit_stated == Some(false)) {
+        notes.push(
+            "Some published units were not printed; the unit shown is the tool's default, assumed."
+                .into(),
+        );
+    }
+    for s in &p.scenario {
+        for (metric, meaning) in &s.metrics {
+            notes.push(format!("{} · {metric}: {meaning}", s.id));
+        }
+    }
+    for c in &p.caveat {
+        notes.push(format!("{}: {}", c.kind, c.text));
+    }
+    notes
+}
+
+/// Published figure `f` of table `t`, with the lab scenario and level it
+/// is set beside (or why it has none).
+fn published_cell(seed: &Seed, t: &TableDef, f: &Figure) -> PublishedCell {
+    let table = match &t.split {
+        Some(field) => format!(
+            "{} · {field} {}",
+            t.title,
+            f.field(field).unwrap_or_else(|| "-".into())
+        ),
+        None => t.title.clone(),
+    };
+    let row = t
+        .rows
+        .iter()
+        .map(|r| f.field(r).unwrap_or_else(|| "-".into()))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let system = seed
+        .system_of(f)
+        .map(|s| s.key.clone())
+        .unwrap_or_else(|| f.system.clone());
+    let link = seed.scenario_link(f);
+    let lab_scenario = link.and_then(|l| l.lab.clone());
+    let levels = lab_scenario
+        .as_ref()
+        .and_then(|n| seed.lab.scenarios.iter().find(|s| &s.name == n))
+        .map(|s| s.concurrency.clone())
+        .unwrap_or_default();
+    let unlinked = match (link, &lab_scenario, f.concurrency) {
+        (
+            Some(ScenarioLink {
+                unlinked: Some(why),
+                ..
+            }),
+            _,
+            _,
+        ) => Some(why.clone()),
+        (_, Some(s), Some(c)) if !levels.contains(&c) => {
+            Some(format!("scenario {s} has no level {c}"))
+        }
+        (_, Some(_), None) => Some("the published cell states no concurrency".into()),
+        _ => None,
+    };
+    PublishedCell {
+        table,
+        row,
+        column: f.field(&t.column).unwrap_or_else(|| "-".into()),
+        system,
+        metric: f.metric.clone(),
+        unit: f.unit.clone(),
+        value: if f.status.as_deref() == Some("failed") {
+            None
+        } else {
+            f.value
+        },
+        raw: f.raw.clone(),
+        measure: seed.measure_of(&f.metric),
+        total_calls: f.calls(),
+        scenario: if unlinked.is_none() {
+            lab_scenario
+        } else {
+            None
+        },
+        concurrency: f.concurrency,
+        unlinked,
+        measured: None,
+        not_run: None,
     }
 }
 
