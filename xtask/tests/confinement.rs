@@ -65,6 +65,7 @@ fn failure(what: &str, log: &Path) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_started_by_the_lab_runs_confined() {
+    let _engine = common::engine_lock();
     let results = tempfile::tempdir().unwrap();
     let log = results.path().join("lab-run.log");
     let mut child = start_run(results.path(), &log);
