@@ -489,8 +489,14 @@ fn check_restarted_snapshot(snap: &Path, kept: &[Value], log: &str) {
         restart_run_plan(),
         "every planned cell exactly once:\n{log}"
     );
-    let manifest: toml::Value =
-        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    let manifest_text = std::fs::read_to_string(snap.join("manifest.toml")).unwrap();
+    // The quick flags (--variant, --levels, --repetitions) decided the
+    // plan above; the manifest keeps the variant asked.
+    assert!(
+        manifest_text.contains("thrift-java/0.20"),
+        "{manifest_text}"
+    );
+    let manifest: toml::Value = toml::from_str(&manifest_text).unwrap();
     assert!(manifest.get("stopped").is_none(), "{manifest}");
 }
 
