@@ -1,6 +1,13 @@
 //! End-to-end: `lab reproduce` in interleaved rounds (profile
 //! `smoke-rounds`, seed 003's two Dubbo 2.6 variants side by side), whole
 //! and with a server killed mid-way. Needs a running Docker engine.
+//!
+//! Two runs of the same command, not one: the whole one must succeed with
+//! both variants in every round, the other must fail with one variant
+//! lost, so no one run can be both. The killed one costs no more than the
+//! whole one: a server that exits under a cell ends that cell at once
+//! (before, the client waited out `warmup_max_s`, 120 s, for a call no
+//! server would answer).
 
 mod common;
 
