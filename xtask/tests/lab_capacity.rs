@@ -7,8 +7,9 @@
 //! passing rate lies below every failing one, every step has its cell and
 //! its percentile, every reply was verified, the chart names every rate,
 //! and `lab report` renders the snapshot again. A second search with a
-//! bound no server can hold ends, within its budget, as "no rate holds
-//! the SLO" with exit code 99. Bad input is refused in one line before
+//! bound no server can hold, started at the lowest rate, ends as "no rate
+//! holds the SLO" with exit code 99 (the halving down to that rate is the
+//! search's unit tests'). Bad input is refused in one line before
 //! anything starts.
 
 mod common;
@@ -207,15 +208,19 @@ fn lab_capacity_finds_a_rate_on_a_real_server_and_writes_its_curve() {
 fn when_even_the_lowest_rate_fails_no_rate_holds_the_slo_and_the_exit_code_says_so() {
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
-    // No server answers within a microsecond: every step fails, halving
-    // from the start rate down to the lowest rate.
+    // No server answers within a microsecond: the one step, at the lowest
+    // rate, fails. (The halving from a start rate down to the lowest rate,
+    // every step failing, is the search's rule, which the unit test
+    // engine::capacity::tests::when_even_the_lowest_rate_fails_no_rate_holds
+    // replays: 80, 40, 20, 10 and no rate; a real server adds nothing to
+    // it but minutes.)
     let out = capacity(
         results.path(),
         &[
             "--slo",
             "1us",
             "--start-rate",
-            "40",
+            "10",
             "--min-rate",
             "10",
             "--budget",
@@ -235,7 +240,7 @@ fn when_even_the_lowest_rate_fails_no_rate_holds_the_slo_and_the_exit_code_says_
         .iter()
         .map(rate)
         .collect();
-    assert_eq!(rates, [40, 20, 10], "halving down to the lowest rate");
+    assert_eq!(rates, [10], "the lowest rate, failed, ends the search");
     for s in search["steps"].as_array().unwrap() {
         assert!(
             s["failures"]

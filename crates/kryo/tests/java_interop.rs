@@ -3,7 +3,9 @@
 //! full as the rpclab client does) and read back by golden/java's
 //! rpclab.golden.Verify with Dubbo's own KryoObjectInput, for both Kryo
 //! lines (Maven profiles kryo4 and kryo5), which compares what it reads
-//! with the Java-side case. Exceptions are read-only and not written.
+//! with the Java-side case. One Maven run (one JVM) per Kryo line reads
+//! both writings, named `shared~<case>.bin` and `full~<case>.bin`.
+//! Exceptions are read-only and not written.
 //!
 //! Needs Maven and a JDK 17+ (and Maven Central or a local repository
 //! holding Dubbo 2.6.12, Dubbo 3.3.6 and their kryo artifacts). Without them
@@ -45,29 +47,33 @@ fn java_reads_what_rust_writes() {
         .iter()
         .map(|m| format!("--add-opens={m}=ALL-UNNAMED"))
         .collect();
+    // One JVM per Kryo line: both writings of every case in one folder,
+    // each file `<writing>~<case>.bin`, which Verify reads as `<case>`.
     for (line, dialect) in dialects() {
-        for share in [true, false] {
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-                .join(format!("kryo-java-interop-{line}-{share}"));
-            let written = write_cases(
-                &dir,
-                cases().into_iter().filter_map(|(name, steps)| {
-                    rust_write_with(&steps, dialect, share).map(|bytes| (name, bytes))
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kryo-java-interop-{line}"));
+        let written = write_cases(
+            &dir,
+            [(true, "shared"), (false, "full")]
+                .into_iter()
+                .flat_map(|(share, writing)| {
+                    cases().into_iter().filter_map(move |(name, steps)| {
+                        rust_write_with(&steps, dialect, share)
+                            .map(|bytes| (format!("{writing}~{name}"), bytes))
+                    })
                 }),
-            );
-            let verify = JavaVerify::exec_java(
-                &golden().pom(),
-                "rpclab.golden.Verify",
-                &dir.display().to_string(),
-            )
-            .profile(line)
-            .env("MAVEN_OPTS", &opens.join(" "));
-            if let Err(e) = verify.run(
-                &format!("{line} (shared strings: {share})"),
-                &format!("{line}: {}", all_passed(written)),
-            ) {
-                panic!("{e}");
-            }
+        );
+        let verify = JavaVerify::exec_java(
+            &golden().pom(),
+            "rpclab.golden.Verify",
+            &dir.display().to_string(),
+        )
+        .profile(line)
+        .env("MAVEN_OPTS", &opens.join(" "));
+        if let Err(e) = verify.run(
+            &format!("{line} (shared strings, and every string in full)"),
+            &format!("{line}: {}", all_passed(written)),
+        ) {
+            panic!("{e}");
         }
     }
 }

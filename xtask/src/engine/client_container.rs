@@ -143,7 +143,21 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
                 .flatten()
         });
     let host_sampler = host_sets.clone().map(host_load::start);
-    let log = follow(engine, &client, label, verbose).await;
+    // A server that exits under the cell ends it at once: the client would
+    // otherwise wait out the profile's warm-up limit (minutes) for a first
+    // verified call that no server will ever answer.
+    let server_gone = async {
+        match server {
+            Some((server_engine, id)) => match server_engine.wait(id).await {
+                Ok(code) => code,
+                // Its engine does not say (an outage): the client's own
+                // end tells the run what happened.
+                Err(_) => std::future::pending().await,
+            },
+            None => std::future::pending().await,
+        }
+    };
+    let (log, server_exit) = follow(engine, &client, label, verbose, server_gone).await;
     let samples = match sampler {
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
@@ -160,6 +174,14 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         Some(sampler) => sampler.finish().await,
         None => Vec::new(),
     };
+    if let Some(code) = server_exit {
+        let _ = engine.remove(&client).await;
+        std::fs::write(dir.join("client.log"), &log)?;
+        bail!(
+            "the server's container exited with code {code} while the load client ran; \
+             the client was stopped"
+        );
+    }
     let report = collect(engine, &client, through_api, &dir, &log).await?;
     let calls = report.calls_ok + report.calls_failed;
     let window = report
@@ -253,12 +275,31 @@ async fn start(
 
 /// Follows the client's output until it exits, its progress on one line
 /// ([`progress::CellBar`]), every other line too when `verbose`; returns
-/// the whole output.
-async fn follow(engine: &Engine, client: &str, label: &str, verbose: bool) -> String {
+/// the whole output so far, and the exit code that `server_gone` gave when
+/// it ended first (the server exited while the client ran).
+async fn follow(
+    engine: &Engine,
+    client: &str,
+    label: &str,
+    verbose: bool,
+    server_gone: impl std::future::Future<Output = i64>,
+) -> (String, Option<i64>) {
     let bar = progress::CellBar::new(label);
     let mut lines = Box::pin(engine.follow_logs(client));
+    let mut server_gone = std::pin::pin!(server_gone);
     let mut log = String::new();
-    while let Some(chunk) = lines.next().await {
+    let mut server_exit = None;
+    loop {
+        let chunk = tokio::select! {
+            chunk = lines.next() => match chunk {
+                Some(chunk) => chunk,
+                None => break,
+            },
+            code = &mut server_gone => {
+                server_exit = Some(code);
+                break;
+            }
+        };
         for line in chunk.lines() {
             if line.starts_with(runner::PHASE_MARKER) {
                 continue;
@@ -271,7 +312,7 @@ async fn follow(engine: &Engine, client: &str, label: &str, verbose: bool) -> St
         log.push_str(&chunk);
     }
     bar.finish();
-    log
+    (log, server_exit)
 }
 
 /// Once the client exited: its folder fetched (through the API), the

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod lab;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,13 +20,35 @@ pub fn xtask_command(args: &[&str]) -> Command {
     cmd
 }
 
-/// One lab run at a time on the engine: a second one would be refused
-/// (and would share CPUs and ports). Tests that run the lab hold this.
-static ENGINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Where every test process takes the engine: one fixed file, so that the
+/// lab tests of every test binary (run one after the other or at the same
+/// time) and of every process share it.
+pub fn engine_lock_path() -> PathBuf {
+    std::env::temp_dir().join("rpclab-engine.lock")
+}
 
-/// Holds the engine for one test (a panicked holder's lock is taken over).
-pub fn engine_lock() -> std::sync::MutexGuard<'static, ()> {
-    ENGINE.lock().unwrap_or_else(|p| p.into_inner())
+/// The engine, held for as long as this lives (an exclusive lock on
+/// [`engine_lock_path`], released when dropped or when the process ends,
+/// however it ends).
+pub struct EngineLock(#[allow(dead_code)] std::fs::File);
+
+/// One lab run at a time on the engine: a second one would be refused (and
+/// would share CPUs and ports). Every test that starts a lab run holds this
+/// for its whole life; it waits while another test, in this process or
+/// another, holds it.
+pub fn engine_lock() -> EngineLock {
+    let path = engine_lock_path();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("cannot open the engine lock {}: {e}", path.display()));
+    // A lock on a fresh open file description: threads of one process
+    // exclude each other just as processes do.
+    file.lock()
+        .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
+    EngineLock(file)
 }
 
 /// `cargo xtask <args>` to its end.
