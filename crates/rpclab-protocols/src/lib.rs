@@ -19,6 +19,11 @@
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`reference`]: a reply verified once by value, then by its bytes;
+//! * [`template`]: ghz's template values (`{{.RequestNumber}}`,
+//!   `{{randomString 8}}`, ...) parsed once, rendered per call, for the
+//!   generic calls' data and metadata;
+//! * [`metadata`]: a generic call's metadata (`-m`): gRPC headers, checked
+//!   against HTTP/2's rules before any load, and Dubbo attachments;
 //! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC, Hessian,
 //!   SOAP): one setup, plaintext or TLS connections;
 //! * `testing` (feature `testing`): what the protocols' tests share
@@ -30,12 +35,14 @@ pub mod exchange;
 pub mod http;
 pub mod id_hash;
 pub mod java_contract;
+pub mod metadata;
 pub mod mux;
 pub mod net;
 pub mod prepared;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;
+pub mod template;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod tls;

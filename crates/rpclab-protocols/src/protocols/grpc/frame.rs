@@ -168,7 +168,7 @@ pub fn unpadded(kind: u8, flags: u8, payload: &[u8]) -> Result<Range<usize>, Str
 }
 
 /// HPACK integer with an `prefix_bits`-bit prefix (RFC 7541 §5.1).
-fn put_integer(out: &mut Vec<u8>, prefix_bits: u8, first: u8, mut v: usize) {
+pub(crate) fn put_integer(out: &mut Vec<u8>, prefix_bits: u8, first: u8, mut v: usize) {
     let max = (1usize << prefix_bits) - 1;
     if v < max {
         out.push(first | v as u8);
