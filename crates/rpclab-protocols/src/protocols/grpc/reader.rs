@@ -345,7 +345,11 @@ impl Reader {
     fn headers(&mut self) -> Result<(), End> {
         let id = std::mem::take(&mut self.block_stream);
         let end_stream = self.block_end_stream;
-        let mut fields = Fields::default();
+        let mut fields = if end_stream {
+            Fields::ending()
+        } else {
+            Fields::default()
+        };
         let decoded = reply::decode_block(&mut self.decoder, &self.block, &mut fields);
         self.block.clear();
         decoded.map_err(End::Broken)?;

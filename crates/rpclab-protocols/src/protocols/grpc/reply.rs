@@ -29,7 +29,16 @@ pub struct Fields {
     /// `grpc-status`: the code, or the value if it is not a number.
     grpc_status: Option<Result<u32, String>>,
     grpc_message: Option<Vec<u8>>,
+    /// The block's other fields (`name: value; ...`), kept only for a
+    /// block that ends the stream ([`Fields::ending`]) and only if there
+    /// are any: what a failed call's example shows of the server's
+    /// trailers, beside its status.
+    others: Option<String>,
+    keep_others: bool,
 }
+
+/// The most of a reply's other trailers a failure keeps.
+const OTHERS_MAX: usize = 512;
 
 impl Fields {
     fn field(&mut self, name: &[u8], value: &[u8]) {
@@ -53,7 +62,35 @@ impl Fields {
                 self.grpc_status = Some(code.ok_or_else(|| String::from_utf8_lossy(value).into()));
             }
             b"grpc-message" => self.grpc_message = Some(value.to_vec()),
+            _ if self.keep_others => {
+                let others = self.others.get_or_insert_with(String::new);
+                if others.len() < OTHERS_MAX {
+                    if !others.is_empty() {
+                        others.push_str("; ");
+                    }
+                    let name = String::from_utf8_lossy(name);
+                    others.push_str(&name);
+                    others.push_str(": ");
+                    let value = String::from_utf8_lossy(value);
+                    // A binary value (`-bin`, base64) can be long: its start.
+                    let cut = value.char_indices().nth(80).map_or(value.len(), |(at, _)| at);
+                    others.push_str(&value[..cut]);
+                    if cut < value.len() {
+                        others.push('…');
+                    }
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// The fields of a block that ends the stream (trailers, or a
+    /// Trailers-Only head), which keep the server's other fields for a
+    /// failure's example.
+    pub fn ending() -> Fields {
+        Fields {
+            keep_others: true,
+            ..Fields::default()
         }
     }
 
@@ -130,7 +167,10 @@ pub fn grpc_status(fields: &Fields) -> Result<(), CallError> {
         .as_deref()
         .map(percent_decode)
         .unwrap_or_default();
-    Err(CallError::Server(format!("{}: {message}", code_name(code))))
+    Err(CallError::Server(match &fields.others {
+        Some(others) => format!("{}: {message} (trailers: {others})", code_name(code)),
+        None => format!("{}: {message}", code_name(code)),
+    }))
 }
 
 /// A reply's DATA, gathered: the first chunk as it came (most replies are
@@ -428,6 +468,33 @@ mod tests {
         let proxy = [(":status", "502"), ("grpc-status", "14")];
         assert!(matches!(check_head(&fields(&proxy), true), Err(CallError::Server(_))));
         assert!(fields(&[(":status", "100")]).is_informational());
+    }
+
+    #[test]
+    fn a_failures_trailers_go_into_its_error_and_a_heads_do_not() {
+        let block = [
+            ("grpc-status", "16"),
+            ("grpc-message", "no%20token"),
+            ("shop-hint", "send -m"),
+            ("grpc-status-details-bin", "CBASCG5vIHRva2Vu"),
+        ];
+        let mut ending = Fields::ending();
+        for (n, v) in block {
+            ending.field(n.as_bytes(), v.as_bytes());
+        }
+        let e = grpc_status(&ending).unwrap_err();
+        assert!(
+            matches!(&e, CallError::Server(m) if m == "UNAUTHENTICATED: no token (trailers: shop-hint: send -m; grpc-status-details-bin: CBASCG5vIHRva2Vu)"),
+            "{e:?}"
+        );
+        let e = grpc_status(&fields(&block)).unwrap_err();
+        assert!(matches!(&e, CallError::Server(m) if m == "UNAUTHENTICATED: no token"), "{e:?}");
+        let long = "x".repeat(200);
+        let mut ending = Fields::ending();
+        for _ in 0..20 {
+            ending.field(b"k", long.as_bytes());
+        }
+        assert!(ending.others.unwrap().len() < OTHERS_MAX + 100);
     }
 
     #[test]
