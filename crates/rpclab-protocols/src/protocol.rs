@@ -202,6 +202,46 @@ pub fn json_option(
         .map_err(|e| CallError::Config(format!("{source} is not JSON: {e}")))
 }
 
+/// [`json_option`], where a file may also hold one JSON message a line (as
+/// ghz's data files may): its lines become a JSON array, a data array sent
+/// round-robin. A line that is not JSON is named by its number.
+pub fn json_lines_option(
+    options: &BTreeMap<String, String>,
+    key: &str,
+    flag: &str,
+) -> Result<Option<serde_json::Value>, CallError> {
+    let whole = json_option(options, key, flag);
+    let Some(path) = options.get(&format!("{key}_file")) else {
+        return whole;
+    };
+    if whole.is_ok() {
+        return whole;
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CallError::Config(format!("cannot read {flag}-file {path}: {e}")))?;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect();
+    if lines.len() < 2 {
+        return whole;
+    }
+    lines
+        .into_iter()
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                CallError::Config(format!(
+                    "{flag}-file {path}: line {} is not JSON ({e}); give one JSON value, \
+                     or one JSON message a line",
+                    i + 1
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|messages| Some(serde_json::Value::Array(messages)))
+}
+
 /// How long a generic call's first, verified call may take (and gRPC's
 /// reflection before it).
 pub const FIRST_CALL_TIMEOUT: Duration = Duration::from_secs(10);

@@ -10,8 +10,9 @@
 //! | option | meaning |
 //! | --- | --- |
 //! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
-//! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file |
-//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
+//! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file; a JSON array (or a file of one JSON message a line) is several requests, sent round-robin |
+//! | `metadata`, `metadata_file` | request headers as JSON, ghz's `-m`/`-M` ([`crate::metadata`]): an object of string values, or an array of them sent round-robin |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); an array pairs with `data`'s, element by element |
 //! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it, the server's reflection |
 //! | `tls`, `cacert`, `server_name`, `cert`, `key` | TLS ([`crate::tls`]) |
 //!
@@ -31,8 +32,12 @@
 //! # Per call
 //!
 //! The request is encoded once ([`request::Template`]); a call whose
-//! request holds `{{.RequestNumber}}` writes its number into the encoded
-//! pieces, nothing more. Every reply is checked as the contract's gRPC
+//! request holds a template value ([`crate::template`]) writes its values
+//! into the encoded pieces, nothing more; the headers are encoded once
+//! too, or per call when the metadata holds a template value
+//! ([`crate::metadata::HeaderBlocks`]). Call `n` sends request
+//! `n mod len` of a data array and metadata set `n mod len`, and
+//! `{{.WorkerID}}` is the number of the connection that makes it. Every reply is checked as the contract's gRPC
 //! replies are (status 200, `application/grpc`, one uncompressed message,
 //! `grpc-status` 0), then:
 //!
@@ -51,11 +56,13 @@ pub mod request;
 mod test_pool;
 
 use crate::protocol::{
-    first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
+    first_call_verified, json_lines_option, json_option, CallError, Connection, Protocol, WireCounter,
     FIRST_CALL_TIMEOUT,
 };
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
+use crate::metadata::{HeaderBlocks, Metadata, Use};
+use crate::template::{self, CallValues, Needs};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
@@ -74,6 +81,8 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    "metadata",
+    "metadata_file",
     "protoset",
 ];
 
@@ -84,6 +93,7 @@ pub struct GrpcGeneric {
     method: String,
     data: serde_json::Value,
     expect: Option<serde_json::Value>,
+    metadata: Option<serde_json::Value>,
     protoset: Option<String>,
     transport: Transport,
     /// The method resolved: at once from a protoset, on the first
@@ -91,18 +101,48 @@ pub struct GrpcGeneric {
     resolved: OnceCell<Arc<Resolved>>,
     /// The next call's `{{.RequestNumber}}`, shared by every connection.
     numbers: Arc<AtomicU64>,
+    /// The next connection's `{{.WorkerID}}`.
+    workers: AtomicU64,
     /// Set by the first connection, which makes one verified call.
     first_verified: AtomicBool,
 }
 
-/// The method, its request encoded once, its expected reply.
+/// The method, its requests encoded once, their expected replies, its
+/// metadata.
 #[derive(Debug)]
 struct Resolved {
     method: MethodDescriptor,
     /// Where the types came from, for the report.
     descriptors: String,
-    request: Template,
-    expected: Option<Expected>,
+    /// One request, or a data array's, sent round-robin.
+    requests: Vec<Template>,
+    /// None, one for every request, or one per request of the array.
+    expected: Vec<Expected>,
+    metadata: Metadata,
+    /// What a call must take before it is written (its time, a UUID).
+    needs: Needs,
+}
+
+impl Resolved {
+    fn request(&self, n: u64) -> &Template {
+        &self.requests[(n % self.requests.len() as u64) as usize]
+    }
+
+    fn expected(&self, n: u64) -> Option<&Expected> {
+        if self.expected.is_empty() {
+            return None;
+        }
+        Some(&self.expected[(n % self.expected.len() as u64) as usize])
+    }
+
+    /// Whether every call sends the same request and expects the same
+    /// reply, so that a reply equal to one verified is verified.
+    fn same_every_call(&self) -> bool {
+        self.requests.len() == 1
+            && !self.requests[0].numbered()
+            && self.expected.len() <= 1
+            && !matches!(self.expected.first(), Some(Expected::Numbered(_)))
+    }
 }
 
 /// The reply every call must get.
@@ -122,7 +162,7 @@ impl Protocol for GrpcGeneric {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
-    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "protoset", "cacert"];
+    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "metadata_file", "protoset", "cacert"];
 
     const CALL_OPTION: Option<&'static str> = Some("call");
 
@@ -134,18 +174,21 @@ impl Protocol for GrpcGeneric {
             ));
         };
         let (service, method) = split_call(call)?;
-        let data = json_option(options, "data", "--data")?
+        let data = json_lines_option(options, "data", "--data")?
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
-        let expect = json_option(options, "expect", "--expect")?;
+        let expect = json_lines_option(options, "expect", "--expect")?;
+        let metadata = json_option(options, "metadata", "--metadata")?;
         let protocol = GrpcGeneric {
             service,
             method,
             data,
             expect,
+            metadata,
             protoset: options.get("protoset").cloned(),
             transport: Transport::from_options(Self::NAME, options, Alpn::H2)?,
             resolved: OnceCell::new(),
             numbers: Arc::new(AtomicU64::new(0)),
+            workers: AtomicU64::new(0),
             first_verified: AtomicBool::new(false),
         };
         if let Some(path) = &protocol.protoset {
@@ -180,11 +223,16 @@ impl Protocol for GrpcGeneric {
             resolved.method.parent_service().full_name(),
             resolved.method.name()
         );
+        let headers = HeaderBlocks::new(
+            frame::request_headers_over(&path, target, USER_AGENT, tls),
+            &resolved.metadata,
+        );
         let conn = GrpcGenericConnection {
-            headers: Bytes::from(frame::request_headers_over(&path, target, USER_AGENT, tls)),
+            headers,
             channel,
             resolved: Arc::clone(resolved),
             numbers: Arc::clone(&self.numbers),
+            worker: self.workers.fetch_add(1, Ordering::Relaxed),
             reference: OnceLock::new(),
         };
         if !self.first_verified.swap(true, Ordering::AcqRel) {
@@ -206,9 +254,16 @@ impl Protocol for GrpcGeneric {
                 resolved.method.name()
             ),
             descriptors: resolved.descriptors.clone(),
-            request_bytes: resolved.request.message(0).len() as u64,
-            templates: resolved.request.templates().to_vec(),
-            expected_reply: resolved.expected.is_some(),
+            request_bytes: resolved.requests[0]
+                .message(&CallValues::new(0, 0, resolved.needs))
+                .len() as u64,
+            templates: resolved
+                .requests
+                .iter()
+                .flat_map(|r| r.templates().iter().cloned())
+                .chain(resolved.metadata.templates())
+                .collect(),
+            expected_reply: !resolved.expected.is_empty(),
         })
     }
 }
@@ -239,27 +294,53 @@ impl GrpcGeneric {
                 self.service, self.method
             )));
         }
-        let parsed = request::parse(&method.input(), &self.data, "--data").map_err(CallError::Config)?;
-        let request = Template::new(&parsed).map_err(|e| CallError::Config(format!("--data: {e}")))?;
+        let values = template_method(&method);
+        let requests = elements(&self.data, "--data")
+            .iter()
+            .map(|(json, what)| {
+                let parsed =
+                    request::parse(&method.input(), json, what, &values).map_err(CallError::Config)?;
+                Template::new(&parsed).map_err(|e| CallError::Config(format!("{what}: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if requests.is_empty() {
+            return Err(CallError::Config(
+                "--data: an empty array; give a message, or messages".into(),
+            ));
+        }
         let expected = match &self.expect {
-            None => None,
+            None => Vec::new(),
             Some(json) => {
-                let parsed: Parsed = request::parse(&method.output(), json, "--expect")
-                    .map_err(CallError::Config)?;
-                let template = Template::new(&parsed)
-                    .map_err(|e| CallError::Config(format!("--expect: {e}")))?;
-                Some(if template.numbered() {
-                    Expected::Numbered(template)
-                } else {
-                    Expected::Fixed(parsed.message)
-                })
+                let expects = elements(json, "--expect");
+                if json.is_array() && expects.len() != requests.len() {
+                    return Err(CallError::Config(format!(
+                        "--expect: an array of {} replies for {} requests; give one reply, \
+                         or one per element of --data",
+                        expects.len(),
+                        requests.len()
+                    )));
+                }
+                expects
+                    .iter()
+                    .map(|(json, what)| expected_of(&method, json, what, &values))
+                    .collect::<Result<Vec<_>, _>>()?
             }
         };
+        let metadata = match &self.metadata {
+            None => Metadata::default(),
+            Some(json) => Metadata::parse(json, "--metadata", &values, Use::GrpcHeaders)
+                .map_err(CallError::Config)?,
+        };
+        let needs = requests
+            .iter()
+            .fold(metadata.needs(), |n, r| n.union(r.needs()));
         Ok(Resolved {
             method,
             descriptors,
-            request,
+            requests,
             expected,
+            metadata,
+            needs,
         })
     }
 
@@ -291,6 +372,59 @@ impl GrpcGeneric {
     }
 }
 
+/// What ghz's template values say of `method`.
+fn template_method(method: &MethodDescriptor) -> template::Method {
+    template::Method {
+        fully_qualified_name: method.full_name().to_owned(),
+        method_name: method.name().to_owned(),
+        service_name: method.parent_service().name().to_owned(),
+        input_name: method.input().name().to_owned(),
+        output_name: method.output().name().to_owned(),
+        client_streaming: method.is_client_streaming(),
+        server_streaming: method.is_server_streaming(),
+    }
+}
+
+/// The messages of `json`: its elements, each named by its index, when it
+/// is an array (a message is an object), else itself.
+fn elements<'a>(json: &'a serde_json::Value, flag: &str) -> Vec<(&'a serde_json::Value, String)> {
+    match json {
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (item, format!("{flag}[{i}]")))
+            .collect(),
+        one => vec![(one, flag.to_owned())],
+    }
+}
+
+/// An expected reply: only values that follow from the call's number and
+/// connection may be in it, since the reply cannot repeat a value the
+/// client drew (a UUID, a time, a random string).
+fn expected_of(
+    method: &MethodDescriptor,
+    json: &serde_json::Value,
+    what: &str,
+    values: &template::Method,
+) -> Result<Expected, CallError> {
+    let parsed: Parsed =
+        request::parse(&method.output(), json, what, values).map_err(CallError::Config)?;
+    let template =
+        Template::new(&parsed).map_err(|e| CallError::Config(format!("{what}: {e}")))?;
+    if let Some(drawn) = template.values().into_iter().find(|v| !v.is_reproducible()) {
+        return Err(CallError::Config(format!(
+            "{what}: {} is drawn anew for every call and cannot be expected; \
+             only {{{{.RequestNumber}}}} and {{{{.WorkerID}}}} may be in an expected reply",
+            drawn.written()
+        )));
+    }
+    Ok(if template.numbered() {
+        Expected::Numbered(template)
+    } else {
+        Expected::Fixed(parsed.message)
+    })
+}
+
 /// The method `call` names, as `package.Service/Method` whichever way it
 /// was written (`package.Service.Method` too, as ghz takes it): what the
 /// lab names a generic cell by.
@@ -318,35 +452,39 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
 #[derive(Debug)]
 pub struct GrpcGenericConnection {
     channel: Channel,
-    /// The request's header block, for this target.
-    headers: Bytes,
+    /// The request's header blocks, for this target, with the metadata.
+    headers: HeaderBlocks,
     resolved: Arc<Resolved>,
     numbers: Arc<AtomicU64>,
+    /// This connection's number, the calls' `{{.WorkerID}}`.
+    worker: u64,
     /// A reply message already verified (for a request and an expected
     /// reply that are the same on every call).
     reference: OnceLock<Bytes>,
 }
 
 impl GrpcGenericConnection {
-    /// One call: its number, its request, the reply message.
-    async fn exchange(&self) -> Result<(u64, Bytes), CallError> {
+    /// One call: its values, its request, the reply message.
+    async fn exchange(&self) -> Result<(CallValues, Bytes), CallError> {
         let n = self.numbers.fetch_add(1, Ordering::Relaxed);
-        let body = self.resolved.request.body(n);
-        let reply = self.channel.call(self.headers.clone(), body).await?;
-        Ok((n, reply))
+        let call = CallValues::new(n, self.worker, self.resolved.needs);
+        let body = self.resolved.request(n).body(&call);
+        let reply = self.channel.call(self.headers.block(&call), body).await?;
+        Ok((call, reply))
     }
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self, path: &str) -> Result<(), CallError> {
         first_call_verified(path, async {
-            let (n, reply) = self.exchange().await?;
-            self.verify(n, &reply)
+            let (call, reply) = self.exchange().await?;
+            self.verify(&call, &reply)
         })
         .await
     }
 
-    /// Checks reply message `reply` of call `n` (see the module documentation).
-    fn verify(&self, n: u64, reply: &Bytes) -> Result<(), CallError> {
+    /// Checks reply message `reply` of call `call` (see the module
+    /// documentation).
+    fn verify(&self, call: &CallValues, reply: &Bytes) -> Result<(), CallError> {
         let resolved = &*self.resolved;
         let output = resolved.method.output();
         let decode = |bytes: &[u8]| {
@@ -364,8 +502,7 @@ impl GrpcGenericConnection {
                 resolved.method.name()
             ))
         };
-        let same_every_call = !resolved.request.numbered()
-            && !matches!(resolved.expected, Some(Expected::Numbered(_)));
+        let same_every_call = resolved.same_every_call();
         if same_every_call {
             if let Some(reference) = self.reference.get() {
                 if reference == reply {
@@ -373,7 +510,7 @@ impl GrpcGenericConnection {
                 }
             }
         }
-        match &resolved.expected {
+        match resolved.expected(call.number) {
             None => {
                 decode(&reply[..])?;
             }
@@ -384,7 +521,7 @@ impl GrpcGenericConnection {
                 }
             }
             Some(Expected::Numbered(template)) => {
-                let expected_bytes = template.message(n);
+                let expected_bytes = template.message(call);
                 if expected_bytes != *reply {
                     let expected = decode(&expected_bytes[..])?;
                     if let Some(difference) =
@@ -406,8 +543,8 @@ impl Connection for GrpcGenericConnection {
     /// The reply as JSON text (the contract's value has no other form for
     /// the user's types).
     async fn call(&self, _call: &Call) -> Result<Value, CallError> {
-        let (n, reply) = self.exchange().await?;
-        self.verify(n, &reply)?;
+        let (values, reply) = self.exchange().await?;
+        self.verify(&values, &reply)?;
         let message = DynamicMessage::decode(self.resolved.method.output(), reply.as_ref())
             .map_err(|e| CallError::Protocol(e.to_string()))?;
         serde_json::to_string(&message)
@@ -417,8 +554,8 @@ impl Connection for GrpcGenericConnection {
 
     /// The contract's call is not looked at: every call is the user's.
     async fn verified_call(&self, _call: &Call) -> Result<(), CallError> {
-        let (n, reply) = self.exchange().await?;
-        self.verify(n, &reply)
+        let (values, reply) = self.exchange().await?;
+        self.verify(&values, &reply)
     }
 }
 
@@ -471,7 +608,7 @@ mod tests {
         );
         assert_eq!(
             with_protoset(&[("call", "shop.v1.Inventory/Cancel")]),
-            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, Checkout)"
         );
         assert_eq!(
             with_protoset(&[("call", "shop.v1.Inventory/Watch")]),
