@@ -17,6 +17,7 @@
 //! | `types` | the parameter types, Java names, comma-separated (`com.example.shop.ReserveRequest,int`); without it, the provider finds the method by its name (an overloaded name then fails on the provider) |
 //! | `data`, `data_file` | the arguments, a JSON array (default `[]`), inline or in a file |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
+//! | `metadata`, `metadata_file` | attachments, as ghz's `-m`/`-M` take metadata ([`crate::metadata`]): a JSON object of string values, or an array of them sent round-robin; values may hold template values |
 //! | `registry` | `zookeeper://host:port`: the provider of the interface found there (the target's port picks one of several; an empty target the first) |
 //! | `version`, `group` | the service's version and group, if the provider exports it with them |
 //! | `heartbeat_s` | as the `dubbo` protocol's |
@@ -38,8 +39,9 @@
 //!
 //! # Per call
 //!
-//! The request is encoded once ([`request::Request`]); a call with
-//! `{{.RequestNumber}}` writes its number into it. Every reply is decoded
+//! The request is encoded once ([`request::Request`]); a call whose
+//! arguments or attachments hold a template value ([`crate::template`])
+//! writes its values into it (`{{.WorkerID}}` is the connection's number). Every reply is decoded
 //! (hessian2, to its end) and, with an expected reply, compared with it
 //! ([`reply::first_difference`]); when neither the request nor the
 //! expected reply changes from call to call, a reply whose bytes equal
@@ -56,7 +58,9 @@ use crate::protocol::{
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
 use crate::protocols::dubbo::{providers_of, DubboConnection, Frame, DEFAULT_HEARTBEAT_S};
+use crate::metadata::{Metadata, Use};
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
+use crate::template::CallValues;
 use bytes::Bytes;
 use request::{Invocation, Request};
 use rpclab_model::contract::{Call, Value};
@@ -75,6 +79,8 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    "metadata",
+    "metadata_file",
     "registry",
     "version",
     "group",
@@ -99,6 +105,8 @@ pub struct DubboGeneric {
     format: Arc<Format>,
     /// The next call's `{{.RequestNumber}}`, shared by every connection.
     numbers: Arc<AtomicU64>,
+    /// The next connection's `{{.WorkerID}}`.
+    workers: AtomicU64,
     /// Set by the first connection, which makes one verified call.
     first_verified: AtomicBool,
 }
@@ -131,15 +139,27 @@ impl Protocol for DubboGeneric {
         let non_empty = |key: &str| options.get(key).filter(|v| !v.is_empty()).cloned();
         let version = non_empty("version");
         let group = non_empty("group");
-        let request = Request::new(&Invocation {
+        let mut invocation = Invocation {
             interface: &interface,
             method: &method,
             types: types.as_deref(),
             args: &data,
             version: version.as_deref(),
             group: group.as_deref(),
-        })
-        .map_err(CallError::Config)?;
+            metadata: &Metadata::EMPTY,
+        };
+        let metadata = match json_option(options, "metadata", "--metadata")? {
+            None => Metadata::EMPTY,
+            Some(json) => Metadata::parse(
+                &json,
+                "--metadata",
+                &invocation.template_method(),
+                Use::DubboAttachments,
+            )
+            .map_err(CallError::Config)?,
+        };
+        invocation.metadata = &metadata;
+        let request = Request::new(&invocation).map_err(CallError::Config)?;
         Ok(DubboGeneric {
             interface,
             method,
@@ -152,6 +172,7 @@ impl Protocol for DubboGeneric {
             registry: Providers::from_options(Self::NAME, options)?,
             format: Arc::new(Format::Hessian2(Hessian2)),
             numbers: Arc::new(AtomicU64::new(0)),
+            workers: AtomicU64::new(0),
             first_verified: AtomicBool::new(false),
         })
     }
@@ -180,6 +201,7 @@ impl Protocol for DubboGeneric {
             request: Arc::clone(&self.request),
             expected: self.expected.clone(),
             numbers: Arc::clone(&self.numbers),
+            worker: self.workers.fetch_add(1, Ordering::Relaxed),
             same_every_call: !self.request.numbered()
                 && !self
                     .expected
@@ -203,7 +225,10 @@ impl Protocol for DubboGeneric {
                     self.method
                 ),
             },
-            request_bytes: self.request.body(0).len() as u64,
+            request_bytes: self
+                .request
+                .body(&CallValues::new(0, 0, self.request.needs()))
+                .len() as u64,
             templates: self.request.templates().to_vec(),
             expected_reply: self.expected.is_some(),
         })
@@ -344,6 +369,8 @@ pub struct DubboGenericConnection {
     request: Arc<Request>,
     expected: Option<Arc<Json>>,
     numbers: Arc<AtomicU64>,
+    /// This connection's number, the calls' `{{.WorkerID}}`.
+    worker: u64,
     /// Whether every call's request and expected reply are the same.
     same_every_call: bool,
     /// The body of a reply already verified, when they are.
@@ -354,9 +381,10 @@ impl DubboGenericConnection {
     /// One call: its number and its reply.
     async fn exchange(&self) -> Result<(u64, Frame), CallError> {
         let n = self.numbers.fetch_add(1, Ordering::Relaxed);
+        let call = CallValues::new(n, self.worker, self.request.needs());
         let frame = self
             .conn
-            .exchange(|id| Ok(self.request.frame(id, n)))
+            .exchange(|id| Ok(self.request.frame(id, &call)))
             .await?;
         Ok((n, frame))
     }
@@ -453,7 +481,7 @@ mod tests {
         assert_eq!(
             refusal::<DubboGeneric>(&[call, ("protoset", "x")]),
             "protocol `dubbo-generic` has no option `protoset` (known: call, types, data, \
-             data_file, expect, expect_file, registry, version, group, heartbeat_s)"
+             data_file, expect, expect_file, metadata, metadata_file, registry, version, group, heartbeat_s)"
         );
         assert!(refusal::<DubboGeneric>(&[call, ("registry", "nacos://h:1")]).contains("nacos"));
         for m in [

@@ -19,17 +19,29 @@
 //!
 //! # Encoding once
 //!
-//! The body is encoded once. A string holding `{{.RequestNumber}}` is cut
-//! out of it: the body is kept as [`Piece`]s, fixed bytes and such
-//! strings, and a call writes the pieces with its number (a hessian2
-//! string carries its own length, and the frame's header the body's, so
-//! nothing else changes). Without one, every call sends the same body.
+//! The body is encoded once. A string holding a template value
+//! ([`crate::template`]: `{{.RequestNumber}}`, `{{.UUID}}`,
+//! `{{randomString 8}}`, ...) is cut out of it: the body is kept as
+//! [`Piece`]s, fixed bytes and such strings, and a call writes the pieces
+//! with its values (a hessian2 string carries its own length, and the
+//! frame's header the body's, so nothing else changes). Without one, every
+//! call sends the same body.
+//!
+//! # Attachments
+//!
+//! The user's metadata (`-m`, [`crate::metadata`]) are attachments beside
+//! the ones a Java consumer sends (`path`, `interface`, `version`,
+//! `generic`, `group`), which they cannot replace; a templated value is a
+//! piece of its own, as in the arguments. An array of sets goes
+//! round-robin: a request with sets keeps one body per set.
 
 use crate::protocols::dubbo::codec::{
     Header, DUBBO_VERSION, FLAG_REQUEST, FLAG_TWOWAY, HEADER_LEN, MAX_BODY, SERVICE_VERSION,
 };
 use crate::protocols::dubbo::serialization::hessian2::ID as HESSIAN2;
-use crate::protocols::grpc_generic::request::{json_type, shown, REQUEST_NUMBER};
+use crate::metadata::{Metadata, Pair};
+use crate::protocols::grpc_generic::request::{json_type, shown};
+use crate::template::{self, CallValues, Needs, Text};
 use hessian2::Encoder;
 use serde_json::Value as Json;
 
@@ -53,6 +65,30 @@ pub struct Invocation<'a> {
     /// The service version (`None`: the provider exports none).
     pub version: Option<&'a str>,
     pub group: Option<&'a str>,
+    /// The user's attachments (`-m`).
+    pub metadata: &'a Metadata,
+}
+
+/// The attachments rpclab writes itself, which `-m` cannot replace.
+const OWN_ATTACHMENTS: &[&str] = &["path", "interface", "version", "generic", "group"];
+
+impl Invocation<'_> {
+    /// ghz's method values, as they read for a Dubbo call.
+    pub fn template_method(&self) -> template::Method {
+        template::Method {
+            fully_qualified_name: format!("{}.{}", self.interface, self.method),
+            method_name: self.method.to_owned(),
+            service_name: self
+                .interface
+                .rsplit_once('.')
+                .map_or(self.interface, |(_, name)| name)
+                .to_owned(),
+            input_name: self.types.map(|t| t.join(",")).unwrap_or_default(),
+            output_name: String::new(),
+            client_streaming: false,
+            server_streaming: false,
+        }
+    }
 }
 
 /// A part of the encoded body.
@@ -60,22 +96,73 @@ pub struct Invocation<'a> {
 enum Piece {
     /// Bytes every call sends.
     Fixed(Vec<u8>),
-    /// A string with the call's number between its parts.
-    Numbered(Vec<String>),
+    /// A string with template values, rendered per call.
+    Text(Text),
 }
 
-/// The request body, encoded once.
+/// The request body, encoded once (one per attachment set).
 #[derive(Clone, Debug)]
 pub struct Request {
-    pieces: Vec<Piece>,
-    /// The strings with `{{.RequestNumber}}`, as written.
+    /// One body's pieces per set of attachments, used round-robin.
+    bodies: Vec<Vec<Piece>>,
+    /// The strings with template values, as written.
     templates: Vec<String>,
+    needs: Needs,
 }
 
 impl Request {
     /// Encodes `invocation`; a wrong argument or type is an error that
     /// names it by its path (`[0].items[1]`).
     pub fn new(invocation: &Invocation) -> Result<Request, String> {
+        let no_attachments = [Vec::new()];
+        let sets = match invocation.metadata.sets() {
+            [] => &no_attachments[..],
+            sets => sets,
+        };
+        let mut bodies = Vec::with_capacity(sets.len().max(1));
+        let mut templates = Vec::new();
+        let mut needs = Needs::NONE;
+        for (i, set) in sets.iter().enumerate() {
+            if let Some(own) = set.iter().find(|p| OWN_ATTACHMENTS.contains(&p.key.as_str())) {
+                return Err(format!(
+                    "--metadata: `{}` is an attachment rpclab sends itself (with {}); remove it",
+                    own.key,
+                    OWN_ATTACHMENTS.join(", ")
+                ));
+            }
+            let (pieces, written, need) = Request::body_of(invocation, set)?;
+            if i == 0 {
+                templates = written;
+            }
+            needs = needs.union(need);
+            bodies.push(pieces);
+        }
+        for set in sets {
+            for pair in set.iter().filter(|p| p.value.fixed().is_none()) {
+                let written = format!("{}: {}", pair.key, pair.value.written());
+                if !templates.contains(&written) {
+                    templates.push(written);
+                }
+            }
+        }
+        let request = Request {
+            bodies,
+            templates,
+            needs,
+        };
+        for n in 0..request.bodies.len() as u64 {
+            let len = request.body(&CallValues::fixed(n, 0, 0, 0, 0)).len();
+            if len > MAX_BODY {
+                return Err(format!(
+                    "--data: the request's body is {len} bytes, over the {MAX_BODY}-byte limit"
+                ));
+            }
+        }
+        Ok(request)
+    }
+
+    /// One body's pieces, with attachment set `set`; the templates in it.
+    fn body_of(invocation: &Invocation, set: &[Pair]) -> Result<(Vec<Piece>, Vec<String>, Needs), String> {
         let Json::Array(args) = invocation.args else {
             return Err(format!(
                 "--data: the method's arguments as a JSON array expected (`[…]`, one element \
@@ -99,10 +186,13 @@ impl Request {
                 check_argument(ty, arg, &format!("[{i}]"))?;
             }
         }
+        let method = invocation.template_method();
         let mut writer = Writer {
             enc: Encoder::new(Vec::with_capacity(256)),
             pieces: Vec::new(),
             templates: Vec::new(),
+            needs: Needs::NONE,
+            method: &method,
         };
         let enc = &mut writer.enc;
         enc.write_string(DUBBO_VERSION);
@@ -145,43 +235,50 @@ impl Request {
             enc.write_string(key);
             enc.write_string(value);
         }
-        enc.end_map();
-        writer.flush();
-        let request = Request {
-            pieces: writer.pieces,
-            templates: writer.templates,
-        };
-        let len = request.body(0).len();
-        if len > MAX_BODY {
-            return Err(format!(
-                "--data: the request's body is {len} bytes, over the {MAX_BODY}-byte limit"
-            ));
+        for pair in set {
+            writer.enc.write_string(&pair.key);
+            match pair.value.fixed() {
+                Some(value) => writer.enc.write_string(value),
+                None => {
+                    writer.flush();
+                    writer.needs = writer.needs.union(pair.value.needs());
+                    writer.pieces.push(Piece::Text(pair.value.clone()));
+                }
+            }
         }
-        Ok(request)
+        writer.enc.end_map();
+        writer.flush();
+        Ok((writer.pieces, writer.templates, writer.needs))
     }
 
-    /// Whether calls differ (the body holds `{{.RequestNumber}}`).
+    /// Whether calls differ (the body holds a template value, or the
+    /// attachments go round-robin).
     pub fn numbered(&self) -> bool {
-        !self.templates.is_empty()
+        !self.templates.is_empty() || self.bodies.len() > 1
     }
 
-    /// The strings that hold `{{.RequestNumber}}`, as written.
+    /// The strings that hold template values, as written.
     pub fn templates(&self) -> &[String] {
         &self.templates
     }
 
-    /// Call `n`'s body.
-    pub fn body(&self, n: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.capacity());
-        self.write_body(&mut out, n);
+    /// What a call must take before its body is written.
+    pub fn needs(&self) -> Needs {
+        self.needs
+    }
+
+    /// The body of the call with values `call`.
+    pub fn body(&self, call: &CallValues) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.capacity(call));
+        self.write_body(&mut out, call);
         out
     }
 
-    /// Call `n`'s whole frame, request id `id`.
-    pub fn frame(&self, id: u64, n: u64) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_LEN + self.capacity());
+    /// The whole frame of the call with values `call`, request id `id`.
+    pub fn frame(&self, id: u64, call: &CallValues) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_LEN + self.capacity(call));
         out.extend_from_slice(&[0; HEADER_LEN]);
-        self.write_body(&mut out, n);
+        self.write_body(&mut out, call);
         let header = Header {
             flag: FLAG_REQUEST | FLAG_TWOWAY | HESSIAN2,
             status: 0,
@@ -194,36 +291,43 @@ impl Request {
         out
     }
 
-    fn capacity(&self) -> usize {
-        self.pieces
+    fn pieces(&self, call: &CallValues) -> &[Piece] {
+        &self.bodies[(call.number % self.bodies.len() as u64) as usize]
+    }
+
+    fn capacity(&self, call: &CallValues) -> usize {
+        self.pieces(call)
             .iter()
             .map(|p| match p {
                 Piece::Fixed(bytes) => bytes.len(),
-                Piece::Numbered(parts) => parts.iter().map(|s| s.len() + 3).sum::<usize>() + 24,
+                // A hessian2 string's length prefix is at most 3 bytes a chunk.
+                Piece::Text(text) => text.len(call) + 8,
             })
             .sum()
     }
 
-    fn write_body(&self, out: &mut Vec<u8>, n: u64) {
-        for piece in &self.pieces {
+    fn write_body(&self, out: &mut Vec<u8>, call: &CallValues) {
+        for piece in self.pieces(call) {
             match piece {
                 Piece::Fixed(bytes) => out.extend_from_slice(bytes),
-                Piece::Numbered(parts) => {
-                    Encoder::new(&mut *out).write_string(&parts.join(&n.to_string()));
+                Piece::Text(text) => {
+                    Encoder::new(&mut *out).write_string(&text.render(call));
                 }
             }
         }
     }
 }
 
-/// The JSON walk that writes the arguments, cutting out numbered strings.
-struct Writer {
+/// The JSON walk that writes the arguments, cutting out templated strings.
+struct Writer<'m> {
     enc: Encoder<Vec<u8>>,
     pieces: Vec<Piece>,
     templates: Vec<String>,
+    needs: Needs,
+    method: &'m template::Method,
 }
 
-impl Writer {
+impl Writer<'_> {
     /// The bytes written so far become a fixed piece; the encoder keeps
     /// its tables (the list types written).
     fn flush(&mut self) {
@@ -250,12 +354,18 @@ impl Writer {
                     enc.write_double(n.as_f64().unwrap_or(f64::NAN));
                 }
             }
-            Json::String(s) if s.contains(REQUEST_NUMBER) => {
-                self.flush();
-                self.pieces.push(Piece::Numbered(
-                    s.split(REQUEST_NUMBER).map(str::to_owned).collect(),
-                ));
-                self.templates.push(s.clone());
+            Json::String(s) if s.contains("{{") => {
+                let text =
+                    Text::parse(s, self.method).map_err(|e| format!("--data: {path}: {e}"))?;
+                match text.fixed() {
+                    Some(fixed) => self.enc.write_string(fixed),
+                    None => {
+                        self.flush();
+                        self.needs = self.needs.union(text.needs());
+                        self.templates.push(text.written());
+                        self.pieces.push(Piece::Text(text));
+                    }
+                }
             }
             Json::String(s) => enc.write_string(s),
             Json::Array(items) => {
@@ -323,8 +433,8 @@ fn check_argument(ty: &str, arg: &Json, path: &str) -> Result<(), String> {
             Ok(())
         };
     }
-    // `{{.RequestNumber}}` may stand for a number: PojoUtils converts it.
-    let numbered = arg.as_str().is_some_and(|s| s.contains(REQUEST_NUMBER));
+    // A template value may stand for a number: PojoUtils converts it.
+    let numbered = arg.as_str().is_some_and(|s| s.contains("{{"));
     let fits = match ty {
         "int" | "long" | "short" | "byte" | "java.lang.Integer" | "java.lang.Long"
         | "java.lang.Short" | "java.lang.Byte" | "java.math.BigInteger" => {
@@ -403,6 +513,8 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
+    static NO_METADATA: Metadata = Metadata::EMPTY;
+
     fn invocation<'a>(args: &'a Json, types: Option<&'a [String]>) -> Invocation<'a> {
         Invocation {
             interface: "com.example.shop.InventoryService",
@@ -411,7 +523,12 @@ mod tests {
             args,
             version: None,
             group: None,
+            metadata: &NO_METADATA,
         }
+    }
+
+    fn at(n: u64) -> CallValues {
+        CallValues::new(n, 0, Needs::NONE)
     }
 
     /// The body as a provider reads it: the five strings, `$invoke`'s
@@ -443,7 +560,7 @@ mod tests {
         .unwrap();
         let request = Request::new(&invocation(&args, Some(types.as_slice()))).unwrap();
         assert!(!request.numbered());
-        let frame_bytes = request.frame(42, 0);
+        let frame_bytes = request.frame(42, &at(0));
         let (header, total) = frame(&frame_bytes).unwrap().unwrap();
         assert_eq!(total, frame_bytes.len());
         assert_eq!((header.flag, header.id, header.status), (0xc2, 42, 0));
@@ -503,7 +620,7 @@ mod tests {
         let mut inv = invocation(&args, None);
         inv.version = Some("1.0.0");
         inv.group = Some("east");
-        let body = Request::new(&inv).unwrap().body(0);
+        let body = Request::new(&inv).unwrap().body(&at(0));
         let (strings, invoke, attachments) = read(&body);
         assert_eq!(strings[2], "1.0.0");
         assert_eq!(invoke[1], HValue::Null);
@@ -522,7 +639,7 @@ mod tests {
             ["req-{{.RequestNumber}}", "{{.RequestNumber}}/{{.RequestNumber}}"]
         );
         for n in [0, 7, 123_456_789_012] {
-            let (_, invoke, _) = read(&request.body(n));
+            let (_, invoke, _) = read(&request.body(&at(n)));
             let HValue::List(list) = &invoke[2] else { panic!() };
             let pojo = entries(&list.items[0]);
             assert_eq!(pojo[0], ("id".into(), HValue::String(format!("req-{n}"))));
@@ -531,6 +648,47 @@ mod tests {
                 HValue::list([HValue::String("x".into()), HValue::String(format!("{n}/{n}"))])
             );
         }
+    }
+
+    #[test]
+    fn attachments_are_sent_round_robin_templated_or_not() {
+        use crate::metadata::Use;
+        let metadata = Metadata::parse(
+            &json!([{"tenant": "a", "trace": "t-{{.RequestNumber}}"}, {"tenant": "b"}]),
+            "--metadata",
+            &template::Method::default(),
+            Use::DubboAttachments,
+        )
+        .unwrap();
+        let args = json!(["{{.MethodName}}"]);
+        let mut inv = invocation(&args, None);
+        inv.metadata = &metadata;
+        let request = Request::new(&inv).unwrap();
+        assert!(request.numbered());
+        assert_eq!(request.templates(), ["trace: t-{{.RequestNumber}}"]);
+        for (n, tenant, trace) in [(0, "a", Some("t-0")), (1, "b", None), (4, "a", Some("t-4"))] {
+            let (_, invoke, attachments) = read(&request.body(&at(n)));
+            // The method's own values are written in once.
+            let HValue::List(list) = &invoke[2] else { panic!() };
+            assert_eq!(list.items[0], HValue::String("reserve".into()));
+            let attachments = entries(&attachments);
+            assert!(attachments.contains(&("generic".into(), HValue::String("true".into()))));
+            assert!(attachments.contains(&("tenant".into(), HValue::String(tenant.into()))));
+            assert_eq!(
+                attachments.iter().find(|(k, _)| k == "trace").map(|(_, v)| v.clone()),
+                trace.map(|t| HValue::String(t.into()))
+            );
+        }
+        let own = Metadata::parse(&json!({"generic": "false"}), "--metadata", &template::Method::default(), Use::DubboAttachments).unwrap();
+        inv.metadata = &own;
+        assert_eq!(
+            Request::new(&inv).unwrap_err(),
+            "--metadata: `generic` is an attachment rpclab sends itself (with path, interface, version, generic, group); remove it"
+        );
+        let args = json!(["{{nope}}"]);
+        assert!(Request::new(&invocation(&args, None))
+            .unwrap_err()
+            .starts_with("--data: [0]: unknown template action `{{nope}}`"));
     }
 
     #[test]
@@ -585,7 +743,7 @@ mod tests {
             any::<bool>().prop_map(Json::Bool),
             any::<i64>().prop_map(|n| json!(n)),
             (-1e9f64..1e9).prop_map(|f| json!(f)),
-            "[a-z{}.é ]{0,12}".prop_map(Json::String),
+            "[a-z{}.é ]{0,12}".prop_map(|s| Json::String(s.replace("{{", "{"))),
             Just(json!("n={{.RequestNumber}}")),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {
@@ -606,7 +764,7 @@ mod tests {
                 Some(i) => i32::try_from(i).map_or(HValue::Long(i), HValue::Int),
                 None => HValue::Double(x.as_f64().unwrap()),
             },
-            Json::String(s) => HValue::String(s.replace(REQUEST_NUMBER, &n.to_string())),
+            Json::String(s) => HValue::String(s.replace("{{.RequestNumber}}", &n.to_string())),
             Json::Array(items) => HValue::list(items.iter().map(|i| as_read(i, n))),
             Json::Object(fields) => HValue::map(
                 fields
@@ -625,7 +783,7 @@ mod tests {
         fn any_arguments_read_back(args in proptest::collection::vec(any_json(), 0..4), n in any::<u64>()) {
             let args = Json::Array(args);
             let request = Request::new(&invocation(&args, None)).unwrap();
-            let frame_bytes = request.frame(1, n);
+            let frame_bytes = request.frame(1, &at(n));
             let (header, total) = frame(&frame_bytes).unwrap().unwrap();
             prop_assert_eq!(total, frame_bytes.len());
             prop_assert_eq!(header.len, total - HEADER_LEN);
