@@ -64,6 +64,7 @@ use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue}
 use super::thrift::link::Link;
 use super::thrift::{encode_prepared, reply_in, Thrift, Framing, Encoding};
 use crate::exchange::{Exchange, Parsed};
+use crate::template::{self, CallValues, Needs};
 use crate::protocol::{
     check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
 };
@@ -95,6 +96,8 @@ pub struct ThriftGeneric {
     resolved: Arc<Resolved>,
     /// The next call's `{{.RequestNumber}}`, shared by every connection.
     numbers: Arc<AtomicU64>,
+    /// The next exchange's `{{.WorkerID}}` (one per connection).
+    workers: AtomicU64,
     /// Set by the first connection, which makes one verified call.
     first_verified: AtomicBool,
 }
@@ -113,6 +116,8 @@ struct Resolved {
     /// The args struct, encoded once.
     args: Encoded,
     templates: Vec<String>,
+    /// What a call must take before its arguments are written.
+    needs: Needs,
     expected: Option<Expected>,
     /// A result struct's bytes already verified, for a request and an
     /// expectation that are the same on every call.
@@ -176,6 +181,7 @@ impl Protocol for ThriftGeneric {
             encoding: thrift.encoding(),
             resolved: Arc::new(resolved),
             numbers: Arc::new(AtomicU64::new(0)),
+            workers: AtomicU64::new(0),
             first_verified: AtomicBool::new(false),
         })
     }
@@ -205,7 +211,11 @@ impl Protocol for ThriftGeneric {
     fn generic_call(&self) -> Option<GenericCall> {
         let resolved = &*self.resolved;
         let mut first = Vec::new();
-        resolved.args.write(self.encoding, 0, &mut first);
+        resolved.args.write(
+            self.encoding,
+            &CallValues::new(0, 0, resolved.needs),
+            &mut first,
+        );
         Some(GenericCall {
             method: resolved.label.clone(),
             descriptors: format!("idl {}", resolved.idl.display()),
@@ -224,7 +234,8 @@ impl ThriftGeneric {
             encoding: self.encoding,
             resolved: Arc::clone(&self.resolved),
             numbers: Arc::clone(&self.numbers),
-            n: 0,
+            call: CallValues::new(0, 0, Needs::NONE),
+            worker: self.workers.fetch_add(1, Ordering::Relaxed),
             args: Vec::new(),
         }
     }
@@ -253,6 +264,7 @@ fn resolve(
     let service = schema.service(service, idl)?;
     let method = service.method(method)?.clone();
     let label = format!("{}.{}", service.name, method.name);
+    let service_name = service.name.clone();
     if method.oneway {
         return Err(format!(
             "`{label}` is oneway: it has no reply to verify; generic calls need a reply"
@@ -291,17 +303,40 @@ fn resolve(
         fields: result_fields,
     });
 
-    let from_json = FromJson { schema: &schema };
+    let values = template::Method {
+        fully_qualified_name: label.clone(),
+        method_name: method.name.clone(),
+        service_name: service_name.clone(),
+        input_name: String::new(),
+        output_name: String::new(),
+        client_streaming: false,
+        server_streaming: false,
+    };
+    let from_json = FromJson {
+        schema: &schema,
+        method: &values,
+    };
     let arguments = from_json
         .value(&args, data, "")
         .map_err(|e| format!("--data: {e}"))?;
     let templates = templates(&arguments);
+    let needs = arguments
+        .template_values()
+        .into_iter()
+        .fold(Needs::NONE, |n, v| n.union(v.needs()));
     let encoded = codec::encode(&schema, encoding, &args, &arguments);
     let expected = match expect {
         None => None,
         Some(json) => {
-            let value = expected_result(&schema, &method, json)
+            let value = expected_result(&schema, &method, json, &values)
                 .map_err(|e| format!("--expect: {e}"))?;
+            if let Some(drawn) = value.template_values().into_iter().find(|v| !v.is_reproducible()) {
+                return Err(format!(
+                    "--expect: {} is drawn anew for every call and cannot be expected; \
+                     only {{{{.RequestNumber}}}} and {{{{.WorkerID}}}} may be in an expected reply",
+                    drawn.written()
+                ));
+            }
             let numbered = value
                 .numbered()
                 .then(|| codec::encode(&schema, encoding, &result, &value));
@@ -315,6 +350,7 @@ fn resolve(
         result,
         args: encoded,
         templates,
+        needs,
         expected,
         reference: OnceLock::new(),
         schema,
@@ -325,10 +361,8 @@ fn resolve(
 fn templates(value: &TValue) -> Vec<String> {
     fn walk(value: &TValue, out: &mut Vec<String>) {
         match value {
-            TValue::Text { prefix, suffix } => {
-                out.push(format!("{prefix}{}{suffix}", value::REQUEST_NUMBER))
-            }
-            TValue::Number => out.push(value::REQUEST_NUMBER.to_owned()),
+            TValue::Text(text) => out.push(text.written()),
+            TValue::Number { value, .. } => out.push(value.written()),
             TValue::List(items) => items.iter().for_each(|v| walk(v, out)),
             TValue::Map(entries) => entries.iter().for_each(|(_, v)| walk(v, out)),
             TValue::Struct(fields) => fields.iter().for_each(|(_, v)| walk(v, out)),
@@ -343,8 +377,16 @@ fn templates(value: &TValue) -> Vec<String> {
 /// The expected reply as the result struct: the return value in field 0,
 /// or, for `{"<name>": {...}}` naming a declared exception (by the name
 /// of its `throws` field or of its type), that exception.
-fn expected_result(schema: &Schema, method: &Method, json: &serde_json::Value) -> Result<TValue, String> {
-    let from_json = FromJson { schema };
+fn expected_result(
+    schema: &Schema,
+    method: &Method,
+    json: &serde_json::Value,
+    values: &template::Method,
+) -> Result<TValue, String> {
+    let from_json = FromJson {
+        schema,
+        method: values,
+    };
     if let serde_json::Value::Object(members) = json {
         if members.len() == 1 {
             let (name, value) = members.iter().next().expect("one member");
@@ -439,8 +481,10 @@ pub struct GenericExchange {
     encoding: Encoding,
     resolved: Arc<Resolved>,
     numbers: Arc<AtomicU64>,
-    /// This call's `{{.RequestNumber}}`.
-    n: u64,
+    /// This call's values (its `{{.RequestNumber}}`, ...).
+    call: CallValues,
+    /// This exchange's connection's number, its calls' `{{.WorkerID}}`.
+    worker: u64,
     /// The args struct of a numbered request.
     args: Vec<u8>,
 }
@@ -450,12 +494,13 @@ impl Exchange for GenericExchange {
 
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
         self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
-        self.n = self.numbers.fetch_add(1, Ordering::Relaxed);
+        let n = self.numbers.fetch_add(1, Ordering::Relaxed);
+        self.call = CallValues::new(n, self.worker, self.resolved.needs);
         let args = match self.resolved.args.fixed() {
             Some(fixed) => fixed,
             None => {
                 self.args.clear();
-                self.resolved.args.write(self.encoding, self.n, &mut self.args);
+                self.resolved.args.write(self.encoding, &self.call, &mut self.args);
                 &self.args
             }
         };
@@ -481,7 +526,7 @@ impl Exchange for GenericExchange {
             Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
             Parsed::Complete { consumed, outcome } => Parsed::Complete {
                 consumed,
-                outcome: outcome.and_then(|body| resolved.verify(self.encoding, self.n, body)),
+                outcome: outcome.and_then(|body| resolved.verify(self.encoding, &self.call, body)),
             },
         })
     }
@@ -494,9 +539,9 @@ impl Exchange for GenericExchange {
 }
 
 impl Resolved {
-    /// Checks result struct `body` of call `n` (see the module
-    /// documentation).
-    fn verify(&self, encoding: Encoding, n: u64, body: &[u8]) -> Result<Verified, CallError> {
+    /// Checks result struct `body` of the call with values `call` (see the
+    /// module documentation).
+    fn verify(&self, encoding: Encoding, call: &CallValues, body: &[u8]) -> Result<Verified, CallError> {
         let same_every_call = self.same_every_call();
         if same_every_call && self.reference.get().is_some_and(|r| **r == *body) {
             return Ok(Verified(None));
@@ -504,7 +549,7 @@ impl Resolved {
         let expected_bytes = self.expected.as_ref().and_then(|e| {
             e.numbered.as_ref().map(|encoded| {
                 let mut bytes = Vec::new();
-                encoded.write(encoding, n, &mut bytes);
+                encoded.write(encoding, call, &mut bytes);
                 bytes
             })
         });
@@ -520,7 +565,7 @@ impl Resolved {
         match &self.expected {
             Some(expected) => {
                 let want = match expected.numbered {
-                    Some(_) => expected.value.with_number(&self.result, &self.schema, n),
+                    Some(_) => expected.value.with_values(&self.result, &self.schema, call),
                     None => expected.value.clone(),
                 };
                 if let Some(difference) = self.difference(&want, &decoded) {
@@ -752,22 +797,24 @@ mod tests {
         );
         let schema = &resolved.schema;
         let args = Ty::Struct(schema.structs.len() - 2);
-        let value = FromJson { schema }.value(&args, &request(), "").unwrap();
+        let method = template::Method::default();
+        let value = FromJson { schema, method: &method }.value(&args, &request(), "").unwrap();
+        let at = |n| CallValues::new(n, 0, Needs::NONE);
         for encoding in [Encoding::Binary, Encoding::Compact] {
             let encoded = codec::encode(schema, encoding, &args, &value);
             assert!(encoded.fixed().is_none());
             for n in [0, 7, 1_000, 300_000_000_000] {
-                let concrete = value.with_number(&args, schema, n);
+                let concrete = value.with_values(&args, schema, &at(n));
                 let whole = codec::encode(schema, encoding, &args, &concrete);
                 let mut pieces = Vec::new();
-                encoded.write(encoding, n, &mut pieces);
+                encoded.write(encoding, &at(n), &mut pieces);
                 assert_eq!(Some(&pieces[..]), whole.fixed(), "{encoding:?} {n}");
                 let decoded = codec::decode(schema, encoding, &args, &pieces).unwrap();
                 assert_eq!(first_difference(schema, &args, &concrete, &decoded, ""), None);
                 assert_eq!(decoded, concrete, "{encoding:?} {n}");
             }
         }
-        let json = to_json(schema, &args, &value.with_number(&args, schema, 5));
+        let json = to_json(schema, &args, &value.with_values(&args, schema, &at(5)));
         assert_eq!(json["req"]["requestId"], "r-5");
         assert_eq!(json["req"]["sequence"], 5);
         assert_eq!(json["req"]["customer"]["tier"], "GOLD");

@@ -6,16 +6,17 @@
 //!
 //! A Thrift struct has no length in front of it (it ends with a stop
 //! byte); only strings, binaries and collections carry a length or a count.
-//! So a value whose only per-call part is `{{.RequestNumber}}` is kept as
-//! the bytes of everything around each template value (written by the
-//! crate's protocol) and, for each template value, what to write there: a
-//! string with the number in it, or the number as an integer. A call
-//! writes the pieces with its number (the crate's protocol writing the
-//! string or the integer), into a buffer the connection reuses.
+//! So a value whose only per-call parts are template values
+//! ([`crate::template`]) is kept as the bytes of everything around each
+//! one (written by the crate's protocol) and, for each, what to write
+//! there: a string rendered with the call's values, or an integer value.
+//! A call writes the pieces with its values (the crate's protocol writing
+//! the string or the integer), into a buffer the connection reuses.
 
 use super::idl::{Schema, Ty};
 use super::value::Value;
 use crate::protocols::thrift::Encoding;
+use crate::template::{self, CallValues, Text};
 use std::cell::RefCell;
 use std::io;
 use thrift::protocol::{
@@ -33,10 +34,14 @@ pub struct Encoded {
 #[derive(Debug, PartialEq)]
 enum Piece {
     Fixed(Vec<u8>),
-    /// A string: the number between these.
-    Text { prefix: String, suffix: String },
-    /// An integer of this type (`I8`, `I16`, `I32`, `I64`).
-    Number(Ty),
+    /// A string with template values.
+    Text(Text),
+    /// An integer value as this type (`I8`, `I16`, `I32`, `I64`).
+    Number {
+        ty: Ty,
+        value: template::Value,
+        slot: u32,
+    },
 }
 
 impl Encoded {
@@ -49,20 +54,23 @@ impl Encoded {
         }
     }
 
-    /// Appends the value of call `n` to `out`.
-    pub fn write(&self, encoding: Encoding, n: u64, out: &mut Vec<u8>) {
+    /// Appends the value of the call with values `call` to `out`.
+    pub fn write(&self, encoding: Encoding, call: &CallValues, out: &mut Vec<u8>) {
         for piece in &self.pieces {
             match piece {
                 Piece::Fixed(bytes) => out.extend_from_slice(bytes),
-                Piece::Text { prefix, suffix } => {
-                    let text = format!("{prefix}{n}{suffix}");
+                Piece::Text(text) => {
+                    let text = text.render(call);
                     with_output(encoding, out, |p| p.write_string(&text));
                 }
-                Piece::Number(ty) => with_output(encoding, out, |p| match ty {
-                    Ty::I8 => p.write_i8(n as i8),
-                    Ty::I16 => p.write_i16(n as i16),
-                    Ty::I32 | Ty::Enum(_) => p.write_i32(n as i32),
-                    _ => p.write_i64(n as i64),
+                Piece::Number { ty, value, slot } => with_output(encoding, out, |p| {
+                    let n = value.integer(call, *slot).expect("an integer value");
+                    match ty {
+                        Ty::I8 => p.write_i8(n as i8),
+                        Ty::I16 => p.write_i16(n as i16),
+                        Ty::I32 | Ty::Enum(_) => p.write_i32(n as i32),
+                        _ => p.write_i64(n as i64),
+                    }
                 }),
             }
         }
@@ -159,11 +167,12 @@ impl Encoder<'_> {
 
     fn value<P: TOutputProtocol>(&mut self, p: &mut P, ty: &Ty, value: &Value) -> thrift::Result<()> {
         match (value, ty) {
-            (Value::Text { prefix, suffix }, _) => self.cut(Piece::Text {
-                prefix: prefix.clone(),
-                suffix: suffix.clone(),
+            (Value::Text(text), _) => self.cut(Piece::Text(text.clone())),
+            (Value::Number { value, slot }, _) => self.cut(Piece::Number {
+                ty: ty.clone(),
+                value: *value,
+                slot: *slot,
             }),
-            (Value::Number, _) => self.cut(Piece::Number(ty.clone())),
             (Value::Bool(b), _) => p.write_bool(*b)?,
             (Value::I8(n), _) => p.write_i8(*n)?,
             (Value::I16(n), _) => p.write_i16(*n)?,

@@ -17,11 +17,13 @@
 //! | `map` | an object; its keys are strings (numbers for integer keys, names for enum keys, `true`/`false`) |
 //! | a struct, union or exception | an object by field name (a union: exactly one) |
 //!
-//! `{{.RequestNumber}}` (the call's number, as in ghz and grpc-generic)
-//! may stand anywhere in a string, or as the whole value of an integer
-//! field, at any depth (not in map keys).
+//! ghz's template values ([`crate::template`]: `{{.RequestNumber}}`,
+//! `{{.UUID}}`, `{{randomString 8}}`, ...) may stand anywhere in a string,
+//! and an integer one (`{{.RequestNumber}}`, `{{randomInt 1 9}}`, ...) as
+//! the whole value of an integer field, at any depth (not in map keys).
 
 use super::idl::{Kind, Requiredness, Schema, Ty};
+use crate::template::{self, CallValues, Text};
 use base64::Engine as _;
 use serde_json::Value as Json;
 
@@ -45,17 +47,18 @@ pub enum Value {
     /// A struct's fields that are set: (field id, value), in the IDL's
     /// order of fields.
     Struct(Vec<(i16, Value)>),
-    /// `{{.RequestNumber}}` in a string: the text around it.
-    Text { prefix: String, suffix: String },
-    /// `{{.RequestNumber}}` as an integer field's value.
-    Number,
+    /// A string with template values in it.
+    Text(Text),
+    /// An integer template value as an integer field's value (`slot`:
+    /// the action's own, for its random draws).
+    Number { value: template::Value, slot: u32 },
 }
 
 impl Value {
-    /// Whether `{{.RequestNumber}}` is somewhere in it.
+    /// Whether a template value is somewhere in it.
     pub fn numbered(&self) -> bool {
         match self {
-            Value::Text { .. } | Value::Number => true,
+            Value::Text(_) | Value::Number { .. } => true,
             Value::List(items) => items.iter().any(Value::numbered),
             Value::Map(entries) => entries.iter().any(|(k, v)| k.numbered() || v.numbered()),
             Value::Struct(fields) => fields.iter().any(|(_, v)| v.numbered()),
@@ -63,18 +66,43 @@ impl Value {
         }
     }
 
-    /// The value of call `n`: every template value replaced, as `ty` has it.
-    pub fn with_number(&self, ty: &Ty, schema: &Schema, n: u64) -> Value {
+    /// The template values in it, in order.
+    pub fn template_values(&self) -> Vec<template::Value> {
+        fn walk(value: &Value, out: &mut Vec<template::Value>) {
+            match value {
+                Value::Text(text) => out.extend(text.values()),
+                Value::Number { value, .. } => out.push(*value),
+                Value::List(items) => items.iter().for_each(|v| walk(v, out)),
+                Value::Map(entries) => entries.iter().for_each(|(k, v)| {
+                    walk(k, out);
+                    walk(v, out)
+                }),
+                Value::Struct(fields) => fields.iter().for_each(|(_, v)| walk(v, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
+    /// The value of the call with values `call`: every template value
+    /// replaced, as `ty` has it.
+    pub fn with_values(&self, ty: &Ty, schema: &Schema, call: &CallValues) -> Value {
+        let n = call;
         match (self, ty) {
-            (Value::Text { prefix, suffix }, _) => Value::String(format!("{prefix}{n}{suffix}")),
-            (Value::Number, _) => number_as(ty, n),
+            (Value::Text(text), _) => Value::String(text.render(call)),
+            (Value::Number { value, slot }, _) => number_as(
+                ty,
+                value.integer(call, *slot).expect("an integer value") as u64,
+            ),
             (Value::List(items), Ty::List(t) | Ty::Set(t)) => {
-                Value::List(items.iter().map(|v| v.with_number(t, schema, n)).collect())
+                Value::List(items.iter().map(|v| v.with_values(t, schema, n)).collect())
             }
             (Value::Map(entries), Ty::Map(k, v)) => Value::Map(
                 entries
                     .iter()
-                    .map(|(a, b)| (a.with_number(k, schema, n), b.with_number(v, schema, n)))
+                    .map(|(a, b)| (a.with_values(k, schema, n), b.with_values(v, schema, n)))
                     .collect(),
             ),
             (Value::Struct(fields), Ty::Struct(i)) => {
@@ -84,7 +112,7 @@ impl Value {
                         .iter()
                         .map(|(id, v)| {
                             let ty = &def.fields.iter().find(|f| f.id == *id).expect("a field").ty;
-                            (*id, v.with_number(ty, schema, n))
+                            (*id, v.with_values(ty, schema, n))
                         })
                         .collect(),
                 )
@@ -122,6 +150,8 @@ fn mismatch(path: &str, expected: &str, json: &Json) -> String {
 /// Builds values of the table from JSON.
 pub struct FromJson<'a> {
     pub schema: &'a Schema,
+    /// The method's template values (`{{.MethodName}}`, ...).
+    pub method: &'a template::Method,
 }
 
 impl FromJson<'_> {
@@ -134,9 +164,11 @@ impl FromJson<'_> {
                 other => Err(mismatch(path, "bool", other)),
             },
             Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 => {
-                if json.as_str() == Some(REQUEST_NUMBER) {
-                    return Ok(Value::Number);
-                }
+                let json = &match self.integer_template(json, path)? {
+                    Template::Value(value) => return Ok(value),
+                    Template::Fixed(fixed) => fixed,
+                    Template::None => json.clone(),
+                };
                 let n = integer(json).ok_or_else(|| mismatch(path, &schema.type_name(ty), json))?;
                 let fits = |v: Option<Value>| {
                     v.ok_or_else(|| format!("{path}: {n} does not fit in {}", schema.type_name(ty)))
@@ -162,7 +194,7 @@ impl FromJson<'_> {
                 other => Err(mismatch(path, "double", other)),
             },
             Ty::String => match json {
-                Json::String(s) => text(s, path),
+                Json::String(s) => self.text(s, path),
                 other => Err(mismatch(path, "string", other)),
             },
             Ty::Binary => match json {
@@ -175,8 +207,12 @@ impl FromJson<'_> {
             Ty::Enum(i) => {
                 let def = &schema.enums[*i];
                 let expected = || format!("{} (one of {}, or a number)", def.name, def.names());
+                let json = &match self.integer_template(json, path)? {
+                    Template::Value(value) => return Ok(value),
+                    Template::Fixed(fixed) => fixed,
+                    Template::None => json.clone(),
+                };
                 match json {
-                    Json::String(s) if s == REQUEST_NUMBER => Ok(Value::Number),
                     Json::String(s) => def
                         .number_of(s)
                         .map(Value::I32)
@@ -288,18 +324,48 @@ impl FromJson<'_> {
 }
 
 /// A string, with at most one `{{.RequestNumber}}` in it.
-fn text(s: &str, path: &str) -> Result<Value, String> {
-    match s.find(REQUEST_NUMBER) {
-        None => Ok(Value::String(s.to_owned())),
-        Some(at) => {
-            let suffix = &s[at + REQUEST_NUMBER.len()..];
-            if suffix.contains(REQUEST_NUMBER) {
-                return Err(format!("{path}: {REQUEST_NUMBER} at most once in a string"));
+/// What a JSON string holding `{{` is where an integer goes.
+enum Template {
+    /// An integer template value.
+    Value(Value),
+    /// Only the method's values: the text they make.
+    Fixed(Json),
+    /// No template.
+    None,
+}
+
+impl FromJson<'_> {
+    /// A string, with its template values parsed.
+    fn text(&self, s: &str, path: &str) -> Result<Value, String> {
+        if !s.contains("{{") {
+            return Ok(Value::String(s.to_owned()));
+        }
+        let text = Text::parse(s, self.method).map_err(|e| format!("{path}: {e}"))?;
+        Ok(match text.fixed() {
+            Some(fixed) => Value::String(fixed.to_owned()),
+            None => Value::Text(text),
+        })
+    }
+
+    /// An integer field's template: one integer action alone.
+    fn integer_template(&self, json: &Json, path: &str) -> Result<Template, String> {
+        let Some(s) = json.as_str().filter(|s| s.contains("{{")) else {
+            return Ok(Template::None);
+        };
+        let text = Text::parse(s, self.method).map_err(|e| format!("{path}: {e}"))?;
+        if let Some(fixed) = text.fixed() {
+            return Ok(Template::Fixed(Json::String(fixed.to_owned())));
+        }
+        let probe = CallValues::new(0, 0, template::Needs::NONE);
+        match text.sole_value() {
+            Some((value, slot)) if value.integer(&probe, slot).is_some() => {
+                Ok(Template::Value(Value::Number { value, slot }))
             }
-            Ok(Value::Text {
-                prefix: s[..at].to_owned(),
-                suffix: suffix.to_owned(),
-            })
+            _ => Err(format!(
+                "{path}: an integer field's value is one integer action alone \
+                 ({REQUEST_NUMBER}, {{{{.WorkerID}}}}, {{{{.TimestampUnix}}}}, \
+                 {{{{randomInt MIN MAX}}}}, ...), not `{s}`"
+            )),
         }
     }
 }
@@ -360,10 +426,8 @@ pub fn to_json(schema: &Schema, ty: &Ty, value: &Value) -> Json {
                     .collect(),
             )
         }
-        (Value::Text { prefix, suffix }, _) => {
-            Json::String(format!("{prefix}{REQUEST_NUMBER}{suffix}"))
-        }
-        (Value::Number, _) => Json::String(REQUEST_NUMBER.to_owned()),
+        (Value::Text(text), _) => Json::String(text.written()),
+        (Value::Number { value, .. }, _) => Json::String(value.written()),
         // A value decoded against its type always matches it.
         (other, _) => Json::String(format!("{other:?}")),
     }
@@ -532,7 +596,7 @@ mod tests {
     fn the_first_difference_is_named_by_its_path_with_both_values() {
         let schema = shop();
         let ty = of(&schema, "Reservation");
-        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let value = |json: Json| FromJson { schema: &schema, method: &template::Method::default() }.value(&ty, &json, "").unwrap();
         let expected = value(json!({
             "requestId": "r", "status": "PARTIAL", "customer": "ada",
             "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
@@ -573,7 +637,7 @@ mod tests {
     fn sets_and_maps_are_compared_whatever_their_order() {
         let schema = shop();
         let ty = of(&schema, "ReserveRequest");
-        let value = |json: Json| FromJson { schema: &schema }.value(&ty, &json, "").unwrap();
+        let value = |json: Json| FromJson { schema: &schema, method: &template::Method::default() }.value(&ty, &json, "").unwrap();
         let expected = value(json!({"tags": ["a", "b"], "attributes": {"x": "1", "y": "2"}}));
         let reordered = Value::Struct(vec![
             (5, Value::List(vec![Value::String("b".into()), Value::String("a".into())])),
