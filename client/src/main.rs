@@ -5,7 +5,7 @@
 //! * against any running server, like `ghz` or `wrk`:
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
-//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
+//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset -m '{"authorization":"Bearer t"}'`
 //! * on a method of your own Dubbo interface, by generic invocation:
 //!   `rpclab-client --protocol dubbo-generic --registry zookeeper://127.0.0.1:2181 --call com.example.shop.InventoryService/reserve --types com.example.shop.ReserveRequest --data '[{"sku":"a","quantity":1}]'`
 //! * on a method of your own Thrift service, from its IDL:
@@ -200,19 +200,42 @@ struct Generic {
     #[arg(long)]
     call: Option<String>,
     /// The request as JSON (default `{}`; for dubbo-generic the arguments,
-    /// a JSON array, default `[]`); `{{.RequestNumber}}` in a string or as
-    /// an integer field's value is the call's number (0, 1, ...).
+    /// a JSON array, default `[]`). ghz's template values go in a string or
+    /// as an integer field's whole value, rendered per call:
+    /// {{.RequestNumber}} (0, 1, ...), {{.WorkerID}} (the connection's
+    /// number), {{.FullyQualifiedName}}, {{.MethodName}}, {{.ServiceName}},
+    /// {{.InputName}}, {{.OutputName}}, {{.IsClientStreaming}},
+    /// {{.IsServerStreaming}}, {{.Timestamp}}, {{.TimestampUnix}},
+    /// {{.TimestampUnixMilli}}, {{.TimestampUnixNano}}, {{.UUID}},
+    /// {{randomString N}} (N ≤ 0: 2 to 16 characters), {{randomInt MIN
+    /// MAX}} (in [MIN, MAX)); an unknown one is refused before any load.
+    /// For grpc-generic a JSON array is a data array: its messages are sent
+    /// round-robin.
     #[arg(long, short = 'd', requires = "call")]
     data: Option<String>,
-    /// The request's JSON from a file.
+    /// The request's JSON from a file; for grpc-generic also one JSON
+    /// message a line, sent round-robin.
     #[arg(long, short = 'D', requires = "call", conflicts_with = "data")]
     data_file: Option<PathBuf>,
+    /// Metadata (grpc-generic: request headers; dubbo-generic:
+    /// attachments; Thrift has none), as ghz's -m: a JSON
+    /// object of string values (`{"authorization":"Bearer t"}`), or an
+    /// array of such objects used round-robin; values may hold --data's
+    /// template values. A key ending in -bin is a binary header, its value
+    /// base64. Keys HTTP/2 forbids (upper case, pseudo-headers,
+    /// connection-specific ones, grpc-...) are refused before any load.
+    #[arg(long, short = 'm', requires = "call")]
+    metadata: Option<String>,
+    /// The metadata's JSON from a file (ghz's -M).
+    #[arg(long, short = 'M', requires = "call", conflicts_with = "metadata")]
+    metadata_file: Option<PathBuf>,
     /// The service's descriptor set (`protoc --descriptor_set_out=FILE
     /// --include_imports`); without it, the server's reflection.
     #[arg(long, requires = "call")]
     protoset: Option<PathBuf>,
     /// The reply every call must get, as JSON (may hold
-    /// `{{.RequestNumber}}`); a reply that differs is a failed call that
+    /// {{.RequestNumber}} and {{.WorkerID}}; with a --data array, an array
+    /// of as many replies); a reply that differs is a failed call that
     /// names the first differing field. Without it, each reply is decoded
     /// as the method's output type.
     #[arg(long, requires = "call")]
@@ -333,6 +356,8 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
+        put("metadata", self.metadata.clone());
+        put("metadata_file", path(&self.metadata_file));
         put("idl", path(&self.idl));
         options
     }
@@ -566,6 +591,14 @@ async fn run_direct(d: Direct) -> Result<()> {
             .collect(),
         engine: d.engine,
     };
+    if spec.protocol == IDL_PROTOCOL
+        && (d.generic.metadata.is_some() || d.generic.metadata_file.is_some())
+    {
+        bail!(
+            "Thrift calls carry no metadata: -m/-M are gRPC headers (grpc-generic) and Dubbo \
+             attachments (dubbo-generic); remove them"
+        );
+    }
     let report = runner::run_cell(&spec).await?.report;
     if d.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -225,7 +225,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
     assert!(
         line.contains(
-            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, Checkout)"
         ),
         "{line}"
     );
@@ -370,4 +370,227 @@ fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
         &["--cacert", ca, "--protoset", file.to_str().unwrap()],
     );
     assert!(line.contains("--cert and --key"), "{line}");
+}
+
+/// `Checkout` needs its token as metadata and says what metadata it got:
+/// without `-m` the first call fails with the server's status and its
+/// trailer, with `-m` (a templated value and a binary header) every reply
+/// carries the headers of its own call.
+#[test]
+fn metadata_is_sent_as_headers_and_a_refused_call_shows_its_trailers() {
+    let shop = start(&[], None);
+    let checkout = "shop.v1.Inventory/Checkout";
+    let data = json!({"requestId": "r-{{.RequestNumber}}", "items": [{"sku": "a", "quantity": 1}]})
+        .to_string();
+
+    let line = refusal(
+        &shop,
+        &["--call", checkout, "--data", &data, "--calls", "10"],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("UNAUTHENTICATED: Checkout needs `authorization: Bearer shop-token`")
+            && line.contains("trailers: shop-hint: send authorization"),
+        "{line}"
+    );
+
+    let metadata = json!({
+        "authorization": "Bearer shop-token",
+        "x-request-id": "h-{{.RequestNumber}}",
+        "x-tenant": "acme",
+        "trace-bin": "AP8=",
+    })
+    .to_string();
+    let expect = json!({
+        "requestId": "r-{{.RequestNumber}}/h-{{.RequestNumber}}",
+        "status": "RESERVED",
+        "lines": [{"sku": "a", "reserved": 1}],
+        "totalQuantity": 1,
+        "total": {},
+        "customer": "tenant=acme trace=00ff",
+    })
+    .to_string();
+    let with_metadata = report(
+        &shop,
+        &[
+            "--call",
+            checkout,
+            "--data",
+            &data,
+            "-m",
+            &metadata,
+            "--expect",
+            &expect,
+            "--concurrency",
+            "3",
+            "--calls",
+            "40",
+        ],
+    );
+    fixture::assert_all_verified(&with_metadata);
+    assert_eq!(with_metadata["calls_ok"], 120);
+    assert!(
+        with_metadata["call"]["templates"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("x-request-id: h-{{.RequestNumber}}")),
+        "{with_metadata:#}"
+    );
+
+    // From a file (-M), an array of sets used round-robin with a data
+    // array: call n sends data[n mod 2] with metadata[n mod 2], and each
+    // expected reply pairs with its request.
+    let sets = json!([
+        {"authorization": "Bearer shop-token", "x-tenant": "even"},
+        {"authorization": "Bearer shop-token", "x-tenant": "odd"},
+    ]);
+    let file = scratch().join("metadata.json");
+    std::fs::write(&file, sets.to_string()).unwrap();
+    let data = json!([{"requestId": "e"}, {"requestId": "o"}]).to_string();
+    let expect = json!([
+        {"requestId": "e/", "status": "RESERVED", "total": {}, "customer": "tenant=even trace="},
+        {"requestId": "o/", "status": "RESERVED", "total": {}, "customer": "tenant=odd trace="},
+    ])
+    .to_string();
+    let round_robin = report(
+        &shop,
+        &[
+            "--call",
+            checkout,
+            "--data",
+            &data,
+            "-M",
+            file.to_str().unwrap(),
+            "--expect",
+            &expect,
+            "--concurrency",
+            "2",
+            "--calls",
+            "25",
+        ],
+    );
+    fixture::assert_all_verified(&round_robin);
+    assert_eq!(round_robin["calls_ok"], 50);
+
+    // A key HTTP/2 forbids: one line before any load, naming the key.
+    for (key, says) in [
+        ("Authorization", "write `authorization`"),
+        ("connection", "connection-specific header"),
+        (":authority", "pseudo-header"),
+        ("te", "te: trailers"),
+    ] {
+        let metadata = json!({ key: "x" }).to_string();
+        let line = refusal(&shop, &["--call", checkout, "-m", &metadata]);
+        assert!(
+            line.contains(&format!("`{key}`")) && line.contains(says),
+            "{line}"
+        );
+    }
+    let line = refusal(
+        &shop,
+        &["--call", checkout, "-m", r#"{"trace-bin":"no base64!"}"#],
+    );
+    assert!(
+        line.contains("`trace-bin` is a binary header (-bin)"),
+        "{line}"
+    );
+}
+
+/// ghz's template values and functions, in the request and compared in
+/// the reply where they come back, and a data array from a file of one
+/// message a line; bad templates and elements are refused in one line.
+#[test]
+fn template_values_and_data_arrays_reach_the_server() {
+    let shop = start(&[], None);
+    // Values drawn per call cannot be expected, but the server must take
+    // them: `sequence` (int64) from randomInt, the id from the rest.
+    let data = json!({
+        "requestId": "{{.MethodName}}|{{.ServiceName}}|{{.InputName}}|{{.OutputName}}|{{.FullyQualifiedName}}|{{.IsClientStreaming}}|{{.IsServerStreaming}}|{{.WorkerID}}|{{.RequestNumber}}",
+        "items": [{"sku": "{{randomString 12}}-{{.UUID}}-{{.Timestamp}}-{{.TimestampUnixNano}}", "quantity": "{{randomInt 1 50}}"}],
+        "sequence": "{{.TimestampUnixMilli}}",
+    })
+    .to_string();
+    let decoded = report(
+        &shop,
+        &["--data", &data, "--calls", "30", "--concurrency", "2"],
+    );
+    assert_verified(&decoded, 60, "reflection grpc.reflection.v1");
+
+    // The method's values are written in once; the call's number and its
+    // connection's come back in the reply and are compared.
+    let data =
+        json!({"requestId": "{{.MethodName}}/{{.InputName}}/{{.WorkerID}}/{{.RequestNumber}}"})
+            .to_string();
+    let expect = json!({"requestId": "Reserve/ReserveRequest/{{.WorkerID}}/{{.RequestNumber}}", "status": "RESERVED", "total": {}})
+        .to_string();
+    let compared = report(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &expect,
+            "--calls",
+            "20",
+            "--concurrency",
+            "3",
+        ],
+    );
+    assert_verified(&compared, 60, "reflection grpc.reflection.v1");
+
+    // A data file of one JSON message a line, sent round-robin, each
+    // compared with its own expected reply.
+    let file = scratch().join("requests.jsonl");
+    std::fs::write(
+        &file,
+        "{\"requestId\":\"a\",\"items\":[{\"sku\":\"x\",\"quantity\":1}]}\n\n{\"requestId\":\"b\",\"items\":[{\"sku\":\"y\",\"quantity\":200}]}\n",
+    )
+    .unwrap();
+    let expect = json!([
+        {"requestId": "a", "status": "RESERVED", "lines": [{"sku": "x", "reserved": 1}], "totalQuantity": 1, "total": {}},
+        {"requestId": "b", "status": "PARTIAL", "lines": [{"sku": "y", "reserved": 100}], "totalQuantity": 100, "total": {}},
+    ])
+    .to_string();
+    let lines = report(
+        &shop,
+        &[
+            "--data-file",
+            file.to_str().unwrap(),
+            "--expect",
+            &expect,
+            "--calls",
+            "21",
+        ],
+    );
+    assert_verified(&lines, 21, "reflection grpc.reflection.v1");
+
+    let line = refusal(&shop, &["--data", r#"{"requestId":"{{randomFloat 1 2}}"}"#]);
+    assert!(
+        line.contains("requestId: unknown template action `{{randomFloat 1 2}}`"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            r#"[{"requestId":"a"},{"items":[{"sku":"b","quantity":"many"}]}]"#,
+        ],
+    );
+    assert!(
+        line.contains("--data[1]: items[0].quantity: an integer"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            r#"{"requestId":"{{.UUID}}"}"#,
+            "--expect",
+            r#"{"requestId":"{{.UUID}}"}"#,
+        ],
+    );
+    assert!(
+        line.contains("{{.UUID}} is drawn anew for every call and cannot be expected"),
+        "{line}"
+    );
 }

@@ -54,13 +54,15 @@ pub fn binary(package: &str) -> PathBuf {
 }
 
 /// The image `rpclab-test/<package>:latest` of `package`'s binary and the
-/// libraries it links, on no base; built once per test process.
+/// libraries it links, on no base; built once per test process. Its id is
+/// returned, not the tag: the engine is shared, and another checkout's
+/// tests may tag their own build of the fixture meanwhile.
 pub fn image(package: &str) -> String {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static BUILT: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
     let tag = format!("rpclab-test/{package}:latest");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if built.contains(&tag) {
-        return tag;
+    if let Some((_, id)) = built.iter().find(|(t, _)| *t == tag) {
+        return id.clone();
     }
     let binary = binary(package);
     let context = scratch().join(format!("image-{package}"));
@@ -87,7 +89,7 @@ pub fn image(package: &str) -> String {
         format!("FROM scratch\nCOPY root/ /\nUSER 65534:65534\nENTRYPOINT [\"/{package}\"]\n"),
     )
     .unwrap();
-    run(
+    let output = run(
         Command::new("docker")
             .args(["build", "-q", "-t", &tag])
             .args([
@@ -102,8 +104,10 @@ pub fn image(package: &str) -> String {
     );
     // The engine has it now: the binary's copy is not kept.
     let _ = std::fs::remove_dir_all(&context);
-    built.push(tag.clone());
-    tag
+    let id = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    assert!(id.starts_with("sha256:"), "docker build -q printed `{id}`");
+    built.push((tag, id.clone()));
+    id
 }
 
 /// Starts `package`'s image with `--listen <target>` and `args`; `mount`,
