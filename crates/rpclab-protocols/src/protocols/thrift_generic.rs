@@ -40,14 +40,18 @@
 //! # Per call
 //!
 //! The arguments are encoded once ([`codec::Encoded`]); a call whose
-//! arguments hold `{{.RequestNumber}}` writes its number into the encoded
-//! pieces. Every reply must be a `REPLY` of the method with the request's
+//! arguments hold a template value ([`crate::template`]: ghz's
+//! `{{.RequestNumber}}`, `{{.UUID}}`, `{{randomInt 1 9}}`, ...; an unknown
+//! one is an error before any load) writes its values into the encoded
+//! pieces (`{{.WorkerID}}` is the connection's number). Thrift has no
+//! metadata. Every reply must be a `REPLY` of the method with the request's
 //! sequence id (an `EXCEPTION` message, Thrift's `TApplicationException`,
 //! is a failed call), and its result struct is then:
 //!
 //! * with an expected reply, compared with it: a result whose bytes equal
-//!   those of one already found equal (or, with `{{.RequestNumber}}` in
-//!   the expectation, the expectation's own encoding for this call) is
+//!   those of one already found equal (or, with `{{.RequestNumber}}` or
+//!   `{{.WorkerID}}` in the expectation, the only template values it may
+//!   hold, the expectation's own encoding for this call) is
 //!   verified by one `memcmp`; any other is decoded against the IDL and
 //!   compared field by field, a difference being a wrong response that
 //!   names the first differing field;
