@@ -51,8 +51,10 @@ fn copy(from: &Path, to: &Path) {
 }
 
 /// The fixture's image, built by the lab's Dockerfile of JVM servers.
+/// The fixture's image, by its id (the engine is shared: another
+/// checkout's tests may tag their own build meanwhile).
 fn image() -> &'static str {
-    static BUILT: OnceLock<()> = OnceLock::new();
+    static BUILT: OnceLock<String> = OnceLock::new();
     BUILT.get_or_init(|| {
         containers::require_images(
             &[JDK, MAVEN, ZOOKEEPER],
@@ -74,7 +76,7 @@ fn image() -> &'static str {
             let path = format!("fixtures/dubbo-shop/{part}");
             copy(&repo.join(&path), &context.join(&path));
         }
-        run(
+        let built = run(
             Command::new("docker")
                 .args(["build", "-q", "-t", IMAGE])
                 .args([
@@ -91,8 +93,10 @@ fn image() -> &'static str {
             "docker build (the dubbo-shop fixture)",
         );
         let _ = std::fs::remove_dir_all(&context);
-    });
-    IMAGE
+        let id = String::from_utf8_lossy(&built.stdout).trim().to_owned();
+        assert!(id.starts_with("sha256:"), "docker build -q printed `{id}`");
+        id
+    })
 }
 
 /// ZooKeeper and the provider registered in it.
@@ -367,4 +371,75 @@ fn generic_calls_through_zookeeper_are_verified_and_bad_input_is_one_line() {
     );
     let line = refusal(&[&through_registry[..6], &["--data", "[{"]].concat());
     assert!(line.contains("--data is not JSON"), "{line}");
+
+    // Metadata are attachments: `attachment(key)` answers the value the
+    // call came with, so a templated value comes back call by call, and
+    // sets go round-robin.
+    let attachment = format!("{SERVICE}/attachment");
+    let ask = [
+        &by_target[..],
+        &[
+            "--call",
+            &attachment,
+            "--types",
+            "java.lang.String",
+            "--data",
+            r#"["tenant"]"#,
+        ],
+    ]
+    .concat();
+    let templated = report(
+        &[
+            &ask[..],
+            &[
+                "-m",
+                r#"{"tenant":"acme-{{.RequestNumber}}"}"#,
+                "--expect",
+                r#""acme-{{.RequestNumber}}""#,
+                "--concurrency",
+                "2",
+                "--calls",
+                "20",
+            ],
+        ]
+        .concat(),
+    );
+    assert_verified(&templated, 40, "attachment");
+    assert_eq!(
+        templated["call"]["templates"],
+        json!(["tenant: acme-{{.RequestNumber}}"])
+    );
+    // Without -m the provider has no such attachment: the reply is null.
+    let line = refusal(&[&ask[..], &["--expect", r#""acme""#]].concat());
+    assert!(line.contains("nothing was measured"), "{line}");
+    let line = refusal(&[&ask[..], &["-m", r#"{"generic":"false"}"#]].concat());
+    assert!(
+        line.contains("`generic` is an attachment rpclab sends itself"),
+        "{line}"
+    );
+    // ghz's template values in the arguments: drawn per call, sent.
+    let drawn = report(
+        &[
+            &by_target[..],
+            &["--call", &restock, "--types", "java.lang.String, int"],
+            &[
+                "--data",
+                r#"["{{randomString 6}}-{{.UUID}}", "{{randomInt 1 9}}"]"#,
+            ],
+            &["--calls", "20"],
+        ]
+        .concat(),
+    );
+    assert_verified(&drawn, 20, "restock");
+    let line = refusal(
+        &[
+            &by_target[..],
+            &["--call", &stock, "--data", r#"["{{.Nope}}"]"#],
+        ]
+        .concat(),
+    );
+    assert!(
+        line.contains("--data: [0]: unknown template action `{{.Nope}}`"),
+        "{line}"
+    );
 }

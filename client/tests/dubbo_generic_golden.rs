@@ -9,6 +9,8 @@ use rpclab_client::protocol::CallError;
 use rpclab_client::protocols::dubbo::codec::{frame, HEADER_LEN};
 use rpclab_client::protocols::dubbo_generic::reply;
 use rpclab_client::protocols::dubbo_generic::request::{Invocation, Request};
+use rpclab_protocols::metadata::Metadata;
+use rpclab_protocols::template::{CallValues, Needs};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -66,9 +68,10 @@ fn the_request_reads_as_a_java_generic_service_request() {
         args: &args,
         version: None,
         group: None,
+        metadata: &Metadata::EMPTY,
     })
     .unwrap()
-    .frame(21, 0);
+    .frame(21, &CallValues::new(0, 0, Needs::NONE));
     let (java_header, java_len) = frame(&java).unwrap().unwrap();
     let (our_header, our_len) = frame(&ours).unwrap().unwrap();
     assert_eq!(java_len, java.len());
