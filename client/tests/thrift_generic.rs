@@ -255,3 +255,95 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
         "{line}"
     );
 }
+
+/// ghz's template values in the arguments: the call's number and its
+/// connection's, and the method's names, come back in the reply and are
+/// compared on both engines; drawn values (random, UUID, time) reach the
+/// server; an unknown action, a drawn value in --expect and -m are one
+/// line before any load.
+#[test]
+fn template_values_reach_the_server_and_bad_ones_are_one_line() {
+    let shop = fixture::start("thrift-shop", &[], None);
+    let data = json!({"req": {
+        "requestId": "{{.ServiceName}}.{{.MethodName}}-w{{.WorkerID}}-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "items": [{"sku": "apple", "quantity": "{{randomInt 1 50}}"}],
+        "tags": ["{{randomString 0}}", "{{.UUID}}", "{{.Timestamp}}", "{{.TimestampUnixNano}}"],
+    }})
+    .to_string();
+    // The reply echoes the id and the sequence; the drawn quantity makes
+    // the rest vary, so only a decoded reply is asked for there.
+    let drawn = report(
+        &shop,
+        &["--data", &data, "--concurrency", "2", "--calls", "30"],
+    );
+    assert_verified(&drawn, METHOD);
+    assert_eq!(drawn["calls_ok"], 60);
+
+    let data = json!({"req": {
+        "requestId": "{{.ServiceName}}.{{.MethodName}}-w{{.WorkerID}}-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "items": [{"sku": "apple", "quantity": 1}],
+    }})
+    .to_string();
+    let expect = json!({
+        "requestId": "Inventory.reserve-w{{.WorkerID}}-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "status": "RESERVED",
+        "lines": [{"sku": "apple", "reserved": 1}],
+        "totalQuantity": 1,
+        "total": {"currency": "EUR", "units": 0},
+        "customer": "",
+        "noteBytes": 0,
+    })
+    .to_string();
+    for (engine, used) in [("auto", "poll"), ("tasks", "tasks")] {
+        let compared = report(
+            &shop,
+            &[
+                "--data",
+                &data,
+                "--expect",
+                &expect,
+                "--concurrency",
+                "3",
+                "--calls",
+                "20",
+                "--engine",
+                engine,
+            ],
+        );
+        assert_verified(&compared, METHOD);
+        assert_eq!(compared["engine"], used);
+        assert_eq!(compared["calls_ok"], 60, "{engine}");
+    }
+
+    let line = refusal(&shop, &["--data", r#"{"req": {"requestId": "{{uuid}}"}}"#]);
+    assert!(
+        line.contains("--data: req.requestId: unknown template action `{{uuid}}`"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            r#"{"req": {"items": [{"sku": "a", "quantity": "{{.UUID}}"}]}}"#,
+        ],
+    );
+    assert!(
+        line.contains(
+            "req.items[0].quantity: an integer field's value is one integer action alone"
+        ),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &["--expect", r#"{"requestId": "{{randomString 3}}"}"#],
+    );
+    assert!(
+        line.contains("{{randomString 3}} is drawn anew for every call and cannot be expected"),
+        "{line}"
+    );
+    let line = refusal(&shop, &["-m", r#"{"tenant": "a"}"#]);
+    assert!(line.contains("Thrift calls carry no metadata"), "{line}");
+}
