@@ -15,7 +15,7 @@
 //! header fields.
 
 use crate::protocols::grpc::frame::{put_integer, put_literal};
-use crate::template::{CallValues, Method, Needs, Text};
+use crate::template::{CallValues, Method, Needs, Segment, Text};
 use base64::Engine as _;
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value as Json;
@@ -161,8 +161,14 @@ fn set(json: &Json, at: &str, method: &Method, used: Use) -> Result<Vec<Pair>, S
                 });
                 continue;
             }
-            if let Some(fixed) = value.fixed() {
-                if let Some(bad) = fixed.chars().find(|c| !(' '..='~').contains(c)) {
+            // The values a call draws are ASCII; what the user wrote around
+            // them is checked here.
+            let literals = value.segments().iter().filter_map(|s| match s {
+                Segment::Literal(text) => Some(text.as_str()),
+                Segment::Value { .. } => None,
+            });
+            for literal in literals {
+                if let Some(bad) = literal.chars().find(|c| !(' '..='~').contains(c)) {
                     return Err(format!(
                         "{at}: `{key}`: {bad:?} cannot be in a gRPC header's value (printable ASCII only); \
                          send other bytes base64 under a key ending in -bin"
@@ -396,6 +402,9 @@ mod tests {
             "--metadata: `trace-bin` is a binary header (-bin): its value must be base64 (Invalid symbol 32, offset 3.)"
         );
         assert!(grpc(json!({"a": "é"}))
+            .unwrap_err()
+            .contains("printable ASCII only"));
+        assert!(grpc(json!({"a": "{{.UUID}}\n"}))
             .unwrap_err()
             .contains("printable ASCII only"));
     }
