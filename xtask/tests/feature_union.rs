@@ -93,7 +93,11 @@ fn a_build_dependency_the_tests_also_link_is_linked_by_xtask_s_build_too() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let build = dependencies_of_kind(&metadata, Some("build"));
     let dev = dependencies_of_kind(&metadata, Some("dev"));
@@ -102,7 +106,10 @@ fn a_build_dependency_the_tests_also_link_is_linked_by_xtask_s_build_too() {
         .keys()
         .filter_map(|p| p.split_whitespace().next().map(str::to_owned))
         .collect();
-    let missing: Vec<&&String> = both.iter().filter(|name| !linked.contains(**name)).collect();
+    let missing: Vec<&&String> = both
+        .iter()
+        .filter(|name| !linked.contains(**name))
+        .collect();
     assert!(
         missing.is_empty(),
         "built twice, once per role (add them to crates/workspace-hack's [dependencies]): {missing:?}"
