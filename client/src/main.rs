@@ -5,7 +5,7 @@
 //! * against any running server, like `ghz` or `wrk`:
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
-//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset`
+//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --proto shop/v1/inventory.proto -i proto`
 //! * on a method of your own Dubbo interface, by generic invocation:
 //!   `rpclab-client --protocol dubbo-generic --registry zookeeper://127.0.0.1:2181 --call com.example.shop.InventoryService/reserve --types com.example.shop.ReserveRequest --data '[{"sku":"a","quantity":1}]'`
 //! * on a method of your own Thrift service, from its IDL:
@@ -192,7 +192,7 @@ struct Direct {
 struct Generic {
     /// A method of your own gRPC service, `package.Service/Method` (or
     /// `package.Service.Method`), as ghz's `--call`: calls it instead of the
-    /// contract (protocol grpc-generic), its types from --protoset or the
+    /// contract (protocol grpc-generic), its types from --proto, --protoset or the
     /// server's reflection (grpc.reflection.v1, else v1alpha). With
     /// --protocol dubbo-generic: a method of your own Dubbo interface,
     /// `interface/method`, by Dubbo's generic invocation. With --idl (or
@@ -208,9 +208,19 @@ struct Generic {
     #[arg(long, short = 'D', requires = "call", conflicts_with = "data")]
     data_file: Option<PathBuf>,
     /// The service's descriptor set (`protoc --descriptor_set_out=FILE
-    /// --include_imports`); without it, the server's reflection.
+    /// --include_imports`); without it or --proto, the server's reflection.
     #[arg(long, requires = "call")]
     protoset: Option<PathBuf>,
+    /// The `.proto` file that defines the --call service, compiled
+    /// in-process (no protoc needed), as ghz's --proto; its imports are
+    /// looked for in --import-paths, then in its own folder and the current
+    /// one (google/protobuf's files are built in).
+    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    proto: Option<PathBuf>,
+    /// With --proto: the folders its imports are relative to,
+    /// comma-separated, searched in this order (ghz's -i).
+    #[arg(long, short = 'i', requires = "proto")]
+    import_paths: Option<String>,
     /// The reply every call must get, as JSON (may hold
     /// `{{.RequestNumber}}`); a reply that differs is a failed call that
     /// names the first differing field. Without it, each reply is decoded
@@ -223,7 +233,7 @@ struct Generic {
     /// The `.thrift` IDL of your own Thrift service (its includes read
     /// relative to it): --call Service.method is then a Thrift method
     /// (protocol thrift-generic), its arguments in --data by name.
-    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    #[arg(long, requires = "call", conflicts_with_all = ["protoset", "proto"])]
     idl: Option<PathBuf>,
 }
 
@@ -331,6 +341,8 @@ impl Generic {
         put("data", self.data.clone());
         put("data_file", path(&self.data_file));
         put("protoset", path(&self.protoset));
+        put("proto", path(&self.proto));
+        put("import_paths", self.import_paths.clone());
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
         put("idl", path(&self.idl));

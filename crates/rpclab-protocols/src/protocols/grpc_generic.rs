@@ -1,10 +1,10 @@
 //! Generic gRPC calls: any unary method of the user's own service, its
-//! request from JSON, its types from a descriptor set (`protoset`) or the
-//! server's reflection, on the same HTTP/2 channel as the contract's gRPC
+//! request from JSON, its types from `.proto` files (`proto`, compiled
+//! in-process), a descriptor set (`protoset`) or the server's reflection, on the same HTTP/2 channel as the contract's gRPC
 //! ([`super::grpc`]), plaintext or TLS ([`crate::tls`]).
 //!
-//! The client's `--call`, `--data`, `--data-file`, `--protoset`,
-//! `--expect` and `--expect-file` (ghz's names where ghz has them) become
+//! The client's `--call`, `--data`, `--data-file`, `--proto`,
+//! `-i/--import-paths`, `--protoset`, `--expect` and `--expect-file` (ghz's names where ghz has them) become
 //! this protocol's options:
 //!
 //! | option | meaning |
@@ -12,7 +12,9 @@
 //! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
 //! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
-//! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it, the server's reflection |
+//! | `proto` | a `.proto` file that defines the service, compiled in-process ([`proto_files`]) |
+//! | `import_paths` | with `proto`: the folders its imports are relative to, comma-separated (ghz's `-i`) |
+//! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it or `proto`, the server's reflection |
 //! | `tls`, `cacert`, `server_name`, `cert`, `key` | TLS ([`crate::tls`]) |
 //!
 //! # Before any load
@@ -22,8 +24,10 @@
 //! not have (with the ones they have), a streaming method, a JSON field
 //! the message does not have or a value of the wrong type (by its path,
 //! `items[1].quantity`), a reflection service that cannot be asked (with
-//! the hint to pass `--protoset`). With a protoset this happens when the
-//! protocol is built; with reflection, on the first connection, which asks
+//! the hint to pass `--protoset`), a `.proto` file that does not compile
+//! (the compiler's message with file and line) or an import that none of
+//! the import paths holds (naming it and the folders searched). With a
+//! `.proto` file or a protoset this happens when the protocol is built; with reflection, on the first connection, which asks
 //! the server for the service's files. That first connection then makes
 //! one call and verifies its reply: if it is not right, the cell fails
 //! there, and nothing is measured.
@@ -45,6 +49,7 @@
 //!   equal one that decoded is not decoded again).
 
 mod compare;
+pub mod proto_files;
 mod reflection;
 pub mod request;
 #[cfg(test)]
@@ -75,6 +80,8 @@ const OPTIONS: &[&str] = &[
     "expect",
     "expect_file",
     "protoset",
+    "proto",
+    "import_paths",
 ];
 
 /// Generic gRPC calls (see the module documentation).
@@ -122,7 +129,8 @@ impl Protocol for GrpcGeneric {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
-    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "protoset", "cacert"];
+    const FILE_OPTIONS: &'static [&'static str] =
+        &["data_file", "expect_file", "protoset", "proto", "cacert"];
 
     const CALL_OPTION: Option<&'static str> = Some("call");
 
@@ -148,6 +156,33 @@ impl Protocol for GrpcGeneric {
             numbers: Arc::new(AtomicU64::new(0)),
             first_verified: AtomicBool::new(false),
         };
+        if options.contains_key("import_paths") && !options.contains_key("proto") {
+            return Err(CallError::Config(
+                "--import-paths are the folders of --proto FILE's imports: give --proto too".into(),
+            ));
+        }
+        if let Some(file) = options.get("proto") {
+            if protocol.protoset.is_some() {
+                return Err(CallError::Config(
+                    "give the service's types once: --proto FILE or --protoset FILE, not both"
+                        .into(),
+                ));
+            }
+            let import_paths: Vec<String> = options
+                .get("import_paths")
+                .map(|paths| {
+                    paths
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let pool = proto_files::compile(file, &import_paths).map_err(CallError::Config)?;
+            let resolved = protocol.resolve(&pool, format!("proto {file}"))?;
+            let _ = protocol.resolved.set(Arc::new(resolved));
+        }
         if let Some(path) = &protocol.protoset {
             let bytes = std::fs::read(path)
                 .map_err(|e| CallError::Config(format!("cannot read the protoset {path}: {e}")))?;
@@ -221,7 +256,11 @@ impl GrpcGeneric {
             return Err(CallError::Config(format!(
                 "unknown service `{}` in the {descriptors} (its services: {})",
                 self.service,
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
             )));
         };
         let Some(method) = service.methods().find(|m| m.name() == self.method) else {
@@ -239,8 +278,10 @@ impl GrpcGeneric {
                 self.service, self.method
             )));
         }
-        let parsed = request::parse(&method.input(), &self.data, "--data").map_err(CallError::Config)?;
-        let request = Template::new(&parsed).map_err(|e| CallError::Config(format!("--data: {e}")))?;
+        let parsed =
+            request::parse(&method.input(), &self.data, "--data").map_err(CallError::Config)?;
+        let request =
+            Template::new(&parsed).map_err(|e| CallError::Config(format!("--data: {e}")))?;
         let expected = match &self.expect {
             None => None,
             Some(json) => {
@@ -264,7 +305,12 @@ impl GrpcGeneric {
     }
 
     /// The method's types from the server's reflection, on `channel`.
-    async fn reflect(&self, channel: &Channel, target: &str, tls: bool) -> Result<Resolved, CallError> {
+    async fn reflect(
+        &self,
+        channel: &Channel,
+        target: &str,
+        tls: bool,
+    ) -> Result<Resolved, CallError> {
         let reflection = reflection::Reflection {
             channel,
             authority: target,
@@ -283,9 +329,9 @@ impl GrpcGeneric {
             ))),
             Ok(Err(reflection::Failure::UnknownService(why))) => Err(CallError::Config(why)),
             Ok(Err(reflection::Failure::Transport(e))) => Err(e),
-            Ok(Err(reflection::Failure::Broken(why))) => Err(CallError::Config(format!(
-                "{target}: {why}; {hint}"
-            ))),
+            Ok(Err(reflection::Failure::Broken(why))) => {
+                Err(CallError::Config(format!("{target}: {why}; {hint}")))
+            }
             Ok(Ok((pool, version))) => self.resolve(&pool, format!("reflection {version}")),
         }
     }
@@ -306,7 +352,10 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
         Some((service, method))
             if !service.is_empty() && !method.is_empty() && !method.contains('.') =>
         {
-            Ok((service.trim_start_matches('/').to_owned(), method.to_owned()))
+            Ok((
+                service.trim_start_matches('/').to_owned(),
+                method.to_owned(),
+            ))
         }
         _ => Err(CallError::Config(format!(
             "--call `{call}` is not package.Service/Method"
@@ -351,10 +400,7 @@ impl GrpcGenericConnection {
         let output = resolved.method.output();
         let decode = |bytes: &[u8]| {
             DynamicMessage::decode(output.clone(), bytes).map_err(|e| {
-                CallError::Protocol(format!(
-                    "the reply is no {}: {e}",
-                    output.full_name()
-                ))
+                CallError::Protocol(format!("the reply is no {}: {e}", output.full_name()))
             })
         };
         let wrong = |difference: String| {
@@ -430,7 +476,8 @@ mod tests {
     fn protoset_file() -> String {
         static FILE: OnceLock<String> = OnceLock::new();
         FILE.get_or_init(|| {
-            let path = std::env::temp_dir().join(format!("rpclab-shop-{}-t.protoset", std::process::id()));
+            let path =
+                std::env::temp_dir().join(format!("rpclab-shop-{}-t.protoset", std::process::id()));
             std::fs::write(&path, test_pool::protoset()).unwrap();
             path.display().to_string()
         })
@@ -485,16 +532,72 @@ mod tests {
             with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("expect", r#"{"status":7.5}"#)]),
             "--expect: status: one of STATUS_UNSPECIFIED, RESERVED, PARTIAL (shop.v1.Status) expected, got a number `7.5`"
         );
-        assert!(with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
-            .starts_with("--data is not JSON"));
+        assert!(
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
+                .starts_with("--data is not JSON")
+        );
         let m = refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("protoset", "/nonexistent.protoset")]);
-        assert!(m.starts_with("cannot read the protoset /nonexistent.protoset"), "{m}");
+        assert!(
+            m.starts_with("cannot read the protoset /nonexistent.protoset"),
+            "{m}"
+        );
         for m in [
-            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{}"), ("data_file", "x")]),
+            with_protoset(&[
+                ("call", "shop.v1.Inventory/Reserve"),
+                ("data", "{}"),
+                ("data_file", "x"),
+            ]),
             refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("colour", "red")]),
         ] {
             assert!(!m.contains('\n'), "{m}");
         }
+    }
+
+    #[test]
+    fn a_proto_file_and_its_imports_resolve_the_method_when_the_protocol_is_built() {
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/grpc-shop/proto"
+        );
+        let file = format!("{root}/shop/v1/inventory.proto");
+        let p = GrpcGeneric::new(&options(&[
+            ("proto", file.as_str()),
+            ("import_paths", root),
+            ("call", "shop.v1.Inventory/Reserve"),
+            (
+                "data",
+                r#"{"items":[{"sku":"a","quantity":1,"price":{"currency":"EUR"}}]}"#,
+            ),
+        ]))
+        .unwrap();
+        let call = p.generic_call().unwrap();
+        assert_eq!(call.method, "shop.v1.Inventory/Reserve");
+        assert_eq!(call.descriptors, format!("proto {file}"));
+
+        // Without the folder its import is relative to: one line that
+        // names the import.
+        let m = refusal::<GrpcGeneric>(&[
+            ("proto", file.as_str()),
+            ("call", "shop.v1.Inventory/Reserve"),
+        ]);
+        assert!(
+            m.contains("import 'shop/v1/common.proto' not found in "),
+            "{m}"
+        );
+        assert!(!m.contains('\n'), "{m}");
+        assert_eq!(
+            refusal::<GrpcGeneric>(&[("import_paths", root), ("call", "a.B/C")]),
+            "--import-paths are the folders of --proto FILE's imports: give --proto too"
+        );
+        let protoset = protoset_file();
+        assert_eq!(
+            refusal::<GrpcGeneric>(&[
+                ("proto", file.as_str()),
+                ("protoset", protoset.as_str()),
+                ("call", "a.B/C")
+            ]),
+            "give the service's types once: --proto FILE or --protoset FILE, not both"
+        );
     }
 
     #[test]
@@ -503,8 +606,14 @@ mod tests {
         let p = GrpcGeneric::new(&options(&[
             ("protoset", file.as_str()),
             ("call", "shop.v1.Inventory.Reserve"),
-            ("data", r#"{"requestId":"r-{{.RequestNumber}}","items":[{"sku":"a","quantity":1}]}"#),
-            ("expect", r#"{"requestId":"r-{{.RequestNumber}}","status":"RESERVED"}"#),
+            (
+                "data",
+                r#"{"requestId":"r-{{.RequestNumber}}","items":[{"sku":"a","quantity":1}]}"#,
+            ),
+            (
+                "expect",
+                r#"{"requestId":"r-{{.RequestNumber}}","status":"RESERVED"}"#,
+            ),
         ]))
         .unwrap();
         let call = p.generic_call().unwrap();
