@@ -230,6 +230,24 @@ struct Generic {
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+    /// For a streaming method (ghz's flag): client and bidi streams send
+    /// this many messages, then end their side; a server stream is ended
+    /// by the client once this many have come. Refused on a unary method.
+    #[arg(long, requires = "call")]
+    stream_call_count: Option<u64>,
+    /// For a streaming method (ghz's flag): client and bidi streams send
+    /// until this has passed (Go's form: 500ms, 2s, 1m), then end their
+    /// side; a server stream is ended by the client once it has passed.
+    #[arg(long, requires = "call")]
+    stream_call_duration: Option<String>,
+    /// For client and bidi streams (ghz's flag): the pause between two
+    /// messages sent (500ms, 10ms, 250us).
+    #[arg(long, requires = "call")]
+    stream_interval: Option<String>,
+    /// For client and bidi streams (ghz's flag): each message sent takes
+    /// the next {{.RequestNumber}}, not its stream's.
+    #[arg(long, requires = "call")]
+    stream_dynamic_messages: bool,
     /// The `.thrift` IDL of your own Thrift service (its includes read
     /// relative to it): --call Service.method is then a Thrift method
     /// (protocol thrift-generic), its arguments in --data by name.
@@ -343,6 +361,16 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("proto", path(&self.proto));
         put("import_paths", self.import_paths.clone());
+        put(
+            "stream_call_count",
+            self.stream_call_count.map(|n| n.to_string()),
+        );
+        put("stream_call_duration", self.stream_call_duration.clone());
+        put("stream_interval", self.stream_interval.clone());
+        put(
+            "stream_dynamic_messages",
+            self.stream_dynamic_messages.then(|| "true".to_owned()),
+        );
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
         put("idl", path(&self.idl));
@@ -610,6 +638,24 @@ fn what_was_called(r: &ClientReport) -> String {
     }
 }
 
+/// How a streaming method's streams were made, in one line.
+fn stream_line(s: &rpclab_model::result::StreamSetting) -> String {
+    let mut line = format!("{} streaming, each call one stream", s.kind);
+    if let Some(n) = s.call_count {
+        line.push_str(&format!(", {n} messages"));
+    }
+    if let Some(us) = s.call_duration_us {
+        line.push_str(&format!(", {} ms long", us as f64 / 1e3));
+    }
+    if let Some(us) = s.interval_us {
+        line.push_str(&format!(", {} ms between messages sent", us as f64 / 1e3));
+    }
+    if s.dynamic_messages {
+        line.push_str(", each message its own {{.RequestNumber}}");
+    }
+    line
+}
+
 fn print_summary(r: &ClientReport) {
     let l = &r.latency_us;
     println!(
@@ -633,6 +679,16 @@ fn print_summary(r: &ClientReport) {
             } else {
                 "decoded as the output type"
             }
+        );
+    }
+    if let Some(stream) = r.call.as_ref().and_then(|c| c.stream.as_ref()) {
+        println!("  {}", stream_line(stream));
+    }
+    if let Some(m) = &r.messages {
+        let l = &m.latency_us;
+        println!(
+            "  messages: {} sent = {:.0}/s, {} received = {:.0}/s; per-message latency us p50 {:.0} p90 {:.0} p99 {:.0} max {:.0}",
+            m.sent, m.sent_per_s, m.received, m.received_per_s, l.p50, l.p90, l.p99, l.max
         );
     }
     if let Some(tls) = &r.tls {

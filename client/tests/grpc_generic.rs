@@ -225,7 +225,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
     assert!(
         line.contains(
-            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch)"
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, ReserveAll, ReserveEach)"
         ),
         "{line}"
     );
@@ -334,8 +334,8 @@ fn calls_with_types_from_proto_files_and_their_imports_are_verified() {
     // import and where it was looked for, before any call.
     let line = refusal(&shop, &["--proto", file]);
     assert!(
-        line.contains("shop/v1/inventory.proto:")
-            && line.contains("import 'shop/v1/common.proto' not found in ")
+        line.contains("--proto: inventory.proto:")
+            && line.contains(":1: import 'shop/v1/common.proto' not found in ")
             && line.contains("shop/v1,")
             && line.contains("--import-paths"),
         "{line}"
