@@ -346,3 +346,159 @@ fn a_stream_flag_on_a_unary_method_or_a_wrong_message_is_one_line() {
     assert!(line.contains("nothing was measured"), "{line}");
     assert!(line.contains("lines"), "{line}");
 }
+
+/// `fixtures/grpc-py-shop`'s image: the same service in Python's grpcio
+/// (from PyPI, on the lab's runtime image), built once per test process.
+fn python_image() -> &'static str {
+    const IMAGE: &str = "rpclab-test/grpc-py-shop:latest";
+    const RUNTIME: &str = "rpclab/runtime:bookworm";
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        common::containers::require_images(&[RUNTIME], "cargo xtask lab build --only grpc-java");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let context = fixture::scratch().join("image-grpc-py-shop");
+        let proto = context.join("proto/shop/v1");
+        std::fs::create_dir_all(&proto).unwrap();
+        for file in ["Dockerfile", "shop_server.py"] {
+            std::fs::copy(
+                repo.join("fixtures/grpc-py-shop").join(file),
+                context.join(file),
+            )
+            .unwrap();
+        }
+        for file in ["common.proto", "inventory.proto"] {
+            std::fs::copy(
+                repo.join("fixtures/grpc-shop/proto/shop/v1").join(file),
+                proto.join(file),
+            )
+            .unwrap();
+        }
+        fixture::run(
+            std::process::Command::new("docker")
+                .args(["build", "-q", "-t", IMAGE])
+                .args([
+                    "--label",
+                    common::containers::LAB_IMAGE,
+                    "--network",
+                    "host",
+                    "--force-rm",
+                ])
+                .args(["--build-arg", &format!("RPCLAB_RUNTIME_IMAGE={RUNTIME}")])
+                .arg(&context),
+            "docker build (the grpc-py-shop fixture)",
+        );
+        let _ = std::fs::remove_dir_all(&context);
+    });
+    IMAGE
+}
+
+#[test]
+fn a_python_grpcio_server_s_streams_are_verified_message_by_message() {
+    let image = python_image();
+    let shop = Container::start("grpc-py-shop", image, |cmd, port| {
+        cmd.arg(image)
+            .args(["--listen", &format!("127.0.0.1:{port}")]);
+    });
+    shop.wait_for_line("grpc-py-shop: shop.v1.Inventory on");
+    // No reflection there: the types come from the .proto files.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/grpc-shop/proto");
+    let file = root.join("shop/v1/inventory.proto");
+    let types = [
+        "--proto",
+        file.to_str().unwrap(),
+        "-i",
+        root.to_str().unwrap(),
+    ];
+    let data = request("p", json!({}));
+    let expect = reservation("p", 1);
+    let base = [
+        &types[..],
+        &["--data", &data, "--concurrency", "2", "--calls", "5"],
+    ]
+    .concat();
+
+    let unary = report(
+        &shop,
+        "Reserve",
+        &[&base[..], &["--expect", &expect]].concat(),
+    );
+    fixture::assert_all_verified(&unary);
+    assert_eq!(unary["calls_ok"], 10);
+    assert!(unary["messages"].is_null(), "{unary:#}");
+
+    let slots = request("p", json!({"slots": [1, 2, 3, 4]}));
+    let server = report(
+        &shop,
+        "Watch",
+        &[
+            &types[..],
+            &[
+                "--data",
+                &slots,
+                "--expect",
+                &expect,
+                "--concurrency",
+                "2",
+                "--calls",
+                "5",
+            ],
+        ]
+        .concat(),
+    );
+    assert_streams(&server, "server", 10);
+    assert_eq!(messages(&server), (10, 40));
+
+    let endless = request("p", json!({"express": true}));
+    let counted = report(
+        &shop,
+        "Watch",
+        &[
+            &types[..],
+            &[
+                "--data",
+                &endless,
+                "--expect",
+                &expect,
+                "--stream-call-count",
+                "3",
+                "--calls",
+                "4",
+            ],
+        ]
+        .concat(),
+    );
+    assert_streams(&counted, "server", 4);
+    assert_eq!(messages(&counted), (4, 12));
+
+    let client = report(
+        &shop,
+        "ReserveAll",
+        &[
+            &base[..],
+            &["--expect", &reservation("p", 3), "--stream-call-count", "3"],
+        ]
+        .concat(),
+    );
+    assert_streams(&client, "client", 10);
+    assert_eq!(messages(&client), (30, 10));
+
+    let bidi = report(
+        &shop,
+        "ReserveEach",
+        &[
+            &base[..],
+            &[
+                "--expect",
+                &expect,
+                "--stream-call-count",
+                "4",
+                "--stream-dynamic-messages",
+                "--stream-interval",
+                "1ms",
+            ],
+        ]
+        .concat(),
+    );
+    assert_streams(&bidi, "bidi", 10);
+    assert_eq!(messages(&bidi), (40, 40));
+}
