@@ -286,6 +286,30 @@ fn streams_run_under_the_open_loop_from_proto_files_and_in_the_text_summary() {
     );
     assert!(text.contains("messages: 10 sent = "), "{text}");
     assert!(text.contains(" 5 received = "), "{text}");
+
+    // A threshold judges streams as it judges calls: one the run cannot
+    // hold exits 99 after a verified run.
+    let out = fixture::client(
+        &shop,
+        &[
+            "--call",
+            "shop.v1.Inventory/ReserveEach",
+            "--data",
+            &request("t", json!({})),
+            "--stream-call-count",
+            "2",
+            "--calls",
+            "5",
+            "--threshold",
+            "throughput>1000000000",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
