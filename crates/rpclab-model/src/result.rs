@@ -1049,6 +1049,42 @@ pub struct RatioPair {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_generic_call_without_a_stream_reads_as_before_and_a_stream_round_trips() {
+        let old = r#"{"method":"shop.v1.Inventory/Reserve","descriptors":"protoset x","request_bytes":9,"expected_reply":true}"#;
+        let call: GenericCall = serde_json::from_str(old).unwrap();
+        assert_eq!(call.stream, None);
+        assert_eq!(serde_json::to_string(&call).unwrap(), old);
+        let streaming = GenericCall {
+            stream: Some(StreamSetting {
+                kind: "bidi".into(),
+                call_count: Some(5),
+                call_duration_us: None,
+                interval_us: Some(1_000),
+                dynamic_messages: true,
+            }),
+            ..call
+        };
+        let text = serde_json::to_string(&streaming).unwrap();
+        assert!(text.contains(r#""stream":{"kind":"bidi","call_count":5,"interval_us":1000,"dynamic_messages":true}"#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<GenericCall>(&text).unwrap(),
+            streaming
+        );
+        let messages = StreamMessages {
+            sent: 10,
+            received: 40,
+            sent_per_s: 5.0,
+            received_per_s: 20.0,
+            latency_us: Latency::default(),
+        };
+        let text = serde_json::to_string(&messages).unwrap();
+        assert_eq!(
+            serde_json::from_str::<StreamMessages>(&text).unwrap(),
+            messages
+        );
+    }
+
     /// An aggregate as snapshots wrote it before intervals and cell flags.
     const OLD: &str = r#"{"server": "ice-3.7", "variant": "3.7", "scenario": "order-echo",
         "concurrency": 5, "repetitions": 3, "throughput_median": 102635.0,
