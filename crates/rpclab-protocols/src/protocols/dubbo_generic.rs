@@ -206,6 +206,7 @@ impl Protocol for DubboGeneric {
             request_bytes: self.request.body(0).len() as u64,
             templates: self.request.templates().to_vec(),
             expected_reply: self.expected.is_some(),
+            stream: None,
         })
     }
 }
