@@ -23,7 +23,7 @@ use crate::stats::{IntervalSink, WorkerStats};
 use crate::wrong_replies::WrongReplies;
 use rpclab_model::contract::Call;
 use rpclab_model::spec::{ClosedLoop, OpenLoop, Schedule, Stop};
-use rpclab_protocols::protocol::{CallError, Connection};
+use rpclab_protocols::protocol::{CallError, Connection, Messages};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -363,13 +363,27 @@ impl Deadline {
         call: &Call,
         timeout: Duration,
     ) -> Timed {
+        self.timed_call_recording(conn, call, timeout, &mut Messages::default())
+            .await
+    }
+
+    /// [`Deadline::timed_call`], a streaming call's messages recorded in
+    /// `messages` ([`Connection::verified_call_recording`]) for the caller
+    /// to record once it knows whether the call is the window's.
+    pub async fn timed_call_recording<C: Connection>(
+        &mut self,
+        conn: &C,
+        call: &Call,
+        timeout: Duration,
+        messages: &mut Messages,
+    ) -> Timed {
         let start = Instant::now();
         let due = tokio::time::Instant::from_std(start + timeout);
         if self.sleep.deadline() > due {
             self.sleep.as_mut().reset(due);
             self.armed = None;
         }
-        let mut reply = std::pin::pin!(conn.verified_call(call));
+        let mut reply = std::pin::pin!(conn.verified_call_recording(call, messages));
         let armed = &mut self.armed;
         let sleep = &mut self.sleep;
         let outcome = std::future::poll_fn(|cx| {
@@ -447,7 +461,9 @@ impl LoadModel for ClosedLoop {
                             latency,
                             outcome,
                             ..
-                        } = deadline.timed_call(&*conn, &call, timeout).await;
+                        } = deadline
+                            .timed_call_recording(&*conn, &call, timeout, caller.messages())
+                            .await;
                         let failed = outcome.is_err();
                         if !caller.complete(issued, latency, end, outcome) {
                             break;
@@ -506,6 +522,7 @@ pub(crate) fn closed_loop_callers(
                     budget: budget.clone(),
                 },
                 finished: false,
+                messages: Messages::default(),
                 keep_load,
             }
         })
@@ -522,6 +539,9 @@ pub(crate) struct Caller {
     places: Places,
     /// Its share of the window is done (told to the clock).
     finished: bool,
+    /// The messages of its call in flight, if it streams; recorded with
+    /// the call, emptied after each.
+    messages: Messages,
     /// Keep calling, unrecorded, once finished, until the run is done.
     keep_load: bool,
 }
@@ -556,8 +576,13 @@ impl Caller {
         Some(Issued { phase, placed })
     }
 
-    /// Records a call that ended at `end` after `latency`; false: stop
-    /// calling.
+    /// Where its call in flight records its messages, if it streams.
+    pub(crate) fn messages(&mut self) -> &mut Messages {
+        &mut self.messages
+    }
+
+    /// Records a call that ended at `end` after `latency` (and its
+    /// messages, if it streamed); false: stop calling.
     pub(crate) fn complete(
         &mut self,
         issued: Issued,
@@ -577,12 +602,16 @@ impl Caller {
             }
         }
         if placed && completed_in == Phase::Measure {
+            if outcome.is_ok() {
+                self.stats.record_messages(&self.messages);
+            }
             match (outcome, self.clock.sink()) {
                 (Ok(()), Some(sink)) => self.stats.record_ok_at(latency, end, sink),
                 (Ok(()), None) => self.stats.record_ok(latency),
                 (Err(e), _) => self.stats.record_failure(&e),
             }
         }
+        self.messages.clear();
         true
     }
 
@@ -769,17 +798,21 @@ impl LoadModel for OpenLoop {
                     let mut stats = WorkerStats::default();
                     let mut progress = TaskProgress::new(w, connection);
                     let mut deadline = Deadline::new();
+                    let mut messages = Messages::default();
                     // The channel closes when the pacer stops at the end of the run.
                     while let Ok(due) = due_rx.recv().await {
                         if clock.phase() == Phase::Done {
                             break;
                         }
+                        messages.clear();
                         let Timed {
                             start: sent,
                             end,
                             latency: service,
                             outcome,
-                        } = deadline.timed_call(&*conn, &call, timeout).await;
+                        } = deadline
+                            .timed_call_recording(&*conn, &call, timeout, &mut messages)
+                            .await;
                         let completed_in = clock.phase();
                         progress.completed(&clock, service, &outcome);
                         if completed_in != Phase::Measure {
@@ -787,6 +820,7 @@ impl LoadModel for OpenLoop {
                         }
                         match (outcome, clock.sink()) {
                             (Ok(()), sink) => {
+                                stats.record_messages(&messages);
                                 let corrected = end.duration_since(due);
                                 match sink {
                                     Some(sink) => stats.record_ok_at(corrected, end, sink),

@@ -5,7 +5,7 @@
 //! * against any running server, like `ghz` or `wrk`:
 //!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
-//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --protoset shop.protoset -m '{"authorization":"Bearer t"}'`
+//!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --proto shop/v1/inventory.proto -i proto -m '{"authorization":"Bearer t"}'`
 //! * on a method of your own Dubbo interface, by generic invocation:
 //!   `rpclab-client --protocol dubbo-generic --registry zookeeper://127.0.0.1:2181 --call com.example.shop.InventoryService/reserve --types com.example.shop.ReserveRequest --data '[{"sku":"a","quantity":1}]'`
 //! * on a method of your own Thrift service, from its IDL:
@@ -192,7 +192,7 @@ struct Direct {
 struct Generic {
     /// A method of your own gRPC service, `package.Service/Method` (or
     /// `package.Service.Method`), as ghz's `--call`: calls it instead of the
-    /// contract (protocol grpc-generic), its types from --protoset or the
+    /// contract (protocol grpc-generic), its types from --proto, --protoset or the
     /// server's reflection (grpc.reflection.v1, else v1alpha). With
     /// --protocol dubbo-generic: a method of your own Dubbo interface,
     /// `interface/method`, by Dubbo's generic invocation. With --idl (or
@@ -230,9 +230,19 @@ struct Generic {
     #[arg(long, short = 'M', requires = "call", conflicts_with = "metadata")]
     metadata_file: Option<PathBuf>,
     /// The service's descriptor set (`protoc --descriptor_set_out=FILE
-    /// --include_imports`); without it, the server's reflection.
+    /// --include_imports`); without it or --proto, the server's reflection.
     #[arg(long, requires = "call")]
     protoset: Option<PathBuf>,
+    /// The `.proto` file that defines the --call service, compiled
+    /// in-process (no protoc needed), as ghz's --proto; its imports are
+    /// looked for in --import-paths, then in its own folder and the current
+    /// one (google/protobuf's files are built in).
+    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    proto: Option<PathBuf>,
+    /// With --proto: the folders its imports are relative to,
+    /// comma-separated, searched in this order (ghz's -i).
+    #[arg(long, short = 'i', requires = "proto")]
+    import_paths: Option<String>,
     /// The reply every call must get, as JSON (may hold
     /// {{.RequestNumber}} and {{.WorkerID}}; with a --data array, an array
     /// of as many replies); a reply that differs is a failed call that
@@ -243,10 +253,28 @@ struct Generic {
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+    /// For a streaming method (ghz's flag): client and bidi streams send
+    /// this many messages, then end their side; a server stream is ended
+    /// by the client once this many have come. Refused on a unary method.
+    #[arg(long, requires = "call")]
+    stream_call_count: Option<u64>,
+    /// For a streaming method (ghz's flag): client and bidi streams send
+    /// until this has passed (Go's form: 500ms, 2s, 1m), then end their
+    /// side; a server stream is ended by the client once it has passed.
+    #[arg(long, requires = "call")]
+    stream_call_duration: Option<String>,
+    /// For client and bidi streams (ghz's flag): the pause between two
+    /// messages sent (500ms, 10ms, 250us).
+    #[arg(long, requires = "call")]
+    stream_interval: Option<String>,
+    /// For client and bidi streams (ghz's flag): each message sent takes
+    /// the next {{.RequestNumber}}, not its stream's.
+    #[arg(long, requires = "call")]
+    stream_dynamic_messages: bool,
     /// The `.thrift` IDL of your own Thrift service (its includes read
     /// relative to it): --call Service.method is then a Thrift method
     /// (protocol thrift-generic), its arguments in --data by name.
-    #[arg(long, requires = "call", conflicts_with = "protoset")]
+    #[arg(long, requires = "call", conflicts_with_all = ["protoset", "proto"])]
     idl: Option<PathBuf>,
 }
 
@@ -354,6 +382,18 @@ impl Generic {
         put("data", self.data.clone());
         put("data_file", path(&self.data_file));
         put("protoset", path(&self.protoset));
+        put("proto", path(&self.proto));
+        put("import_paths", self.import_paths.clone());
+        put(
+            "stream_call_count",
+            self.stream_call_count.map(|n| n.to_string()),
+        );
+        put("stream_call_duration", self.stream_call_duration.clone());
+        put("stream_interval", self.stream_interval.clone());
+        put(
+            "stream_dynamic_messages",
+            self.stream_dynamic_messages.then(|| "true".to_owned()),
+        );
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
         put("metadata", self.metadata.clone());
@@ -631,6 +671,24 @@ fn what_was_called(r: &ClientReport) -> String {
     }
 }
 
+/// How a streaming method's streams were made, in one line.
+fn stream_line(s: &rpclab_model::result::StreamSetting) -> String {
+    let mut line = format!("{} streaming, each call one stream", s.kind);
+    if let Some(n) = s.call_count {
+        line.push_str(&format!(", {n} messages"));
+    }
+    if let Some(us) = s.call_duration_us {
+        line.push_str(&format!(", {} ms long", us as f64 / 1e3));
+    }
+    if let Some(us) = s.interval_us {
+        line.push_str(&format!(", {} ms between messages sent", us as f64 / 1e3));
+    }
+    if s.dynamic_messages {
+        line.push_str(", each message its own {{.RequestNumber}}");
+    }
+    line
+}
+
 fn print_summary(r: &ClientReport) {
     let l = &r.latency_us;
     println!(
@@ -654,6 +712,16 @@ fn print_summary(r: &ClientReport) {
             } else {
                 "decoded as the output type"
             }
+        );
+    }
+    if let Some(stream) = r.call.as_ref().and_then(|c| c.stream.as_ref()) {
+        println!("  {}", stream_line(stream));
+    }
+    if let Some(m) = &r.messages {
+        let l = &m.latency_us;
+        println!(
+            "  messages: {} sent = {:.0}/s, {} received = {:.0}/s; per-message latency us p50 {:.0} p90 {:.0} p99 {:.0} max {:.0}",
+            m.sent, m.sent_per_s, m.received, m.received_per_s, l.p50, l.p90, l.p99, l.max
         );
     }
     if let Some(tls) = &r.tls {

@@ -17,7 +17,7 @@ use crate::poll_loop;
 use crate::stats::{latency_summary, WorkerStats};
 use crate::warmup::{warm_up, Signal};
 use crate::window::{Edges, Figures};
-use rpclab_model::result::ClientReport;
+use rpclab_model::result::{ClientReport, StreamMessages};
 use rpclab_model::spec::{CellSpec, ClosedLoop, EngineChoice, Load};
 use rpclab_protocols::protocol::{CallError, Protocol, WireCounter};
 use rpclab_protocols::protocols::{dispatch, WithProtocol};
@@ -269,6 +269,17 @@ async fn run_model<P: Protocol, M: LoadModel>(
     };
     // Every figure below comes from this one set of calls.
     let figures = Figures::of(&total, &edges);
+    let call = protocol.generic_call();
+    let messages = call
+        .as_ref()
+        .and_then(|c| c.stream.as_ref())
+        .map(|_| StreamMessages {
+            sent: total.messages_sent,
+            received: total.messages_received(),
+            sent_per_s: figures.messages_sent_per_s,
+            received_per_s: figures.messages_received_per_s,
+            latency_us: latency_summary(&total.message_latency),
+        });
     let report = ClientReport {
         protocol: P::NAME.to_owned(),
         connection_model: P::CONNECTION_MODEL.to_owned(),
@@ -295,7 +306,8 @@ async fn run_model<P: Protocol, M: LoadModel>(
         warmup,
         min_calls: spec.min_calls,
         tls: protocol.tls(),
-        call: protocol.generic_call(),
+        call,
+        messages,
     };
     Ok(CellRun { report, hlog })
 }

@@ -10,7 +10,7 @@ use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
 use rpclab_model::result::{Failures, Latency};
-use rpclab_protocols::protocol::CallError;
+use rpclab_protocols::protocol::{CallError, Messages};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
@@ -38,6 +38,11 @@ pub struct WorkerStats {
     pub service: Histogram<u64>,
     /// Open loop only: how late each call was sent after it was due.
     pub send_lag: Histogram<u64>,
+    /// Streaming calls only: the messages of the calls in `ok`, sent and
+    /// received, and each received message's latency
+    /// ([`Messages`]).
+    pub messages_sent: u64,
+    pub message_latency: Histogram<u64>,
     /// The current interval of the `.hlog` and its histogram; handed to the
     /// [`IntervalSink`] once per interval, never per call.
     interval: Option<(u64, Histogram<u64>)>,
@@ -51,6 +56,8 @@ impl Default for WorkerStats {
             failures: Failures::default(),
             service: new_histogram(),
             send_lag: new_histogram(),
+            messages_sent: 0,
+            message_latency: new_histogram(),
             interval: None,
         }
     }
@@ -90,6 +97,20 @@ impl WorkerStats {
         }
     }
 
+    /// Records the messages of a streaming call recorded as ok (a unary
+    /// call's are none): a count and a histogram record per message.
+    pub fn record_messages(&mut self, messages: &Messages) {
+        self.messages_sent += messages.sent;
+        for latency in &messages.received {
+            let _ = self.message_latency.record(micros(*latency));
+        }
+    }
+
+    /// Messages received on the calls in `ok`.
+    pub fn messages_received(&self) -> u64 {
+        self.message_latency.len()
+    }
+
     /// Records the open loop's two extra views of a call.
     pub fn record_open_loop(&mut self, service: Duration, send_lag: Duration) {
         let _ = self.service.record(micros(service));
@@ -125,6 +146,8 @@ impl WorkerStats {
         let _ = self.latency.add(&other.latency);
         let _ = self.service.add(&other.service);
         let _ = self.send_lag.add(&other.send_lag);
+        self.messages_sent += other.messages_sent;
+        let _ = self.message_latency.add(&other.message_latency);
         let (a, b) = (&mut self.failures, other.failures);
         a.timeout += b.timeout;
         a.connect += b.connect;

@@ -10,7 +10,9 @@
 //!   exactly `calls_ok` values;
 //! * `throughput = calls_ok / duration`;
 //! * `bytes_*_per_call × calls` = the bytes of the window;
-//! * `cpu_us_per_call × calls` = the CPU time of the window.
+//! * `cpu_us_per_call × calls` = the CPU time of the window;
+//! * a streaming call's messages are those of the `calls_ok` streams, over
+//!   the same duration.
 //!
 //! A window with no call has no per-call figures (0, and the cell is
 //! flagged too-few-calls by its minimum), never a division by zero.
@@ -45,6 +47,9 @@ pub struct Figures {
     pub bytes_sent_per_call: f64,
     pub bytes_received_per_call: f64,
     pub client_cost: Cost,
+    /// Streaming calls: messages sent and received per second.
+    pub messages_sent_per_s: f64,
+    pub messages_received_per_s: f64,
 }
 
 impl Figures {
@@ -70,6 +75,8 @@ impl Figures {
                 memory_peak_mib: edges.memory_peak as f64 / (1024.0 * 1024.0),
                 context_switches_per_call: Some(ratio(edges.context_switches as f64, calls as f64)),
             },
+            messages_sent_per_s: ratio(stats.messages_sent as f64, duration_s),
+            messages_received_per_s: ratio(stats.messages_received() as f64, duration_s),
         }
     }
 }

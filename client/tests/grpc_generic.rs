@@ -225,7 +225,7 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
     );
     assert!(
         line.contains(
-            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, Checkout)"
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, ReserveAll, ReserveEach, Checkout)"
         ),
         "{line}"
     );
@@ -285,6 +285,92 @@ fn bad_input_is_one_line_and_nothing_is_measured() {
         &["--protoset", protoset, "--data", &data, "--calls", "5"],
     );
     assert_verified(&by_protoset, 5, &format!("protoset {protoset}"));
+}
+
+/// The fixture's `.proto` folder: `shop/v1/inventory.proto` imports
+/// `shop/v1/common.proto`, relative to it.
+fn proto_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/grpc-shop/proto")
+}
+
+#[test]
+fn calls_with_types_from_proto_files_and_their_imports_are_verified() {
+    // No reflection: the types can only come from the .proto files.
+    let shop = start(&["--reflection", "none"], None);
+    let root = proto_root();
+    let file = root.join("shop/v1/inventory.proto");
+    let (root, file) = (root.to_str().unwrap(), file.to_str().unwrap());
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let common = [
+        "--data",
+        &data,
+        "--expect",
+        &expect,
+        "--concurrency",
+        "2",
+        "--calls",
+        "25",
+    ];
+
+    let by_proto = report(
+        &shop,
+        &[&common[..], &["--proto", file, "-i", root]].concat(),
+    );
+    assert_verified(&by_proto, 50, &format!("proto {file}"));
+    assert_eq!(by_proto["call"]["expected_reply"], true);
+    // ghz's long flag, and an import path that is not the first.
+    let long = report(
+        &shop,
+        &[
+            &common[..],
+            &["--proto", file, "--import-paths", &format!("/tmp,{root}")],
+        ]
+        .concat(),
+    );
+    assert_verified(&long, 50, &format!("proto {file}"));
+
+    // Without the folder its import is relative to: one line naming the
+    // import and where it was looked for, before any call.
+    let line = refusal(&shop, &["--proto", file]);
+    assert!(
+        line.contains("--proto: inventory.proto:")
+            && line.contains(":1: import 'shop/v1/common.proto' not found in ")
+            && line.contains("shop/v1,")
+            && line.contains("--import-paths"),
+        "{line}"
+    );
+
+    // A file that does not compile: the compiler's message, file and line.
+    let broken = scratch().join("broken/shop.proto");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    std::fs::write(
+        &broken,
+        "syntax = \"proto3\";\npackage shop.v1;\nservice Inventory {\n  rpc Reserve(Nothing) returns (Nothing);\n}\n",
+    )
+    .unwrap();
+    let line = refusal(&shop, &["--proto", broken.to_str().unwrap()]);
+    assert!(
+        line.contains("shop.proto:4:") && line.contains("Nothing"),
+        "{line}"
+    );
+
+    // A method the file does not have: named with the ones it has.
+    let line = refusal(
+        &shop,
+        &[
+            "--call",
+            "shop.v1.Inventory/Cancel",
+            "--proto",
+            file,
+            "-i",
+            root,
+        ],
+    );
+    assert!(
+        line.contains("service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve,"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -58,3 +58,60 @@ fn xtask_s_build_has_the_features_of_the_workspace_s_test_build() {
         drifted.join("\n")
     );
 }
+
+/// The direct dependencies of every workspace member with `kind`
+/// (`"build"`, `"dev"` or `null` for normal), by name.
+fn dependencies_of_kind(metadata: &serde_json::Value, kind: Option<&str>) -> BTreeSet<String> {
+    let members: BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.as_str())
+        .collect();
+    metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| members.contains(p["id"].as_str().unwrap_or_default()))
+        .flat_map(|p| p["dependencies"].as_array().unwrap().iter())
+        .filter(|d| d["kind"].as_str() == kind && d["path"].is_null())
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A crate that one member builds with (a build-dependency) and another's
+/// tests link (a dev-dependency) is one artifact in the tests' build but
+/// two in xtask's unless xtask's build links it too: then everything above
+/// the build script's crate is compiled twice, with the same features (the
+/// test above cannot see it). Such a crate must be a normal dependency of
+/// xtask's build (crates/workspace-hack).
+#[test]
+fn a_build_dependency_the_tests_also_link_is_linked_by_xtask_s_build_too() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(&cargo)
+        .args(["metadata", "--locked", "--format-version", "1", "--no-deps"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let build = dependencies_of_kind(&metadata, Some("build"));
+    let dev = dependencies_of_kind(&metadata, Some("dev"));
+    let both: Vec<&String> = build.intersection(&dev).collect();
+    let linked: BTreeSet<String> = features(&["-p", "xtask", "-e", "normal"])
+        .keys()
+        .filter_map(|p| p.split_whitespace().next().map(str::to_owned))
+        .collect();
+    let missing: Vec<&&String> = both
+        .iter()
+        .filter(|name| !linked.contains(**name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "built twice, once per role (add them to crates/workspace-hack's [dependencies]): {missing:?}"
+    );
+}

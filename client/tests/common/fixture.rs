@@ -22,13 +22,23 @@ pub fn scratch() -> PathBuf {
     containers::scratch("generic")
 }
 
-/// The binary `package` builds (its binary of the same name), built by
-/// cargo with the test's own profile.
+/// The binary `package` builds (its binary of the same name): the one
+/// `cargo xtask test` built with the whole workspace, which it names in
+/// `RPCLAB_BIN_<PACKAGE>`; else built by cargo with the test's own profile
+/// (a `cargo build -p` of its own, which resolves the package's features
+/// alone and so compiles much of the workspace's dependencies again).
 pub fn binary(package: &str) -> PathBuf {
     static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, path)) = built.iter().find(|(p, _)| p == package) {
         return path.clone();
+    }
+    let variable = format!("RPCLAB_BIN_{}", package.to_uppercase().replace('-', "_"));
+    if let Some(path) = std::env::var_os(&variable).map(PathBuf::from) {
+        if path.is_file() {
+            built.push((package.to_owned(), path.clone()));
+            return path;
+        }
     }
     let out = run(
         Command::new(env!("CARGO"))

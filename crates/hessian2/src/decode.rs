@@ -451,11 +451,11 @@ impl<'a> Decoder<'a> {
         };
         if let Some((units, header)) = units {
             let body = self.input.get(start + header..).unwrap_or_default();
-            if let Ok(n) = utf::skip_units(body, units) {
-                if let Ok(s) = std::str::from_utf8(&body[..n]) {
-                    self.pos = start + header + n;
-                    return Ok(Cow::Borrowed(s));
-                }
+            if let Ok(n) = utf::skip_units(body, units)
+                && let Ok(s) = std::str::from_utf8(&body[..n])
+            {
+                self.pos = start + header + n;
+                return Ok(Cow::Borrowed(s));
             }
         }
         let mut s = String::new();
@@ -558,10 +558,10 @@ impl<'a> Decoder<'a> {
             // has_next() saw the end marker
             self.pos += 1;
         }
-        if let Some(slot) = self.refs.get_mut(frame.index as usize) {
-            if slot.end == OPEN {
-                slot.end = self.pos;
-            }
+        if let Some(slot) = self.refs.get_mut(frame.index as usize)
+            && slot.end == OPEN
+        {
+            slot.end = self.pos;
         }
         if let Some(ret) = frame.ret {
             self.pos = ret.pos;

@@ -235,12 +235,12 @@ impl<B: BufMut> Encoder<B> {
     /// Writes a `java.util.Date` given as milliseconds since the epoch: 5
     /// bytes of minutes when minute-aligned and in range, else 9 bytes.
     pub fn write_date(&mut self, millis: i64) {
-        if millis % 60_000 == 0 {
-            if let Ok(minutes) = i32::try_from(millis / 60_000) {
-                self.buf.put_u8(tag::DATE_MINUTE);
-                self.buf.put_i32(minutes);
-                return;
-            }
+        if millis % 60_000 == 0
+            && let Ok(minutes) = i32::try_from(millis / 60_000)
+        {
+            self.buf.put_u8(tag::DATE_MINUTE);
+            self.buf.put_i32(minutes);
+            return;
         }
         self.buf.put_u8(tag::DATE);
         self.buf.put_i64(millis);

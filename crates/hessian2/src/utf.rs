@@ -124,15 +124,13 @@ impl Cesu8Decoder {
         out: &mut String,
     ) -> Result<usize, ChunkError> {
         // Fast path: plain ASCII.
-        if self.pending_high.is_none() {
-            if let Some(head) = input.get(..units) {
-                if head.is_ascii() {
-                    if let Ok(s) = std::str::from_utf8(head) {
-                        out.push_str(s);
-                        return Ok(units);
-                    }
-                }
-            }
+        if self.pending_high.is_none()
+            && let Some(head) = input.get(..units)
+            && head.is_ascii()
+            && let Ok(s) = std::str::from_utf8(head)
+        {
+            out.push_str(s);
+            return Ok(units);
         }
         let mut i = 0;
         let mut left = units;
@@ -240,10 +238,10 @@ fn cont(input: &[u8], i: usize) -> Result<u32, ChunkError> {
 /// Bytes used by `units` UTF-16 units at the front of `input`, without
 /// decoding them (for skipping). Validates lead bytes only.
 pub(crate) fn skip_units(input: &[u8], units: usize) -> Result<usize, ChunkError> {
-    if let Some(head) = input.get(..units) {
-        if head.is_ascii() {
-            return Ok(units);
-        }
+    if let Some(head) = input.get(..units)
+        && head.is_ascii()
+    {
+        return Ok(units);
     }
     let mut i = 0;
     let mut left = units;

@@ -126,11 +126,11 @@ impl Encoder {
     /// The marker and text of a string object or field: a back-reference
     /// when sharing and seen before, else a new one.
     fn string_body(&mut self, s: &str) {
-        if let Some(shared) = &self.shared {
-            if let Some(&(_, id)) = shared.iter().find(|(t, _)| t == s) {
-                self.write_back_reference(id);
-                return;
-            }
+        if let Some(shared) = &self.shared
+            && let Some(&(_, id)) = shared.iter().find(|(t, _)| t == s)
+        {
+            self.write_back_reference(id);
+            return;
         }
         let id = self.write_new_reference();
         if let Some(shared) = &mut self.shared {

@@ -160,6 +160,7 @@ mod tests {
             min_calls: 20,
             tls: None,
             call: None,
+            messages: None,
         }
     }
 

@@ -159,6 +159,36 @@ pub struct ClientReport {
     /// called.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<GenericCall>,
+    /// The messages of a streaming call's streams (a generic gRPC call of
+    /// a server, client or bidirectional streaming method, where each call
+    /// is one stream): absent for unary calls and in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<StreamMessages>,
+}
+
+/// The messages of the window's streams, beside its calls: a streaming
+/// call (one stream) carries many messages, and its latency says nothing
+/// of each one's. They are counted on the streams that completed well in
+/// the window, the calls `calls_ok` counts, so that both rest on the same
+/// streams.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StreamMessages {
+    /// Messages the client sent on those streams (a server stream's one
+    /// request counts).
+    pub sent: u64,
+    /// Messages the client received on them, each decoded (and compared,
+    /// with an expected reply).
+    pub received: u64,
+    /// `sent` and `received` over the window's duration.
+    pub sent_per_s: f64,
+    pub received_per_s: f64,
+    /// Each received message's latency: from the later of its stream's
+    /// last sent and last received message (or the stream's opening) to
+    /// its arrival. For a server stream, the first message's wait and then
+    /// the gaps between messages; for a bidirectional stream that answers
+    /// each request, the request's round trip; for a client stream, the
+    /// reply's wait after the last request.
+    pub latency_us: Latency,
 }
 
 impl ClientReport {
@@ -239,6 +269,33 @@ pub struct GenericCall {
     /// Whether every reply was compared with an expected reply (`--expect`);
     /// otherwise each reply was decoded as the method's output type.
     pub expected_reply: bool,
+    /// How a streaming method's streams were made (gRPC); absent for a
+    /// unary method and in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamSetting>,
+}
+
+/// How each call of a streaming gRPC method (one stream) was made, with
+/// ghz's stream flags.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamSetting {
+    /// `server`, `client` or `bidi` (bidirectional) streaming.
+    pub kind: String,
+    /// `--stream-call-count`: messages sent (client and bidi streams) or
+    /// received (server streams) before the client ends the stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_count: Option<u64>,
+    /// `--stream-call-duration`, µs: how long the client keeps a stream
+    /// open before it ends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_duration_us: Option<u64>,
+    /// `--stream-interval`, µs: the pause between two messages sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_us: Option<u64>,
+    /// `--stream-dynamic-messages`: each message sent takes the next
+    /// `{{.RequestNumber}}`, not its stream's.
+    #[serde(default)]
+    pub dynamic_messages: bool,
 }
 
 /// The warm-up of one cell: the load runs in fixed intervals until every
@@ -991,6 +1048,42 @@ pub struct RatioPair {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_generic_call_without_a_stream_reads_as_before_and_a_stream_round_trips() {
+        let old = r#"{"method":"shop.v1.Inventory/Reserve","descriptors":"protoset x","request_bytes":9,"expected_reply":true}"#;
+        let call: GenericCall = serde_json::from_str(old).unwrap();
+        assert_eq!(call.stream, None);
+        assert_eq!(serde_json::to_string(&call).unwrap(), old);
+        let streaming = GenericCall {
+            stream: Some(StreamSetting {
+                kind: "bidi".into(),
+                call_count: Some(5),
+                call_duration_us: None,
+                interval_us: Some(1_000),
+                dynamic_messages: true,
+            }),
+            ..call
+        };
+        let text = serde_json::to_string(&streaming).unwrap();
+        assert!(text.contains(r#""stream":{"kind":"bidi","call_count":5,"interval_us":1000,"dynamic_messages":true}"#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<GenericCall>(&text).unwrap(),
+            streaming
+        );
+        let messages = StreamMessages {
+            sent: 10,
+            received: 40,
+            sent_per_s: 5.0,
+            received_per_s: 20.0,
+            latency_us: Latency::default(),
+        };
+        let text = serde_json::to_string(&messages).unwrap();
+        assert_eq!(
+            serde_json::from_str::<StreamMessages>(&text).unwrap(),
+            messages
+        );
+    }
 
     /// An aggregate as snapshots wrote it before intervals and cell flags.
     const OLD: &str = r#"{"server": "ice-3.7", "variant": "3.7", "scenario": "order-echo",

@@ -106,6 +106,43 @@ pub trait Connection: Send + Sync + 'static {
     fn verified_call(&self, call: &Call) -> impl Future<Output = Result<(), CallError>> + Send {
         async move { verify(self.call(call).await?, call) }
     }
+
+    /// [`Connection::verified_call`], with the messages of a call that
+    /// streams (a streaming gRPC method's stream) recorded in `messages`
+    /// for the load engine, which records them beside the call once it
+    /// knows the call is the window's. A unary call has none to record:
+    /// the default makes the call and records nothing.
+    fn verified_call_recording(
+        &self,
+        call: &Call,
+        messages: &mut Messages,
+    ) -> impl Future<Output = Result<(), CallError>> + Send {
+        let _ = messages;
+        self.verified_call(call)
+    }
+}
+
+/// The messages of one streaming call (a stream), as its connection saw
+/// them: what the load engine records per message beside the call. One
+/// per caller, emptied after each call and reused, so that recording a
+/// message allocates nothing once its list has grown to a stream's
+/// length.
+#[derive(Debug, Default)]
+pub struct Messages {
+    /// Messages sent on the stream.
+    pub sent: u64,
+    /// Each message received, in order: its latency, from the later of
+    /// the stream's last message sent and last message received (or the
+    /// stream's opening).
+    pub received: Vec<Duration>,
+}
+
+impl Messages {
+    /// Empties it for the next call, its capacity kept.
+    pub fn clear(&mut self) {
+        self.sent = 0;
+        self.received.clear();
+    }
 }
 
 /// A decoded reply compared with the call's expected value.

@@ -889,7 +889,7 @@ build_args = { S_VERSION = "1" }
         let e = err(&wrong);
         assert!(
             e.contains(
-                "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, Checkout)"
+                "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, ReserveAll, ReserveEach, Checkout)"
             ),
             "{e}"
         );

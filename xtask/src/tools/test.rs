@@ -16,6 +16,13 @@
 //! `target/xtask-test/<binary>.log`; a line is printed as each ends, and a
 //! failed one's output is printed whole. The doc-tests run last in the
 //! other lane (`cargo test --workspace --doc`).
+//!
+//! The same build makes the workspace's programs (the fixtures' servers
+//! among them); each test binary gets their paths as `RPCLAB_BIN_<NAME>`
+//! (`RPCLAB_BIN_GRPC_SHOP`), so that a test that needs one runs the one
+//! built here instead of asking cargo for it: a `cargo build -p grpc-shop`
+//! resolves features for that package alone and compiled some fifty
+//! crates again.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -71,7 +78,7 @@ struct Ended {
 
 pub fn run(root: &Path, args: TestArgs) -> Result<()> {
     let started = Instant::now();
-    let binaries = build(root, args.locked)?;
+    let (binaries, programs) = build(root, args.locked)?;
     let (lab, rest): (Vec<_>, Vec<_>) = binaries.into_iter().partition(Binary::is_lab);
     eprintln!(
         "running {} test binaries in two lanes: lab ({}) beside the rest ({}, then the doc-tests)",
@@ -83,9 +90,19 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let print = Mutex::new(());
     let (lab_ended, rest_ended) = std::thread::scope(|s| {
-        let lab_lane = s.spawn(|| lane("lab", &lab, &args.args, &logs, &print, None));
-        let doc = doc_tests(root, args.locked);
-        let rest_lane = s.spawn(|| lane("rest", &rest, &args.args, &logs, &print, Some(doc)));
+        let lane_of = |name, binaries, last| Lane {
+            name,
+            binaries,
+            args: &args.args,
+            programs: &programs,
+            logs: &logs,
+            print: &print,
+            last,
+        };
+        let lab_lane = lane_of("lab", &lab, None);
+        let rest_lane = lane_of("rest", &rest, Some(doc_tests(root, args.locked)));
+        let lab_lane = s.spawn(move || lab_lane.run());
+        let rest_lane = s.spawn(move || rest_lane.run());
         (
             lab_lane.join().expect("lab lane"),
             rest_lane.join().expect("rest lane"),
@@ -123,8 +140,12 @@ fn failed_count(a: &[Ended], b: &[Ended]) -> usize {
     a.iter().chain(b).filter(|e| !e.passed).count()
 }
 
-/// `cargo test --workspace --no-run`, and the binaries it names.
-fn build(root: &Path, locked: bool) -> Result<Vec<Binary>> {
+/// A program of the workspace (a binary target), as the test build made it.
+type Program = (String, PathBuf);
+
+/// `cargo test --workspace --no-run`: the test binaries it names, and the
+/// programs it built beside them.
+fn build(root: &Path, locked: bool) -> Result<(Vec<Binary>, Vec<Program>)> {
     let mut cargo = cargo();
     cargo
         .args([
@@ -150,7 +171,26 @@ fn build(root: &Path, locked: bool) -> Result<Vec<Binary>> {
     if binaries.is_empty() {
         bail!("cargo test --no-run named no test binary");
     }
-    Ok(binaries)
+    Ok((binaries, text.lines().filter_map(program_of).collect()))
+}
+
+/// The program (a binary target, not a test) a cargo JSON message
+/// announces, if it is one.
+fn program_of(line: &str) -> Option<Program> {
+    let m: serde_json::Value = serde_json::from_str(line).ok()?;
+    if m["reason"] != "compiler-artifact"
+        || m["profile"]["test"] != false
+        || m["target"]["kind"][0] != "bin"
+    {
+        return None;
+    }
+    let name = m["target"]["name"].as_str()?.to_owned();
+    Some((name, PathBuf::from(m["executable"].as_str()?)))
+}
+
+/// The variable a test binary finds `program`'s path in.
+fn program_variable(program: &str) -> String {
+    format!("RPCLAB_BIN_{}", program.to_uppercase().replace('-', "_"))
 }
 
 /// The test binary a cargo JSON message announces, if it is one.
@@ -197,35 +237,48 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
-/// Runs `binaries` one after another, then `last`.
-fn lane(
-    name: &str,
-    binaries: &[Binary],
-    args: &[String],
-    logs: &Path,
-    print: &Mutex<()>,
+/// One lane: its binaries run one after another, then `last`.
+struct Lane<'a> {
+    name: &'a str,
+    binaries: &'a [Binary],
+    /// Arguments for every binary.
+    args: &'a [String],
+    /// The workspace's programs, each binary told where they are.
+    programs: &'a [Program],
+    logs: &'a Path,
+    print: &'a Mutex<()>,
     last: Option<Command>,
-) -> Vec<Ended> {
-    let mut ended = Vec::new();
-    for b in binaries {
-        let mut cmd = Command::new(&b.executable);
-        cmd.args(args)
-            .current_dir(&b.folder)
-            .env("CARGO_MANIFEST_DIR", &b.folder)
-            .env("CARGO_PKG_NAME", &b.package);
-        let log = logs.join(format!("{}-{}-{}.log", b.package, b.kind, b.target));
-        ended.push(run_one(name, b.label(), cmd, &log, print));
+}
+
+impl Lane<'_> {
+    fn run(self) -> Vec<Ended> {
+        let mut ended = Vec::new();
+        for b in self.binaries {
+            let mut cmd = Command::new(&b.executable);
+            cmd.args(self.args)
+                .current_dir(&b.folder)
+                .env("CARGO_MANIFEST_DIR", &b.folder)
+                .env("CARGO_PKG_NAME", &b.package);
+            for (program, path) in self.programs {
+                cmd.env(program_variable(program), path);
+            }
+            let log = self
+                .logs
+                .join(format!("{}-{}-{}.log", b.package, b.kind, b.target));
+            ended.push(run_one(self.name, b.label(), cmd, &log, self.print));
+        }
+        if let Some(cmd) = self.last {
+            let log = self.logs.join("doc-tests.log");
+            ended.push(run_one(
+                self.name,
+                "doc-tests".to_owned(),
+                cmd,
+                &log,
+                self.print,
+            ));
+        }
+        ended
     }
-    if let Some(cmd) = last {
-        ended.push(run_one(
-            name,
-            "doc-tests".to_owned(),
-            cmd,
-            &logs.join("doc-tests.log"),
-            print,
-        ));
-    }
-    ended
 }
 
 /// Runs one command with its output into `log`, and says how it ended.
@@ -311,6 +364,23 @@ mod tests {
         let b = binary_of(lab).unwrap();
         assert_eq!(b.package, "xtask");
         assert!(b.is_lab());
+    }
+
+    #[test]
+    fn programs_are_the_built_binary_targets_and_named_for_the_tests() {
+        let bin = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/fixtures/grpc-shop#0.1.0","manifest_path":"/w/fixtures/grpc-shop/Cargo.toml","target":{"kind":["bin"],"name":"grpc-shop"},"profile":{"test":false},"executable":"/w/target/debug/grpc-shop"}"#;
+        assert_eq!(
+            program_of(bin),
+            Some((
+                "grpc-shop".to_owned(),
+                PathBuf::from("/w/target/debug/grpc-shop")
+            ))
+        );
+        let test = bin.replace(r#""test":false"#, r#""test":true"#);
+        assert_eq!(program_of(&test), None);
+        let lib = r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"kryo"},"profile":{"test":false},"executable":null}"#;
+        assert_eq!(program_of(lib), None);
+        assert_eq!(program_variable("grpc-shop"), "RPCLAB_BIN_GRPC_SHOP");
     }
 
     #[test]

@@ -231,6 +231,7 @@ impl Protocol for DubboGeneric {
                 .len() as u64,
             templates: self.request.templates().to_vec(),
             expected_reply: self.expected.is_some(),
+            stream: None,
         })
     }
 }

@@ -1,30 +1,38 @@
-//! Generic gRPC calls: any unary method of the user's own service, its
-//! request from JSON, its types from a descriptor set (`protoset`) or the
-//! server's reflection, on the same HTTP/2 channel as the contract's gRPC
+//! Generic gRPC calls: any method of the user's own service, unary or
+//! streaming ([`stream`]: server, client or bidirectional, one stream a
+//! call, with ghz's stream flags), its
+//! request from JSON, its types from `.proto` files (`proto`, compiled
+//! in-process), a descriptor set (`protoset`) or the server's reflection, on the same HTTP/2 channel as the contract's gRPC
 //! ([`super::grpc`]), plaintext or TLS ([`crate::tls`]).
 //!
-//! The client's `--call`, `--data`, `--data-file`, `--protoset`,
-//! `--expect` and `--expect-file` (ghz's names where ghz has them) become
+//! The client's `--call`, `--data`, `--data-file`, `--proto`,
+//! `-i/--import-paths`, `--protoset`, `--expect` and `--expect-file` (ghz's names where ghz has them) become
 //! this protocol's options:
 //!
 //! | option | meaning |
 //! | --- | --- |
 //! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
 //! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file; a JSON array (or a file of one JSON message a line) is several requests, sent round-robin |
-//! | `metadata`, `metadata_file` | request headers as JSON, ghz's `-m`/`-M` ([`crate::metadata`]): an object of string values, or an array of them sent round-robin |
+//! | `metadata`, `metadata_file` | request headers as JSON, ghz's `-m`/`-M` ([`crate::metadata`]): an object of string values, or an array of them sent round-robin; a stream's are its request headers |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); an array pairs with `data`'s, element by element |
-//! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it, the server's reflection |
+//! | `proto` | a `.proto` file that defines the service, compiled in-process ([`proto_files`]) |
+//! | `import_paths` | with `proto`: the folders its imports are relative to, comma-separated (ghz's `-i`) |
+//! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it or `proto`, the server's reflection |
+//! | `stream_call_count`, `stream_call_duration`, `stream_interval`, `stream_dynamic_messages` | a streaming method's streams, ghz's flags ([`stream`]) |
 //! | `tls`, `cacert`, `server_name`, `cert`, `key` | TLS ([`crate::tls`]) |
 //!
 //! # Before any load
 //!
 //! Everything the user wrote is checked before a call is measured, and a
 //! mistake is one error that names it: a service or method the types do
-//! not have (with the ones they have), a streaming method, a JSON field
+//! not have (with the ones they have), a stream flag on a unary method, a
+//! JSON field
 //! the message does not have or a value of the wrong type (by its path,
 //! `items[1].quantity`), a reflection service that cannot be asked (with
-//! the hint to pass `--protoset`). With a protoset this happens when the
-//! protocol is built; with reflection, on the first connection, which asks
+//! the hint to pass `--protoset`), a `.proto` file that does not compile
+//! (the compiler's message with file and line) or an import that none of
+//! the import paths holds (naming it and the folders searched). With a
+//! `.proto` file or a protoset this happens when the protocol is built; with reflection, on the first connection, which asks
 //! the server for the service's files. That first connection then makes
 //! one call and verifies its reply: if it is not right, the cell fails
 //! there, and nothing is measured.
@@ -50,13 +58,16 @@
 //!   equal one that decoded is not decoded again).
 
 mod compare;
+pub mod proto_files;
 mod reflection;
 pub mod request;
+pub mod stream;
 #[cfg(test)]
 mod test_pool;
 
 use crate::protocol::{
-    first_call_verified, json_lines_option, json_option, CallError, Connection, Protocol, WireCounter,
+    first_call_verified, json_lines_option, json_option, CallError, Connection, Messages, Protocol,
+    WireCounter,
     FIRST_CALL_TIMEOUT,
 };
 use crate::protocols::grpc::conn::Channel;
@@ -67,6 +78,7 @@ use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
 use request::{Parsed, Template};
+use stream::{StreamFlags, StreamKind, StreamLink};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
@@ -84,6 +96,12 @@ const OPTIONS: &[&str] = &[
     "metadata",
     "metadata_file",
     "protoset",
+    "proto",
+    "import_paths",
+    "stream_call_count",
+    "stream_call_duration",
+    "stream_interval",
+    "stream_dynamic_messages",
 ];
 
 /// Generic gRPC calls (see the module documentation).
@@ -95,6 +113,10 @@ pub struct GrpcGeneric {
     expect: Option<serde_json::Value>,
     metadata: Option<serde_json::Value>,
     protoset: Option<String>,
+    /// ghz's stream flags, and which of them were given (refused on a
+    /// unary method).
+    stream_flags: StreamFlags,
+    stream_flags_given: Vec<&'static str>,
     transport: Transport,
     /// The method resolved: at once from a protoset, on the first
     /// connection from reflection.
@@ -121,6 +143,8 @@ struct Resolved {
     metadata: Metadata,
     /// What a call must take before it is written (its time, a UUID).
     needs: Needs,
+    /// Which side streams; `None` for a unary method.
+    stream: Option<StreamKind>,
 }
 
 impl Resolved {
@@ -162,7 +186,8 @@ impl Protocol for GrpcGeneric {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
-    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "metadata_file", "protoset", "cacert"];
+    const FILE_OPTIONS: &'static [&'static str] =
+        &["data_file", "expect_file", "metadata_file", "protoset", "proto", "cacert"];
 
     const CALL_OPTION: Option<&'static str> = Some("call");
 
@@ -185,12 +210,40 @@ impl Protocol for GrpcGeneric {
             expect,
             metadata,
             protoset: options.get("protoset").cloned(),
+            stream_flags: StreamFlags::from_options(options).map_err(CallError::Config)?,
+            stream_flags_given: StreamFlags::given(options),
             transport: Transport::from_options(Self::NAME, options, Alpn::H2)?,
             resolved: OnceCell::new(),
             numbers: Arc::new(AtomicU64::new(0)),
             workers: AtomicU64::new(0),
             first_verified: AtomicBool::new(false),
         };
+        if options.contains_key("import_paths") && !options.contains_key("proto") {
+            return Err(CallError::Config(
+                "--import-paths are the folders of --proto FILE's imports: give --proto too".into(),
+            ));
+        }
+        if let Some(file) = options.get("proto") {
+            if protocol.protoset.is_some() {
+                return Err(CallError::Config(
+                    "give the service's types once: --proto FILE or --protoset FILE, not both".into(),
+                ));
+            }
+            let import_paths: Vec<String> = options
+                .get("import_paths")
+                .map(|paths| {
+                    paths
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let pool = proto_files::compile(file, &import_paths).map_err(CallError::Config)?;
+            let resolved = protocol.resolve(&pool, format!("proto {file}"))?;
+            let _ = protocol.resolved.set(Arc::new(resolved));
+        }
         if let Some(path) = &protocol.protoset {
             let bytes = std::fs::read(path)
                 .map_err(|e| CallError::Config(format!("cannot read the protoset {path}: {e}")))?;
@@ -213,23 +266,40 @@ impl Protocol for GrpcGeneric {
     ) -> Result<GrpcGenericConnection, CallError> {
         check_target(target)?;
         let tls = self.transport.is_tls();
-        let channel = Channel::open(target, counter, self.transport.clone()).await?;
-        let resolved = self
-            .resolved
-            .get_or_try_init(|| async { self.reflect(&channel, target, tls).await.map(Arc::new) })
-            .await?;
+        // Reflection asks on the contract's channel, which then carries
+        // this connection's unary calls.
+        let mut channel = None;
+        if self.resolved.get().is_none() {
+            let opened = Channel::open(target, counter.clone(), self.transport.clone()).await?;
+            self.resolved
+                .get_or_try_init(|| async { self.reflect(&opened, target, tls).await.map(Arc::new) })
+                .await?;
+            channel = Some(opened);
+        }
+        let resolved = self.resolved.get().expect("resolved above");
         let path = format!(
             "/{}/{}",
             resolved.method.parent_service().full_name(),
             resolved.method.name()
         );
+        let link = match resolved.stream {
+            None => Link::Unary(match channel {
+                Some(channel) => channel,
+                None => Channel::open(target, counter, self.transport.clone()).await?,
+            }),
+            Some(kind) => Link::Stream(
+                StreamLink::open(target, &path, &counter, &self.transport).await?,
+                kind,
+            ),
+        };
         let headers = HeaderBlocks::new(
             frame::request_headers_over(&path, target, USER_AGENT, tls),
             &resolved.metadata,
         );
         let conn = GrpcGenericConnection {
             headers,
-            channel,
+            link,
+            flags: self.stream_flags,
             resolved: Arc::clone(resolved),
             numbers: Arc::clone(&self.numbers),
             worker: self.workers.fetch_add(1, Ordering::Relaxed),
@@ -264,6 +334,7 @@ impl Protocol for GrpcGeneric {
                 .chain(resolved.metadata.templates())
                 .collect(),
             expected_reply: !resolved.expected.is_empty(),
+            stream: resolved.stream.map(|kind| self.stream_flags.setting(kind)),
         })
     }
 }
@@ -288,10 +359,15 @@ impl GrpcGeneric {
                 names.join(", ")
             )));
         };
-        if method.is_client_streaming() || method.is_server_streaming() {
+        let stream = StreamKind::of(method.is_client_streaming(), method.is_server_streaming());
+        if stream.is_none() && !self.stream_flags_given.is_empty() {
             return Err(CallError::Config(format!(
-                "`{}/{}` is a streaming method; generic calls are unary",
-                self.service, self.method
+                "{} {} for streaming methods; `{}/{}` is unary: leave {} out",
+                self.stream_flags_given.join(", "),
+                if self.stream_flags_given.len() == 1 { "is" } else { "are" },
+                self.service,
+                self.method,
+                if self.stream_flags_given.len() == 1 { "it" } else { "them" },
             )));
         }
         let values = template_method(&method);
@@ -341,6 +417,7 @@ impl GrpcGeneric {
             expected,
             metadata,
             needs,
+            stream,
         })
     }
 
@@ -451,8 +528,11 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
 /// One HTTP/2 connection making generic calls.
 #[derive(Debug)]
 pub struct GrpcGenericConnection {
-    channel: Channel,
-    /// The request's header blocks, for this target, with the metadata.
+    link: Link,
+    flags: StreamFlags,
+    /// The unary request's header blocks, for this target, with the
+    /// metadata (a stream's head is [`StreamLink`]'s, its metadata added
+    /// per stream).
     headers: HeaderBlocks,
     resolved: Arc<Resolved>,
     numbers: Arc<AtomicU64>,
@@ -463,23 +543,40 @@ pub struct GrpcGenericConnection {
     reference: OnceLock<Bytes>,
 }
 
+/// What a connection's calls go on: a unary method's on the contract's
+/// own HTTP/2 client, a streaming method's streams on [`StreamLink`].
+#[derive(Debug)]
+enum Link {
+    Unary(Channel),
+    Stream(StreamLink, StreamKind),
+}
+
 impl GrpcGenericConnection {
-    /// One call: its values, its request, the reply message.
-    async fn exchange(&self) -> Result<(CallValues, Bytes), CallError> {
+    /// One unary call: its values, its request, the reply message.
+    async fn exchange(&self, channel: &Channel) -> Result<(CallValues, Bytes), CallError> {
         let n = self.numbers.fetch_add(1, Ordering::Relaxed);
         let call = CallValues::new(n, self.worker, self.resolved.needs);
         let body = self.resolved.request(n).body(&call);
-        let reply = self.channel.call(self.headers.block(&call), body).await?;
+        let reply = channel.call(self.headers.block(&call), body).await?;
         Ok((call, reply))
+    }
+
+    /// One call, verified; a stream's messages recorded in `messages`.
+    async fn verified(&self, messages: &mut Messages) -> Result<(), CallError> {
+        match &self.link {
+            Link::Unary(channel) => {
+                let (values, reply) = self.exchange(channel).await?;
+                self.verify(&values, &reply)
+            }
+            Link::Stream(link, kind) => {
+                stream::stream_call(link, self, *kind, &self.flags, messages).await
+            }
+        }
     }
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self, path: &str) -> Result<(), CallError> {
-        first_call_verified(path, async {
-            let (call, reply) = self.exchange().await?;
-            self.verify(&call, &reply)
-        })
-        .await
+        first_call_verified(path, self.verified(&mut Messages::default())).await
     }
 
     /// Checks reply message `reply` of call `call` (see the module
@@ -539,11 +636,50 @@ impl GrpcGenericConnection {
     }
 }
 
+impl stream::Peer for GrpcGenericConnection {
+    fn values(&self, n: u64) -> CallValues {
+        CallValues::new(n, self.worker, self.resolved.needs)
+    }
+
+    fn body(&self, call: &CallValues) -> Bytes {
+        self.resolved.request(call.number).body(call)
+    }
+
+    fn metadata(&self, call: &CallValues) -> Vec<(String, String)> {
+        self.resolved.metadata.rendered(call)
+    }
+
+    fn verify(&self, n: u64, message: &Bytes) -> Result<(), CallError> {
+        // An expected reply holds only the call's number and connection
+        // (`expected_of`), so values without a time or UUID check it.
+        let call = CallValues::new(n, self.worker, Needs::NONE);
+        GrpcGenericConnection::verify(self, &call, message)
+    }
+
+    fn next_number(&self) -> u64 {
+        self.numbers.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
 impl Connection for GrpcGenericConnection {
     /// The reply as JSON text (the contract's value has no other form for
-    /// the user's types).
+    /// the user's types); for a stream, what it carried, each message
+    /// verified.
     async fn call(&self, _call: &Call) -> Result<Value, CallError> {
-        let (values, reply) = self.exchange().await?;
+        let channel = match &self.link {
+            Link::Unary(channel) => channel,
+            Link::Stream(_, kind) => {
+                let mut messages = Messages::default();
+                self.verified(&mut messages).await?;
+                return Ok(Value::Str(format!(
+                    "a {} stream: {} messages sent, {} received",
+                    kind.name(),
+                    messages.sent,
+                    messages.received.len()
+                )));
+            }
+        };
+        let (values, reply) = self.exchange(channel).await?;
         self.verify(&values, &reply)?;
         let message = DynamicMessage::decode(self.resolved.method.output(), reply.as_ref())
             .map_err(|e| CallError::Protocol(e.to_string()))?;
@@ -554,8 +690,11 @@ impl Connection for GrpcGenericConnection {
 
     /// The contract's call is not looked at: every call is the user's.
     async fn verified_call(&self, _call: &Call) -> Result<(), CallError> {
-        let (values, reply) = self.exchange().await?;
-        self.verify(&values, &reply)
+        self.verified(&mut Messages::default()).await
+    }
+
+    async fn verified_call_recording(&self, _call: &Call, messages: &mut Messages) -> Result<(), CallError> {
+        self.verified(messages).await
     }
 }
 
@@ -608,11 +747,19 @@ mod tests {
         );
         assert_eq!(
             with_protoset(&[("call", "shop.v1.Inventory/Cancel")]),
-            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, Checkout)"
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, ReserveAll, ReserveEach, Checkout)"
         );
         assert_eq!(
-            with_protoset(&[("call", "shop.v1.Inventory/Watch")]),
-            "`shop.v1.Inventory/Watch` is a streaming method; generic calls are unary"
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("stream_call_count", "3")]),
+            "--stream-call-count is for streaming methods; `shop.v1.Inventory/Reserve` is unary: leave it out"
+        );
+        assert_eq!(
+            with_protoset(&[
+                ("call", "shop.v1.Inventory/Reserve"),
+                ("stream_interval", "1ms"),
+                ("stream_dynamic_messages", "true")
+            ]),
+            "--stream-interval, --stream-dynamic-messages are for streaming methods; `shop.v1.Inventory/Reserve` is unary: leave them out"
         );
         assert_eq!(
             with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", r#"{"items":[{"skew":"a"}]}"#)]),
@@ -632,6 +779,58 @@ mod tests {
         ] {
             assert!(!m.contains('\n'), "{m}");
         }
+    }
+
+    #[test]
+    fn a_proto_file_and_its_imports_resolve_the_method_when_the_protocol_is_built() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/grpc-shop/proto");
+        let file = format!("{root}/shop/v1/inventory.proto");
+        let p = GrpcGeneric::new(&options(&[
+            ("proto", file.as_str()),
+            ("import_paths", root),
+            ("call", "shop.v1.Inventory/Reserve"),
+            ("data", r#"{"items":[{"sku":"a","quantity":1,"price":{"currency":"EUR"}}]}"#),
+        ]))
+        .unwrap();
+        let call = p.generic_call().unwrap();
+        assert_eq!(call.method, "shop.v1.Inventory/Reserve");
+        assert_eq!(call.descriptors, format!("proto {file}"));
+
+        // Without the folder its import is relative to: one line that
+        // names the import.
+        let m = refusal::<GrpcGeneric>(&[("proto", file.as_str()), ("call", "shop.v1.Inventory/Reserve")]);
+        assert!(m.contains("import 'shop/v1/common.proto' not found in "), "{m}");
+        assert!(!m.contains('\n'), "{m}");
+        assert_eq!(
+            refusal::<GrpcGeneric>(&[("import_paths", root), ("call", "a.B/C")]),
+            "--import-paths are the folders of --proto FILE's imports: give --proto too"
+        );
+        let protoset = protoset_file();
+        assert_eq!(
+            refusal::<GrpcGeneric>(&[("proto", file.as_str()), ("protoset", protoset.as_str()), ("call", "a.B/C")]),
+            "give the service's types once: --proto FILE or --protoset FILE, not both"
+        );
+    }
+
+    #[test]
+    fn each_streaming_kind_is_resolved_with_its_flags() {
+        let file = protoset_file();
+        for (method, kind) in [("Watch", "server"), ("ReserveAll", "client"), ("ReserveEach", "bidi")] {
+            let call = format!("shop.v1.Inventory/{method}");
+            let p = GrpcGeneric::new(&options(&[
+                ("protoset", file.as_str()),
+                ("call", call.as_str()),
+                ("stream_call_count", "4"),
+                ("stream_interval", "2ms"),
+            ]))
+            .unwrap();
+            let stream = p.generic_call().unwrap().stream.unwrap();
+            assert_eq!(stream.kind, kind);
+            assert_eq!((stream.call_count, stream.interval_us), (Some(4), Some(2_000)));
+            assert!(!stream.dynamic_messages);
+        }
+        let unary = GrpcGeneric::new(&options(&[("protoset", file.as_str()), ("call", "shop.v1.Inventory/Reserve")])).unwrap();
+        assert_eq!(unary.generic_call().unwrap().stream, None);
     }
 
     #[test]

@@ -226,6 +226,7 @@ impl Protocol for ThriftGeneric {
             request_bytes: first.len() as u64,
             templates: resolved.templates.clone(),
             expected_reply: resolved.expected.is_some(),
+            stream: None,
         })
     }
 }

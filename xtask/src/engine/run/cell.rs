@@ -386,6 +386,7 @@ mod tests {
             min_calls: 20,
             tls: None,
             call: None,
+            messages: None,
         }
     }
 

@@ -173,6 +173,22 @@ pub fn grpc_status(fields: &Fields) -> Result<(), CallError> {
     }))
 }
 
+/// [`grpc_status`] of a `grpc-status` and a `grpc-message` as another
+/// HTTP/2 client (the streams' [`h2`]) read them.
+pub fn grpc_status_of(status: Option<&[u8]>, message: Option<&[u8]>) -> Result<(), CallError> {
+    let fields = Fields {
+        grpc_status: status.map(|code| {
+            std::str::from_utf8(code)
+                .ok()
+                .and_then(|c| c.parse::<u32>().ok())
+                .ok_or_else(|| String::from_utf8_lossy(code).into_owned())
+        }),
+        grpc_message: message.map(|m| m.to_vec()),
+        ..Fields::default()
+    };
+    grpc_status(&fields)
+}
+
 /// A reply's DATA, gathered: the first chunk as it came (most replies are
 /// one DATA frame), later ones appended to a copy.
 #[derive(Debug, Default)]
