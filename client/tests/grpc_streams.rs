@@ -4,7 +4,8 @@
 //! and `--stream-dynamic-messages`) against a real server in a container:
 //! `fixtures/grpc-shop` (tonic), whose `Watch`, `ReserveAll` and
 //! `ReserveEach` are made of its unary `Reserve`, so that every message's
-//! content is known (see its `main.rs`).
+//! content is known (see its `main.rs`), and which put a stream's
+//! `x-request-id` header in its replies, so that `-m` is seen arriving.
 //!
 //! A call is one stream; every message received is decoded and compared
 //! with `--expect`, and the report counts the messages beside the calls.
@@ -567,4 +568,40 @@ fn a_python_grpcio_server_s_streams_are_verified_message_by_message() {
     );
     assert_streams(&bidi, "bidi", 10);
     assert_eq!(messages(&bidi), (40, 40));
+
+    // Metadata through grpcio too: Checkout's headers (a binary one
+    // among them) and a bidi stream's x-request-id come back in the
+    // replies.
+    let mut checked: Value = serde_json::from_str(&expect).unwrap();
+    checked["requestId"] = json!("p-{{.RequestNumber}}/h-{{.RequestNumber}}");
+    let metadata = r#"{"authorization":"Bearer shop-token","x-request-id":"h-{{.RequestNumber}}","x-tenant":"acme","trace-bin":"AP8="}"#;
+    let mut checkout = checked.clone();
+    checkout["customer"] = json!("tenant=acme trace=00ff");
+    let checkout = report(
+        &shop,
+        "Checkout",
+        &[
+            &base[..],
+            &["--expect", &checkout.to_string(), "-m", metadata],
+        ]
+        .concat(),
+    );
+    fixture::assert_all_verified(&checkout);
+    let tagged = report(
+        &shop,
+        "ReserveEach",
+        &[
+            &base[..],
+            &[
+                "--expect",
+                &checked.to_string(),
+                "-m",
+                metadata,
+                "--stream-call-count",
+                "2",
+            ],
+        ]
+        .concat(),
+    );
+    assert_streams(&tagged, "bidi", 10);
 }
