@@ -224,6 +224,8 @@ struct Generic {
     /// template values. A key ending in -bin is a binary header, its value
     /// base64. Keys HTTP/2 forbids (upper case, pseudo-headers,
     /// connection-specific ones, grpc-...) are refused before any load.
+    /// A stream sends the set of its first call number once, with its
+    /// head.
     #[arg(long, short = 'm', requires = "call")]
     metadata: Option<String>,
     /// The metadata's JSON from a file (ghz's -M).
@@ -268,7 +270,8 @@ struct Generic {
     #[arg(long, requires = "call")]
     stream_interval: Option<String>,
     /// For client and bidi streams (ghz's flag): each message sent takes
-    /// the next {{.RequestNumber}}, not its stream's.
+    /// the next {{.RequestNumber}} and template values of its own (and so
+    /// a data array's next element), not its stream's.
     #[arg(long, requires = "call")]
     stream_dynamic_messages: bool,
     /// The `.thrift` IDL of your own Thrift service (its includes read
