@@ -1,0 +1,459 @@
+//! End-to-end: the client's generic gRPC call (`--call`, protocol
+//! `grpc-generic`) against a real gRPC server in a container that is not
+//! rpclab's contract: `fixtures/grpc-shop`, service `shop.v1.Inventory`
+//! (tonic, with tonic-reflection), in package `shop.v1` over two files,
+//! with nested messages, repeated fields, enums and a map.
+//!
+//! The fixture runs in a container of an image `FROM scratch`
+//! (`common::fixture`, shared with the generic Thrift call's test); each
+//! test starts its containers and removes them when it ends. The client
+//! runs as a user would run it, as the `rpclab-client` binary, and the
+//! tests read its JSON report or its one error line. Needs a Docker engine
+//! and, for TLS, the `openssl` command. No timing is asserted.
+
+use crate::common;
+
+use common::certs::certificates;
+use common::containers::Container;
+use common::fixture::{self, run, scratch};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const METHOD: &str = "shop.v1.Inventory/Reserve";
+
+/// The fixture, started with `args` (after `--listen`); `certs`, if any,
+/// mounted read-only at `/certs`.
+fn start(args: &[&str], certs: Option<&Path>) -> Container {
+    fixture::start("grpc-shop", args, certs)
+}
+
+/// The fixture's descriptor set, as built with it (`build.rs`, the same
+/// as `protoc --descriptor_set_out --include_imports`).
+fn protoset() -> PathBuf {
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let path = scratch().join("shop.protoset");
+        run(
+            Command::new(fixture::binary("grpc-shop"))
+                .arg("--write-protoset")
+                .arg(&path),
+            "grpc-shop --write-protoset",
+        );
+        path
+    })
+    .clone()
+}
+
+/// A request with a nested message, repeated messages and strings, an
+/// enum, a map and the call's number twice.
+fn request() -> Value {
+    json!({
+        "requestId": "req-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "customer": {"name": "ada", "tier": "GOLD"},
+        "items": [
+            {"sku": "apple", "quantity": 3, "price": {"currency": "EUR", "units": 2}},
+            {"sku": "pear", "quantity": 150, "price": {"currency": "EUR", "units": 1}},
+        ],
+        "tags": ["fruit", "t-{{.RequestNumber}}"],
+        "attributes": {"channel": "web"},
+    })
+}
+
+/// What the fixture answers to [`request`].
+fn reply() -> Value {
+    json!({
+        "requestId": "req-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "status": "PARTIAL",
+        "lines": [{"sku": "apple", "reserved": 3}, {"sku": "pear", "reserved": 100}],
+        "totalQuantity": 103,
+        "total": {"currency": "EUR", "units": 156},
+        "customer": "ada (GOLD)",
+    })
+}
+
+/// `args` with `--call <METHOD>` in front, unless they name another.
+fn with_call<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    if args.contains(&"--call") {
+        args.to_vec()
+    } else {
+        [&["--call", METHOD][..], args].concat()
+    }
+}
+
+/// `rpclab-client --target <shop> --call <METHOD> <args>`.
+fn client(shop: &Container, args: &[&str]) -> Output {
+    fixture::client(shop, &with_call(args))
+}
+
+/// A run that must succeed: its JSON report.
+fn report(shop: &Container, args: &[&str]) -> Value {
+    fixture::report(shop, &with_call(args))
+}
+
+/// A run that must fail before any load: its one error line.
+fn refusal(shop: &Container, args: &[&str]) -> String {
+    fixture::refusal(shop, &with_call(args))
+}
+
+/// Every call verified, and the report says what was called.
+fn assert_verified(report: &Value, calls: u64, descriptors: &str) {
+    assert_eq!(report["protocol"], "grpc-generic");
+    assert_eq!(report["calls_failed"], 0, "{report:#}");
+    assert_eq!(report["calls_ok"], calls, "{report:#}");
+    assert_eq!(report["verified"], true);
+    let call = &report["call"];
+    assert_eq!(call["method"], METHOD);
+    assert_eq!(call["descriptors"], descriptors, "{call:#}");
+    assert!(call["request_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn calls_through_reflection_and_a_protoset_are_verified() {
+    let shop = start(&[], None);
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let common = [
+        "--data",
+        &data,
+        "--expect",
+        &expect,
+        "--concurrency",
+        "4",
+        "--calls",
+        "50",
+    ];
+
+    let by_reflection = report(&shop, &common);
+    assert_verified(&by_reflection, 200, "reflection grpc.reflection.v1");
+    assert_eq!(by_reflection["call"]["expected_reply"], true);
+    assert_eq!(
+        by_reflection["call"]["templates"],
+        json!([
+            "req-{{.RequestNumber}}",
+            "{{.RequestNumber}}",
+            "t-{{.RequestNumber}}"
+        ])
+    );
+    assert_eq!(by_reflection["tls"], json!({"mode": "plaintext"}));
+
+    let file = protoset();
+    let file = file.to_str().unwrap();
+    let by_protoset = report(&shop, &[&common[..], &["--protoset", file]].concat());
+    assert_verified(&by_protoset, 200, &format!("protoset {file}"));
+
+    // Data from a file, no expected reply: every reply decoded as the
+    // output type; ghz's Service.Method form.
+    let data_file = scratch().join("request.json");
+    std::fs::write(&data_file, &data).unwrap();
+    let out = client(
+        &shop,
+        &[
+            "--call",
+            "shop.v1.Inventory.Reserve",
+            "--data-file",
+            data_file.to_str().unwrap(),
+            "--calls",
+            "30",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoded: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_verified(&decoded, 30, "reflection grpc.reflection.v1");
+    assert_eq!(decoded["call"]["expected_reply"], false);
+
+    // The open loop goes through the same engine.
+    let open = report(&shop, &[&common[..4], fixture::OPEN_LOOP].concat());
+    fixture::assert_all_verified(&open);
+    assert!(open["service_time_us"].is_object());
+
+    // A threshold the run cannot hold exits 99 after a verified run.
+    let out = client(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--calls",
+            "10",
+            "--threshold",
+            "throughput>1000000000",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
+    let shop = start(&["--reflection", "v1alpha"], None);
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let by_reflection = report(
+        &shop,
+        &["--data", &data, "--expect", &expect, "--calls", "20"],
+    );
+    assert_verified(&by_reflection, 20, "reflection grpc.reflection.v1alpha");
+}
+
+#[test]
+fn bad_input_is_one_line_and_nothing_is_measured() {
+    let shop = start(&[], None);
+    let file = protoset();
+    let protoset = file.to_str().unwrap();
+
+    let line = refusal(&shop, &["--call", "shop.v1.Store/Reserve"]);
+    assert!(
+        line.contains("does not know service `shop.v1.Store`")
+            && line.contains("shop.v1.Inventory"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &["--call", "shop.v1.Inventory/Cancel", "--protoset", protoset],
+    );
+    assert!(
+        line.contains(
+            "service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve, Watch, ReserveAll, ReserveEach)"
+        ),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &["--data", r#"{"items":[{"sku":"a"},{"skew":"b"}]}"#],
+    );
+    assert!(
+        line.contains("--data: items[1].skew: shop.v1.Item has no field `skew`"),
+        "{line}"
+    );
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            r#"{"items":[{"quantity":"lots"}]}"#,
+            "--protoset",
+            protoset,
+        ],
+    );
+    assert!(
+        line.contains("--data: items[0].quantity: an integer"),
+        "{line}"
+    );
+    let line = refusal(&shop, &["--data", r#"{"customer":{"tier":"PLATINUM"}}"#]);
+    assert!(
+        line.contains("customer.tier: one of TIER_UNSPECIFIED, SILVER, GOLD"),
+        "{line}"
+    );
+
+    // A reply that is not the expected one: the first call fails, and the
+    // line names the first differing field.
+    let data = json!({"requestId": "r", "items": [{"sku": "a", "quantity": 5}]}).to_string();
+    let expect =
+        json!({"requestId": "r", "status": "RESERVED", "lines": [{"sku": "a", "reserved": 4}]})
+            .to_string();
+    let line = refusal(
+        &shop,
+        &["--data", &data, "--expect", &expect, "--calls", "100"],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("lines[0].reserved: expected 4, got 5"),
+        "{line}"
+    );
+
+    // No reflection: the hint to pass --protoset; with it, the call works.
+    let bare = start(&["--reflection", "none"], None);
+    let line = refusal(&bare, &[]);
+    assert!(
+        line.contains("UNIMPLEMENTED") && line.contains("--protoset"),
+        "{line}"
+    );
+    let data = request().to_string();
+    let by_protoset = report(
+        &bare,
+        &["--protoset", protoset, "--data", &data, "--calls", "5"],
+    );
+    assert_verified(&by_protoset, 5, &format!("protoset {protoset}"));
+}
+
+/// The fixture's `.proto` folder: `shop/v1/inventory.proto` imports
+/// `shop/v1/common.proto`, relative to it.
+fn proto_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/grpc-shop/proto")
+}
+
+#[test]
+fn calls_with_types_from_proto_files_and_their_imports_are_verified() {
+    // No reflection: the types can only come from the .proto files.
+    let shop = start(&["--reflection", "none"], None);
+    let root = proto_root();
+    let file = root.join("shop/v1/inventory.proto");
+    let (root, file) = (root.to_str().unwrap(), file.to_str().unwrap());
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let common = [
+        "--data",
+        &data,
+        "--expect",
+        &expect,
+        "--concurrency",
+        "2",
+        "--calls",
+        "25",
+    ];
+
+    let by_proto = report(
+        &shop,
+        &[&common[..], &["--proto", file, "-i", root]].concat(),
+    );
+    assert_verified(&by_proto, 50, &format!("proto {file}"));
+    assert_eq!(by_proto["call"]["expected_reply"], true);
+    // ghz's long flag, and an import path that is not the first.
+    let long = report(
+        &shop,
+        &[
+            &common[..],
+            &["--proto", file, "--import-paths", &format!("/tmp,{root}")],
+        ]
+        .concat(),
+    );
+    assert_verified(&long, 50, &format!("proto {file}"));
+
+    // Without the folder its import is relative to: one line naming the
+    // import and where it was looked for, before any call.
+    let line = refusal(&shop, &["--proto", file]);
+    assert!(
+        line.contains("--proto: inventory.proto:")
+            && line.contains(":1: import 'shop/v1/common.proto' not found in ")
+            && line.contains("shop/v1,")
+            && line.contains("--import-paths"),
+        "{line}"
+    );
+
+    // A file that does not compile: the compiler's message, file and line.
+    let broken = scratch().join("broken/shop.proto");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    std::fs::write(
+        &broken,
+        "syntax = \"proto3\";\npackage shop.v1;\nservice Inventory {\n  rpc Reserve(Nothing) returns (Nothing);\n}\n",
+    )
+    .unwrap();
+    let line = refusal(&shop, &["--proto", broken.to_str().unwrap()]);
+    assert!(
+        line.contains("shop.proto:4:") && line.contains("Nothing"),
+        "{line}"
+    );
+
+    // A method the file does not have: named with the ones it has.
+    let line = refusal(
+        &shop,
+        &[
+            "--call",
+            "shop.v1.Inventory/Cancel",
+            "--proto",
+            file,
+            "-i",
+            root,
+        ],
+    );
+    assert!(
+        line.contains("service `shop.v1.Inventory` has no method `Cancel` (its methods: Reserve,"),
+        "{line}"
+    );
+}
+
+#[test]
+fn tls_verified_by_a_ca_or_not_verified_and_the_setting_is_reported() {
+    let certs = certificates(&scratch());
+    let shop = start(
+        &[
+            "--tls-cert",
+            "/certs/server.pem",
+            "--tls-key",
+            "/certs/server.key",
+        ],
+        Some(&certs),
+    );
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let ca = certs.join("ca.pem");
+    let ca = ca.to_str().unwrap();
+    let base = ["--data", &data, "--expect", &expect, "--calls", "20"];
+
+    let verified = report(&shop, &[&base[..], &["--cacert", ca]].concat());
+    assert_verified(&verified, 20, "reflection grpc.reflection.v1");
+    assert_eq!(
+        verified["tls"],
+        json!({"mode": "verified", "roots": format!("CA file {ca}")})
+    );
+    let named = report(
+        &shop,
+        &[&base[..], &["--cacert", ca, "--cname", "shop.test"]].concat(),
+    );
+    assert_eq!(named["tls"]["server_name"], "shop.test");
+
+    let unverified = report(&shop, &[&base[..], &["--skipTLS"]].concat());
+    assert_verified(&unverified, 20, "reflection grpc.reflection.v1");
+    assert_eq!(unverified["tls"], json!({"mode": "unverified"}));
+
+    let other = certs.join("other-ca.pem");
+    let line = refusal(&shop, &["--cacert", other.to_str().unwrap()]);
+    assert!(
+        line.contains("TLS handshake failed")
+            && line.contains("UnknownIssuer")
+            && line.contains("--cacert"),
+        "{line}"
+    );
+    let line = refusal(&shop, &["--protoset", protoset().to_str().unwrap()]);
+    assert!(line.contains("it speaks TLS"), "{line}");
+
+    // A TLS client against a plaintext server.
+    let plain = start(&[], None);
+    let line = refusal(&plain, &["--cacert", ca]);
+    assert!(
+        line.contains("TLS handshake failed") && line.contains("a plaintext server?"),
+        "{line}"
+    );
+
+    // Mutual TLS: a server that wants a client certificate its CA signed
+    // gets one with --cert and --key; without them, one line says so.
+    let mutual = start(
+        &[
+            "--tls-cert",
+            "/certs/server.pem",
+            "--tls-key",
+            "/certs/server.key",
+            "--tls-client-ca",
+            "/certs/ca.pem",
+        ],
+        Some(&certs),
+    );
+    let (cert, key) = (certs.join("client.pem"), certs.join("client.key"));
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let with_cert = report(
+        &mutual,
+        &[&base[..], &["--cacert", ca, "--cert", cert, "--key", key]].concat(),
+    );
+    assert_verified(&with_cert, 20, "reflection grpc.reflection.v1");
+    assert_eq!(
+        with_cert["tls"],
+        json!({"mode": "verified", "roots": format!("CA file {ca}"), "client_cert": cert})
+    );
+    let file = protoset();
+    let line = refusal(
+        &mutual,
+        &["--cacert", ca, "--protoset", file.to_str().unwrap()],
+    );
+    assert!(line.contains("--cert and --key"), "{line}");
+}
