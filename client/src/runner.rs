@@ -14,7 +14,7 @@
 
 use crate::load::{Clock, LoadModel, Phase, Run};
 use crate::poll_loop;
-use crate::stats::{latency_summary, WorkerStats};
+use crate::stats::{latency_summary, percentile_us, WorkerStats};
 use crate::warmup::{warm_up, Signal};
 use crate::window::{Edges, Figures};
 use rpclab_model::result::ClientReport;
@@ -280,6 +280,11 @@ async fn run_model<P: Protocol, M: LoadModel>(
         duration_s: figures.duration_s,
         throughput_per_s: figures.throughput_per_s,
         latency_us: latency_summary(&total.latency),
+        percentiles_us: spec
+            .percentiles
+            .iter()
+            .map(|p| (*p, percentile_us(&total.latency, *p)))
+            .collect(),
         service_time_us: open_loop.then(|| latency_summary(&total.service)),
         send_lag_us: open_loop.then(|| latency_summary(&total.send_lag)),
         connect_ms: spec
