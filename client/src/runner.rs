@@ -223,9 +223,20 @@ async fn run_model<P: Protocol, M: LoadModel>(
         } else {
             Instant::now()
         };
-        match model.timed_window() {
-            Some(window) => tokio::time::sleep(window).await,
-            None => clock.wait_all_finished().await,
+        // The window ends by time or by calls, or at once when the
+        // service's replies turned wrong (`crate::wrong_replies`).
+        let window = async {
+            match model.timed_window() {
+                Some(window) => tokio::time::sleep(window).await,
+                None => clock.wait_all_finished().await,
+            }
+        };
+        tokio::select! {
+            () = window => {}
+            () = clock.stopped() => {}
+        }
+        if let Some(why) = clock.wrong_service() {
+            return Err(CallError::WrongResponse(why));
         }
         clock.set(Phase::Cooldown);
         let duration = start.elapsed();
@@ -250,7 +261,15 @@ async fn run_model<P: Protocol, M: LoadModel>(
         _ = progress => unreachable!("progress reporting never ends"),
     };
     phase_line("done");
-    let (edges, window, warmup) = controlled?;
+    // A run stopped by wrong replies says how many calls it made in all:
+    // the count is the bound a user (and a test) can check.
+    let (edges, window, warmup) = controlled.map_err(|e| match e {
+        CallError::WrongResponse(why) => CallError::WrongResponse(format!(
+            "{why} ({} calls made in all)",
+            clock.completed_calls()
+        )),
+        other => other,
+    })?;
 
     let mut total = WorkerStats::default();
     for s in stats {

@@ -195,6 +195,86 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
     );
 }
 
+/// The calls a run stopped by wrong replies says it made (`… (N calls
+/// made in all)`).
+fn calls_made(line: &str) -> u64 {
+    let before = line
+        .rsplit_once(" calls made in all)")
+        .unwrap_or_else(|| panic!("no count of calls: {line}"))
+        .0;
+    before.rsplit(['(', ' ']).next().unwrap().parse().unwrap()
+}
+
+/// A service whose first replies match `--expect` and whose later ones do
+/// not stops the client after a bounded number of calls, in a window of a
+/// minute (or a million calls) that would otherwise hold hundreds of
+/// thousands: the count is asserted, never the time.
+///
+/// `grpc-shop --wrong-after 1` answers only the client's first call right:
+/// the call its first connection verifies before the load, so every
+/// connection of the load answers only wrong replies (the rule of three
+/// each). `--wrong-after 2` answers one call of the load right too, so the
+/// run stops by the wrong replies in a row.
+#[test]
+fn replies_that_turn_wrong_stop_the_run_after_a_bounded_number_of_calls() {
+    use rpclab_client::wrong_replies::{EXAMPLES, GIVE_UP_AFTER, STOP_AFTER_IN_A_ROW};
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let concurrency = 4;
+    let changed = "customer: expected \"ada (GOLD)\", got \"ada (GOLD) (changed)\"";
+    for wrong_after in ["1", "2"] {
+        // Each load with its connections; every one has 4 calls in flight
+        // at most.
+        for (load, connections) in [
+            (&["--concurrency", "4", "--duration", "1m"][..], 4),
+            (&["--concurrency", "4", "--calls", "1000000"][..], 4),
+            (
+                &[
+                    "--rate",
+                    "2000",
+                    "--duration",
+                    "1m",
+                    "--connections",
+                    "2",
+                    "--max-in-flight",
+                    "4",
+                ][..],
+                2,
+            ),
+        ] {
+            // A fresh fixture each time: it counts the calls it answered.
+            let shop = start(&["--wrong-after", wrong_after], None);
+            let args = [&["--data", &data, "--expect", &expect][..], load].concat();
+            let line = refusal(&shop, &args);
+            assert!(line.contains("nothing was measured"), "{line}");
+            let made = calls_made(&line);
+            if wrong_after == "1" {
+                assert!(line.contains("answered only wrong replies"), "{line}");
+                assert!(line.contains(changed), "{line}");
+                // Three wrong replies at least per connection; the row's
+                // rule bounds it too.
+                assert!(made >= u64::from(GIVE_UP_AFTER) * connections, "{line}");
+                assert!(
+                    made <= STOP_AFTER_IN_A_ROW + 2 * concurrency,
+                    "{made}: {line}"
+                );
+            } else {
+                let row = format!("stopped after {STOP_AFTER_IN_A_ROW} wrong replies in a row");
+                assert!(line.contains(&row), "{line}");
+                // The first wrong replies, each naming the field that differs.
+                assert_eq!(line.matches(changed).count(), EXAMPLES, "{line}");
+                // The row, the load's one right reply, the wrong replies it
+                // reset, and the calls in flight when it stopped.
+                assert!(made > STOP_AFTER_IN_A_ROW, "{line}");
+                assert!(
+                    made <= STOP_AFTER_IN_A_ROW + 1 + 2 * concurrency,
+                    "{made}: {line}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
     let shop = start(&["--reflection", "v1alpha"], None);
