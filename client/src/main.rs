@@ -226,12 +226,19 @@ struct Generic {
     /// The reply every call must get, as JSON (may hold
     /// `{{.RequestNumber}}`); a reply that differs is a failed call that
     /// names the first differing field. Without it, each reply is decoded
-    /// as the method's output type.
+    /// as the method's output type. In place of a value, a matcher:
+    /// `{"$any": true}`, `{"$type": "string"}` (string number integer
+    /// boolean object array null), `{"$regex": "^r-"}`, `{"$range": [1,
+    /// 100]}` (null: no bound); any other `$` key is refused.
     #[arg(long, requires = "call")]
     expect: Option<String>,
     /// The expected reply's JSON from a file.
     #[arg(long, requires = "call", conflicts_with = "expect")]
     expect_file: Option<PathBuf>,
+    /// Compare only the keys --expect (or --expect-file) gives, at every
+    /// depth: a reply may carry others (a counter, a timestamp).
+    #[arg(long, requires = "call")]
+    expect_partial: bool,
     /// The `.thrift` IDL of your own Thrift service (its includes read
     /// relative to it): --call Service.method is then a Thrift method
     /// (protocol thrift-generic), its arguments in --data by name.
@@ -345,6 +352,10 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
+        put(
+            rpclab_protocols::expect::PARTIAL_OPTION,
+            self.expect_partial.then(|| "true".to_owned()),
+        );
         put("idl", path(&self.idl));
         options
     }

@@ -275,6 +275,84 @@ fn replies_that_turn_wrong_stop_the_run_after_a_bounded_number_of_calls() {
     }
 }
 
+/// A partial expectation compares only its keys, matchers judge their
+/// fields (a regex, a range over proto3's 64-bit integer string, a type,
+/// any value), a matcher that fails names its field, and one it does not
+/// know is one line before load.
+#[test]
+fn partial_expectations_and_matchers_verify_every_reply() {
+    let shop = start(&[], None);
+    let data = request().to_string();
+    let partial = json!({"status": "PARTIAL", "total": {"units": 156}}).to_string();
+    let verified = report(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &partial,
+            "--expect-partial",
+            "--concurrency",
+            "2",
+            "--calls",
+            "25",
+        ],
+    );
+    assert_verified(&verified, 50, "reflection grpc.reflection.v1");
+    assert_eq!(verified["call"]["expected_reply"], true);
+
+    let matched = json!({
+        "requestId": {"$regex": "^req-[0-9]+$"},
+        "sequence": {"$range": [0, null]},
+        "status": "PARTIAL",
+        "lines": {"$type": "array"},
+        "totalQuantity": {"$range": [100, 110]},
+        "total": {"$any": true},
+        "customer": {"$type": "string"},
+    })
+    .to_string();
+    let verified = report(
+        &shop,
+        &["--data", &data, "--expect", &matched, "--calls", "30"],
+    );
+    assert_verified(&verified, 30, "reflection grpc.reflection.v1");
+
+    let too_many = json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &too_many,
+            "--expect-partial",
+            "--calls",
+            "10",
+        ],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
+        "{line}"
+    );
+
+    let unknown = json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
+    let line = refusal(&shop, &["--data", &data, "--expect", &unknown]);
+    assert!(
+        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
+        "{line}"
+    );
+    let misspelt = json!({"statos": {"$any": true}}).to_string();
+    let line = refusal(
+        &shop,
+        &["--data", &data, "--expect", &misspelt, "--expect-partial"],
+    );
+    assert!(
+        line.contains("statos"),
+        "a field the reply's type lacks: {line}"
+    );
+}
+
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
     let shop = start(&["--reflection", "v1alpha"], None);
