@@ -466,7 +466,7 @@ mod tests {
         assert_eq!(
             refusal::<DubboGeneric>(&[call, ("protoset", "x")]),
             "protocol `dubbo-generic` has no option `protoset` (known: call, types, data, \
-             data_file, expect, expect_file, registry, version, group, heartbeat_s)"
+             data_file, expect, expect_file, expect_partial, registry, version, group, heartbeat_s)"
         );
         assert!(refusal::<DubboGeneric>(&[call, ("registry", "nacos://h:1")]).contains("nacos"));
         for m in [
