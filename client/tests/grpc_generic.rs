@@ -353,6 +353,52 @@ fn partial_expectations_and_matchers_verify_every_reply() {
     );
 }
 
+/// k6's thresholds on a real call: a percentile the report does not keep
+/// is measured because a threshold asks for it, and a breach exits 99.
+/// The bounds are a per-call timeout's multiple and a nanosecond: what
+/// holds and what breaches does not depend on the host's speed.
+#[test]
+fn k6_thresholds_with_any_percentile_are_measured_and_judged() {
+    let shop = start(&[], None);
+    let data = request().to_string();
+    let run = ["--data", &data, "--calls", "40", "--timeout", "5s"];
+    let held = report(
+        &shop,
+        &[
+            &run[..],
+            &[
+                "--threshold",
+                "p(97.5)<1m",
+                "--threshold",
+                "avg<1m",
+                "--threshold",
+                "errors.rate==0",
+                "--threshold",
+                "rate>0",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(held["calls_ok"], 40, "{held:#}");
+    let p975 = held["percentiles_us"]["p97.5"].as_f64().unwrap();
+    assert!(
+        p975 >= held["latency_us"]["p50"].as_f64().unwrap(),
+        "{held:#}"
+    );
+    assert!(
+        p975 <= held["latency_us"]["max"].as_f64().unwrap(),
+        "{held:#}"
+    );
+
+    let breached = client(&shop, &[&run[..], &["--threshold", "p(97.5)<1ns"]].concat());
+    assert_eq!(breached.status.code(), Some(99), "{breached:?}");
+    let stderr = String::from_utf8_lossy(&breached.stderr);
+    assert!(
+        stderr.contains("threshold p(97.5)<1ns breached:") && stderr.contains(" p97.5 "),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
     let shop = start(&["--reflection", "v1alpha"], None);
