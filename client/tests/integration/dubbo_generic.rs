@@ -185,6 +185,78 @@ fn assert_verified(report: &Value, calls: u64, method: &str) {
     assert!(report["call"]["request_bytes"].as_u64().unwrap() > 0);
 }
 
+/// A partial expectation compares only its keys, matchers judge their
+/// fields (a generalized POJO's `class` is never asked for), a matcher
+/// that fails names its field, and one it does not know is one line
+/// before load.
+#[test]
+fn partial_expectations_and_matchers_verify_every_reply() {
+    let shop = Shop::start();
+    let reserve = format!("{SERVICE}/reserve");
+    let data = request().to_string();
+    let call = [
+        "--target",
+        &shop.target,
+        "--call",
+        &reserve,
+        "--types",
+        "com.example.shop.ReserveRequest",
+        "--data",
+        &data,
+    ];
+    let partial =
+        json!({"status": "PARTIAL", "lines": [{"sku": "apple"}, {"reserved": 20}]}).to_string();
+    let verified = report(
+        &[
+            &call[..],
+            &[
+                "--expect",
+                &partial,
+                "--expect-partial",
+                "--concurrency",
+                "2",
+                "--calls",
+                "25",
+            ],
+        ]
+        .concat(),
+    );
+    assert_verified(&verified, 50, "reserve");
+
+    let matched = json!({
+        "requestId": {"$regex": "^req-[0-9]+$"},
+        "customer": {"$type": "string"},
+        "status": "PARTIAL",
+        "lines": {"$type": "array"},
+        "totalQuantity": {"$range": [20, 30]},
+        "price": {"$range": [21, 22]},
+    })
+    .to_string();
+    let verified = report(&[&call[..], &["--expect", &matched, "--calls", "30"]].concat());
+    assert_verified(&verified, 30, "reserve");
+
+    let too_many = json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
+    let line = refusal(
+        &[
+            &call[..],
+            &["--expect", &too_many, "--expect-partial", "--calls", "10"],
+        ]
+        .concat(),
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("totalQuantity: expected a number in [0, 10], got 23"),
+        "{line}"
+    );
+
+    let unknown = json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
+    let line = refusal(&[&call[..], &["--expect", &unknown]].concat());
+    assert!(
+        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
+        "{line}"
+    );
+}
+
 #[test]
 fn generic_calls_through_zookeeper_are_verified_and_bad_input_is_one_line() {
     let shop = Shop::start();

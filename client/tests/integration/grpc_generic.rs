@@ -195,6 +195,210 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
     );
 }
 
+/// The calls a run stopped by wrong replies says it made (`… (N calls
+/// made in all)`).
+fn calls_made(line: &str) -> u64 {
+    let before = line
+        .rsplit_once(" calls made in all)")
+        .unwrap_or_else(|| panic!("no count of calls: {line}"))
+        .0;
+    before.rsplit(['(', ' ']).next().unwrap().parse().unwrap()
+}
+
+/// A service whose first replies match `--expect` and whose later ones do
+/// not stops the client after a bounded number of calls, in a window of a
+/// minute (or a million calls) that would otherwise hold hundreds of
+/// thousands: the count is asserted, never the time.
+///
+/// `grpc-shop --wrong-after 1` answers only the client's first call right:
+/// the call its first connection verifies before the load, so every
+/// connection of the load answers only wrong replies (the rule of three
+/// each). `--wrong-after 2` answers one call of the load right too, so the
+/// run stops by the wrong replies in a row.
+#[test]
+fn replies_that_turn_wrong_stop_the_run_after_a_bounded_number_of_calls() {
+    use rpclab_client::wrong_replies::{EXAMPLES, GIVE_UP_AFTER, STOP_AFTER_IN_A_ROW};
+    let data = request().to_string();
+    let expect = reply().to_string();
+    let concurrency = 4;
+    let changed = "customer: expected \"ada (GOLD)\", got \"ada (GOLD) (changed)\"";
+    for wrong_after in ["1", "2"] {
+        // Each load with its connections; every one has 4 calls in flight
+        // at most.
+        for (load, connections) in [
+            (&["--concurrency", "4", "--duration", "1m"][..], 4),
+            (&["--concurrency", "4", "--calls", "1000000"][..], 4),
+            (
+                &[
+                    "--rate",
+                    "2000",
+                    "--duration",
+                    "1m",
+                    "--connections",
+                    "2",
+                    "--max-in-flight",
+                    "4",
+                ][..],
+                2,
+            ),
+        ] {
+            // A fresh fixture each time: it counts the calls it answered.
+            let shop = start(&["--wrong-after", wrong_after], None);
+            let args = [&["--data", &data, "--expect", &expect][..], load].concat();
+            let line = refusal(&shop, &args);
+            assert!(line.contains("nothing was measured"), "{line}");
+            let made = calls_made(&line);
+            if wrong_after == "1" {
+                assert!(line.contains("answered only wrong replies"), "{line}");
+                assert!(line.contains(changed), "{line}");
+                // Three wrong replies at least per connection; the row's
+                // rule bounds it too.
+                assert!(made >= u64::from(GIVE_UP_AFTER) * connections, "{line}");
+                assert!(
+                    made <= STOP_AFTER_IN_A_ROW + 2 * concurrency,
+                    "{made}: {line}"
+                );
+            } else {
+                let row = format!("stopped after {STOP_AFTER_IN_A_ROW} wrong replies in a row");
+                assert!(line.contains(&row), "{line}");
+                // The first wrong replies, each naming the field that differs.
+                assert_eq!(line.matches(changed).count(), EXAMPLES, "{line}");
+                // The row, the load's one right reply, the wrong replies it
+                // reset, and the calls in flight when it stopped.
+                assert!(made > STOP_AFTER_IN_A_ROW, "{line}");
+                assert!(
+                    made <= STOP_AFTER_IN_A_ROW + 1 + 2 * concurrency,
+                    "{made}: {line}"
+                );
+            }
+        }
+    }
+}
+
+/// A partial expectation compares only its keys, matchers judge their
+/// fields (a regex, a range over proto3's 64-bit integer string, a type,
+/// any value), a matcher that fails names its field, and one it does not
+/// know is one line before load.
+#[test]
+fn partial_expectations_and_matchers_verify_every_reply() {
+    let shop = start(&[], None);
+    let data = request().to_string();
+    let partial = json!({"status": "PARTIAL", "total": {"units": 156}}).to_string();
+    let verified = report(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &partial,
+            "--expect-partial",
+            "--concurrency",
+            "2",
+            "--calls",
+            "25",
+        ],
+    );
+    assert_verified(&verified, 50, "reflection grpc.reflection.v1");
+    assert_eq!(verified["call"]["expected_reply"], true);
+
+    let matched = json!({
+        "requestId": {"$regex": "^req-[0-9]+$"},
+        "sequence": {"$range": [0, null]},
+        "status": "PARTIAL",
+        "lines": {"$type": "array"},
+        "totalQuantity": {"$range": [100, 110]},
+        "total": {"$any": true},
+        "customer": {"$type": "string"},
+    })
+    .to_string();
+    let verified = report(
+        &shop,
+        &["--data", &data, "--expect", &matched, "--calls", "30"],
+    );
+    assert_verified(&verified, 30, "reflection grpc.reflection.v1");
+
+    let too_many = json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &too_many,
+            "--expect-partial",
+            "--calls",
+            "10",
+        ],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
+        "{line}"
+    );
+
+    let unknown = json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
+    let line = refusal(&shop, &["--data", &data, "--expect", &unknown]);
+    assert!(
+        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
+        "{line}"
+    );
+    let misspelt = json!({"statos": {"$any": true}}).to_string();
+    let line = refusal(
+        &shop,
+        &["--data", &data, "--expect", &misspelt, "--expect-partial"],
+    );
+    assert!(
+        line.contains("statos"),
+        "a field the reply's type lacks: {line}"
+    );
+}
+
+/// k6's thresholds on a real call: a percentile the report does not keep
+/// is measured because a threshold asks for it, and a breach exits 99.
+/// The bounds are a per-call timeout's multiple and a nanosecond: what
+/// holds and what breaches does not depend on the host's speed.
+#[test]
+fn k6_thresholds_with_any_percentile_are_measured_and_judged() {
+    let shop = start(&[], None);
+    let data = request().to_string();
+    let run = ["--data", &data, "--calls", "40", "--timeout", "5s"];
+    let held = report(
+        &shop,
+        &[
+            &run[..],
+            &[
+                "--threshold",
+                "p(97.5)<1m",
+                "--threshold",
+                "avg<1m",
+                "--threshold",
+                "errors.rate==0",
+                "--threshold",
+                "rate>0",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(held["calls_ok"], 40, "{held:#}");
+    let p975 = held["percentiles_us"]["p97.5"].as_f64().unwrap();
+    assert!(
+        p975 >= held["latency_us"]["p50"].as_f64().unwrap(),
+        "{held:#}"
+    );
+    assert!(
+        p975 <= held["latency_us"]["max"].as_f64().unwrap(),
+        "{held:#}"
+    );
+
+    let breached = client(&shop, &[&run[..], &["--threshold", "p(97.5)<1ns"]].concat());
+    assert_eq!(breached.status.code(), Some(99), "{breached:?}");
+    let stderr = String::from_utf8_lossy(&breached.stderr);
+    assert!(
+        stderr.contains("threshold p(97.5)<1ns breached:") && stderr.contains(" p97.5 "),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_server_with_only_v1alpha_reflection_is_still_reflected() {
     let shop = start(&["--reflection", "v1alpha"], None);

@@ -291,6 +291,7 @@ async fn a_cell_counts_wrong_replies_as_failures() {
         timeout_ms: 60_000,
         include_connect: false,
         min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+        percentiles: Vec::new(),
         engine: Default::default(),
     };
     let report = run_cell(&spec).await.unwrap().report;

@@ -371,6 +371,7 @@ fn cell(
         warmup_max_s: Some(0.0),
         steady: None,
         min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+        percentiles: Vec::new(),
         cooldown_s: 0.0,
         timeout_ms,
         include_connect: false,

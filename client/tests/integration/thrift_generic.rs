@@ -168,6 +168,76 @@ fn calls_from_the_idl_are_verified_on_both_engines_and_wires() {
     assert_verified(&by_compact, METHOD);
 }
 
+/// A partial expectation compares only its keys, matchers judge their
+/// fields, a matcher that fails names its field, and one it does not know
+/// is one line before load.
+#[test]
+fn partial_expectations_and_matchers_verify_every_reply() {
+    let shop = fixture::start("thrift-shop", &[], None);
+    let data = request().to_string();
+    let partial = json!({"status": "PARTIAL", "total": {"units": 156}}).to_string();
+    let verified = report(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &partial,
+            "--expect-partial",
+            "--concurrency",
+            "2",
+            "--calls",
+            "25",
+        ],
+    );
+    assert_verified(&verified, METHOD);
+    assert_eq!(verified["calls_ok"], 50);
+
+    let matched = json!({
+        "requestId": {"$regex": "^req-[0-9]+$"},
+        "sequence": {"$range": [0, null]},
+        "status": "PARTIAL",
+        "lines": {"$type": "array"},
+        "totalQuantity": {"$range": [100, 110]},
+        "total": {"$any": true},
+        "customer": {"$type": "string"},
+        "noteBytes": 5,
+    })
+    .to_string();
+    let verified = report(
+        &shop,
+        &["--data", &data, "--expect", &matched, "--calls", "30"],
+    );
+    assert_verified(&verified, METHOD);
+    assert_eq!(verified["calls_ok"], 30);
+
+    let too_many = json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
+    let line = refusal(
+        &shop,
+        &[
+            "--data",
+            &data,
+            "--expect",
+            &too_many,
+            "--expect-partial",
+            "--calls",
+            "10",
+        ],
+    );
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
+        "{line}"
+    );
+
+    let unknown = json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
+    let line = refusal(&shop, &["--data", &data, "--expect", &unknown]);
+    assert!(
+        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
+        "{line}"
+    );
+}
+
 #[test]
 fn a_declared_exception_counts_only_when_expected() {
     let shop = fixture::start("thrift-shop", &[], None);

@@ -72,6 +72,7 @@ fn spec(target: String, connections: u32) -> rpclab_model::spec::CellSpec {
         warmup_max_s: Some(600.0),
         steady: None,
         min_calls: 1,
+        percentiles: Vec::new(),
         cooldown_s: 0.0,
         timeout_ms: 5000,
         include_connect: false,

@@ -19,6 +19,8 @@
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
 //!   and Java serialization, shared by the Java frameworks' protocols;
 //! * [`reference`]: a reply verified once by value, then by its bytes;
+//! * [`expect`]: partial expectations and field matchers (`$any`,
+//!   `$type`, `$regex`, `$range`) of the three generic calls;
 //! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC, Hessian,
 //!   SOAP): one setup, plaintext or TLS connections;
 //! * `testing` (feature `testing`): what the protocols' tests share
@@ -27,6 +29,7 @@
 pub mod call_error;
 pub mod discovery;
 pub mod exchange;
+pub mod expect;
 pub mod http;
 pub mod id_hash;
 pub mod java_contract;

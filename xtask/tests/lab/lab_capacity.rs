@@ -292,9 +292,13 @@ fn a_missing_or_unreadable_slo_and_an_unknown_server_are_refused_in_one_line() {
         "--slo",
         "5ms",
         "--percentile",
-        "98",
+        "101",
     ]);
-    assert!(percentile.contains(grammar), "{percentile}");
+    assert!(
+        percentile.contains("--percentile: cannot read percentile `101`")
+            && percentile.contains(grammar),
+        "{percentile}"
+    );
     let unknown = refused(&["lab", "capacity", "no-such-server", "--slo", "5ms"]);
     assert!(
         unknown.contains("no server or framework called `no-such-server`; known:"),

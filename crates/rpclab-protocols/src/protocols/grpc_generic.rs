@@ -13,7 +13,8 @@
 //! | --- | --- |
 //! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
 //! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file |
-//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); it may hold matchers ([`crate::expect`]) |
+//! | `expect_partial` | `true`: compare only the keys `expect` gives ([`crate::expect`]) |
 //! | `proto` | a `.proto` file that defines the service, compiled in-process ([`proto_files`]) |
 //! | `import_paths` | with `proto`: the folders its imports are relative to, comma-separated (ghz's `-i`) |
 //! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it or `proto`, the server's reflection |
@@ -69,6 +70,7 @@ use crate::protocols::grpc::{check_target, frame, USER_AGENT};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
+use crate::expect::Expectation;
 use request::{Parsed, Template};
 use stream::{StreamFlags, StreamKind, StreamLink};
 use rpclab_model::contract::{Call, Value};
@@ -85,6 +87,7 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    crate::expect::PARTIAL_OPTION,
     "protoset",
     "proto",
     "import_paths",
@@ -101,6 +104,8 @@ pub struct GrpcGeneric {
     method: String,
     data: serde_json::Value,
     expect: Option<serde_json::Value>,
+    /// The expectation with matchers or partial ([`crate::expect`]).
+    matched: Option<Arc<Expectation>>,
     protoset: Option<String>,
     /// ghz's stream flags, and which of them were given (refused on a
     /// unary method).
@@ -135,6 +140,9 @@ enum Expected {
     Fixed(DynamicMessage),
     /// A message with the call's number in it.
     Numbered(Template),
+    /// Matchers or a partial expectation, judged on the reply's JSON
+    /// ([`crate::expect`]).
+    Matched(Arc<Expectation>),
 }
 
 impl Protocol for GrpcGeneric {
@@ -161,11 +169,13 @@ impl Protocol for GrpcGeneric {
         let data = json_option(options, "data", "--data")?
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
         let expect = json_option(options, "expect", "--expect")?;
+        let matched = crate::expect::from_options(options, expect.as_ref(), &[])?.map(Arc::new);
         let protocol = GrpcGeneric {
             service,
             method,
             data,
             expect,
+            matched,
             protoset: options.get("protoset").cloned(),
             stream_flags: StreamFlags::from_options(options).map_err(CallError::Config)?,
             stream_flags_given: StreamFlags::given(options),
@@ -316,9 +326,16 @@ impl GrpcGeneric {
         }
         let parsed = request::parse(&method.input(), &self.data, "--data").map_err(CallError::Config)?;
         let request = Template::new(&parsed).map_err(|e| CallError::Config(format!("--data: {e}")))?;
-        let expected = match &self.expect {
-            None => None,
-            Some(json) => {
+        let expected = match (&self.expect, &self.matched) {
+            (None, _) => None,
+            (Some(json), Some(matched)) => {
+                // The fields it names are checked as an exact expectation's
+                // are; the matchers' places read as unset.
+                request::parse(&method.output(), &Expectation::skeleton(json), "--expect")
+                    .map_err(CallError::Config)?;
+                Some(Expected::Matched(Arc::clone(matched)))
+            }
+            (Some(json), None) => {
                 let parsed: Parsed = request::parse(&method.output(), json, "--expect")
                     .map_err(CallError::Config)?;
                 let template = Template::new(&parsed)
@@ -459,7 +476,10 @@ impl GrpcGenericConnection {
             ))
         };
         let same_every_call = !resolved.request.numbered()
-            && !matches!(resolved.expected, Some(Expected::Numbered(_)));
+            && !matches!(
+                resolved.expected,
+                Some(Expected::Numbered(_) | Expected::Matched(_))
+            );
         if same_every_call {
             if let Some(reference) = self.reference.get() {
                 if reference == reply {
@@ -474,6 +494,16 @@ impl GrpcGenericConnection {
             Some(Expected::Fixed(expected)) => {
                 if let Some(difference) = compare::first_difference(expected, &decode(&reply[..])?)
                 {
+                    return Err(wrong(difference));
+                }
+            }
+            Some(Expected::Matched(expectation)) => {
+                let reply = decode(&reply[..])?;
+                let options = prost_reflect::SerializeOptions::new().skip_default_fields(false);
+                let json = reply
+                    .serialize_with_options(serde_json::value::Serializer, &options)
+                    .map_err(|e| CallError::Protocol(format!("the reply as JSON: {e}")))?;
+                if let Some(difference) = expectation.first_difference(&json, n) {
                     return Err(wrong(difference));
                 }
             }
