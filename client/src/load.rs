@@ -56,8 +56,10 @@ pub struct Clock {
     /// Per connection: whether it has completed a verified call yet.
     answered: Box<[AtomicBool]>,
     answered_count: AtomicUsize,
-    /// Per connection: the wrong replies before its first verified call.
+    /// The wrong replies that stop a run ([`crate::wrong_replies`]).
     wrong: WrongReplies,
+    /// Told once a rule of [`crate::wrong_replies`] stopped the run.
+    stop: Notify,
     /// The interval log, which starts with the measurement window.
     sink: OnceLock<IntervalSink>,
 }
@@ -88,6 +90,7 @@ impl Clock {
             answered: (0..connections).map(|_| AtomicBool::new(false)).collect(),
             answered_count: AtomicUsize::new(0),
             wrong: WrongReplies::new(connections),
+            stop: Notify::new(),
             sink: OnceLock::new(),
         };
         if measuring {
@@ -176,9 +179,32 @@ impl Clock {
     }
 
     /// Why the run must stop without measuring: every connection answered
-    /// only wrong replies in the warm-up ([`crate::wrong_replies`]).
+    /// only wrong replies in the warm-up, or too many wrong replies came in
+    /// a row ([`crate::wrong_replies`]).
     pub fn wrong_service(&self) -> Option<String> {
         self.wrong.verdict()
+    }
+
+    /// Resolves once a rule of [`crate::wrong_replies`] stopped the run
+    /// (the window's wait ends with it).
+    pub async fn stopped(&self) {
+        self.stop.notified().await;
+    }
+
+    /// Ends the run at once: every caller stops at its next call, and the
+    /// runner's wait ends.
+    fn stop_wrong(&self) {
+        self.set(Phase::Done);
+        self.stop.notify_one();
+    }
+
+    /// A failed call, in the warm-up or the window: the wrong reply that
+    /// makes [`crate::wrong_replies::STOP_AFTER_IN_A_ROW`] in a row ends
+    /// the run.
+    fn failed(&self, error: &CallError) {
+        if matches!(self.phase(), Phase::Warmup | Phase::Measure) && self.wrong.failed(error) {
+            self.stop_wrong();
+        }
     }
 
     /// A failed call on `connection` before it verified one, in the
@@ -194,7 +220,7 @@ impl Clock {
                 .is_some_and(|a| a.load(Ordering::Acquire))
         };
         if self.wrong.record(connection, error, answered) {
-            self.set(Phase::Done);
+            self.stop_wrong();
         }
     }
 
@@ -238,12 +264,19 @@ impl TaskProgress {
             .service_ns
             .store(self.service_ns, Ordering::Relaxed);
         match outcome {
-            Ok(()) if !self.answered => {
-                self.answered = true;
-                clock.connection_answered(self.connection);
+            Ok(()) => {
+                clock.wrong.verified();
+                if !self.answered {
+                    self.answered = true;
+                    clock.connection_answered(self.connection);
+                }
             }
-            Err(e) if !self.answered => clock.failed_unanswered(self.connection, e),
-            _ => {}
+            Err(e) => {
+                if !self.answered {
+                    clock.failed_unanswered(self.connection, e);
+                }
+                clock.failed(e);
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use rpclab_client::{probe, protocols, runner};
 use rpclab_model::contract::Operation;
+use rpclab_model::duration;
 use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{
     CellSpec, EngineChoice, Load, OpenLoop, Pool, Schedule, Shape, Steady, Stop,
@@ -66,13 +67,13 @@ enum Command {
         /// Protocol option key=value (repeatable), e.g. serialization=kryo.
         #[arg(long, value_parser = parse_option)]
         option: Vec<(String, String)>,
-        /// Give up after this many seconds (connect and call).
-        #[arg(long, default_value_t = 5.0)]
+        /// Give up after this long (connect and call): `5s`, or seconds.
+        #[arg(long, alias = "timeout", value_name = "DURATION", default_value = "5", value_parser = duration::parse_seconds)]
         timeout_s: f64,
         /// Try again (every 250 ms) until a call is verified or this many
         /// seconds have passed; 0: one try. The lab's readiness check from
         /// inside a run's private network.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, alias = "wait", value_name = "DURATION", default_value = "0", value_parser = duration::parse_seconds_or_zero)]
         wait_s: f64,
     },
     /// Measure the CPU set this process runs on (a fixed CPU kernel and a
@@ -90,6 +91,9 @@ enum Command {
         echo_cpus: Option<String>,
     },
 }
+
+/// A run's window without --calls or --duration, seconds.
+const DEFAULT_SECONDS: f64 = 10.0;
 
 /// Flags for a one-off run against a running server.
 #[derive(Args)]
@@ -118,18 +122,19 @@ struct Direct {
     #[arg(long, default_value = "client-programs")]
     shape: String,
     /// Calls per caller (or in total with --shape thread-pool).
-    #[arg(long, conflicts_with = "duration_s")]
+    #[arg(long, conflicts_with = "duration")]
     calls: Option<u64>,
-    /// Measure for this many seconds instead of a call count.
-    #[arg(long)]
-    duration_s: Option<f64>,
-    /// Minimum warm-up; the window also waits until every connection has
-    /// completed a verified call.
-    #[arg(long, default_value_t = 0.0)]
-    warmup_s: f64,
-    /// Longest warm-up (default: --warmup-s plus 60 s).
-    #[arg(long)]
-    warmup_max_s: Option<f64>,
+    /// Measure for this long instead of a call count: a duration (`10s`,
+    /// `2m`, `500ms`) or seconds. Without it or --calls: 10 s.
+    #[arg(long, alias = "duration-s", value_name = "DURATION", value_parser = duration::parse_seconds)]
+    duration: Option<f64>,
+    /// Minimum warm-up (`5s`, or seconds); the window also waits until
+    /// every connection has completed a verified call.
+    #[arg(long, alias = "warmup-s", value_name = "DURATION", default_value = "0", value_parser = duration::parse_seconds_or_zero)]
+    warmup: f64,
+    /// Longest warm-up (`90s`, or seconds; default: --warmup plus 60 s).
+    #[arg(long, alias = "warmup-max-s", value_name = "DURATION", value_parser = duration::parse_seconds)]
+    warmup_max: Option<f64>,
     /// Warm up until this many 1 s intervals agree within --steady-tolerance.
     #[arg(long)]
     steady_intervals: Option<u32>,
@@ -139,9 +144,9 @@ struct Direct {
     /// Fewer calls than this in the window flag the result too-few-calls.
     #[arg(long, default_value_t = rpclab_model::spec::DEFAULT_MIN_CALLS)]
     min_calls: u64,
-    /// Seconds of load kept on, unrecorded, after the window.
-    #[arg(long, default_value_t = 0.0)]
-    cooldown_s: f64,
+    /// Load kept on, unrecorded, after the window (`2s`, or seconds).
+    #[arg(long, alias = "cooldown-s", value_name = "DURATION", default_value = "0", value_parser = duration::parse_seconds_or_zero)]
+    cooldown: f64,
     /// Calls each caller keeps in flight: 1 is the synchronous style, more
     /// the asynchronous (callback) style.
     #[arg(long, default_value_t = 1)]
@@ -151,7 +156,8 @@ struct Direct {
     #[arg(long)]
     pool: Option<u32>,
     /// Open loop: send this many calls per second whatever the replies do,
-    /// measuring latency from when each call was due (needs --duration-s).
+    /// measuring latency from when each call was due, for --duration
+    /// (default 10 s; an open loop's window is a time, never a count).
     #[arg(long, conflicts_with = "calls")]
     rate: Option<f64>,
     /// Open loop arrivals: constant or poisson.
@@ -163,9 +169,13 @@ struct Direct {
     /// Open loop: connections shared by the senders.
     #[arg(long, default_value_t = 1, requires = "rate")]
     connections: u32,
-    /// Per-call timeout: a slower call is a failed call.
-    #[arg(long, default_value_t = 5000)]
+    /// Per-call timeout, in milliseconds: a slower call is a failed call.
+    #[arg(long, default_value_t = 5000, conflicts_with = "timeout")]
     timeout_ms: u64,
+    /// Per-call timeout as a duration (`5s`, `250ms`), in place of
+    /// --timeout-ms.
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse_seconds)]
+    timeout: Option<f64>,
     /// Protocol option key=value (repeatable), e.g. transport=framed.
     #[arg(long, value_parser = parse_option)]
     option: Vec<(String, String)>,
@@ -177,10 +187,12 @@ struct Direct {
     /// Print the report as JSON instead of a summary.
     #[arg(long)]
     json: bool,
-    /// A limit the window must hold, as k6's thresholds: `p99<2ms`,
-    /// `p50<=500us`, `errors<0.1%`, `errors==0`, `throughput>5000`
-    /// (calls/s); repeatable. A breach is printed in one line and the
-    /// client exits with code 99.
+    /// A limit the window must hold, as k6's thresholds: a latency
+    /// `pN`/`p(N)` (any percentile), `avg`, `med`, `min` or `max` with a
+    /// unit (`p99<2ms`, `p(95)<200ms`, `avg<1ms`), `errors<0.1%` (share),
+    /// `errors==0` (count), `errors.rate<0.001` (fraction), `rate>5000`
+    /// or `throughput>5000` (calls/s); repeatable. A breach is printed in
+    /// one line and the client exits with code 99.
     #[arg(long)]
     threshold: Vec<Threshold>,
 }
@@ -249,7 +261,13 @@ struct Generic {
     /// {{.RequestNumber}} and {{.WorkerID}}; with a --data array, an array
     /// of as many replies); a reply that differs is a failed call that
     /// names the first differing field. Without it, each reply is decoded
-    /// as the method's output type.
+    /// as the method's output type. In place of a value, a matcher:
+    /// `{"$any": true}`, `{"$type": "string"}` (string number integer
+    /// boolean object array null), `{"$regex": "^r-"}`, `{"$range": [1,
+    /// 100]}` (null: no bound); any other `$` key is refused. Each
+    /// element of an array may hold matchers; an expectation with one (or
+    /// with --expect-partial) may hold {{.RequestNumber}}, no other
+    /// template value.
     #[arg(long, requires = "call")]
     expect: Option<String>,
     /// The expected reply's JSON from a file.
@@ -274,6 +292,11 @@ struct Generic {
     /// a data array's next element), not its stream's.
     #[arg(long, requires = "call")]
     stream_dynamic_messages: bool,
+    /// Compare only the keys --expect (or --expect-file) gives, at every
+    /// depth, in each element of an expect array: a reply may carry
+    /// others (a counter, a timestamp).
+    #[arg(long, requires = "call")]
+    expect_partial: bool,
     /// The `.thrift` IDL of your own Thrift service (its includes read
     /// relative to it): --call Service.method is then a Thrift method
     /// (protocol thrift-generic), its arguments in --data by name.
@@ -399,6 +422,10 @@ impl Generic {
         );
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
+        put(
+            rpclab_protocols::expect::PARTIAL_OPTION,
+            self.expect_partial.then(|| "true".to_owned()),
+        );
         put("metadata", self.metadata.clone());
         put("metadata_file", path(&self.metadata_file));
         put("idl", path(&self.idl));
@@ -586,11 +613,11 @@ async fn run_direct(d: Direct) -> Result<()> {
                 d.shape
             )
         })?;
-    let stop = match (d.calls, d.duration_s) {
+    let stop = match (d.calls, d.duration) {
         (_, Some(s)) => Stop::Seconds(s),
         (Some(n), None) if shape == Shape::ThreadPool => Stop::TotalCalls(n),
         (Some(n), None) => Stop::CallsPerWorker(n),
-        (None, None) => Stop::Seconds(10.0),
+        (None, None) => Stop::Seconds(DEFAULT_SECONDS),
     };
     let load = match d.rate {
         None => Load::Closed(
@@ -606,7 +633,7 @@ async fn run_direct(d: Direct) -> Result<()> {
             },
             connections: d.connections,
             max_in_flight: d.max_in_flight,
-            seconds: d.duration_s.unwrap_or(10.0),
+            seconds: d.duration.unwrap_or(DEFAULT_SECONDS),
         }),
     };
     let spec = CellSpec {
@@ -614,16 +641,17 @@ async fn run_direct(d: Direct) -> Result<()> {
         target,
         operation: d.scenario,
         load,
-        warmup_s: d.warmup_s,
-        warmup_max_s: d.warmup_max_s,
+        warmup_s: d.warmup,
+        warmup_max_s: d.warmup_max,
         steady: d.steady_intervals.map(|intervals| Steady {
             intervals,
             tolerance: d.steady_tolerance,
             interval_s: 1.0,
         }),
         min_calls: d.min_calls,
-        cooldown_s: d.cooldown_s,
-        timeout_ms: d.timeout_ms,
+        percentiles: threshold::extra_percentiles(&d.threshold),
+        cooldown_s: d.cooldown,
+        timeout_ms: d.timeout.map_or(d.timeout_ms, |s| (s * 1e3).ceil() as u64),
         include_connect: false,
         options: d
             .option

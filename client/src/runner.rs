@@ -14,7 +14,7 @@
 
 use crate::load::{Clock, LoadModel, Phase, Run};
 use crate::poll_loop;
-use crate::stats::{latency_summary, WorkerStats};
+use crate::stats::{latency_summary, percentile_us, WorkerStats};
 use crate::warmup::{warm_up, Signal};
 use crate::window::{Edges, Figures};
 use rpclab_model::result::{ClientReport, StreamMessages};
@@ -223,9 +223,20 @@ async fn run_model<P: Protocol, M: LoadModel>(
         } else {
             Instant::now()
         };
-        match model.timed_window() {
-            Some(window) => tokio::time::sleep(window).await,
-            None => clock.wait_all_finished().await,
+        // The window ends by time or by calls, or at once when the
+        // service's replies turned wrong (`crate::wrong_replies`).
+        let window = async {
+            match model.timed_window() {
+                Some(window) => tokio::time::sleep(window).await,
+                None => clock.wait_all_finished().await,
+            }
+        };
+        tokio::select! {
+            () = window => {}
+            () = clock.stopped() => {}
+        }
+        if let Some(why) = clock.wrong_service() {
+            return Err(CallError::WrongResponse(why));
         }
         clock.set(Phase::Cooldown);
         let duration = start.elapsed();
@@ -250,7 +261,15 @@ async fn run_model<P: Protocol, M: LoadModel>(
         _ = progress => unreachable!("progress reporting never ends"),
     };
     phase_line("done");
-    let (edges, window, warmup) = controlled?;
+    // A run stopped by wrong replies says how many calls it made in all:
+    // the count is the bound a user (and a test) can check.
+    let (edges, window, warmup) = controlled.map_err(|e| match e {
+        CallError::WrongResponse(why) => CallError::WrongResponse(format!(
+            "{why} ({} calls made in all)",
+            clock.completed_calls()
+        )),
+        other => other,
+    })?;
 
     let mut total = WorkerStats::default();
     for s in stats {
@@ -291,6 +310,11 @@ async fn run_model<P: Protocol, M: LoadModel>(
         duration_s: figures.duration_s,
         throughput_per_s: figures.throughput_per_s,
         latency_us: latency_summary(&total.latency),
+        percentiles_us: spec
+            .percentiles
+            .iter()
+            .map(|p| (*p, percentile_us(&total.latency, *p)))
+            .collect(),
         service_time_us: open_loop.then(|| latency_summary(&total.service)),
         send_lag_us: open_loop.then(|| latency_summary(&total.send_lag)),
         connect_ms: spec

@@ -9,6 +9,7 @@
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
+use rpclab_model::percentile::Percentile;
 use rpclab_model::result::{Failures, Latency};
 use rpclab_protocols::protocol::{CallError, Messages};
 use std::collections::BTreeMap;
@@ -265,6 +266,17 @@ pub fn latency_summary(h: &Histogram<u64>) -> Latency {
         p99: q(0.99),
         p999: q(0.999),
         max: h.max() as f64,
+    }
+}
+
+/// Percentile `p` of `h`, µs (0 for no calls), as [`latency_summary`]
+/// reads its own: a cell's extra percentiles (`CellSpec::percentiles`).
+pub fn percentile_us(h: &Histogram<u64>, p: Percentile) -> f64 {
+    match p {
+        _ if h.is_empty() => 0.0,
+        Percentile::MIN => h.min() as f64,
+        Percentile::MAX => h.max() as f64,
+        _ => h.value_at_quantile(p.quantile()) as f64,
     }
 }
 

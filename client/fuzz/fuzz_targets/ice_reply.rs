@@ -2,7 +2,7 @@
 //! client (message framing, replies of each contract operation, requests,
 //! the locator's proxies): must never panic, hang or allocate without
 //! bound. The body is shared with the proptest `arbitrary_bytes_never_panic`
-//! (client/tests/protocols_ice.rs). The protocol layer alone is also
+//! (client/tests/integration/protocols_ice.rs). The protocol layer alone is also
 //! fuzzed by ice-protocol's own `decode` target (crates/ice-protocol/fuzz).
 #![no_main]
 

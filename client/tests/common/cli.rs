@@ -50,12 +50,15 @@ pub fn refusal(out: Output, args: &[&str]) -> String {
         stdout.trim().is_empty(),
         "{args:?}: something was measured:\n{stdout}"
     );
-    // The phase markers the lab reads (`rpclab-phase: warmup`) are not
-    // error lines.
+    // The phase and progress markers the lab reads (`rpclab-phase:
+    // warmup`) are not error lines.
     let lines: Vec<&str> = stderr
         .trim()
         .lines()
-        .filter(|line| !line.starts_with(rpclab_client::runner::PHASE_MARKER))
+        .filter(|line| {
+            !line.starts_with(rpclab_client::runner::PHASE_MARKER)
+                && !line.starts_with(rpclab_client::runner::PROGRESS_MARKER)
+        })
         .collect();
     assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
     lines[0].to_owned()

@@ -8,7 +8,7 @@
 //!
 //! Everything here is a pure function over byte slices, tested against
 //! golden bytes recorded from the real Ice for Java runtime (`golden/`,
-//! read by the load client's tests, `client/tests/protocols_ice.rs`) and
+//! read by the load client's tests, `client/tests/integration/protocols_ice.rs`) and
 //! fuzzed (`fuzz/`): a malformed message is an error, never a panic, and
 //! no length read from the wire allocates more than the bytes that are
 //! actually there.

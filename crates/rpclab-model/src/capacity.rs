@@ -9,19 +9,20 @@
 //! orchestrator's (`xtask`'s `engine::capacity`); the sentences and the
 //! latency-vs-rate chart are the report's.
 //!
-//! The SLO's bound is read with the thresholds' duration grammar
-//! ([`crate::threshold::parse_slo`]: a number with a unit `ns us ms s`),
-//! and a percentile of a window is the window's
-//! ([`crate::result::Latency::percentile`]): this module names neither,
-//! so that `results.json`'s type can hold a search without a cycle.
+//! The SLO's bound is read with the one duration syntax
+//! ([`crate::threshold::parse_slo`]: a number with a unit, `5ms`), the
+//! percentile with the one percentile type ([`crate::percentile`], any
+//! from 0 to 100), and a percentile of a window is the window's
+//! ([`crate::result::Cell::latency_at`]): this module names neither the
+//! thresholds nor the results, so that `results.json`'s type can hold a
+//! search without a cycle.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
 
 /// The grammar of `--slo` and `--percentile` in one line, quoted by every
 /// error about them.
-pub const SLO_GRAMMAR: &str = "an SLO is a latency bound with a unit ns|us|ms|s (--slo 5ms) that the percentile given by --percentile (50, 90, 95, 99 or 99.9; p99 also reads; default 99) must stay under";
+pub const SLO_GRAMMAR: &str = "an SLO is a latency bound with a unit ns|us|ms|s|m|h (--slo 5ms) that the percentile given by --percentile (any from 0 to 100: 95, 99.9, p99, p(97.5); default 99) must stay under";
 
 /// What a capacity search was asked, as the command line gave it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,28 +55,9 @@ impl Asked {
     }
 }
 
-/// A latency percentile a search judges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Percentile {
-    P50,
-    P90,
-    P95,
-    P99,
-    P999,
-}
-
-impl fmt::Display for Percentile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Percentile::P50 => "p50",
-            Percentile::P90 => "p90",
-            Percentile::P95 => "p95",
-            Percentile::P99 => "p99",
-            Percentile::P999 => "p99.9",
-        })
-    }
-}
+/// The percentile a search judges: the one percentile type of the
+/// thresholds and the cells ([`crate::percentile`]).
+pub use crate::percentile::Percentile;
 
 /// A percentile or an SLO that does not read: what was written, and the
 /// grammar.
@@ -90,22 +72,12 @@ impl fmt::Display for BadSlo {
 
 impl std::error::Error for BadSlo {}
 
-impl FromStr for Percentile {
-    type Err = BadSlo;
-
-    /// `99`, `p99`, `99.9`, `p99.9` or `p999` (the thresholds' spelling).
-    fn from_str(text: &str) -> Result<Percentile, BadSlo> {
-        let t = text.trim();
-        let t = t.strip_prefix('p').unwrap_or(t);
-        Ok(match t {
-            "50" => Percentile::P50,
-            "90" => Percentile::P90,
-            "95" => Percentile::P95,
-            "99" => Percentile::P99,
-            "99.9" | "999" => Percentile::P999,
-            _ => return Err(BadSlo(format!("cannot read --percentile `{text}`"))),
-        })
-    }
+/// `lab capacity --percentile`: any percentile in the one grammar
+/// ([`crate::percentile::PERCENTILE_GRAMMAR`]: `95`, `99.9`, `p99`,
+/// `p(97.5)`); unreadable, one line with the SLO's grammar.
+pub fn parse_percentile(text: &str) -> Result<Percentile, BadSlo> {
+    text.parse()
+        .map_err(|e: crate::percentile::BadPercentile| BadSlo(format!("--percentile: {e}")))
 }
 
 /// A capacity search, step by step (`results.json`'s `capacity`; added
@@ -292,18 +264,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percentiles_read_as_numbers_or_as_the_thresholds_names() {
+    fn percentiles_read_in_the_one_grammar_else_one_line_with_the_slo_grammar() {
         for (text, p) in [
             ("99", Percentile::P99),
             ("p99", Percentile::P99),
             ("99.9", Percentile::P999),
             ("p999", Percentile::P999),
             ("95", Percentile::P95),
-            ("50", Percentile::P50),
+            ("p(50)", Percentile::P50),
         ] {
-            assert_eq!(text.parse::<Percentile>(), Ok(p), "{text}");
+            assert_eq!(parse_percentile(text), Ok(p), "{text}");
         }
-        let e = "98".parse::<Percentile>().unwrap_err().to_string();
+        assert_eq!(parse_percentile("98").unwrap().to_string(), "p98");
+        let e = parse_percentile("101").unwrap_err().to_string();
         assert!(e.contains(SLO_GRAMMAR) && !e.contains('\n'), "{e}");
     }
 }

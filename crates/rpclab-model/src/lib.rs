@@ -18,15 +18,19 @@
 //! window or on each cell of a snapshot, with their [`breach`]es as a
 //! snapshot keeps them, a [`capacity`] search under an SLO as a
 //! snapshot keeps it, the one rule of which side was a cell's
-//! [`limit`], and where a run's wall time went, by [`phases`].
+//! [`limit`], and where a run's wall time went, by [`phases`]. Two
+//! readers every command shares: the one [`duration`] syntax (`10s`,
+//! `500ms`) and the one [`percentile`] type (`p(99.9)`).
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
 pub mod breach;
 pub mod capacity;
 pub mod contract;
+pub mod duration;
 pub mod limit;
 pub mod manifest;
+pub mod percentile;
 pub mod phases;
 pub mod plan;
 pub mod result;

@@ -140,6 +140,7 @@ mod tests {
             duration_s: 5.0,
             throughput_per_s: calls as f64 / 5.0,
             latency_us: Latency::default(),
+            percentiles_us: Default::default(),
             service_time_us: None,
             send_lag_us: None,
             connect_ms: None,

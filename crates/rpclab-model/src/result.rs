@@ -6,6 +6,7 @@
 //! by [`SCHEMA_VERSION`] and documented in `docs/results-schema.md`.
 
 use crate::contract::Operation;
+use crate::percentile::Percentile;
 use crate::spec::Load;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -27,17 +28,20 @@ pub struct Latency {
 }
 
 impl Latency {
-    /// The percentile `p` of these latencies, µs (what a capacity search
-    /// judges).
-    pub fn percentile(&self, p: crate::capacity::Percentile) -> f64 {
-        use crate::capacity::Percentile;
-        match p {
+    /// The percentile `p` when these figures keep it (0 is `min`, 50, 90,
+    /// 95, 99, 99.9, 100 is `max`), µs; any other is a cell's extra
+    /// percentile ([`ClientReport::percentiles_us`]).
+    pub fn stored(&self, p: Percentile) -> Option<f64> {
+        Some(match p {
+            Percentile::MIN => self.min,
             Percentile::P50 => self.p50,
             Percentile::P90 => self.p90,
             Percentile::P95 => self.p95,
             Percentile::P99 => self.p99,
             Percentile::P999 => self.p999,
-        }
+            Percentile::MAX => self.max,
+            _ => return None,
+        })
     }
 }
 
@@ -109,6 +113,13 @@ pub struct ClientReport {
     /// Closed loop: send to reply. Open loop: from when the call was *due*
     /// to its reply (corrected for coordinated omission).
     pub latency_us: Latency,
+    /// The percentiles of `latency_us`'s calls that a cell asked beyond
+    /// those it keeps (`spec::CellSpec::percentiles`, for a threshold such
+    /// as `p(97.5)<2ms` or `lab capacity --percentile 97.5`), µs, by
+    /// percentile (`p97.5`). Added compatibly to schema version 2 on
+    /// 2026-12-07; absent when none was asked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub percentiles_us: BTreeMap<Percentile, f64>,
     /// Open loop only: send to reply (uncorrected service time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_time_us: Option<Latency>,
@@ -192,6 +203,14 @@ pub struct StreamMessages {
 }
 
 impl ClientReport {
+    /// The window's latency percentile `p`, µs, when the report has it:
+    /// kept in `latency_us`, or asked by the cell (`percentiles_us`).
+    pub fn latency_at(&self, p: Percentile) -> Option<f64> {
+        self.latency_us
+            .stored(p)
+            .or_else(|| self.percentiles_us.get(&p).copied())
+    }
+
     /// What the cell called, as a report's heading says it: `operation
     /// order-echo` for the contract's, `call package.Service/Method` for a
     /// generic call (whose `operation` was not called).
@@ -376,6 +395,17 @@ pub struct Cell {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
     pub report: ClientReport,
+}
+
+impl Cell {
+    /// The window's latency percentile `p`, µs, when the cell has it: one
+    /// every cell keeps (`latency_us`), or one its spec asked for
+    /// (`report.percentiles_us`).
+    pub fn latency_at(&self, p: Percentile) -> Option<f64> {
+        self.latency_us
+            .stored(p)
+            .or_else(|| self.report.percentiles_us.get(&p).copied())
+    }
 }
 
 /// CPU used on the lab's CPU sets over a cell's window by anything but the

@@ -38,6 +38,11 @@ pub struct CellSpec {
     /// Fewer calls than this in the window flag the cell too-few-calls.
     #[serde(default = "default_min_calls")]
     pub min_calls: u64,
+    /// Latency percentiles to report beyond those every report keeps
+    /// (`result::Latency`): the ones a threshold or a capacity search
+    /// judges (`p(97.5)<2ms`), in `ClientReport::percentiles_us`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<crate::percentile::Percentile>,
     /// Seconds of load after the measurement window, so that the last
     /// measured calls do not see the load drop as other workers finish.
     /// With a call-count stop, workers that reach their count keep calling,
@@ -593,6 +598,7 @@ mod tests {
                 interval_s: 1.0,
             }),
             min_calls: DEFAULT_MIN_CALLS,
+            percentiles: Vec::new(),
             cooldown_s: 0.0,
             timeout_ms: 5000,
             include_connect: false,

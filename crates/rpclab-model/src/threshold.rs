@@ -1,5 +1,5 @@
-//! Thresholds that fail a run, as k6 has them: `p99<2ms`, `errors<0.1%`,
-//! `throughput>5000`.
+//! Thresholds that fail a run, as k6 has them: `p99<2ms`, k6's own
+//! `p(95)<200ms`, `avg<1ms`, `errors<0.1%`, `rate>5000`.
 //!
 //! A threshold is a limit every measured window must hold, so that CI can
 //! gate on a run without reading its numbers. `rpclab-client` judges its
@@ -8,15 +8,33 @@
 //! exits with [`BREACH_EXIT_CODE`] (99, k6's code), apart from 1 (any
 //! other error) and `lab compare`'s 3 (a regression).
 //!
-//! The grammar, which a threshold that does not parse quotes in full:
-//! `METRIC OP VALUE`, with METRIC one of `p50 p90 p99 p999 max` (a latency,
-//! VALUE with a unit `ns us ms s`), `errors` (VALUE a share of the calls
-//! with `%`, else a count of failed calls) or `throughput` (calls/s, an
-//! optional `/s`); OP one of `< <= > >= ==`.
+//! This is the one reader of thresholds; its percentiles are
+//! [`crate::percentile::Percentile`], the type `lab capacity --percentile`
+//! reads too. The grammar, which a threshold that does not parse quotes in
+//! full ([`GRAMMAR`]): `METRIC OP VALUE`, OP one of `< <= > >= == != ===`
+//! (k6's; `===` is `==`), METRIC one of
+//!
+//! * a latency: `pN` or k6's `p(N)` (any percentile from 0 to 100, `p999`
+//!   being 99.9), `avg`, `med` (p50), `min`, `max`; VALUE a duration with
+//!   its unit (`2ms`; [`crate::duration`]). k6 reads a bare number as ms; here the
+//!   unit is required, so that `p(95)<200` is never read in the wrong unit;
+//! * `errors`: VALUE with `%`, the failed calls' share of all calls
+//!   (`errors<1%`); without, their count (`errors==0`);
+//! * `errors.rate`: the same share as a fraction, as k6 writes a Rate
+//!   metric (`errors.rate<0.01` is `errors<1%`);
+//! * `rate` (k6's rate of a Counter, calls per second) or `throughput`:
+//!   the window's successful calls per second (`rate>1000`, `/s` allowed).
+//!
+//! A percentile other than those every report keeps (`Latency::stored`)
+//! is measured because it is asked: [`Threshold::percentile`] is added to
+//! the cell's `CellSpec::percentiles`, and the client reports it from the
+//! window's histogram.
 
 pub use crate::breach::{Breach, ThresholdCheck};
 use crate::capacity::BadSlo;
+use crate::percentile::Percentile;
 use crate::result::{Cell, ClientReport, Latency};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -24,7 +42,7 @@ use std::str::FromStr;
 pub const BREACH_EXIT_CODE: i32 = 99;
 
 /// The grammar in one line, quoted by every parse error.
-pub const GRAMMAR: &str = "a threshold is METRIC OP VALUE: METRIC p50|p90|p99|p999|max (VALUE with a unit ns|us|ms|s, e.g. p99<2ms), errors (VALUE in % of calls, or a count: errors<0.1%, errors==0) or throughput (calls/s: throughput>5000); OP <|<=|>|>=|==";
+pub const GRAMMAR: &str = "a threshold is METRIC OP VALUE with OP <|<=|>|>=|==|!=: a latency pN or p(N) (any percentile 0-100), avg, med, min or max, VALUE with a unit ns|us|ms|s|m|h (p99<2ms, p(95)<200ms, avg<1ms); errors in % of calls or as a count (errors<1%, errors==0); errors.rate as a fraction (errors.rate<0.01); rate or throughput in calls/s (rate>1000)";
 
 /// One parsed threshold; it reads and prints as it was written.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,8 +58,10 @@ pub struct Threshold {
 /// What a threshold judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Metric {
-    /// A latency percentile (or the maximum), µs.
+    /// A latency percentile (`min` and `max` are p0 and p100), µs.
     Latency(Percentile),
+    /// The mean latency, µs.
+    Mean,
     /// The failed calls' share of all calls.
     ErrorShare,
     /// The number of failed calls.
@@ -51,21 +71,13 @@ enum Metric {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Percentile {
-    P50,
-    P90,
-    P99,
-    P999,
-    Max,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
     Lt,
     Le,
     Gt,
     Ge,
     Eq,
+    Ne,
 }
 
 /// A threshold that does not parse: what was written, and the grammar.
@@ -96,12 +108,14 @@ impl fmt::Display for Threshold {
 
 fn parse(text: &str) -> Option<Threshold> {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let at = compact.find(['<', '>', '='])?;
+    let at = compact.find(['<', '>', '=', '!'])?;
     let (name, rest) = compact.split_at(at);
     let (op, value) = [
+        ("===", Op::Eq),
         ("<=", Op::Le),
         (">=", Op::Ge),
         ("==", Op::Eq),
+        ("!=", Op::Ne),
         ("<", Op::Lt),
         (">", Op::Gt),
     ]
@@ -112,11 +126,13 @@ fn parse(text: &str) -> Option<Threshold> {
             Some(percent) => (Metric::ErrorShare, number(percent)? / 100.0),
             None => (Metric::ErrorCount, number(value)?),
         },
-        "throughput" => (
+        "errors.rate" => (Metric::ErrorShare, number(value).filter(|v| *v <= 1.0)?),
+        "rate" | "throughput" => (
             Metric::Throughput,
             number(value.strip_suffix("/s").unwrap_or(value))?,
         ),
-        _ => (Metric::Latency(percentile(name)?), micros(value)?),
+        "avg" => (Metric::Mean, micros(value)?),
+        _ => (Metric::Latency(latency(name)?), micros(value)?),
     };
     Some(Threshold {
         text: compact,
@@ -127,29 +143,30 @@ fn parse(text: &str) -> Option<Threshold> {
 }
 
 fn number(text: &str) -> Option<f64> {
+    if !text.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
     text.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v >= 0.0)
 }
 
-fn percentile(name: &str) -> Option<Percentile> {
-    Some(match name {
-        "p50" => Percentile::P50,
-        "p90" => Percentile::P90,
-        "p99" => Percentile::P99,
-        "p999" => Percentile::P999,
-        "max" => Percentile::Max,
-        _ => return None,
-    })
+/// A latency metric's name: `pN`, `p(N)`, `med`, `min`, `max`.
+fn latency(name: &str) -> Option<Percentile> {
+    match name {
+        "med" => Some(Percentile::P50),
+        "min" => Some(Percentile::MIN),
+        "max" => Some(Percentile::MAX),
+        _ if name.starts_with('p') => name.parse().ok(),
+        _ => None,
+    }
 }
 
 /// A duration with its unit (`2ms`, `500us`), in µs; the unit is required.
 /// The thresholds' latencies and `lab capacity`'s SLO ([`parse_slo`])
-/// read with it.
+/// read with it: the one duration syntax ([`crate::duration`]).
 pub fn micros(text: &str) -> Option<f64> {
-    [("ns", 1e-3), ("us", 1.0), ("ms", 1e3), ("s", 1e6)]
-        .into_iter()
-        .find_map(|(unit, scale)| Some(number(text.strip_suffix(unit)?)? * scale))
+    crate::duration::with_unit(text).map(|s| s * 1e6)
 }
 
 /// `lab capacity --slo`: its bound, µs, in this grammar's durations (a
@@ -164,10 +181,27 @@ pub fn parse_slo(text: Option<&str>) -> Result<f64, BadSlo> {
         .ok_or_else(|| BadSlo(format!("cannot read --slo `{text}`")))
 }
 
+/// The percentiles `thresholds` judge that a report does not keep unless
+/// its cell asks for them (`CellSpec::percentiles`), each once.
+pub fn extra_percentiles(thresholds: &[Threshold]) -> Vec<Percentile> {
+    let mut asked: Vec<Percentile> = thresholds
+        .iter()
+        .filter_map(Threshold::percentile)
+        .filter(|p| Latency::default().stored(*p).is_none())
+        .collect();
+    asked.sort();
+    asked.dedup();
+    asked
+}
+
 /// The figures of one window that a threshold can judge.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Figures<'a> {
+    /// The window's latencies that every report keeps.
     pub latency_us: &'a Latency,
+    /// The percentiles its cell asked for beyond them
+    /// (`ClientReport::percentiles_us`).
+    pub percentiles_us: &'a BTreeMap<Percentile, f64>,
     pub calls_ok: u64,
     pub calls_failed: u64,
     pub throughput_per_s: f64,
@@ -178,6 +212,7 @@ impl<'a> Figures<'a> {
     pub fn of_report(r: &'a ClientReport) -> Figures<'a> {
         Figures {
             latency_us: &r.latency_us,
+            percentiles_us: &r.percentiles_us,
             calls_ok: r.calls_ok,
             calls_failed: r.calls_failed,
             throughput_per_s: r.throughput_per_s,
@@ -188,6 +223,7 @@ impl<'a> Figures<'a> {
     pub fn of_cell(c: &'a Cell) -> Figures<'a> {
         Figures {
             latency_us: &c.latency_us,
+            percentiles_us: &c.report.percentiles_us,
             calls_ok: c.calls_ok,
             calls_failed: c.calls_failed,
             throughput_per_s: c.throughput_per_s,
@@ -196,50 +232,72 @@ impl<'a> Figures<'a> {
 }
 
 impl Threshold {
-    /// The figure this threshold judges in `figures`, in its own unit.
-    fn observed(&self, figures: &Figures<'_>) -> f64 {
-        let l = figures.latency_us;
+    /// The latency percentile this threshold judges, if it judges one.
+    pub fn percentile(&self) -> Option<Percentile> {
         match self.metric {
-            Metric::Latency(Percentile::P50) => l.p50,
-            Metric::Latency(Percentile::P90) => l.p90,
-            Metric::Latency(Percentile::P99) => l.p99,
-            Metric::Latency(Percentile::P999) => l.p999,
-            Metric::Latency(Percentile::Max) => l.max,
+            Metric::Latency(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The figure this threshold judges in `figures`, in its own unit;
+    /// `None`: a percentile the window's report does not have (a snapshot
+    /// whose cells were not asked for it).
+    fn observed(&self, figures: &Figures<'_>) -> Option<f64> {
+        Some(match self.metric {
+            Metric::Latency(p) => figures
+                .latency_us
+                .stored(p)
+                .or_else(|| figures.percentiles_us.get(&p).copied())?,
+            Metric::Mean => figures.latency_us.mean,
             Metric::ErrorShare => {
                 let all = figures.calls_ok + figures.calls_failed;
                 figures.calls_failed as f64 / all.max(1) as f64
             }
             Metric::ErrorCount => figures.calls_failed as f64,
             Metric::Throughput => figures.throughput_per_s,
-        }
+        })
     }
 
-    /// Whether `figures` hold this threshold.
+    /// Whether `figures` hold this threshold; a percentile that was not
+    /// measured does not hold (a gate never passes on a figure it lacks).
     pub fn holds(&self, figures: &Figures<'_>) -> bool {
-        let (v, b) = (self.observed(figures), self.bound);
+        let Some(v) = self.observed(figures) else {
+            return false;
+        };
+        let b = self.bound;
         match self.op {
             Op::Lt => v < b,
             Op::Le => v <= b,
             Op::Gt => v > b,
             Op::Ge => v >= b,
             Op::Eq => v == b,
+            Op::Ne => v != b,
         }
     }
 
     /// The figure judged, as a breach line shows it: `p99 3.1 ms`.
     fn describe(&self, figures: &Figures<'_>) -> String {
-        let v = self.observed(figures);
-        match self.metric {
-            Metric::Latency(p) => {
-                let name = format!("{p:?}").to_lowercase();
-                if v >= 1e6 {
-                    format!("{name} {:.3} s", v / 1e6)
-                } else if v >= 1e3 {
-                    format!("{name} {:.3} ms", v / 1e3)
-                } else {
-                    format!("{name} {v:.1} us")
-                }
+        let Some(v) = self.observed(figures) else {
+            let p = self
+                .percentile()
+                .map_or_else(String::new, |p| p.to_string());
+            return format!("{p} not measured (the cell was not asked for it)");
+        };
+        let duration = |name: String| {
+            if v >= 1e6 {
+                format!("{name} {:.3} s", v / 1e6)
+            } else if v >= 1e3 {
+                format!("{name} {:.3} ms", v / 1e3)
+            } else {
+                format!("{name} {v:.1} us")
             }
+        };
+        match self.metric {
+            Metric::Latency(Percentile::MAX) => duration("max".into()),
+            Metric::Latency(Percentile::MIN) => duration("min".into()),
+            Metric::Latency(p) => duration(p.to_string()),
+            Metric::Mean => duration("avg".into()),
             Metric::ErrorShare => format!(
                 "errors {:.3} % ({} of {} calls)",
                 v * 100.0,
@@ -325,9 +383,12 @@ mod tests {
         }
     }
 
+    const NONE: &BTreeMap<Percentile, f64> = &BTreeMap::new();
+
     fn figures(l: &Latency, ok: u64, failed: u64, throughput: f64) -> Figures<'_> {
         Figures {
             latency_us: l,
+            percentiles_us: NONE,
             calls_ok: ok,
             calls_failed: failed,
             throughput_per_s: throughput,
@@ -359,9 +420,72 @@ mod tests {
     }
 
     #[test]
+    fn k6s_forms_read_as_k6_means_them() {
+        let l = latency(3100.0);
+        let f = figures(&l, 9900, 100, 5000.0);
+        assert!(t("p(95)<5ms").holds(&f), "p95 is 4 us");
+        assert!(t("p(95) < 4.001us").holds(&f));
+        assert!(!t("p(99)<3ms").holds(&f));
+        assert!(t("p(99.9)<=6.2ms").holds(&f));
+        assert!(t("avg<3us").holds(&f), "the mean is 2 us");
+        assert!(!t("avg<2us").holds(&f));
+        assert!(t("med<=2us").holds(&f));
+        assert!(t("min>=1us").holds(&f));
+        assert!(t("max<10ms").holds(&f));
+        assert!(!t("max<9ms").holds(&f));
+        assert!(t("errors<=1%").holds(&f), "100 of 10000");
+        assert!(t("errors.rate<=0.01").holds(&f));
+        assert!(!t("errors.rate<0.01").holds(&f));
+        assert!(t("rate>1000").holds(&f));
+        assert!(t("rate>=5000/s").holds(&f));
+        assert!(t("errors!=0").holds(&f));
+        assert!(!t("errors===0").holds(&f));
+        assert_eq!(t("p(97.5)<1ms").percentile().unwrap().to_string(), "p97.5");
+        assert_eq!(t("med<1ms").percentile(), Some(Percentile::P50));
+    }
+
+    #[test]
+    fn any_percentile_is_judged_from_what_its_cell_was_asked_to_measure() {
+        let l = latency(3100.0);
+        let ts = [
+            t("p(97.5)<3ms"),
+            t("p99<5ms"),
+            t("p(99.99)<1s"),
+            t("p(99.99)<2s"),
+        ];
+        assert_eq!(
+            extra_percentiles(&ts),
+            [
+                "97.5".parse::<Percentile>().unwrap(),
+                "99.99".parse().unwrap()
+            ],
+            "each once, and none a report keeps anyway"
+        );
+        let measured = BTreeMap::from([("97.5".parse::<Percentile>().unwrap(), 2500.0)]);
+        let f = Figures {
+            percentiles_us: &measured,
+            ..figures(&l, 10, 0, 1.0)
+        };
+        assert!(t("p(97.5)<3ms").holds(&f));
+        assert!(!t("p(97.5)<2ms").holds(&f));
+        assert!(!t("p(97.4)<1s").holds(&f), "not measured: not held");
+        let breach = t("p(97.4)<1s").judge("cell", &f).unwrap().to_string();
+        assert!(
+            breach.ends_with("cell p97.4 not measured (the cell was not asked for it)"),
+            "{breach}"
+        );
+    }
+
+    #[test]
     fn a_threshold_that_does_not_parse_quotes_the_grammar_in_one_line() {
         for bad in [
-            "p95<2ms",
+            "p(95)<200",
+            "p(101)<2ms",
+            "p()<2ms",
+            "avg<2",
+            "rate>fast",
+            "errors.rate<2",
+            "mean<1ms",
             "p99<2",
             "p99<2min",
             "p99",

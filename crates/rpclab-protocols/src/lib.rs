@@ -24,6 +24,8 @@
 //!   generic calls' data and metadata;
 //! * [`metadata`]: a generic call's metadata (`-m`): gRPC headers, checked
 //!   against HTTP/2's rules before any load, and Dubbo attachments;
+//! * [`expect`]: partial expectations and field matchers (`$any`,
+//!   `$type`, `$regex`, `$range`) of the three generic calls;
 //! * [`tls`]: TLS (rustls) for the protocols that offer it (gRPC, Hessian,
 //!   SOAP): one setup, plaintext or TLS connections;
 //! * `testing` (feature `testing`): what the protocols' tests share
@@ -32,6 +34,7 @@
 pub mod call_error;
 pub mod discovery;
 pub mod exchange;
+pub mod expect;
 pub mod http;
 pub mod id_hash;
 pub mod java_contract;

@@ -77,11 +77,11 @@ pub enum BenchCommand {
 
 #[derive(Args)]
 pub struct ClientArgs {
-    /// Measurement window of each cell, in seconds.
-    #[arg(long, default_value_t = 5.0)]
+    /// Measurement window of each cell (`5s`, `500ms`, or seconds).
+    #[arg(long = "duration", alias = "duration-s", value_name = "DURATION", default_value = "5", value_parser = rpclab_model::duration::parse_seconds)]
     duration_s: f64,
-    /// Warm-up before each cell's window, in seconds.
-    #[arg(long, default_value_t = 2.0)]
+    /// Warm-up before each cell's window (`5s`, `500ms`, or seconds).
+    #[arg(long = "warmup", alias = "warmup-s", value_name = "DURATION", default_value = "2", value_parser = rpclab_model::duration::parse_seconds_or_zero)]
     warmup_s: f64,
     /// CPU set of the echo server (cpuset syntax), overriding the lab definition.
     #[arg(long)]
@@ -182,7 +182,7 @@ struct Bench<'a> {
 
 async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     if !(args.duration_s > 0.0 && args.warmup_s >= 0.0) {
-        bail!("--duration-s must be positive and --warmup-s zero or positive");
+        bail!("--duration must be positive and --warmup zero or positive");
     }
     let setup::Setup {
         lab,
@@ -403,6 +403,7 @@ impl Bench<'_> {
             warmup_max_s: None,
             steady: None,
             min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+            percentiles: Vec::new(),
             cooldown_s: 0.5,
             timeout_ms: 5_000,
             include_connect: false,

@@ -57,19 +57,19 @@ const END: &str = "<!-- bench peers: end -->";
 
 #[derive(Args)]
 pub struct PeersArgs {
-    /// Measurement window of each row, in seconds.
-    #[arg(long, default_value_t = 4.0)]
+    /// Measurement window of each row (`5s`, `500ms`, or seconds).
+    #[arg(long = "duration", alias = "duration-s", value_name = "DURATION", default_value = "4", value_parser = rpclab_model::duration::parse_seconds)]
     duration_s: f64,
-    /// Warm-up of each row before its window, in seconds.
-    #[arg(long, default_value_t = 1.0)]
+    /// Warm-up of each row before its window (`5s`, `500ms`, or seconds).
+    #[arg(long = "warmup", alias = "warmup-s", value_name = "DURATION", default_value = "1", value_parser = rpclab_model::duration::parse_seconds_or_zero)]
     warmup_s: f64,
     /// Rounds per row: every tool is measured once per round, in an order
     /// rotated from round to round, and the table gives each figure's
     /// median over the rounds.
     #[arg(long, default_value_t = 3)]
     rounds: u32,
-    /// Warm-up of a JVM server before its first row, in seconds (the JIT).
-    #[arg(long, default_value_t = 15.0)]
+    /// Warm-up of a JVM server before its first row (`15s`, or seconds; the JIT).
+    #[arg(long = "jvm-warmup", alias = "jvm-warmup-s", value_name = "DURATION", default_value = "15", value_parser = rpclab_model::duration::parse_seconds_or_zero)]
     jvm_warmup_s: f64,
     /// Protocols to run (grpc, hessian, thrift).
     #[arg(long, value_delimiter = ',', default_value = "grpc,hessian,thrift")]
@@ -307,7 +307,7 @@ struct Kit {
 
 pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     if !(args.duration_s > 0.5 && args.warmup_s >= 0.0) {
-        bail!("--duration-s must be above 0.5 and --warmup-s zero or positive");
+        bail!("--duration must be above 0.5 s and --warmup zero or positive");
     }
     if !(1..=99).contains(&args.rounds) {
         bail!("--rounds must be from 1 to 99");

@@ -21,7 +21,7 @@ use crate::definitions::overrides::{self, Overrides};
 use crate::engine::netns::NetworkChoice;
 use crate::engine::run;
 use anyhow::{bail, Context, Result};
-use rpclab_model::capacity::{Asked, Outcome, Percentile};
+use rpclab_model::capacity::{parse_percentile, Asked, Outcome, Percentile};
 use rpclab_model::threshold::parse_slo;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,8 @@ pub struct CapacityArgs {
     /// (`5ms`, `800us`): the thresholds' grammar.
     #[arg(long)]
     pub slo: Option<String>,
-    /// The percentile judged: 50, 90, 95, 99 or 99.9 (`p99` reads too).
+    /// The percentile judged, any from 0 to 100 as the thresholds write
+    /// it: `95`, `99.9`, `p99`, `p(97.5)`.
     #[arg(long, default_value = "99")]
     pub percentile: String,
     /// Stop bisecting when the failing rate is within this share of the
@@ -135,7 +136,7 @@ impl std::error::Error for NoRateHolds {}
 pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
     // The SLO first: a missing or unreadable one costs nothing.
     let slo_us = parse_slo(args.slo.as_deref())?;
-    let percentile: Percentile = args.percentile.parse()?;
+    let percentile: Percentile = parse_percentile(&args.percentile)?;
     let lab = Lab::load(&args.lab)?;
     let scenario = match args.scenario {
         Some(s) => s,

@@ -355,6 +355,7 @@ impl Profile {
                     interval_s: 1.0,
                 }),
             min_calls: self.min_calls,
+            percentiles: Vec::new(),
             cooldown_s: self.cooldown_s,
             timeout_ms: self.timeout_ms,
             include_connect,

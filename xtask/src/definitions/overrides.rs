@@ -43,19 +43,10 @@ impl Overrides {
     }
 }
 
-/// `--duration`: `10s`, `500ms`, `2m` or plain seconds.
-pub fn parse_duration(text: &str) -> Result<f64, String> {
-    let (number, scale) = [("ms", 1e-3), ("s", 1.0), ("m", 60.0)]
-        .into_iter()
-        .find_map(|(unit, scale)| text.strip_suffix(unit).map(|n| (n, scale)))
-        .unwrap_or((text, 1.0));
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * scale),
-        _ => Err(format!(
-            "`{text}` is not a duration: give a positive number with s, ms or m (10s)"
-        )),
-    }
-}
+/// `--duration` and `--engine-wait`: `10s`, `500ms`, `2m` or plain
+/// seconds, the one duration syntax every command reads
+/// ([`rpclab_model::duration`]).
+pub use rpclab_model::duration::parse_seconds as parse_duration;
 
 /// The (server, variant) pairs that `--variant` names among `selected`:
 /// each name is `server/variant`, or a variant's name alone (every

@@ -2,12 +2,13 @@
 //! lanes side by side instead of one binary after another.
 //!
 //! Why: `cargo test` runs its test binaries in turn. The lab's end-to-end
-//! tests (xtask's integration tests) spend most of their time waiting on
+//! tests (xtask's test binary `lab`) spend most of their time waiting on
 //! Docker and JVM starts, one lab run at a time; the codec, client and
 //! Maven tests are CPU-bound and use no lab run. In turn, the suite's time
-//! is the sum of both; side by side, about the longer one. The lab lane
-//! stays one binary at a time, and its tests take the engine's lock across
-//! processes (xtask/tests/common), so two lab runs never overlap.
+//! is the sum of both; side by side, about the longer one. The lab binary
+//! is built first and its lane starts while the rest compiles. Its tests
+//! take the engine's lock across processes (xtask/tests/common), so two
+//! lab runs never overlap.
 //!
 //! The binaries are the ones `cargo test --workspace --no-run` builds (read
 //! from its JSON messages), run as cargo runs them: from their package's
@@ -55,9 +56,9 @@ struct Binary {
 }
 
 impl Binary {
-    /// The lab lane: xtask's integration tests, which drive lab runs.
+    /// The lab lane: xtask's test binary of lab runs.
     fn is_lab(&self) -> bool {
-        self.package == "xtask" && self.kind == "test"
+        self.package == "xtask" && self.kind == "test" && self.target == LAB_TARGET
     }
 
     fn label(&self) -> String {
@@ -76,38 +77,54 @@ struct Ended {
     seconds: f64,
 }
 
+/// xtask's test binary of lab runs (`xtask/tests/lab`). It is built
+/// first and its lane starts at once: its tests wait mostly on Docker
+/// and JVM starts, so the rest of the workspace's tests compile beside it.
+const LAB_TARGET: &str = "lab";
+
 pub fn run(root: &Path, args: TestArgs) -> Result<()> {
     let started = Instant::now();
-    let (binaries, programs) = build(root, args.locked)?;
-    let (lab, rest): (Vec<_>, Vec<_>) = binaries.into_iter().partition(Binary::is_lab);
-    eprintln!(
-        "running {} test binaries in two lanes: lab ({}) beside the rest ({}, then the doc-tests)",
-        lab.len() + rest.len(),
-        lab.len(),
-        rest.len()
-    );
+    let (lab, lab_programs) = build(root, args.locked, &["--test", LAB_TARGET])?;
+    let lab: Vec<Binary> = lab.into_iter().filter(Binary::is_lab).collect();
+    if lab.is_empty() {
+        bail!("cargo built no xtask test binary `{LAB_TARGET}` (xtask/tests/{LAB_TARGET}/main.rs)");
+    }
     let logs = root.join("target/xtask-test");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let print = Mutex::new(());
     let (lab_ended, rest_ended) = std::thread::scope(|s| {
-        let lane_of = |name, binaries, last| Lane {
-            name,
-            binaries,
+        let lab_lane = Lane {
+            name: "lab",
+            binaries: &lab,
             args: &args.args,
-            programs: &programs,
+            programs: &lab_programs,
             logs: &logs,
             print: &print,
-            last,
+            last: None,
         };
-        let lab_lane = lane_of("lab", &lab, None);
-        let rest_lane = lane_of("rest", &rest, Some(doc_tests(root, args.locked)));
         let lab_lane = s.spawn(move || lab_lane.run());
-        let rest_lane = s.spawn(move || rest_lane.run());
-        (
-            lab_lane.join().expect("lab lane"),
-            rest_lane.join().expect("rest lane"),
-        )
+        // The rest compiles while the lab lane runs.
+        let rest_ended = build(root, args.locked, &[]).map(|(all, programs)| {
+            let rest: Vec<Binary> = all.into_iter().filter(|b| !b.is_lab()).collect();
+            eprintln!(
+                "the lab lane ({} binary) runs beside the rest ({}, then the doc-tests)",
+                lab.len(),
+                rest.len()
+            );
+            Lane {
+                name: "rest",
+                binaries: &rest,
+                args: &args.args,
+                programs: &programs,
+                logs: &logs,
+                print: &print,
+                last: Some(doc_tests(root, args.locked)),
+            }
+            .run()
+        });
+        (lab_lane.join().expect("lab lane"), rest_ended)
     });
+    let rest_ended = rest_ended?;
     let busy = |lane: &[Ended]| lane.iter().map(|e| e.seconds).sum::<f64>();
     eprintln!(
         "\n{} binaries in {:.0} s (lab lane {:.0} s, rest {:.0} s): {} passed, {} failed",
@@ -143,9 +160,11 @@ fn failed_count(a: &[Ended], b: &[Ended]) -> usize {
 /// A program of the workspace (a binary target), as the test build made it.
 type Program = (String, PathBuf);
 
-/// `cargo test --workspace --no-run`: the test binaries it names, and the
-/// programs it built beside them.
-fn build(root: &Path, locked: bool) -> Result<(Vec<Binary>, Vec<Program>)> {
+/// `cargo test --workspace --no-run` with `targets` (none: all): the test
+/// binaries it names, and the programs it built beside them. The whole
+/// workspace is named either way, so that cargo picks the same features
+/// and a first build of some targets is part of the build of all.
+fn build(root: &Path, locked: bool, targets: &[&str]) -> Result<(Vec<Binary>, Vec<Program>)> {
     let mut cargo = cargo();
     cargo
         .args([
@@ -154,6 +173,7 @@ fn build(root: &Path, locked: bool) -> Result<(Vec<Binary>, Vec<Program>)> {
             "--no-run",
             "--message-format=json-render-diagnostics",
         ])
+        .args(targets)
         .current_dir(root)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
@@ -360,10 +380,13 @@ mod tests {
         assert_eq!(b.kind, "test");
         assert_eq!(b.folder, Path::new("/w/crates/kryo"));
         assert!(!b.is_lab());
-        let lab = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/xtask#0.1.0","manifest_path":"/w/xtask/Cargo.toml","target":{"kind":["test"],"name":"lab_smoke"},"profile":{"test":true},"executable":"/w/target/debug/deps/lab_smoke-2"}"#;
+        let lab = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/xtask#0.1.0","manifest_path":"/w/xtask/Cargo.toml","target":{"kind":["test"],"name":"lab"},"profile":{"test":true},"executable":"/w/target/debug/deps/lab-2"}"#;
         let b = binary_of(lab).unwrap();
         assert_eq!(b.package, "xtask");
         assert!(b.is_lab());
+        // xtask's other test binary runs in the other lane.
+        let checks = lab.replace(r#""name":"lab""#, r#""name":"checks""#);
+        assert!(!binary_of(&checks).unwrap().is_lab());
     }
 
     #[test]

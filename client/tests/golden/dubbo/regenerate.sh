@@ -12,7 +12,7 @@ for line in 3.3 2.6; do
   mvn -B -q -f "$here/java/pom.xml" -P "$profile" clean compile exec:java -Dexec.args="$here/vectors/$line"
   echo "$line: $(ls "$here/vectors/$line" | wc -l) frames"
 done
-# The generic invocation's frames (Dubbo 3.3, hessian2): client/tests/dubbo_generic_golden.rs.
+# The generic invocation's frames (Dubbo 3.3, hessian2): client/tests/integration/dubbo_generic_golden.rs.
 mvn -B -q -f "$here/java/pom.xml" -P dubbo33 compile exec:java \
   -Dmain.class=rpclab.golden.GenericFrames -Dexec.args="$here/vectors/3.3"
 echo "3.3: $(ls "$here/vectors/3.3"/generic-* | wc -l) generic frames"

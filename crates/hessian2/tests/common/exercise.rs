@@ -1,4 +1,4 @@
-// Shared by the proptest "never panics" test (tests/proptest.rs) and the
+// Shared by the proptest "never panics" test (tests/integration/proptest.rs) and the
 // cargo-fuzz target (fuzz/fuzz_targets/decode.rs), which `include!`s this
 // file: everything a peer's bytes can reach in the decoder.
 

@@ -16,7 +16,8 @@
 //! | `call` | `interface/method` (or `interface.method`), e.g. `com.example.shop.InventoryService/reserve`, required |
 //! | `types` | the parameter types, Java names, comma-separated (`com.example.shop.ReserveRequest,int`); without it, the provider finds the method by its name (an overloaded name then fails on the provider) |
 //! | `data`, `data_file` | the arguments, a JSON array (default `[]`), inline or in a file |
-//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none) |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); it may hold matchers ([`crate::expect`]) |
+//! | `expect_partial` | `true`: compare only the keys `expect` gives ([`crate::expect`]) |
 //! | `metadata`, `metadata_file` | attachments, as ghz's `-m`/`-M` take metadata ([`crate::metadata`]): a JSON object of string values, or an array of them sent round-robin; values may hold template values |
 //! | `registry` | `zookeeper://host:port`: the provider of the interface found there (the target's port picks one of several; an empty target the first) |
 //! | `version`, `group` | the service's version and group, if the provider exports it with them |
@@ -50,6 +51,7 @@
 pub mod reply;
 pub mod request;
 
+use crate::expect::Expectation;
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
 use crate::protocol::{
     check_options, first_call_verified, heartbeat_option, json_option, CallError, Connection,
@@ -79,6 +81,7 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    crate::expect::PARTIAL_OPTION,
     "metadata",
     "metadata_file",
     "registry",
@@ -99,6 +102,8 @@ pub struct DubboGeneric {
     types: Option<Vec<String>>,
     request: Arc<Request>,
     expected: Option<Arc<Json>>,
+    /// The expectation with matchers or partial ([`crate::expect`]).
+    matched: Option<Arc<Expectation>>,
     heartbeat: Option<Duration>,
     registry: Option<Providers>,
     /// Hessian2, for the connections' heartbeats.
@@ -136,6 +141,8 @@ impl Protocol for DubboGeneric {
             .map_err(CallError::Config)?;
         let data = json_option(options, "data", "--data")?.unwrap_or(Json::Array(Vec::new()));
         let expected = json_option(options, "expect", "--expect")?;
+        // A generalized POJO names its class; an expectation need not.
+        let matched = crate::expect::from_options(options, expected.as_ref(), &["class"])?;
         let non_empty = |key: &str| options.get(key).filter(|v| !v.is_empty()).cloned();
         let version = non_empty("version");
         let group = non_empty("group");
@@ -168,6 +175,7 @@ impl Protocol for DubboGeneric {
             types,
             request: Arc::new(request),
             expected: expected.map(Arc::new),
+            matched: matched.map(Arc::new),
             heartbeat: heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?,
             registry: Providers::from_options(Self::NAME, options)?,
             format: Arc::new(Format::Hessian2(Hessian2)),
@@ -200,6 +208,7 @@ impl Protocol for DubboGeneric {
             call: format!("{}/{}", self.interface, self.method),
             request: Arc::clone(&self.request),
             expected: self.expected.clone(),
+            matched: self.matched.clone(),
             numbers: Arc::clone(&self.numbers),
             worker: self.workers.fetch_add(1, Ordering::Relaxed),
             same_every_call: !self.request.numbered()
@@ -369,6 +378,7 @@ pub struct DubboGenericConnection {
     call: String,
     request: Arc<Request>,
     expected: Option<Arc<Json>>,
+    matched: Option<Arc<Expectation>>,
     numbers: Arc<AtomicU64>,
     /// This connection's number, the calls' `{{.WorkerID}}`.
     worker: u64,
@@ -405,13 +415,16 @@ impl DubboGenericConnection {
             return Ok(None);
         }
         let value = reply::decode(&frame.header, &frame.body)?;
-        if let Some(expected) = &self.expected {
-            if let Some(difference) = reply::first_difference(expected, &value, n) {
-                return Err(CallError::WrongResponse(format!(
-                    "{}: {difference}",
-                    short(&self.call)
-                )));
-            }
+        let difference = match (&self.matched, &self.expected) {
+            (Some(matched), _) => matched.first_difference(&reply::to_json(&value), n),
+            (None, Some(expected)) => reply::first_difference(expected, &value, n),
+            (None, None) => None,
+        };
+        if let Some(difference) = difference {
+            return Err(CallError::WrongResponse(format!(
+                "{}: {difference}",
+                short(&self.call)
+            )));
         }
         if self.same_every_call {
             let _ = self.reference.set(frame.body.clone());
@@ -482,7 +495,7 @@ mod tests {
         assert_eq!(
             refusal::<DubboGeneric>(&[call, ("protoset", "x")]),
             "protocol `dubbo-generic` has no option `protoset` (known: call, types, data, \
-             data_file, expect, expect_file, metadata, metadata_file, registry, version, group, heartbeat_s)"
+             data_file, expect, expect_file, expect_partial, metadata, metadata_file, registry, version, group, heartbeat_s)"
         );
         assert!(refusal::<DubboGeneric>(&[call, ("registry", "nacos://h:1")]).contains("nacos"));
         for m in [

@@ -14,7 +14,8 @@
 //! | `call` | `package.Service/Method` (or `package.Service.Method`), required |
 //! | `data`, `data_file` | the request as JSON (default `{}`), inline or in a file; a JSON array (or a file of one JSON message a line) is several requests, sent round-robin |
 //! | `metadata`, `metadata_file` | request headers as JSON, ghz's `-m`/`-M` ([`crate::metadata`]): an object of string values, or an array of them sent round-robin; a stream's are its request headers |
-//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); an array pairs with `data`'s, element by element |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); an array pairs with `data`'s, element by element; it (each element) may hold matchers ([`crate::expect`]) |
+//! | `expect_partial` | `true`: compare only the keys `expect` (each element of its array) gives ([`crate::expect`]) |
 //! | `proto` | a `.proto` file that defines the service, compiled in-process ([`proto_files`]) |
 //! | `import_paths` | with `proto`: the folders its imports are relative to, comma-separated (ghz's `-i`) |
 //! | `protoset` | a `FileDescriptorSet` file (`protoc --descriptor_set_out=FILE --include_imports`); without it or `proto`, the server's reflection |
@@ -54,6 +55,9 @@
 //!   any other is decoded as the method's output type and compared field
 //!   by field ([`compare`]); a difference is a wrong response that names
 //!   the first differing field;
+//! * with an expected reply that holds matchers, or with `expect_partial`
+//!   ([`crate::expect`]; each element of an expect array on its own),
+//!   decoded and judged in proto3's JSON form, never by its bytes;
 //! * without one, decoded as the method's output type (a reply whose bytes
 //!   equal one that decoded is not decoded again).
 
@@ -77,6 +81,7 @@ use crate::template::{self, CallValues, Needs};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
+use crate::expect::Expectation;
 use request::{Parsed, Template};
 use stream::{StreamFlags, StreamKind, StreamLink};
 use rpclab_model::contract::{Call, Value};
@@ -93,6 +98,7 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    crate::expect::PARTIAL_OPTION,
     "metadata",
     "metadata_file",
     "protoset",
@@ -112,6 +118,8 @@ pub struct GrpcGeneric {
     data: serde_json::Value,
     expect: Option<serde_json::Value>,
     metadata: Option<serde_json::Value>,
+    /// `expect_partial` ([`crate::expect`]).
+    partial: bool,
     protoset: Option<String>,
     /// ghz's stream flags, and which of them were given (refused on a
     /// unary method).
@@ -165,7 +173,10 @@ impl Resolved {
         self.requests.len() == 1
             && !self.requests[0].numbered()
             && self.expected.len() <= 1
-            && !matches!(self.expected.first(), Some(Expected::Numbered(_)))
+            && !matches!(
+                self.expected.first(),
+                Some(Expected::Numbered(_) | Expected::Matched(_))
+            )
     }
 }
 
@@ -176,6 +187,9 @@ enum Expected {
     Fixed(DynamicMessage),
     /// A message with the call's number in it.
     Numbered(Template),
+    /// Matchers or a partial expectation, judged on the reply's JSON
+    /// ([`crate::expect`]).
+    Matched(Arc<Expectation>),
 }
 
 impl Protocol for GrpcGeneric {
@@ -203,12 +217,22 @@ impl Protocol for GrpcGeneric {
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
         let expect = json_lines_option(options, "expect", "--expect")?;
         let metadata = json_option(options, "metadata", "--metadata")?;
+        let partial = crate::expect::partial(options, expect.is_some())?;
+        // Matchers are checked now, before any connection; each element
+        // of an array is an expectation of its own.
+        if let Some(json) = &expect {
+            for (json, what) in elements(json, "--expect") {
+                Expectation::of(json, partial, &[])
+                    .map_err(|e| CallError::Config(format!("{what}: {e}")))?;
+            }
+        }
         let protocol = GrpcGeneric {
             service,
             method,
             data,
             expect,
             metadata,
+            partial,
             protoset: options.get("protoset").cloned(),
             stream_flags: StreamFlags::from_options(options).map_err(CallError::Config)?,
             stream_flags_given: StreamFlags::given(options),
@@ -398,7 +422,7 @@ impl GrpcGeneric {
                 }
                 expects
                     .iter()
-                    .map(|(json, what)| expected_of(&method, json, what, &values))
+                    .map(|(json, what)| expected_of(&method, json, what, &values, self.partial))
                     .collect::<Result<Vec<_>, _>>()?
             }
         };
@@ -483,7 +507,17 @@ fn expected_of(
     json: &serde_json::Value,
     what: &str,
     values: &template::Method,
+    partial: bool,
 ) -> Result<Expected, CallError> {
+    if let Some(matched) =
+        Expectation::of(json, partial, &[]).map_err(|e| CallError::Config(format!("{what}: {e}")))?
+    {
+        // The fields it names are checked as an exact expectation's are;
+        // the matchers' places read as unset.
+        request::parse(&method.output(), &Expectation::skeleton(json), what, values)
+            .map_err(CallError::Config)?;
+        return Ok(Expected::Matched(Arc::new(matched)));
+    }
     let parsed: Parsed =
         request::parse(&method.output(), json, what, values).map_err(CallError::Config)?;
     let template =
@@ -614,6 +648,16 @@ impl GrpcGenericConnection {
             Some(Expected::Fixed(expected)) => {
                 if let Some(difference) = compare::first_difference(expected, &decode(&reply[..])?)
                 {
+                    return Err(wrong(difference));
+                }
+            }
+            Some(Expected::Matched(expectation)) => {
+                let reply = decode(&reply[..])?;
+                let options = prost_reflect::SerializeOptions::new().skip_default_fields(false);
+                let json = reply
+                    .serialize_with_options(serde_json::value::Serializer, &options)
+                    .map_err(|e| CallError::Protocol(format!("the reply as JSON: {e}")))?;
+                if let Some(difference) = expectation.first_difference(&json, call.number) {
                     return Err(wrong(difference));
                 }
             }
@@ -771,6 +815,45 @@ mod tests {
         );
         assert!(with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
             .starts_with("--data is not JSON"));
+        // An expect array with matchers: each element checked on its own,
+        // before the types are (the misspelt field of a matched element
+        // then by the output type, as an exact one's).
+        let two = r#"[{"requestId":"a"},{"requestId":"b"}]"#;
+        assert_eq!(
+            with_protoset(&[
+                ("call", "shop.v1.Inventory/Reserve"),
+                ("data", two),
+                ("expect", r#"[{"status":"RESERVED"},{"status":{"$oneOf":[1]}}]"#)
+            ]),
+            format!("--expect[1]: status: unknown matcher `$oneOf`; {}", crate::expect::MATCHERS)
+        );
+        assert!(with_protoset(&[
+            ("call", "shop.v1.Inventory/Reserve"),
+            ("data", two),
+            ("expect", r#"[{"status":"RESERVED"},{"statos":{"$any":true}}]"#)
+        ])
+        .starts_with("--expect[1]: statos"));
+        assert_eq!(
+            with_protoset(&[
+                ("call", "shop.v1.Inventory/Reserve"),
+                ("data", two),
+                ("expect", r#"[{"requestId":"a-{{.RequestNumber}}"},{"requestId":"{{.WorkerID}}"}]"#),
+                ("expect_partial", "true")
+            ]),
+            "--expect[1]: requestId: `{{.WorkerID}}`: with matchers or --expect-partial, \
+             {{.RequestNumber}} is the one template value an expectation may hold"
+        );
+        // The same array, resolved: each element is matched or exact.
+        let p = GrpcGeneric::new(&options(&[
+            ("protoset", protoset.as_str()),
+            ("call", "shop.v1.Inventory/Reserve"),
+            ("data", two),
+            ("expect", r#"[{"requestId":"a","status":{"$regex":"^RES"}},{"requestId":"b"}]"#),
+        ]))
+        .unwrap();
+        let resolved = p.resolved.get().unwrap();
+        assert!(matches!(resolved.expected[..], [Expected::Matched(_), Expected::Fixed(_)]));
+        assert!(!resolved.same_every_call());
         let m = refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("protoset", "/nonexistent.protoset")]);
         assert!(m.starts_with("cannot read the protoset /nonexistent.protoset"), "{m}");
         for m in [

@@ -12,7 +12,8 @@
 //! | `idl` | the `.thrift` file that declares the service (its includes are read relative to it), required |
 //! | `call` | `Service.method` (or `Service/method`; `shared.Service.method` for a service of an included file), required |
 //! | `data`, `data_file` | the arguments as a JSON object by argument name (default `{}`), inline or in a file |
-//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); a declared exception as `{"<its name>": {...}}` |
+//! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); a declared exception as `{"<its name>": {...}}`; it may hold matchers ([`crate::expect`]), judged on the return value's JSON |
+//! | `expect_partial` | `true`: compare only the keys `expect` gives ([`crate::expect`]) |
 //! | `transport` | `framed` (default) or `buffered`, as protocol `thrift` |
 //! | `protocol` | `binary` (default) or `compact`, as protocol `thrift` |
 //!
@@ -64,6 +65,7 @@ mod value;
 
 use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
+use crate::expect::Expectation;
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
 use super::thrift::link::Link;
 use super::thrift::{encode_prepared, reply_in, Thrift, Framing, Encoding};
@@ -88,6 +90,7 @@ const OPTIONS: &[&str] = &[
     "data_file",
     "expect",
     "expect_file",
+    crate::expect::PARTIAL_OPTION,
     "transport",
     "protocol",
 ];
@@ -123,6 +126,9 @@ struct Resolved {
     /// What a call must take before its arguments are written.
     needs: Needs,
     expected: Option<Expected>,
+    /// The expectation with matchers or partial, judged on the return
+    /// value's JSON ([`crate::expect`]); `expected` is then `None`.
+    matched: Option<Expectation>,
     /// A result struct's bytes already verified, for a request and an
     /// expectation that are the same on every call.
     reference: OnceLock<Box<[u8]>>,
@@ -139,6 +145,7 @@ struct Expected {
 impl Resolved {
     fn same_every_call(&self) -> bool {
         self.args.fixed().is_some()
+            && self.matched.is_none()
             && self.expected.as_ref().is_none_or(|e| e.numbered.is_none())
     }
 }
@@ -178,8 +185,13 @@ impl Protocol for ThriftGeneric {
         let data = json_option(options, "data", "--data")?
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
         let expect = json_option(options, "expect", "--expect")?;
-        let resolved = resolve(Path::new(idl), call, &data, expect.as_ref(), thrift.encoding())
+        let matched = crate::expect::from_options(options, expect.as_ref(), &[])?;
+        // A matched expectation is judged on the reply's JSON, not read
+        // into the result's type.
+        let exact = expect.as_ref().filter(|_| matched.is_none());
+        let mut resolved = resolve(Path::new(idl), call, &data, exact, thrift.encoding())
             .map_err(config)?;
+        resolved.matched = matched;
         Ok(ThriftGeneric {
             framing: thrift.framing(),
             encoding: thrift.encoding(),
@@ -357,6 +369,7 @@ fn resolve(
         templates,
         needs,
         expected,
+        matched: None,
         reference: OnceLock::new(),
         schema,
     })
@@ -567,8 +580,16 @@ impl Resolved {
         let wrong = |difference: String| {
             CallError::WrongResponse(format!("{}: {difference}", self.label))
         };
-        match &self.expected {
-            Some(expected) => {
+        match (&self.matched, &self.expected) {
+            (Some(matched), _) => {
+                if let Some(problem) = self.not_a_return(&decoded) {
+                    return Err(wrong(problem));
+                }
+                if let Some(difference) = matched.first_difference(&self.returned(&decoded), call.number) {
+                    return Err(wrong(difference));
+                }
+            }
+            (None, Some(expected)) => {
                 let want = match expected.numbered {
                     Some(_) => expected.value.with_values(&self.result, &self.schema, call),
                     None => expected.value.clone(),
@@ -577,7 +598,7 @@ impl Resolved {
                     return Err(wrong(difference));
                 }
             }
-            None => {
+            (None, None) => {
                 if let Some(problem) = self.not_a_return(&decoded) {
                     return Err(wrong(problem));
                 }
@@ -636,6 +657,18 @@ impl Resolved {
             }
             (None, None) => None,
             _ => Some(format!("expected {}, got {}", describe(want), describe(got))),
+        }
+    }
+
+    /// The return value of a decoded result as JSON (`null` for void), the
+    /// form an expectation with matchers is judged on.
+    fn returned(&self, decoded: &TValue) -> serde_json::Value {
+        let TValue::Struct(fields) = decoded else {
+            unreachable!("results are structs")
+        };
+        match (fields.first(), &self.method.returns) {
+            (Some((0, v)), Some(ty)) => to_json(&self.schema, ty, v),
+            _ => serde_json::Value::Null,
         }
     }
 

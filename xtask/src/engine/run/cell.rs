@@ -68,6 +68,14 @@ impl RunContext<'_> {
             scenario.include_connect,
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
+        // The percentiles the run judges that a report does not keep
+        // unless asked (`p(97.5)<2ms`, `lab capacity --percentile 97.5`).
+        spec.percentiles = rpclab_model::threshold::extra_percentiles(&self.opts.thresholds);
+        if let Some(asked) = &self.opts.capacity {
+            if spec.percentiles.iter().all(|p| *p != asked.percentile) {
+                spec.percentiles.push(asked.percentile);
+            }
+        }
         if cold && self.prepared.profile.cold_warmup_max_s.is_some() {
             spec.warmup_max_s = Some(self.prepared.profile.warmup_limit_s(true));
         }
@@ -369,6 +377,7 @@ mod tests {
                 p99: 1500.0,
                 ..Latency::default()
             },
+            percentiles_us: Default::default(),
             service_time_us: None,
             send_lag_us: None,
             connect_ms: None,

@@ -28,7 +28,7 @@
 //! module, which builds the run-time choice over codec and serializations
 //! (so this module needs nothing of the codec, which builds on it). Each is
 //! checked against bytes written by Dubbo's own `ObjectOutput` (the codec
-//! crates' golden vectors, and `client/tests/dubbo_golden.rs` for whole frames).
+//! crates' golden vectors, and `client/tests/integration/dubbo_golden.rs` for whole frames).
 //!
 //! The serialization is chosen once per protocol instance (the
 //! `serialization` option). `format::Format` dispatches with one `match`

@@ -1,7 +1,7 @@
 // The Thrift compiler's Rust code for contract/bench.thrift, kept as the
 // reference the hand-written codec of `protocols/thrift.rs` is tested
 // against (the library itself does not compile this file; the unit tests of
-// `protocols/thrift.rs` and `client/tests/protocols_thrift.rs` do).
+// `protocols/thrift.rs` and `client/tests/integration/protocols_thrift.rs` do).
 //
 // Regenerate, from the repository root, with the Thrift compiler whose
 // version matches the `thrift` crate in crates/rpclab-protocols/Cargo.toml (0.17.0, Debian's

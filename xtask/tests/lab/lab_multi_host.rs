@@ -1,0 +1,208 @@
+//! End-to-end: a run whose client is on a second Docker engine (both on
+//! this machine). Needs a running Docker engine; the second one is started
+//! here when absent (root only; else the test says SKIPPED).
+
+use crate::common;
+
+use common::lab::{check_cell_consistency, lab_ps_on};
+use common::{engine_lock, only_snapshot, text, xtask, xtask_command};
+use serde_json::Value;
+use std::process::Command;
+
+/// The second engine of the multi-host test: its socket, and the
+/// `dockerd` arguments that give it a data root, exec root and pid file of
+/// its own beside the default engine (docs/multi-host.md).
+const ENGINE_B: &str = "unix:///run/rpclab-b.sock";
+
+const ENGINE_B_ARGS: &[&str] = &[
+    "--host",
+    "unix:///run/rpclab-b.sock",
+    "--data-root",
+    "/var/lib/rpclab-b",
+    "--exec-root",
+    "/run/rpclab-b-exec",
+    "--pidfile",
+    "/run/rpclab-b.pid",
+    "--bridge",
+    "none",
+    "--iptables=false",
+];
+
+/// The second engine, running: already, or started here (then stopped when
+/// dropped). Err says why it cannot be had on this machine.
+struct SecondEngine {
+    started: Option<std::process::Child>,
+}
+
+impl SecondEngine {
+    fn get() -> Result<SecondEngine, String> {
+        if lab_ps_on(ENGINE_B).status.success() {
+            return Ok(SecondEngine { started: None });
+        }
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+            .unwrap_or(false);
+        if !root {
+            return Err(format!(
+                "{ENGINE_B} does not answer and starting a second dockerd needs root"
+            ));
+        }
+        let log_path = std::env::temp_dir().join("rpclab-dockerd-b.log");
+        let log = std::fs::File::create(&log_path).unwrap();
+        let child = match Command::new("dockerd")
+            .args(ENGINE_B_ARGS)
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => {
+                return Err(format!(
+                    "{ENGINE_B} does not answer and dockerd cannot be started: {e}"
+                ))
+            }
+        };
+        let mut engine = SecondEngine {
+            started: Some(child),
+        };
+        for _ in 0..120 {
+            if lab_ps_on(ENGINE_B).status.success() {
+                return Ok(engine);
+            }
+            if let Some(status) = engine.started.as_mut().unwrap().try_wait().unwrap() {
+                panic!(
+                    "the second dockerd exited ({status}):\n{}",
+                    std::fs::read_to_string(&log_path).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        panic!(
+            "the second dockerd started but {ENGINE_B} did not answer in 60 s:\n{}",
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        );
+    }
+}
+
+impl Drop for SecondEngine {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.started.take() {
+            // SIGTERM: dockerd shuts down cleanly and removes its socket.
+            let _ = Command::new("kill").arg(child.id().to_string()).status();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Server and registry on the default engine, the client on a second one
+/// (both on this machine, so every call still goes over 127.0.0.1): every
+/// call is verified, every cell is consistent, the manifest names both
+/// engines, and neither keeps a container.
+#[test]
+fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_engines() {
+    let _engine = engine_lock();
+    let second = match SecondEngine::get() {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("SKIPPED a_client_on_a_second_engine_...: {why}");
+            return;
+        }
+    };
+    let results = tempfile::tempdir().unwrap();
+    let out = xtask(&[
+        "lab",
+        "run",
+        "--only",
+        "thrift-java,dubbo-2.6",
+        "--profile",
+        "smoke",
+        "--client-host",
+        ENGINE_B,
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ]);
+    let log = text(&out);
+    assert!(out.status.success(), "lab run failed:\n{log}");
+    let snap = only_snapshot(results.path());
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], Value::Bool(true), "{log}");
+    let cells = results["cells"].as_array().unwrap();
+    for server in ["thrift-java", "dubbo-2.6"] {
+        let mine: Vec<_> = cells.iter().filter(|c| c["server"] == server).collect();
+        assert!(!mine.is_empty(), "no cell for {server}:\n{log}");
+        for c in mine {
+            // A server cost, sampled on the server's engine and placed on
+            // the client's window, is consistent where present (a short
+            // window on a busy machine may have none: never asserted).
+            check_cell_consistency(server, c);
+        }
+    }
+
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    let hosts = manifest["hosts"]
+        .as_array()
+        .expect("[[hosts]] in the manifest");
+    assert_eq!(hosts.len(), 2, "{manifest}");
+    let roles = |h: &toml::Value| -> Vec<String> {
+        h["roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(roles(&hosts[0]), ["server", "registry"]);
+    assert_eq!(roles(&hosts[1]), ["client"]);
+    assert_eq!(hosts[1]["endpoint"].as_str(), Some(ENGINE_B));
+    // Two engines of one machine may share an id; their data roots differ.
+    assert_ne!(hosts[0]["data_root"], hosts[1]["data_root"]);
+    assert_eq!(hosts[1]["data_root"].as_str(), Some("/var/lib/rpclab-b"));
+    for (h, role) in [(&hosts[0], "server"), (&hosts[1], "client")] {
+        for key in [
+            "cpu_model",
+            "kernel",
+            "docker_version",
+            "engine_id",
+            "hostname",
+        ] {
+            assert!(!h[key].as_str().unwrap().is_empty(), "{key} of {h}");
+        }
+        assert!(h["cores"].as_integer().unwrap() > 0);
+        assert!(h["clock"]["uncertainty_ms"].as_float().unwrap() >= 0.0);
+        assert!(h["clock"]["offset_ms"].as_float().unwrap().is_finite());
+        // A unix socket is this machine: its clock is the orchestrator's.
+        assert_eq!(h["clock_applied"].as_bool(), Some(false));
+        assert!(
+            h["calibration"][role]["cpu_rounds_per_s"]
+                .as_float()
+                .unwrap()
+                > 0.0,
+            "{h}"
+        );
+        // Each engine holds the client image it ran, built there.
+        assert!(
+            h["images"]["rpclab/client:latest"].as_str().is_some(),
+            "{h}"
+        );
+    }
+    assert!(hosts[0]["images"]["rpclab/zookeeper:3.9"]
+        .as_str()
+        .is_some());
+    assert!(hosts[1]["images"].get("rpclab/zookeeper:3.9").is_none());
+
+    // Nothing of the run is left on either engine.
+    for endpoint in ["", ENGINE_B] {
+        let mut ps = xtask_command(&["lab", "ps"]);
+        if !endpoint.is_empty() {
+            ps.env("DOCKER_HOST", endpoint);
+        }
+        let ps = text(&ps.output().unwrap());
+        assert!(ps.contains("no lab container"), "{endpoint}: {ps}");
+    }
+    drop(second);
+}
