@@ -6,12 +6,13 @@
 //! of the table. The codec and the JSON mapping then look nothing up by
 //! name.
 //!
-//! The files are parsed by `pilota-thrift-parser` (cloudwego's parser,
-//! which the Volo framework's code generator uses): it parses the whole
-//! grammar (includes, namespaces, typedefs, constants, enums, structs,
-//! unions, exceptions, services with `extends`, annotations) and reports a
-//! syntax error with its line and column. It parses one file at a time and
-//! resolves nothing; this module does the resolving.
+//! Each file is parsed by [`syntax`], this crate's own small parser of
+//! the whole grammar (includes, namespaces, typedefs, constants, enums,
+//! structs, unions, exceptions, services with `extends`, annotations),
+//! which reports a syntax error with its line and column; it replaced
+//! `pilota-thrift-parser`, the costliest crate of a cold build. It parses
+//! one file at a time and resolves nothing; this module does the
+//! resolving.
 //!
 //! Names: a type of the same file is named as written (`Item`), a type of
 //! an included file by the file's name without `.thrift` (`shared.Money`),
@@ -19,7 +20,9 @@
 //! (`namespace java …`) only name generated code and never reach the
 //! wire, so they are read and ignored.
 
-use pilota_thrift_parser as ast;
+mod syntax;
+
+use self::syntax as ast;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -159,18 +162,21 @@ impl Schema {
     /// The service named `name` (`Inventory`, or `shared.Health` for one of
     /// an included file), or a line listing those there are.
     pub fn service(&self, name: &str, idl: &Path) -> Result<&Service, String> {
-        self.services.iter().find(|s| s.name == name).ok_or_else(|| {
-            let names: Vec<&str> = self.services.iter().map(|s| s.name.as_str()).collect();
-            format!(
-                "unknown service `{name}` in {} (its services: {})",
-                idl.display(),
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            )
-        })
+        self.services
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.services.iter().map(|s| s.name.as_str()).collect();
+                format!(
+                    "unknown service `{name}` in {} (its services: {})",
+                    idl.display(),
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                )
+            })
     }
 
     /// How a type is written in errors (`list<Item>`, `Tier`).
@@ -219,7 +225,7 @@ struct Parsed {
     /// How the main file names this file's types: `""` for the main file,
     /// `"shared."` for `shared.thrift`.
     prefix: String,
-    file: ast::File,
+    file: ast::Document,
     /// Include name (`shared`) to file index.
     includes: HashMap<String, usize>,
 }
@@ -242,9 +248,8 @@ impl Files {
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the IDL {}: {e}", path.display()))?;
-        let file = ast::FileParser::new(ast::FileSource::new(&text))
-            .parse()
-            .map_err(|e| syntax_error(path, e))?;
+        // `FILE:LINE:COLUMN: expected …, found …`
+        let file = ast::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?;
         let index = self.parsed.len();
         self.by_path.insert(key, index);
         self.parsed.push(Parsed {
@@ -258,7 +263,7 @@ impl Files {
             .items
             .iter()
             .filter_map(|item| match item {
-                ast::Item::Include(i) => Some(i.path.0.clone()),
+                ast::Item::Include(include) => Some(include.clone()),
                 _ => None,
             })
             .collect();
@@ -279,32 +284,6 @@ impl Files {
         }
         Ok(index)
     }
-}
-
-/// pilota's syntax error, one line: `FILE:LINE:COLUMN: why`.
-fn syntax_error(path: &Path, e: ast::Error) -> String {
-    match e {
-        ast::Error::Syntax { summary, .. } => {
-            // "Failed to parse thrift file: inline at line L:C - why"
-            let summary = summary.to_string();
-            let detail = summary
-                .split_once(" at line ")
-                .map(|(_, rest)| rest.replacen(" - ", ": ", 1));
-            match detail {
-                Some(at) => format!("{}:{}", path.display(), one_line(&at)),
-                None => format!("{}: {}", path.display(), one_line(&summary)),
-            }
-        }
-        other => format!("{}: {other}", path.display()),
-    }
-}
-
-fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Where a name is declared.
@@ -345,45 +324,42 @@ impl Resolver {
         for (f, parsed) in self.files.parsed.iter().enumerate() {
             for (i, item) in parsed.file.items.iter().enumerate() {
                 let (name, declared) = match item {
-                    ast::Item::Struct(s) => (s.name.to_string(), Kind::Struct),
-                    ast::Item::Union(s) => (s.name.to_string(), Kind::Union),
-                    ast::Item::Exception(s) => (s.name.to_string(), Kind::Exception),
+                    ast::Item::Struct(s) => (s.name.clone(), s.kind),
                     ast::Item::Enum(e) => {
                         let mut next = 0i64;
                         let mut values = Vec::new();
-                        for v in &e.values {
-                            let n = v.value.map_or(next, |c| c.0);
+                        for (value, number) in &e.values {
+                            let n = number.unwrap_or(next);
                             let n = i32::try_from(n).map_err(|_| {
                                 format!(
-                                    "{}: enum {}: value {} = {n} does not fit in an i32",
+                                    "{}: enum {}: value {value} = {n} does not fit in an i32",
                                     parsed.path.display(),
-                                    &*e.name,
-                                    &*v.name
+                                    e.name,
                                 )
                             })?;
-                            values.push((v.name.to_string(), n));
+                            values.push((value.clone(), n));
                             next = i64::from(n) + 1;
                         }
                         let index = self.schema.enums.len();
                         self.schema.enums.push(Enum {
-                            name: format!("{}{}", parsed.prefix, &*e.name),
+                            name: format!("{}{}", parsed.prefix, e.name),
                             values,
                         });
                         self.names
-                            .insert((f, e.name.to_string()), Declared::Enum(index));
+                            .insert((f, e.name.clone()), Declared::Enum(index));
                         continue;
                     }
-                    ast::Item::Typedef(t) => {
+                    ast::Item::Typedef { name, .. } => {
                         self.names
-                            .insert((f, t.alias.to_string()), Declared::Typedef(f, i));
+                            .insert((f, name.clone()), Declared::Typedef(f, i));
                         continue;
                     }
                     ast::Item::Service(s) => {
                         self.names
-                            .insert((f, s.name.to_string()), Declared::Service(f, i));
+                            .insert((f, s.name.clone()), Declared::Service(f, i));
                         continue;
                     }
-                    _ => continue,
+                    ast::Item::Include(_) => continue,
                 };
                 let index = self.schema.structs.len();
                 self.schema.structs.push(Struct {
@@ -398,11 +374,8 @@ impl Resolver {
         // Then the fields of every struct-like.
         for index in 0..self.struct_items.len() {
             let (f, i) = self.struct_items[index];
-            let like = match &self.files.parsed[f].file.items[i] {
-                ast::Item::Struct(s) => &s.struct_like,
-                ast::Item::Union(s) => &s.struct_like,
-                ast::Item::Exception(s) => &s.struct_like,
-                _ => unreachable!("only struct-likes are listed"),
+            let ast::Item::Struct(like) = &self.files.parsed[f].file.items[i] else {
+                unreachable!("only struct-likes are listed")
             };
             let context = self.schema.structs[index].name.clone();
             let fields = self.fields(f, &like.fields, &context)?;
@@ -434,12 +407,15 @@ impl Resolver {
         }
         let path = self.files.parsed[f].path.clone();
         if depth > MAX_TYPEDEF_DEPTH {
-            return Err(format!("{}: services extend each other in a cycle", path.display()));
+            return Err(format!(
+                "{}: services extend each other in a cycle",
+                path.display()
+            ));
         }
         let ast::Item::Service(service) = &self.files.parsed[f].file.items[i] else {
             unreachable!("called for services only")
         };
-        let name = format!("{}{}", self.files.parsed[f].prefix, &*service.name);
+        let name = format!("{}{}", self.files.parsed[f].prefix, service.name);
         let extends = service.extends.clone();
         let mut methods = Vec::new();
         if let Some(base) = extends {
@@ -451,9 +427,8 @@ impl Resolver {
                 }
                 _ => {
                     return Err(format!(
-                        "{}: service {name} extends `{}`, which is no service",
+                        "{}: service {name} extends `{base}`, which is no service",
                         path.display(),
-                        dotted(&base)
                     ))
                 }
             }
@@ -461,30 +436,17 @@ impl Resolver {
         let ast::Item::Service(service) = &self.files.parsed[f].file.items[i] else {
             unreachable!()
         };
-        let functions: Vec<_> = service
-            .functions
-            .iter()
-            .map(|func| {
-                (
-                    func.name.to_string(),
-                    func.oneway,
-                    func.arguments.clone(),
-                    func.result_type.clone(),
-                    func.throws.clone(),
-                )
-            })
-            .collect();
-        for (method, oneway, args, result, throws) in functions {
-            let context = format!("{name}.{method}");
-            let returns = match &result.0 {
-                ast::Ty::Void => None,
-                _ => Some(self.ty(f, &result, &context, 0)?),
+        for function in service.functions.clone() {
+            let context = format!("{name}.{}", function.name);
+            let returns = match &function.returns {
+                None => None,
+                Some(ty) => Some(self.ty(f, ty, &context, 0)?),
             };
             methods.push(Method {
-                args: self.fields(f, &args, &context)?,
-                throws: self.fields(f, &throws, &format!("{context} throws"))?,
-                name: method,
-                oneway,
+                args: self.fields(f, &function.args, &context)?,
+                throws: self.fields(f, &function.throws, &format!("{context} throws"))?,
+                name: function.name,
+                oneway: function.oneway,
                 returns,
             });
         }
@@ -502,19 +464,15 @@ impl Resolver {
                     format!(
                         "{}: {context}.{}: field id {} does not fit in an i16",
                         self.files.parsed[f].path.display(),
-                        &*field.name,
+                        field.name,
                         field.id
                     )
                 })?;
                 Ok(Field {
                     id,
-                    name: field.name.to_string(),
-                    ty: self.ty(f, &field.ty, &format!("{context}.{}", &*field.name), 0)?,
-                    requiredness: match field.attribute {
-                        ast::Attribute::Required => Requiredness::Required,
-                        ast::Attribute::Optional => Requiredness::Optional,
-                        ast::Attribute::Default => Requiredness::Default,
-                    },
+                    name: field.name.clone(),
+                    ty: self.ty(f, &field.ty, &format!("{context}.{}", field.name), 0)?,
+                    requiredness: field.requiredness,
                 })
             })
             .collect()
@@ -522,56 +480,48 @@ impl Resolver {
 
     /// The file and the name a path refers to from file `f`: `Name` in
     /// `f`, `shared.Name` in the file `f` includes as `shared`.
-    fn scope(&self, f: usize, path: &ast::Path, context: &str) -> Result<(usize, String), String> {
+    fn scope(&self, f: usize, path: &str, context: &str) -> Result<(usize, String), String> {
         let file = &self.files.parsed[f];
-        match &path.segments[..] {
-            [name] => Ok((f, name.to_string())),
-            [include, name] => match file.includes.get(include.as_str()) {
-                Some(&included) => Ok((included, name.to_string())),
+        let segments: Vec<&str> = path.split('.').collect();
+        match &segments[..] {
+            [name] => Ok((f, (*name).to_owned())),
+            [include, name] => match file.includes.get(*include) {
+                Some(&included) => Ok((included, (*name).to_owned())),
                 None => Err(format!(
-                    "{}: {context}: `{}` names no included file (include \"{}.thrift\")",
+                    "{}: {context}: `{path}` names no included file (include \"{include}.thrift\")",
                     file.path.display(),
-                    dotted(path),
-                    include.as_str()
                 )),
             },
             _ => Err(format!(
-                "{}: {context}: cannot resolve `{}`",
+                "{}: {context}: cannot resolve `{path}`",
                 file.path.display(),
-                dotted(path)
             )),
         }
     }
 
     fn ty(&self, f: usize, ty: &ast::Type, context: &str, depth: usize) -> Result<Ty, String> {
-        Ok(match &ty.0 {
-            ast::Ty::Bool => Ty::Bool,
-            ast::Ty::Byte | ast::Ty::I8 => Ty::I8,
-            ast::Ty::I16 => Ty::I16,
-            ast::Ty::I32 => Ty::I32,
-            ast::Ty::I64 => Ty::I64,
-            ast::Ty::Double => Ty::Double,
-            ast::Ty::String => Ty::String,
-            ast::Ty::Binary => Ty::Binary,
-            ast::Ty::List { value, .. } => Ty::List(Box::new(self.ty(f, value, context, depth)?)),
-            ast::Ty::Set { value, .. } => Ty::Set(Box::new(self.ty(f, value, context, depth)?)),
-            ast::Ty::Map { key, value, .. } => Ty::Map(
+        Ok(match ty {
+            ast::Type::Bool => Ty::Bool,
+            ast::Type::I8 => Ty::I8,
+            ast::Type::I16 => Ty::I16,
+            ast::Type::I32 => Ty::I32,
+            ast::Type::I64 => Ty::I64,
+            ast::Type::Double => Ty::Double,
+            ast::Type::String => Ty::String,
+            ast::Type::Binary => Ty::Binary,
+            ast::Type::List(value) => Ty::List(Box::new(self.ty(f, value, context, depth)?)),
+            ast::Type::Set(value) => Ty::Set(Box::new(self.ty(f, value, context, depth)?)),
+            ast::Type::Map(key, value) => Ty::Map(
                 Box::new(self.ty(f, key, context, depth)?),
                 Box::new(self.ty(f, value, context, depth)?),
             ),
-            ast::Ty::Void => {
-                return Err(format!(
-                    "{}: {context}: `void` is only a method's return type",
-                    self.files.parsed[f].path.display()
-                ))
-            }
-            ast::Ty::Uuid => {
+            ast::Type::Uuid => {
                 return Err(format!(
                     "{}: {context}: type `uuid` (Thrift 0.21) is not supported yet",
                     self.files.parsed[f].path.display()
                 ))
             }
-            ast::Ty::Path(path) => {
+            ast::Type::Named(path) => {
                 let (tf, name) = self.scope(f, path, context)?;
                 match self.names.get(&(tf, name)).copied() {
                     Some(Declared::Struct(i)) => Ty::Struct(i),
@@ -583,16 +533,16 @@ impl Resolver {
                                 self.files.parsed[f].path.display()
                             ));
                         }
-                        let ast::Item::Typedef(t) = &self.files.parsed[df].file.items[di] else {
+                        let ast::Item::Typedef { ty, .. } = &self.files.parsed[df].file.items[di]
+                        else {
                             unreachable!("typedefs are listed as such")
                         };
-                        self.ty(df, &t.r#type, context, depth + 1)?
+                        self.ty(df, ty, context, depth + 1)?
                     }
                     Some(Declared::Service(..)) | None => {
                         return Err(format!(
-                            "{}: {context}: unknown type `{}`",
+                            "{}: {context}: unknown type `{path}`",
                             self.files.parsed[f].path.display(),
-                            dotted(path)
                         ))
                     }
                 }
@@ -601,10 +551,197 @@ impl Resolver {
     }
 }
 
-fn dotted(path: &ast::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(".")
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn repository() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn names<'a>(items: impl Iterator<Item = &'a String>) -> Vec<&'a str> {
+        items.map(String::as_str).collect()
+    }
+
+    /// Every `.thrift` file of the repository parses and resolves; the
+    /// contract's and the shop fixture's declare what they should.
+    #[test]
+    fn every_thrift_file_of_the_repository_loads() {
+        let listed = Command::new("git")
+            .args(["ls-files", "*.thrift"])
+            .current_dir(repository())
+            .output()
+            .expect("git ls-files");
+        assert!(listed.status.success(), "{listed:?}");
+        let files: Vec<String> = String::from_utf8(listed.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        for expected in [
+            "contract/bench.thrift",
+            "fixtures/thrift-shop/idl/shop.thrift",
+            "fixtures/thrift-shop/idl/shared.thrift",
+        ] {
+            assert!(
+                files.iter().any(|f| f == expected),
+                "{expected} not in {files:?}"
+            );
+        }
+        for file in &files {
+            let schema = Schema::load(&repository().join(file)).unwrap_or_else(|e| panic!("{e}"));
+            let services = names(schema.services.iter().map(|s| &s.name));
+            let structs = names(schema.structs.iter().map(|s| &s.name));
+            let enums = names(schema.enums.iter().map(|e| &e.name));
+            match file.as_str() {
+                "contract/bench.thrift" => {
+                    assert_eq!(services, ["Bench"]);
+                    assert_eq!(structs, ["Order"]);
+                    assert!(enums.is_empty());
+                    let bench = &schema.services[0];
+                    let methods = names(bench.methods.iter().map(|m| &m.name));
+                    assert_eq!(
+                        methods,
+                        ["echoOrder", "echoOrders", "echoString", "hello", "empty"]
+                    );
+                    assert_eq!(bench.method("empty").unwrap().returns, None);
+                    let order = &schema.structs[0];
+                    assert_eq!(order.field_names(), "orderId, phone, name, orderNum, orderDate, ticketType, amount, orderStatus");
+                    assert_eq!(order.field_named("amount").unwrap().ty, Ty::Double);
+                    assert_eq!(order.field_named("orderStatus").unwrap().id, 8);
+                }
+                "fixtures/thrift-shop/idl/shop.thrift" => {
+                    assert_eq!(services, ["Inventory", "shared.Health"]);
+                    assert_eq!(
+                        structs,
+                        [
+                            "Item",
+                            "Customer",
+                            "ReserveRequest",
+                            "Line",
+                            "Reservation",
+                            "OutOfStock",
+                            "shared.Money"
+                        ]
+                    );
+                    assert_eq!(enums, ["Tier", "Status", "shared.Currency"]);
+                    let kinds: Vec<Kind> = schema.structs.iter().map(|s| s.kind).collect();
+                    assert_eq!(kinds[5], Kind::Exception);
+                    let inventory = schema.service("Inventory", Path::new(file)).unwrap();
+                    let forget = inventory.method("forget").unwrap();
+                    assert!(forget.oneway);
+                    let request = schema
+                        .structs
+                        .iter()
+                        .find(|s| s.name == "ReserveRequest")
+                        .unwrap();
+                    assert_eq!(
+                        schema.type_name(&request.field_named("items").unwrap().ty),
+                        "list<Item>"
+                    );
+                    assert_eq!(
+                        schema.type_name(&request.field_named("tags").unwrap().ty),
+                        "set<string>"
+                    );
+                    assert_eq!(
+                        schema.type_name(&request.field_named("attributes").unwrap().ty),
+                        "map<string, string>"
+                    );
+                    assert_eq!(request.field_named("note").unwrap().ty, Ty::Binary);
+                    let currency = schema
+                        .enums
+                        .iter()
+                        .find(|e| e.name == "shared.Currency")
+                        .unwrap();
+                    assert_eq!(
+                        currency.values,
+                        [("EUR".to_owned(), 1), ("USD".to_owned(), 2)]
+                    );
+                }
+                "fixtures/thrift-shop/idl/shared.thrift" => {
+                    assert_eq!(services, ["Health"]);
+                    assert_eq!(structs, ["Money"]);
+                    assert_eq!(enums, ["Currency"]);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn resolution_mistakes_are_one_line() {
+        let dir = std::env::temp_dir().join(format!("rpclab-idl-resolve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let load = |text: &str| {
+            let file = dir.join("t.thrift");
+            std::fs::write(&file, text).unwrap();
+            let e = Schema::load(&file).unwrap_err();
+            let prefix = format!("{}", file.display());
+            assert!(e.starts_with(&prefix), "{e}");
+            e[prefix.len()..].to_owned()
+        };
+        assert_eq!(
+            load("struct S {\n  1: i32 a b\n}"),
+            ":3:1: expected the field's name, found `}`"
+        );
+        assert_eq!(
+            load("struct S {\n  1: i32 a b c\n}"),
+            ": S.c: unknown type `b`"
+        );
+        assert_eq!(
+            load("struct S { 1: Nowhere n }"),
+            ": S.n: unknown type `Nowhere`"
+        );
+        assert_eq!(
+            load("struct S { 1: other.T n }"),
+            ": S.n: `other.T` names no included file (include \"other.thrift\")"
+        );
+        assert_eq!(
+            load("struct S { 1: uuid u }"),
+            ": S.u: type `uuid` (Thrift 0.21) is not supported yet"
+        );
+        assert_eq!(
+            load("typedef A B typedef B A struct S { 1: A a }"),
+            ": S.a: typedefs refer to each other in a cycle"
+        );
+        assert_eq!(
+            load("struct S { 70000: i32 a }"),
+            ": S.a: field id 70000 does not fit in an i16"
+        );
+        assert_eq!(
+            load("enum E { A = 3000000000 }"),
+            ": enum E: value A = 3000000000 does not fit in an i32"
+        );
+        assert_eq!(
+            load("struct X {} service S extends X {}"),
+            ": service S extends `X`, which is no service"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn ids_and_enum_values_follow_the_compiler() {
+        let dir = std::env::temp_dir().join(format!("rpclab-idl-ids-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("ids.thrift");
+        std::fs::write(
+            &file,
+            "enum E { A, B = 5, C }\nstruct S { i32 first, i32 second, 3: E e }\n\
+             service Base { void b() }\nservice S2 extends Base { E m(1: S s) throws (1: X x) }\nexception X {}\n",
+        )
+        .unwrap();
+        let schema = Schema::load(&file).unwrap();
+        assert_eq!(
+            schema.enums[0].values,
+            [("A".into(), 0), ("B".into(), 5), ("C".into(), 6)]
+        );
+        let ids: Vec<i16> = schema.structs[0].fields.iter().map(|f| f.id).collect();
+        assert_eq!(ids, [-1, -2, 3]);
+        let s2 = schema.service("S2", &file).unwrap();
+        assert_eq!(names(s2.methods.iter().map(|m| &m.name)), ["b", "m"]);
+        assert_eq!(s2.methods[1].returns, Some(Ty::Enum(0)));
+        assert_eq!(schema.type_name(&s2.methods[1].throws[0].ty), "X");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
