@@ -49,9 +49,11 @@ pub use hessian2_draft as hessian;
 
 use self::codec::Header;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
-use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
 use crate::java_contract::Method;
+use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::protocol::{
+    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

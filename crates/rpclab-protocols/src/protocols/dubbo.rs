@@ -59,7 +59,9 @@ use self::codec::{Header, Method, HEADER_LEN};
 use self::format::Format;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

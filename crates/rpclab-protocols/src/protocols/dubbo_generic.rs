@@ -51,8 +51,9 @@
 pub mod reply;
 pub mod request;
 
-use crate::expect::Expectation;
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
+use crate::expect::Expectation;
+use crate::metadata::{Metadata, Use};
 use crate::protocol::{
     check_options, first_call_verified, heartbeat_option, json_option, CallError, Connection,
     Protocol, WireCounter,
@@ -60,7 +61,6 @@ use crate::protocol::{
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
 use crate::protocols::dubbo::{providers_of, DubboConnection, Frame, DEFAULT_HEARTBEAT_S};
-use crate::metadata::{Metadata, Use};
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
 use crate::template::CallValues;
 use bytes::Bytes;
@@ -89,7 +89,6 @@ const OPTIONS: &[&str] = &[
     "group",
     "heartbeat_s",
 ];
-
 
 /// Generic Dubbo calls (see the module documentation).
 #[derive(Debug)]
@@ -479,7 +478,10 @@ mod tests {
         for bad in ["reserve", "Service/reserve", "a.B/", "a.B/c.d"] {
             assert!(split_call(bad).is_err(), "{bad}");
         }
-        assert_eq!(short("com.example.shop.InventoryService/reserve"), "InventoryService/reserve");
+        assert_eq!(
+            short("com.example.shop.InventoryService/reserve"),
+            "InventoryService/reserve"
+        );
     }
 
     #[test]
@@ -491,7 +493,9 @@ mod tests {
             "--types names 1 parameter type (int) but --data holds 2 arguments"
         );
         assert!(refusal::<DubboGeneric>(&[call, ("data", "[")]).starts_with("--data is not JSON"));
-        assert!(refusal::<DubboGeneric>(&[call, ("expect", "{")]).starts_with("--expect is not JSON"));
+        assert!(
+            refusal::<DubboGeneric>(&[call, ("expect", "{")]).starts_with("--expect is not JSON")
+        );
         assert_eq!(
             refusal::<DubboGeneric>(&[call, ("protoset", "x")]),
             "protocol `dubbo-generic` has no option `protoset` (known: call, types, data, \
@@ -511,13 +515,19 @@ mod tests {
         let p = DubboGeneric::new(&options(&[
             ("call", "com.example.shop.InventoryService/reserve"),
             ("types", "com.example.shop.ReserveRequest"),
-            ("data", r#"[{"requestId": "r-{{.RequestNumber}}", "sku": "a", "quantity": 1}]"#),
+            (
+                "data",
+                r#"[{"requestId": "r-{{.RequestNumber}}", "sku": "a", "quantity": 1}]"#,
+            ),
             ("expect", r#"{"requestId": "r-{{.RequestNumber}}"}"#),
         ]))
         .unwrap();
         let call = p.generic_call().unwrap();
         assert_eq!(call.method, "com.example.shop.InventoryService/reserve");
-        assert_eq!(call.descriptors, "parameter types com.example.shop.ReserveRequest");
+        assert_eq!(
+            call.descriptors,
+            "parameter types com.example.shop.ReserveRequest"
+        );
         assert_eq!(call.templates, ["r-{{.RequestNumber}}"]);
         assert!(call.expected_reply);
         assert!(call.request_bytes > 100);
@@ -531,9 +541,15 @@ mod tests {
     #[test]
     fn a_provider_must_serve_hessian2_and_the_method() {
         let p = DubboGeneric::new(&options(&[("call", "a.B/c")])).unwrap();
-        let provider = |query: &str| ServiceUrl::parse(&format!("dubbo://127.0.0.1:20880/a.B?{query}")).unwrap();
+        let provider = |query: &str| {
+            ServiceUrl::parse(&format!("dubbo://127.0.0.1:20880/a.B?{query}")).unwrap()
+        };
         assert!(p.accept(&provider("methods=c,d")).is_ok());
-        assert!(p.accept(&provider("serialization=fastjson2&prefer.serialization=fastjson2,hessian2")).is_ok());
+        assert!(p
+            .accept(&provider(
+                "serialization=fastjson2&prefer.serialization=fastjson2,hessian2"
+            ))
+            .is_ok());
         assert_eq!(
             p.accept(&provider("methods=d,e")).unwrap_err().to_string(),
             "configuration: the provider of a.B at 127.0.0.1:20880 has no method `c` (its methods: d, e)"

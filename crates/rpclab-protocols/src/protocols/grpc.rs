@@ -76,6 +76,7 @@ pub(crate) mod reply;
 mod shared;
 mod writer;
 
+use crate::prepared::{CallKey, ForCall, PreparedCall};
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use crate::tls::{Alpn, Transport};
@@ -85,7 +86,6 @@ use prost::Message as _;
 use reply::PREFIX;
 use rpclab_model::contract::{self, Call, MismatchedArgument, Operation, Value};
 use std::collections::BTreeMap;
-use crate::prepared::{CallKey, ForCall, PreparedCall};
 
 /// Code generated from `contract/bench.proto`: the messages.
 #[allow(clippy::all, missing_docs)]

@@ -69,26 +69,25 @@ pub mod stream;
 #[cfg(test)]
 mod test_pool;
 
+use crate::expect::Expectation;
+use crate::metadata::{HeaderBlocks, Metadata, Use};
 use crate::protocol::{
     first_call_verified, json_lines_option, json_option, CallError, Connection, Messages, Protocol,
-    WireCounter,
-    FIRST_CALL_TIMEOUT,
+    WireCounter, FIRST_CALL_TIMEOUT,
 };
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
-use crate::metadata::{HeaderBlocks, Metadata, Use};
 use crate::template::{self, CallValues, Needs};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
-use crate::expect::Expectation;
 use request::{Parsed, Template};
-use stream::{StreamFlags, StreamKind, StreamLink};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use stream::{StreamFlags, StreamKind, StreamLink};
 use tokio::sync::OnceCell;
 
 /// The options of this protocol, besides TLS's ([`crate::tls::OPTIONS`]).
@@ -200,8 +199,14 @@ impl Protocol for GrpcGeneric {
 
     const CONNECTION_MODEL: &'static str = "HTTP/2, calls multiplexed on each connection";
 
-    const FILE_OPTIONS: &'static [&'static str] =
-        &["data_file", "expect_file", "metadata_file", "protoset", "proto", "cacert"];
+    const FILE_OPTIONS: &'static [&'static str] = &[
+        "data_file",
+        "expect_file",
+        "metadata_file",
+        "protoset",
+        "proto",
+        "cacert",
+    ];
 
     const CALL_OPTION: Option<&'static str> = Some("call");
 
@@ -250,7 +255,8 @@ impl Protocol for GrpcGeneric {
         if let Some(file) = options.get("proto") {
             if protocol.protoset.is_some() {
                 return Err(CallError::Config(
-                    "give the service's types once: --proto FILE or --protoset FILE, not both".into(),
+                    "give the service's types once: --proto FILE or --protoset FILE, not both"
+                        .into(),
                 ));
             }
             let import_paths: Vec<String> = options
@@ -296,7 +302,9 @@ impl Protocol for GrpcGeneric {
         if self.resolved.get().is_none() {
             let opened = Channel::open(target, counter.clone(), self.transport.clone()).await?;
             self.resolved
-                .get_or_try_init(|| async { self.reflect(&opened, target, tls).await.map(Arc::new) })
+                .get_or_try_init(|| async {
+                    self.reflect(&opened, target, tls).await.map(Arc::new)
+                })
                 .await?;
             channel = Some(opened);
         }
@@ -371,7 +379,11 @@ impl GrpcGeneric {
             return Err(CallError::Config(format!(
                 "unknown service `{}` in the {descriptors} (its services: {})",
                 self.service,
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
             )));
         };
         let Some(method) = service.methods().find(|m| m.name() == self.method) else {
@@ -388,18 +400,26 @@ impl GrpcGeneric {
             return Err(CallError::Config(format!(
                 "{} {} for streaming methods; `{}/{}` is unary: leave {} out",
                 self.stream_flags_given.join(", "),
-                if self.stream_flags_given.len() == 1 { "is" } else { "are" },
+                if self.stream_flags_given.len() == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
                 self.service,
                 self.method,
-                if self.stream_flags_given.len() == 1 { "it" } else { "them" },
+                if self.stream_flags_given.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
             )));
         }
         let values = template_method(&method);
         let requests = elements(&self.data, "--data")
             .iter()
             .map(|(json, what)| {
-                let parsed =
-                    request::parse(&method.input(), json, what, &values).map_err(CallError::Config)?;
+                let parsed = request::parse(&method.input(), json, what, &values)
+                    .map_err(CallError::Config)?;
                 Template::new(&parsed).map_err(|e| CallError::Config(format!("{what}: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -446,7 +466,12 @@ impl GrpcGeneric {
     }
 
     /// The method's types from the server's reflection, on `channel`.
-    async fn reflect(&self, channel: &Channel, target: &str, tls: bool) -> Result<Resolved, CallError> {
+    async fn reflect(
+        &self,
+        channel: &Channel,
+        target: &str,
+        tls: bool,
+    ) -> Result<Resolved, CallError> {
         let reflection = reflection::Reflection {
             channel,
             authority: target,
@@ -465,9 +490,9 @@ impl GrpcGeneric {
             ))),
             Ok(Err(reflection::Failure::UnknownService(why))) => Err(CallError::Config(why)),
             Ok(Err(reflection::Failure::Transport(e))) => Err(e),
-            Ok(Err(reflection::Failure::Broken(why))) => Err(CallError::Config(format!(
-                "{target}: {why}; {hint}"
-            ))),
+            Ok(Err(reflection::Failure::Broken(why))) => {
+                Err(CallError::Config(format!("{target}: {why}; {hint}")))
+            }
             Ok(Ok((pool, version))) => self.resolve(&pool, format!("reflection {version}")),
         }
     }
@@ -509,8 +534,8 @@ fn expected_of(
     values: &template::Method,
     partial: bool,
 ) -> Result<Expected, CallError> {
-    if let Some(matched) =
-        Expectation::of(json, partial, &[]).map_err(|e| CallError::Config(format!("{what}: {e}")))?
+    if let Some(matched) = Expectation::of(json, partial, &[])
+        .map_err(|e| CallError::Config(format!("{what}: {e}")))?
     {
         // The fields it names are checked as an exact expectation's are;
         // the matchers' places read as unset.
@@ -520,8 +545,7 @@ fn expected_of(
     }
     let parsed: Parsed =
         request::parse(&method.output(), json, what, values).map_err(CallError::Config)?;
-    let template =
-        Template::new(&parsed).map_err(|e| CallError::Config(format!("{what}: {e}")))?;
+    let template = Template::new(&parsed).map_err(|e| CallError::Config(format!("{what}: {e}")))?;
     if let Some(drawn) = template.values().into_iter().find(|v| !v.is_reproducible()) {
         return Err(CallError::Config(format!(
             "{what}: {} is drawn anew for every call and cannot be expected; \
@@ -551,7 +575,10 @@ fn split_call(call: &str) -> Result<(String, String), CallError> {
         Some((service, method))
             if !service.is_empty() && !method.is_empty() && !method.contains('.') =>
         {
-            Ok((service.trim_start_matches('/').to_owned(), method.to_owned()))
+            Ok((
+                service.trim_start_matches('/').to_owned(),
+                method.to_owned(),
+            ))
         }
         _ => Err(CallError::Config(format!(
             "--call `{call}` is not package.Service/Method"
@@ -620,10 +647,7 @@ impl GrpcGenericConnection {
         let output = resolved.method.output();
         let decode = |bytes: &[u8]| {
             DynamicMessage::decode(output.clone(), bytes).map_err(|e| {
-                CallError::Protocol(format!(
-                    "the reply is no {}: {e}",
-                    output.full_name()
-                ))
+                CallError::Protocol(format!("the reply is no {}: {e}", output.full_name()))
             })
         };
         let wrong = |difference: String| {
@@ -737,7 +761,11 @@ impl Connection for GrpcGenericConnection {
         self.verified(&mut Messages::default()).await
     }
 
-    async fn verified_call_recording(&self, _call: &Call, messages: &mut Messages) -> Result<(), CallError> {
+    async fn verified_call_recording(
+        &self,
+        _call: &Call,
+        messages: &mut Messages,
+    ) -> Result<(), CallError> {
         self.verified(messages).await
     }
 }
@@ -750,7 +778,8 @@ mod tests {
     fn protoset_file() -> String {
         static FILE: OnceLock<String> = OnceLock::new();
         FILE.get_or_init(|| {
-            let path = std::env::temp_dir().join(format!("rpclab-shop-{}-t.protoset", std::process::id()));
+            let path =
+                std::env::temp_dir().join(format!("rpclab-shop-{}-t.protoset", std::process::id()));
             std::fs::write(&path, test_pool::protoset()).unwrap();
             path.display().to_string()
         })
@@ -813,8 +842,10 @@ mod tests {
             with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("expect", r#"{"status":7.5}"#)]),
             "--expect: status: one of STATUS_UNSPECIFIED, RESERVED, PARTIAL (shop.v1.Status) expected, got a number `7.5`"
         );
-        assert!(with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
-            .starts_with("--data is not JSON"));
+        assert!(
+            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{")])
+                .starts_with("--data is not JSON")
+        );
         // An expect array with matchers: each element checked on its own,
         // before the types are (the misspelt field of a matched element
         // then by the output type, as an exact one's).
@@ -823,21 +854,33 @@ mod tests {
             with_protoset(&[
                 ("call", "shop.v1.Inventory/Reserve"),
                 ("data", two),
-                ("expect", r#"[{"status":"RESERVED"},{"status":{"$oneOf":[1]}}]"#)
+                (
+                    "expect",
+                    r#"[{"status":"RESERVED"},{"status":{"$oneOf":[1]}}]"#
+                )
             ]),
-            format!("--expect[1]: status: unknown matcher `$oneOf`; {}", crate::expect::MATCHERS)
+            format!(
+                "--expect[1]: status: unknown matcher `$oneOf`; {}",
+                crate::expect::MATCHERS
+            )
         );
         assert!(with_protoset(&[
             ("call", "shop.v1.Inventory/Reserve"),
             ("data", two),
-            ("expect", r#"[{"status":"RESERVED"},{"statos":{"$any":true}}]"#)
+            (
+                "expect",
+                r#"[{"status":"RESERVED"},{"statos":{"$any":true}}]"#
+            )
         ])
         .starts_with("--expect[1]: statos"));
         assert_eq!(
             with_protoset(&[
                 ("call", "shop.v1.Inventory/Reserve"),
                 ("data", two),
-                ("expect", r#"[{"requestId":"a-{{.RequestNumber}}"},{"requestId":"{{.WorkerID}}"}]"#),
+                (
+                    "expect",
+                    r#"[{"requestId":"a-{{.RequestNumber}}"},{"requestId":"{{.WorkerID}}"}]"#
+                ),
                 ("expect_partial", "true")
             ]),
             "--expect[1]: requestId: `{{.WorkerID}}`: with matchers or --expect-partial, \
@@ -848,16 +891,29 @@ mod tests {
             ("protoset", protoset.as_str()),
             ("call", "shop.v1.Inventory/Reserve"),
             ("data", two),
-            ("expect", r#"[{"requestId":"a","status":{"$regex":"^RES"}},{"requestId":"b"}]"#),
+            (
+                "expect",
+                r#"[{"requestId":"a","status":{"$regex":"^RES"}},{"requestId":"b"}]"#,
+            ),
         ]))
         .unwrap();
         let resolved = p.resolved.get().unwrap();
-        assert!(matches!(resolved.expected[..], [Expected::Matched(_), Expected::Fixed(_)]));
+        assert!(matches!(
+            resolved.expected[..],
+            [Expected::Matched(_), Expected::Fixed(_)]
+        ));
         assert!(!resolved.same_every_call());
         let m = refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("protoset", "/nonexistent.protoset")]);
-        assert!(m.starts_with("cannot read the protoset /nonexistent.protoset"), "{m}");
+        assert!(
+            m.starts_with("cannot read the protoset /nonexistent.protoset"),
+            "{m}"
+        );
         for m in [
-            with_protoset(&[("call", "shop.v1.Inventory/Reserve"), ("data", "{}"), ("data_file", "x")]),
+            with_protoset(&[
+                ("call", "shop.v1.Inventory/Reserve"),
+                ("data", "{}"),
+                ("data_file", "x"),
+            ]),
             refusal::<GrpcGeneric>(&[("call", "a.B/C"), ("colour", "red")]),
         ] {
             assert!(!m.contains('\n'), "{m}");
@@ -866,13 +922,19 @@ mod tests {
 
     #[test]
     fn a_proto_file_and_its_imports_resolve_the_method_when_the_protocol_is_built() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/grpc-shop/proto");
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/grpc-shop/proto"
+        );
         let file = format!("{root}/shop/v1/inventory.proto");
         let p = GrpcGeneric::new(&options(&[
             ("proto", file.as_str()),
             ("import_paths", root),
             ("call", "shop.v1.Inventory/Reserve"),
-            ("data", r#"{"items":[{"sku":"a","quantity":1,"price":{"currency":"EUR"}}]}"#),
+            (
+                "data",
+                r#"{"items":[{"sku":"a","quantity":1,"price":{"currency":"EUR"}}]}"#,
+            ),
         ]))
         .unwrap();
         let call = p.generic_call().unwrap();
@@ -881,8 +943,14 @@ mod tests {
 
         // Without the folder its import is relative to: one line that
         // names the import.
-        let m = refusal::<GrpcGeneric>(&[("proto", file.as_str()), ("call", "shop.v1.Inventory/Reserve")]);
-        assert!(m.contains("import 'shop/v1/common.proto' not found in "), "{m}");
+        let m = refusal::<GrpcGeneric>(&[
+            ("proto", file.as_str()),
+            ("call", "shop.v1.Inventory/Reserve"),
+        ]);
+        assert!(
+            m.contains("import 'shop/v1/common.proto' not found in "),
+            "{m}"
+        );
         assert!(!m.contains('\n'), "{m}");
         assert_eq!(
             refusal::<GrpcGeneric>(&[("import_paths", root), ("call", "a.B/C")]),
@@ -890,7 +958,11 @@ mod tests {
         );
         let protoset = protoset_file();
         assert_eq!(
-            refusal::<GrpcGeneric>(&[("proto", file.as_str()), ("protoset", protoset.as_str()), ("call", "a.B/C")]),
+            refusal::<GrpcGeneric>(&[
+                ("proto", file.as_str()),
+                ("protoset", protoset.as_str()),
+                ("call", "a.B/C")
+            ]),
             "give the service's types once: --proto FILE or --protoset FILE, not both"
         );
     }
@@ -898,7 +970,11 @@ mod tests {
     #[test]
     fn each_streaming_kind_is_resolved_with_its_flags() {
         let file = protoset_file();
-        for (method, kind) in [("Watch", "server"), ("ReserveAll", "client"), ("ReserveEach", "bidi")] {
+        for (method, kind) in [
+            ("Watch", "server"),
+            ("ReserveAll", "client"),
+            ("ReserveEach", "bidi"),
+        ] {
             let call = format!("shop.v1.Inventory/{method}");
             let p = GrpcGeneric::new(&options(&[
                 ("protoset", file.as_str()),
@@ -909,10 +985,17 @@ mod tests {
             .unwrap();
             let stream = p.generic_call().unwrap().stream.unwrap();
             assert_eq!(stream.kind, kind);
-            assert_eq!((stream.call_count, stream.interval_us), (Some(4), Some(2_000)));
+            assert_eq!(
+                (stream.call_count, stream.interval_us),
+                (Some(4), Some(2_000))
+            );
             assert!(!stream.dynamic_messages);
         }
-        let unary = GrpcGeneric::new(&options(&[("protoset", file.as_str()), ("call", "shop.v1.Inventory/Reserve")])).unwrap();
+        let unary = GrpcGeneric::new(&options(&[
+            ("protoset", file.as_str()),
+            ("call", "shop.v1.Inventory/Reserve"),
+        ]))
+        .unwrap();
         assert_eq!(unary.generic_call().unwrap().stream, None);
     }
 
@@ -922,8 +1005,14 @@ mod tests {
         let p = GrpcGeneric::new(&options(&[
             ("protoset", file.as_str()),
             ("call", "shop.v1.Inventory.Reserve"),
-            ("data", r#"{"requestId":"r-{{.RequestNumber}}","items":[{"sku":"a","quantity":1}]}"#),
-            ("expect", r#"{"requestId":"r-{{.RequestNumber}}","status":"RESERVED"}"#),
+            (
+                "data",
+                r#"{"requestId":"r-{{.RequestNumber}}","items":[{"sku":"a","quantity":1}]}"#,
+            ),
+            (
+                "expect",
+                r#"{"requestId":"r-{{.RequestNumber}}","status":"RESERVED"}"#,
+            ),
         ]))
         .unwrap();
         let call = p.generic_call().unwrap();

@@ -51,7 +51,9 @@ use self::codec::{Header, Identity, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
 use crate::mux::{Framing, Inbound, Mux, Split};
 use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

@@ -55,7 +55,9 @@ pub use motan_simple as simple;
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
-use crate::protocol::{check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter};
+use crate::protocol::{
+    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

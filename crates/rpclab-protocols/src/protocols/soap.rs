@@ -51,8 +51,8 @@ use self::envelope::Operation;
 use crate::http::{HttpPool, RequestCache};
 use crate::java_contract::Method;
 use crate::protocol::{CallError, Protocol, WireCounter};
-use crate::reference::{ReferenceExchange, Reply};
 use crate::protocols::hessian::{http_status_error, path_option, pool_option};
+use crate::reference::{ReferenceExchange, Reply};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use rpclab_model::contract::Call;
@@ -326,7 +326,10 @@ mod tests {
         let s = Soap::new(&opts(&[("wsdl", "none"), ("namespace", "urn:x")])).unwrap();
         assert_eq!(s.wsdl(), None);
         assert_eq!(s.tls(), Some(TlsSetting::Plaintext));
-        assert_eq!(s.url("127.0.0.1:8092", "/bench?wsdl"), "http://127.0.0.1:8092/bench?wsdl");
+        assert_eq!(
+            s.url("127.0.0.1:8092", "/bench?wsdl"),
+            "http://127.0.0.1:8092/bench?wsdl"
+        );
         let s = Soap::new(&opts(&[("tls", "skip-verify")])).unwrap();
         assert_eq!(s.url("h:1", "/b"), "https://h:1/b");
         assert_refused::<Soap>(&[

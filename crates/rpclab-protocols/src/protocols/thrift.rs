@@ -198,9 +198,7 @@ impl ReferenceExchange for ThriftConnection {
 
 #[cold]
 fn wrong_seqid(got: i32, sent: i32) -> CallError {
-    CallError::Protocol(format!(
-        "reply has sequence id {got}, the call had {sent}"
-    ))
+    CallError::Protocol(format!("reply has sequence id {got}, the call had {sent}"))
 }
 
 #[cold]
@@ -249,7 +247,13 @@ impl ThriftExchange {
         let method = Method::of(call)?;
         let ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
         let mut whole = Vec::new();
-        encode_message(&mut whole, Framing::Buffered, encoding, &ident, &call.argument)?;
+        encode_message(
+            &mut whole,
+            Framing::Buffered,
+            encoding,
+            &ident,
+            &call.argument,
+        )?;
         let mut header = Vec::new();
         write_header(&mut header, encoding, &ident)?;
         Ok(ThriftExchange {
@@ -263,7 +267,6 @@ impl ThriftExchange {
         })
     }
 
-
     /// The reply in `input`, if it is whole: its envelope checked against
     /// the request (the stream is out of step otherwise), its result struct
     /// compared with the reference reply, or decoded.
@@ -271,14 +274,22 @@ impl ThriftExchange {
         // A reply like the reference one is not walked again by `scan`.
         let known = self.reference.bytes();
         let (encoding, method) = (self.encoding, self.method);
-        let found = reply_in(input, self.framing, encoding, known, &self.ident, method.name())?;
+        let found = reply_in(
+            input,
+            self.framing,
+            encoding,
+            known,
+            &self.ident,
+            method.name(),
+        )?;
         Ok(match found {
             Parsed::Incomplete { at_least } => Parsed::Incomplete { at_least },
             Parsed::Complete { consumed, outcome } => Parsed::Complete {
                 consumed,
                 outcome: outcome.and_then(|body| {
-                    self.reference
-                        .reply_of(body, &self.call.expected, |b| decode_reply(b, encoding, method))
+                    self.reference.reply_of(body, &self.call.expected, |b| {
+                        decode_reply(b, encoding, method)
+                    })
                 }),
             },
         })
@@ -344,7 +355,11 @@ impl Exchange for ThriftExchange {
 }
 
 /// A CALL message's header alone.
-fn write_header(out: &mut Vec<u8>, encoding: Encoding, ident: &TMessageIdentifier) -> Result<(), CallError> {
+fn write_header(
+    out: &mut Vec<u8>,
+    encoding: Encoding,
+    ident: &TMessageIdentifier,
+) -> Result<(), CallError> {
     let written = match encoding {
         Encoding::Binary => TBinaryOutputProtocol::new(&mut *out, true).write_message_begin(ident),
         Encoding::Compact => TCompactOutputProtocol::new(&mut *out).write_message_begin(ident),
@@ -398,7 +413,9 @@ fn encode_message(
             ident,
             argument,
         ),
-        Encoding::Compact => write_call(&mut TCompactOutputProtocol::new(&mut *out), ident, argument),
+        Encoding::Compact => {
+            write_call(&mut TCompactOutputProtocol::new(&mut *out), ident, argument)
+        }
     };
     encoded.map_err(|e| CallError::Protocol(format!("encoding the request: {e}")))?;
     set_frame_length(out, framing)
@@ -727,9 +744,9 @@ fn bad_frame(len: usize, scanned: Result<Scan, String>) -> CallError {
             "a frame of {len} bytes holds a message of {} bytes",
             message.len
         )),
-        Ok(Scan::Incomplete { .. }) => CallError::Protocol(format!(
-            "a frame of {len} bytes ends inside its message"
-        )),
+        Ok(Scan::Incomplete { .. }) => {
+            CallError::Protocol(format!("a frame of {len} bytes ends inside its message"))
+        }
         Err(why) => malformed(why),
     }
 }
@@ -866,11 +883,25 @@ mod tests {
                     let method = Method::of(&call).unwrap();
                     let prepared = ThriftExchange::new(framing, encoding, &call).unwrap();
                     assert!(prepared.is_for(&call));
-                    for seqid in [0, 1, 63, 64, 127, 128, 16_384, 70_000, i32::MAX, -1, i32::MIN] {
-                        let mut ident = TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
+                    for seqid in [
+                        0,
+                        1,
+                        63,
+                        64,
+                        127,
+                        128,
+                        16_384,
+                        70_000,
+                        i32::MAX,
+                        -1,
+                        i32::MIN,
+                    ] {
+                        let mut ident =
+                            TMessageIdentifier::new(method.name(), TMessageType::Call, 0);
                         ident.sequence_number = seqid;
                         let mut out = vec![0xee; 5];
-                        encode_prepared(&mut out, framing, encoding, &ident, &prepared.args).unwrap();
+                        encode_prepared(&mut out, framing, encoding, &ident, &prepared.args)
+                            .unwrap();
                         assert_eq!(
                             out,
                             encode(framing, encoding, &call, seqid),
@@ -959,7 +990,11 @@ mod tests {
         for encoding in WIRES {
             for op in Operation::ALL {
                 let call = op.call();
-                let reply = process(Failing, encoding, &encode(Framing::Buffered, encoding, &call, 5));
+                let reply = process(
+                    Failing,
+                    encoding,
+                    &encode(Framing::Buffered, encoding, &call, 5),
+                );
                 let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
                 assert_eq!(message.kind, EXCEPTION);
                 match value {
@@ -1100,7 +1135,11 @@ mod tests {
     async fn reads_unframed_messages_piece_by_piece() {
         for encoding in WIRES {
             let call = Operation::StringEcho(contract::StringSize::K100).call();
-            let reply = process(Echo, encoding, &encode(Framing::Buffered, encoding, &call, 8));
+            let reply = process(
+                Echo,
+                encoding,
+                &encode(Framing::Buffered, encoding, &call, 8),
+            );
             let mut bytes = reply.clone();
             bytes.extend_from_slice(&reply);
             let mut input = Received::default();
@@ -1130,7 +1169,8 @@ mod tests {
                 Framing::Buffered,
                 encoding,
                 known.as_deref(),
-            ).await;
+            )
+            .await;
             assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
         }
     }
@@ -1179,7 +1219,9 @@ mod tests {
                         for cut in 0..reply.len() {
                             match exchange.reply(&reply[..cut]).unwrap() {
                                 Parsed::Incomplete { at_least } => assert!(at_least > cut),
-                                other => panic!("{encoding:?} {framing:?} {op} cut {cut}: {other:?}"),
+                                other => {
+                                    panic!("{encoding:?} {framing:?} {op} cut {cut}: {other:?}")
+                                }
                             }
                         }
                         let mut more = reply.clone();
@@ -1210,7 +1252,10 @@ mod tests {
             let mut exchange = ThriftExchange::new(Framing::Framed, encoding, &call).unwrap();
             let stale = reply_to(&mut exchange, Framing::Framed, encoding);
             let _ = reply_to(&mut exchange, Framing::Framed, encoding);
-            assert!(matches!(exchange.reply(&stale), Err(CallError::Protocol(_))));
+            assert!(matches!(
+                exchange.reply(&stale),
+                Err(CallError::Protocol(_))
+            ));
 
             let mut other = call.clone();
             other.argument = Value::Str("someone else".into());

@@ -67,15 +67,15 @@ mod value;
 
 use self::codec::Encoded;
 use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
-use crate::expect::Expectation;
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
 use super::thrift::link::Link;
-use super::thrift::{encode_prepared, reply_in, Thrift, Framing, Encoding};
+use super::thrift::{encode_prepared, reply_in, Encoding, Framing, Thrift};
 use crate::exchange::{Exchange, Parsed};
-use crate::template::{self, CallValues, Needs};
+use crate::expect::Expectation;
 use crate::protocol::{
     check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
 };
+use crate::template::{self, CallValues, Needs};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
 use std::collections::BTreeMap;
@@ -191,8 +191,8 @@ impl Protocol for ThriftGeneric {
         // A matched expectation is judged on the reply's JSON, not read
         // into the result's type.
         let exact = expect.as_ref().filter(|_| matched.is_none());
-        let mut resolved = resolve(Path::new(idl), call, &data, exact, thrift.encoding())
-            .map_err(config)?;
+        let mut resolved =
+            resolve(Path::new(idl), call, &data, exact, thrift.encoding()).map_err(config)?;
         resolved.matched = matched;
         Ok(ThriftGeneric {
             framing: thrift.framing(),
@@ -248,7 +248,11 @@ impl Protocol for ThriftGeneric {
 impl ThriftGeneric {
     fn new_exchange(&self) -> GenericExchange {
         GenericExchange {
-            ident: TMessageIdentifier::new(self.resolved.method.name.clone(), TMessageType::Call, 0),
+            ident: TMessageIdentifier::new(
+                self.resolved.method.name.clone(),
+                TMessageType::Call,
+                0,
+            ),
             framing: self.framing,
             encoding: self.encoding,
             resolved: Arc::clone(&self.resolved),
@@ -265,7 +269,9 @@ impl ThriftGeneric {
 fn split_call(call: &str) -> Result<(&str, &str), String> {
     let split = call.rsplit_once('/').or_else(|| call.rsplit_once('.'));
     match split {
-        Some((service, method)) if !service.is_empty() && !method.is_empty() => Ok((service, method)),
+        Some((service, method)) if !service.is_empty() && !method.is_empty() => {
+            Ok((service, method))
+        }
         _ => Err(format!("--call `{call}` is not Service.method")),
     }
 }
@@ -349,7 +355,11 @@ fn resolve(
         Some(json) => {
             let value = expected_result(&schema, &method, json, &values)
                 .map_err(|e| format!("--expect: {e}"))?;
-            if let Some(drawn) = value.template_values().into_iter().find(|v| !v.is_reproducible()) {
+            if let Some(drawn) = value
+                .template_values()
+                .into_iter()
+                .find(|v| !v.is_reproducible())
+            {
                 return Err(format!(
                     "--expect: {} is drawn anew for every call and cannot be expected; \
                      only {{{{.RequestNumber}}}} and {{{{.WorkerID}}}} may be in an expected reply",
@@ -411,7 +421,8 @@ fn expected_result(
         if members.len() == 1 {
             let (name, value) = members.iter().next().expect("one member");
             let thrown = method.throws.iter().find(|f| {
-                f.name == *name || matches!(&f.ty, Ty::Struct(i) if schema.structs[*i].name == *name)
+                f.name == *name
+                    || matches!(&f.ty, Ty::Struct(i) if schema.structs[*i].name == *name)
             });
             let returns_such_a_field = matches!(&method.returns, Some(Ty::Struct(i))
                 if schema.structs[*i].field_named(name).is_some());
@@ -463,7 +474,9 @@ impl ThriftGenericConnection {
 
     /// The first call, verified before anything is measured.
     async fn first_call(&self) -> Result<(), CallError> {
-        first_call_verified(&self.label, self.exchange()).await.map(|_| ())
+        first_call_verified(&self.label, self.exchange())
+            .await
+            .map(|_| ())
     }
 }
 
@@ -520,7 +533,9 @@ impl Exchange for GenericExchange {
             Some(fixed) => fixed,
             None => {
                 self.args.clear();
-                self.resolved.args.write(self.encoding, &self.call, &mut self.args);
+                self.resolved
+                    .args
+                    .write(self.encoding, &self.call, &mut self.args);
                 &self.args
             }
         };
@@ -561,7 +576,12 @@ impl Exchange for GenericExchange {
 impl Resolved {
     /// Checks result struct `body` of the call with values `call` (see the
     /// module documentation).
-    fn verify(&self, encoding: Encoding, call: &CallValues, body: &[u8]) -> Result<Verified, CallError> {
+    fn verify(
+        &self,
+        encoding: Encoding,
+        call: &CallValues,
+        body: &[u8],
+    ) -> Result<Verified, CallError> {
         let same_every_call = self.same_every_call();
         if same_every_call && self.reference.get().is_some_and(|r| **r == *body) {
             return Ok(Verified(None));
@@ -579,15 +599,16 @@ impl Resolved {
         let decoded = codec::decode(&self.schema, encoding, &self.result, body).map_err(|e| {
             CallError::Protocol(format!("the reply of {} does not decode: {e}", self.label))
         })?;
-        let wrong = |difference: String| {
-            CallError::WrongResponse(format!("{}: {difference}", self.label))
-        };
+        let wrong =
+            |difference: String| CallError::WrongResponse(format!("{}: {difference}", self.label));
         match (&self.matched, &self.expected) {
             (Some(matched), _) => {
                 if let Some(problem) = self.not_a_return(&decoded) {
                     return Err(wrong(problem));
                 }
-                if let Some(difference) = matched.first_difference(&self.returned(&decoded), call.number) {
+                if let Some(difference) =
+                    matched.first_difference(&self.returned(&decoded), call.number)
+                {
                     return Err(wrong(difference));
                 }
             }
@@ -658,7 +679,11 @@ impl Resolved {
                 first_difference(&self.schema, &field.ty, w, g, &root)
             }
             (None, None) => None,
-            _ => Some(format!("expected {}, got {}", describe(want), describe(got))),
+            _ => Some(format!(
+                "expected {}, got {}",
+                describe(want),
+                describe(got)
+            )),
         }
     }
 
@@ -682,7 +707,9 @@ impl Resolved {
         };
         match (fields.first(), &self.method.returns) {
             (Some((0, _)), _) | (None, None) => None,
-            (None, Some(_)) => Some("the reply has no return value (field 0 unset: the server returned null)".into()),
+            (None, Some(_)) => Some(
+                "the reply has no return value (field 0 unset: the server returned null)".into(),
+            ),
             (Some((id, v)), _) => {
                 let field = self.field(*id);
                 Some(format!(
@@ -751,10 +778,16 @@ mod tests {
         let methods: Vec<&str> = inventory.methods.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(methods, ["ping", "reserve", "forget"]);
         let tier = schema.enums.iter().find(|e| e.name == "Tier").unwrap();
-        assert_eq!(tier.values, [("SILVER".to_owned(), 1), ("GOLD".to_owned(), 2)]);
+        assert_eq!(
+            tier.values,
+            [("SILVER".to_owned(), 1), ("GOLD".to_owned(), 2)]
+        );
         let item = schema.structs.iter().find(|s| s.name == "Item").unwrap();
         assert_eq!(item.field_named("sku").unwrap().ty, Ty::String);
-        assert_eq!(item.field_named("sku").unwrap().requiredness, Requiredness::Required);
+        assert_eq!(
+            item.field_named("sku").unwrap().requiredness,
+            Requiredness::Required
+        );
         assert_eq!(item.field_named("quantity").unwrap().ty, Ty::I32);
         let price = &item.field_named("price").unwrap().ty;
         assert_eq!(schema.type_name(price), "shared.Money");
@@ -786,27 +819,42 @@ mod tests {
         assert_eq!(
             refused(&[
                 ("call", "Inventory.reserve"),
-                ("data", r#"{"req": {"items": [{"sku": "a"}, {"sku": "b", "quantity": "x"}]}}"#)
+                (
+                    "data",
+                    r#"{"req": {"items": [{"sku": "a"}, {"sku": "b", "quantity": "x"}]}}"#
+                )
             ]),
             r#"--data: req.items[1].quantity: expected i32, got "x""#
         );
         assert_eq!(
-            refused(&[("call", "Inventory.reserve"), ("data", r#"{"req": {"items": [{"quantity": 1}]}}"#)]),
+            refused(&[
+                ("call", "Inventory.reserve"),
+                ("data", r#"{"req": {"items": [{"quantity": 1}]}}"#)
+            ]),
             "--data: req.items[0].sku: required field of Item missing"
         );
         assert_eq!(
-            refused(&[("call", "Inventory.reserve"), ("data", r#"{"req": {"customer": {"tier": "PLATINUM"}}}"#)]),
+            refused(&[
+                ("call", "Inventory.reserve"),
+                ("data", r#"{"req": {"customer": {"tier": "PLATINUM"}}}"#)
+            ]),
             r#"--data: req.customer.tier: expected Tier (one of SILVER, GOLD, or a number), got "PLATINUM""#
         );
         assert_eq!(
-            refused(&[("call", "Inventory.reserve"), ("data", r#"{"req": {"note": "%%"}}"#)])
-                .split(" (")
-                .next()
-                .unwrap(),
+            refused(&[
+                ("call", "Inventory.reserve"),
+                ("data", r#"{"req": {"note": "%%"}}"#)
+            ])
+            .split(" (")
+            .next()
+            .unwrap(),
             r#"--data: req.note: expected binary as base64, got "%%""#
         );
         assert_eq!(
-            refused(&[("call", "Inventory.reserve"), ("expect", r#"{"status": 7.5}"#)]),
+            refused(&[
+                ("call", "Inventory.reserve"),
+                ("expect", r#"{"status": 7.5}"#)
+            ]),
             "--expect: status: expected Status (one of RESERVED, PARTIAL, or a number), got 7.5"
         );
         assert_eq!(
@@ -819,7 +867,10 @@ mod tests {
         // (`2: i32 b c d` would not do: `c d` is a field without an id.)
         std::fs::write(&broken, "struct A {\n  1: i32 a,\n  2 i32 b\n}\n").unwrap();
         let line = refusal::<ThriftGeneric>(&[("idl", broken.to_str().unwrap()), ("call", "S.m")]);
-        assert!(line.starts_with(&format!("{}:3:", broken.display())), "{line}");
+        assert!(
+            line.starts_with(&format!("{}:3:", broken.display())),
+            "{line}"
+        );
         assert!(!line.contains('\n'), "{line}");
         let lonely = dir.join("lonely.thrift");
         std::fs::write(&lonely, "include \"gone.thrift\"\nservice S { void m() }\n").unwrap();
@@ -831,15 +882,31 @@ mod tests {
     #[test]
     fn arguments_round_trip_and_a_template_writes_what_the_number_encodes() {
         let idl = shop_idl();
-        let resolved = resolve(Path::new(&idl), "Inventory.reserve", &request(), None, Encoding::Binary).unwrap();
+        let resolved = resolve(
+            Path::new(&idl),
+            "Inventory.reserve",
+            &request(),
+            None,
+            Encoding::Binary,
+        )
+        .unwrap();
         assert_eq!(
             resolved.templates,
-            ["r-{{.RequestNumber}}", "{{.RequestNumber}}", "t-{{.RequestNumber}}"]
+            [
+                "r-{{.RequestNumber}}",
+                "{{.RequestNumber}}",
+                "t-{{.RequestNumber}}"
+            ]
         );
         let schema = &resolved.schema;
         let args = Ty::Struct(schema.structs.len() - 2);
         let method = template::Method::default();
-        let value = FromJson { schema, method: &method }.value(&args, &request(), "").unwrap();
+        let value = FromJson {
+            schema,
+            method: &method,
+        }
+        .value(&args, &request(), "")
+        .unwrap();
         let at = |n| CallValues::new(n, 0, Needs::NONE);
         for encoding in [Encoding::Binary, Encoding::Compact] {
             let encoded = codec::encode(schema, encoding, &args, &value);
@@ -851,7 +918,10 @@ mod tests {
                 encoded.write(encoding, &at(n), &mut pieces);
                 assert_eq!(Some(&pieces[..]), whole.fixed(), "{encoding:?} {n}");
                 let decoded = codec::decode(schema, encoding, &args, &pieces).unwrap();
-                assert_eq!(first_difference(schema, &args, &concrete, &decoded, ""), None);
+                assert_eq!(
+                    first_difference(schema, &args, &concrete, &decoded, ""),
+                    None
+                );
                 assert_eq!(decoded, concrete, "{encoding:?} {n}");
             }
         }
@@ -867,17 +937,38 @@ mod tests {
     fn an_expected_exception_is_named_by_its_field_or_its_type() {
         let idl = shop_idl();
         let reply = |expect: serde_json::Value| {
-            resolve(Path::new(&idl), "Inventory.reserve", &json!({}), Some(&expect), Encoding::Binary)
-                .map(|r| r.expected.unwrap().value)
+            resolve(
+                Path::new(&idl),
+                "Inventory.reserve",
+                &json!({}),
+                Some(&expect),
+                Encoding::Binary,
+            )
+            .map(|r| r.expected.unwrap().value)
         };
         let thrown = reply(json!({"outOfStock": {"sku": "sold-out-x", "available": 0}})).unwrap();
         assert_eq!(
             thrown,
-            TValue::Struct(vec![(1, TValue::Struct(vec![(1, TValue::String("sold-out-x".into())), (2, TValue::I32(0))]))])
+            TValue::Struct(vec![(
+                1,
+                TValue::Struct(vec![
+                    (1, TValue::String("sold-out-x".into())),
+                    (2, TValue::I32(0))
+                ])
+            )])
         );
-        assert_eq!(reply(json!({"OutOfStock": {"sku": "sold-out-x", "available": 0}})).unwrap(), thrown);
+        assert_eq!(
+            reply(json!({"OutOfStock": {"sku": "sold-out-x", "available": 0}})).unwrap(),
+            thrown
+        );
         let returned = reply(json!({"requestId": "r"})).unwrap();
-        assert_eq!(returned, TValue::Struct(vec![(0, TValue::Struct(vec![(1, TValue::String("r".into()))]))]));
+        assert_eq!(
+            returned,
+            TValue::Struct(vec![(
+                0,
+                TValue::Struct(vec![(1, TValue::String("r".into()))])
+            )])
+        );
         let e = reply(json!({"outOfStock": {"sku": 1}})).unwrap_err();
         assert_eq!(e, "--expect: outOfStock.sku: expected string, got 1");
         let p = ThriftGeneric::new(&options(&[

@@ -33,9 +33,9 @@
 //! (`isError`, `errorMsg`) or the service's exception (`appResponse` is a
 //! Throwable). All of them become clear errors.
 
-use hessian2_draft::{DValue, DraftError, Reader, Writer};
-use crate::protocol::CallError;
 use crate::java_contract::Method;
+use crate::protocol::CallError;
+use hessian2_draft::{DValue, DraftError, Reader, Writer};
 use rpclab_model::contract::{self, Value};
 
 pub const PROTOCOL_V1: u8 = 1;

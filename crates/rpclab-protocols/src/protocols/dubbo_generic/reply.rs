@@ -97,7 +97,12 @@ fn at(path: &str, what: String) -> Option<String> {
 }
 
 fn value(expected: &Json, got: &HValue, n: u64, path: &str) -> Option<String> {
-    let differ = || at(path, format!("expected {}, got {}", shown_json(expected, n), shown(got)));
+    let differ = || {
+        at(
+            path,
+            format!("expected {}, got {}", shown_json(expected, n), shown(got)),
+        )
+    };
     match (expected, got) {
         (Json::Null, HValue::Null) => None,
         (Json::Bool(e), HValue::Bool(g)) if e == g => None,
@@ -180,15 +185,8 @@ fn value(expected: &Json, got: &HValue, n: u64, path: &str) -> Option<String> {
 /// as `"class"`, as `PojoUtils.generalize` names it).
 fn entries(v: &HValue) -> Vec<(String, &HValue)> {
     match v {
-        HValue::Map(map) => map
-            .entries
-            .iter()
-            .map(|(k, v)| (key_text(k), v))
-            .collect(),
-        HValue::Object(object) => object
-            .iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
+        HValue::Map(map) => map.entries.iter().map(|(k, v)| (key_text(k), v)).collect(),
+        HValue::Object(object) => object.iter().map(|(k, v)| (k.to_owned(), v)).collect(),
         _ => Vec::new(),
     }
 }
@@ -290,7 +288,10 @@ mod tests {
             (s("note"), HValue::Null),
             (
                 s("lines"),
-                HValue::list([HValue::map([(s("sku"), s("a")), (s("reserved"), HValue::Int(1))])]),
+                HValue::list([HValue::map([
+                    (s("sku"), s("a")),
+                    (s("reserved"), HValue::Int(1)),
+                ])]),
             ),
         ])
     }
@@ -345,14 +346,20 @@ mod tests {
             "expected 5, got \"5\""
         );
         assert_eq!(first_difference(&json!(5.0), &HValue::Int(5), 0), None);
-        assert_eq!(first_difference(&json!("{{.RequestNumber}}"), &HValue::Long(9), 9), None);
+        assert_eq!(
+            first_difference(&json!("{{.RequestNumber}}"), &HValue::Long(9), 9),
+            None
+        );
         assert_eq!(
             first_difference(&json!([1, 2]), &HValue::Null, 0).unwrap(),
             "expected 2 elements, got null"
         );
         // A hessian2 object (a class the provider did not generalize).
         let object = HValue::Object(Object::new("java.math.BigDecimal", [("value", s("1.50"))]));
-        assert_eq!(first_difference(&json!({"value": "1.50"}), &object, 0), None);
+        assert_eq!(
+            first_difference(&json!({"value": "1.50"}), &object, 0),
+            None
+        );
         assert_eq!(
             to_json(&object),
             json!({"class": "java.math.BigDecimal", "value": "1.50"})
@@ -379,7 +386,8 @@ mod tests {
         let ok = body(|e| {
             e.write_int(RESPONSE_VALUE_WITH_ATTACHMENTS);
             e.write_value(&reservation(3)).unwrap();
-            e.write_value(&HValue::map([(s("dubbo"), s("2.0.2"))])).unwrap();
+            e.write_value(&HValue::map([(s("dubbo"), s("2.0.2"))]))
+                .unwrap();
         });
         let value = decode(&header(OK, ok.len()), &ok).unwrap();
         assert_eq!(value, reservation(3));
@@ -408,7 +416,10 @@ mod tests {
             e.write_int(RESPONSE_WITH_EXCEPTION);
             e.write_value(&HValue::Object(Object::new(
                 "java.lang.IllegalArgumentException",
-                [("detailMessage", s("no such sku")), ("cause", HValue::Ref(0))],
+                [
+                    ("detailMessage", s("no such sku")),
+                    ("cause", HValue::Ref(0)),
+                ],
             )))
             .unwrap();
         });

@@ -35,11 +35,11 @@
 //! piece of its own, as in the arguments. An array of sets goes
 //! round-robin: a request with sets keeps one body per set.
 
+use crate::metadata::{Metadata, Pair};
 use crate::protocols::dubbo::codec::{
     Header, DUBBO_VERSION, FLAG_REQUEST, FLAG_TWOWAY, HEADER_LEN, MAX_BODY, SERVICE_VERSION,
 };
 use crate::protocols::dubbo::serialization::hessian2::ID as HESSIAN2;
-use crate::metadata::{Metadata, Pair};
 use crate::protocols::grpc_generic::request::{json_type, shown};
 use crate::template::{self, CallValues, Needs, Text};
 use hessian2::Encoder;
@@ -123,7 +123,10 @@ impl Request {
         let mut templates = Vec::new();
         let mut needs = Needs::NONE;
         for (i, set) in sets.iter().enumerate() {
-            if let Some(own) = set.iter().find(|p| OWN_ATTACHMENTS.contains(&p.key.as_str())) {
+            if let Some(own) = set
+                .iter()
+                .find(|p| OWN_ATTACHMENTS.contains(&p.key.as_str()))
+            {
                 return Err(format!(
                     "--metadata: `{}` is an attachment rpclab sends itself (with {}); remove it",
                     own.key,
@@ -162,7 +165,10 @@ impl Request {
     }
 
     /// One body's pieces, with attachment set `set`; the templates in it.
-    fn body_of(invocation: &Invocation, set: &[Pair]) -> Result<(Vec<Piece>, Vec<String>, Needs), String> {
+    fn body_of(
+        invocation: &Invocation,
+        set: &[Pair],
+    ) -> Result<(Vec<Piece>, Vec<String>, Needs), String> {
         let Json::Array(args) = invocation.args else {
             return Err(format!(
                 "--data: the method's arguments as a JSON array expected (`[…]`, one element \
@@ -436,10 +442,15 @@ fn check_argument(ty: &str, arg: &Json, path: &str) -> Result<(), String> {
     // A template value may stand for a number: PojoUtils converts it.
     let numbered = arg.as_str().is_some_and(|s| s.contains("{{"));
     let fits = match ty {
-        "int" | "long" | "short" | "byte" | "java.lang.Integer" | "java.lang.Long"
-        | "java.lang.Short" | "java.lang.Byte" | "java.math.BigInteger" => {
-            arg.is_i64() || arg.is_u64() || numbered
-        }
+        "int"
+        | "long"
+        | "short"
+        | "byte"
+        | "java.lang.Integer"
+        | "java.lang.Long"
+        | "java.lang.Short"
+        | "java.lang.Byte"
+        | "java.math.BigInteger" => arg.is_i64() || arg.is_u64() || numbered,
         "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
             arg.is_number() || numbered
         }
@@ -482,8 +493,15 @@ fn is_primitive(ty: &str) -> bool {
 /// The JSON a parameter type takes, for errors.
 fn expected_json(ty: &str) -> &'static str {
     match ty {
-        "int" | "long" | "short" | "byte" | "java.lang.Integer" | "java.lang.Long"
-        | "java.lang.Short" | "java.lang.Byte" | "java.math.BigInteger" => "an integer",
+        "int"
+        | "long"
+        | "short"
+        | "byte"
+        | "java.lang.Integer"
+        | "java.lang.Long"
+        | "java.lang.Short"
+        | "java.lang.Byte"
+        | "java.math.BigInteger" => "an integer",
         "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
             "a number"
         }
@@ -580,14 +598,19 @@ mod tests {
             invoke[1],
             HValue::typed_list("[string", types.iter().map(|t| HValue::String(t.clone())))
         );
-        let HValue::List(list) = &invoke[2] else { panic!() };
+        let HValue::List(list) = &invoke[2] else {
+            panic!()
+        };
         assert_eq!(list.ty.as_deref(), Some("[object"));
         let mut pojo = entries(&list.items[0]);
         pojo.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(
             pojo,
             [
-                (String::from("class"), HValue::String("com.example.shop.ReserveRequest".into())),
+                (
+                    String::from("class"),
+                    HValue::String("com.example.shop.ReserveRequest".into())
+                ),
                 (String::from("quantity"), HValue::Int(3)),
                 (String::from("sku"), HValue::String("apple".into())),
             ]
@@ -606,8 +629,14 @@ mod tests {
         assert_eq!(
             entries(&attachments),
             [
-                (String::from("path"), HValue::String("com.example.shop.InventoryService".into())),
-                (String::from("interface"), HValue::String("com.example.shop.InventoryService".into())),
+                (
+                    String::from("path"),
+                    HValue::String("com.example.shop.InventoryService".into())
+                ),
+                (
+                    String::from("interface"),
+                    HValue::String("com.example.shop.InventoryService".into())
+                ),
                 (String::from("version"), HValue::String("0.0.0".into())),
                 (String::from("generic"), HValue::String("true".into())),
             ]
@@ -636,16 +665,24 @@ mod tests {
         assert!(request.numbered());
         assert_eq!(
             request.templates(),
-            ["req-{{.RequestNumber}}", "{{.RequestNumber}}/{{.RequestNumber}}"]
+            [
+                "req-{{.RequestNumber}}",
+                "{{.RequestNumber}}/{{.RequestNumber}}"
+            ]
         );
         for n in [0, 7, 123_456_789_012] {
             let (_, invoke, _) = read(&request.body(&at(n)));
-            let HValue::List(list) = &invoke[2] else { panic!() };
+            let HValue::List(list) = &invoke[2] else {
+                panic!()
+            };
             let pojo = entries(&list.items[0]);
             assert_eq!(pojo[0], ("id".into(), HValue::String(format!("req-{n}"))));
             assert_eq!(
                 pojo[1].1,
-                HValue::list([HValue::String("x".into()), HValue::String(format!("{n}/{n}"))])
+                HValue::list([
+                    HValue::String("x".into()),
+                    HValue::String(format!("{n}/{n}"))
+                ])
             );
         }
     }
@@ -669,17 +706,28 @@ mod tests {
         for (n, tenant, trace) in [(0, "a", Some("t-0")), (1, "b", None), (4, "a", Some("t-4"))] {
             let (_, invoke, attachments) = read(&request.body(&at(n)));
             // The method's own values are written in once.
-            let HValue::List(list) = &invoke[2] else { panic!() };
+            let HValue::List(list) = &invoke[2] else {
+                panic!()
+            };
             assert_eq!(list.items[0], HValue::String("reserve".into()));
             let attachments = entries(&attachments);
             assert!(attachments.contains(&("generic".into(), HValue::String("true".into()))));
             assert!(attachments.contains(&("tenant".into(), HValue::String(tenant.into()))));
             assert_eq!(
-                attachments.iter().find(|(k, _)| k == "trace").map(|(_, v)| v.clone()),
+                attachments
+                    .iter()
+                    .find(|(k, _)| k == "trace")
+                    .map(|(_, v)| v.clone()),
                 trace.map(|t| HValue::String(t.into()))
             );
         }
-        let own = Metadata::parse(&json!({"generic": "false"}), "--metadata", &template::Method::default(), Use::DubboAttachments).unwrap();
+        let own = Metadata::parse(
+            &json!({"generic": "false"}),
+            "--metadata",
+            &template::Method::default(),
+            Use::DubboAttachments,
+        )
+        .unwrap();
         inv.metadata = &own;
         assert_eq!(
             Request::new(&inv).unwrap_err(),
@@ -708,7 +756,10 @@ mod tests {
             "--types names 2 parameter types (int, int) but --data holds 1 argument"
         );
         assert_eq!(
-            err(json!([{"sku": "a"}, "lots"]), Some("com.example.shop.ReserveRequest, int")),
+            err(
+                json!([{"sku": "a"}, "lots"]),
+                Some("com.example.shop.ReserveRequest, int")
+            ),
             "--data: [1]: an integer for `int` expected, got a string `\"lots\"`"
         );
         assert_eq!(
@@ -724,7 +775,9 @@ mod tests {
             err(json!([{"a": [1, 18446744073709551615u64]}]), None),
             "--data: [0].a[1]: 18446744073709551615 is beyond Java's long"
         );
-        assert!(parse_types("int;long").unwrap_err().contains("`int;long` is not a Java type"));
+        assert!(parse_types("int;long")
+            .unwrap_err()
+            .contains("`int;long` is not a Java type"));
         assert_eq!(parse_types("").unwrap(), Vec::<String>::new());
         assert_eq!(
             parse_types(" a.B$C ,int[][] ").unwrap(),

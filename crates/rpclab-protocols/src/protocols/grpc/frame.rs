@@ -206,7 +206,7 @@ pub fn request_headers(path: &str, authority: &str, user_agent: &str) -> Vec<u8>
 pub fn request_headers_over(path: &str, authority: &str, user_agent: &str, tls: bool) -> Vec<u8> {
     let mut b = Vec::with_capacity(64 + path.len() + authority.len());
     b.push(0x80 | 3); // :method POST
-    // :scheme https (static index 7) or http (6).
+                      // :scheme https (static index 7) or http (6).
     b.push(0x80 | if tls { 7 } else { 6 });
     put_literal(&mut b, 4, ":path", path);
     put_literal(&mut b, 1, ":authority", authority);
@@ -326,7 +326,10 @@ mod tests {
         let p = preface();
         assert!(p.starts_with(PREFACE));
         let settings = Head::parse(&p[PREFACE.len()..]);
-        assert_eq!((settings.kind, settings.stream, settings.len), (SETTINGS, 0, 18));
+        assert_eq!(
+            (settings.kind, settings.stream, settings.len),
+            (SETTINGS, 0, 18)
+        );
         let update = Head::parse(&p[PREFACE.len() + HEAD_LEN + 18..]);
         assert_eq!((update.kind, update.len), (WINDOW_UPDATE, 4));
         assert_eq!(error_name(7), "REFUSED_STREAM");

@@ -8,19 +8,19 @@
 //! waits for any more, because the HPACK dynamic table must follow the
 //! server's.
 
-use super::shared::{Command, Event, Reply, Settings, Shared};
 use super::frame::{self, Head, HEAD_LEN};
 use super::reply::{self, Fields, Gather};
+use super::shared::{Command, Event, Reply, Settings, Shared};
+use crate::id_hash::IdMap;
 use crate::protocol::CallError;
+use crate::tls::ReadHalf;
 use bytes::BytesMut;
 use loona_hpack::Decoder;
 use std::collections::HashMap;
-use crate::id_hash::IdMap;
 use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
-use crate::tls::ReadHalf;
 use tokio::sync::{mpsc, oneshot};
 
 /// First size of the read buffer; it grows to the largest frame.
@@ -312,7 +312,8 @@ impl Reader {
                 if head.stream != 0 || head.len < 8 {
                     return broken("malformed GOAWAY".into());
                 }
-                let last = u32::from_be_bytes(payload[..4].try_into().unwrap()) & frame::MAX_STREAM_ID;
+                let last =
+                    u32::from_be_bytes(payload[..4].try_into().unwrap()) & frame::MAX_STREAM_ID;
                 let code = u32::from_be_bytes(payload[4..8].try_into().unwrap());
                 let debug = String::from_utf8_lossy(&payload[8..]).into_owned();
                 self.go_away(last, code, debug);
@@ -459,7 +460,12 @@ impl Reader {
         self.shared.ended.store(true, Ordering::Release);
         self.stream(u32::MAX);
         let end = End::GoAway(code, debug.clone());
-        let refused: Vec<u32> = self.streams.keys().copied().filter(|id| *id > last).collect();
+        let refused: Vec<u32> = self
+            .streams
+            .keys()
+            .copied()
+            .filter(|id| *id > last)
+            .collect();
         for id in refused {
             if let Some(stream) = self.take(id) {
                 let _ = stream.reply.send(Err(end.error(&self.target)));
@@ -527,7 +533,8 @@ fn settings(payload: &[u8]) -> Result<Settings, String> {
                 s.initial_window = Some(value);
             }
             frame::SETTINGS_MAX_FRAME_SIZE => {
-                if !(frame::DEFAULT_MAX_FRAME..=frame::MAX_FRAME_LIMIT).contains(&(value as usize)) {
+                if !(frame::DEFAULT_MAX_FRAME..=frame::MAX_FRAME_LIMIT).contains(&(value as usize))
+                {
                     return Err(format!("SETTINGS_MAX_FRAME_SIZE {value}"));
                 }
                 s.max_frame = Some(value);

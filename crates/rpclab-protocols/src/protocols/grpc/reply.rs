@@ -48,9 +48,9 @@ impl Fields {
                 self.status = Some(status.unwrap_or(0));
             }
             b"content-type" => {
-                let grpc = value.strip_prefix(b"application/grpc").is_some_and(|rest| {
-                    rest.is_empty() || rest[0] == b'+' || rest[0] == b';'
-                });
+                let grpc = value
+                    .strip_prefix(b"application/grpc")
+                    .is_some_and(|rest| rest.is_empty() || rest[0] == b'+' || rest[0] == b';');
                 self.grpc_type = Some(if grpc {
                     Ok(())
                 } else {
@@ -73,7 +73,10 @@ impl Fields {
                     others.push_str(": ");
                     let value = String::from_utf8_lossy(value);
                     // A binary value (`-bin`, base64) can be long: its start.
-                    let cut = value.char_indices().nth(80).map_or(value.len(), |(at, _)| at);
+                    let cut = value
+                        .char_indices()
+                        .nth(80)
+                        .map_or(value.len(), |(at, _)| at);
                     others.push_str(&value[..cut]);
                     if cut < value.len() {
                         others.push('…');
@@ -220,9 +223,9 @@ impl Gather {
             Some(more) => more.extend_from_slice(&chunk),
             None => {
                 // The prefix, when complete, says how much is coming.
-                let total = first
-                    .get(1..PREFIX)
-                    .map_or(0, |l| PREFIX + u32::from_be_bytes(l.try_into().unwrap()) as usize);
+                let total = first.get(1..PREFIX).map_or(0, |l| {
+                    PREFIX + u32::from_be_bytes(l.try_into().unwrap()) as usize
+                });
                 let capacity = total.clamp(first.len() + chunk.len(), PREFIX + MAX_MESSAGE_SIZE);
                 let mut more = BytesMut::with_capacity(capacity);
                 more.extend_from_slice(first);
@@ -348,7 +351,9 @@ mod tests {
     }
 
     fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect()
+        p.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
     }
 
     /// RFC 7541 C.4: requests with Huffman coding, sharing one dynamic
@@ -452,7 +457,10 @@ mod tests {
     fn a_head_needs_status_200_and_the_grpc_content_type() {
         let ok = [(":status", "200"), ("content-type", "application/grpc")];
         assert!(check_head(&fields(&ok), false).is_ok());
-        let proto = [(":status", "200"), ("content-type", "application/grpc+proto")];
+        let proto = [
+            (":status", "200"),
+            ("content-type", "application/grpc+proto"),
+        ];
         assert!(check_head(&fields(&proto), false).is_ok());
         for bad in [
             &[(":status", "503"), ("content-type", "application/grpc")][..],
@@ -473,16 +481,25 @@ mod tests {
             ("grpc-message", "going%20away"),
         ];
         let e = check_head(&fields(&only), true).unwrap_err();
-        assert!(matches!(&e, CallError::Server(m) if m == "UNAVAILABLE: going away"), "{e:?}");
+        assert!(
+            matches!(&e, CallError::Server(m) if m == "UNAVAILABLE: going away"),
+            "{e:?}"
+        );
         let e = check_head(&fields(&only[..2]), true).unwrap_err();
         assert!(matches!(e, CallError::Protocol(_)), "{e:?}");
         let mut zero = fields(&only[..2]);
         zero.field(b"grpc-status", b"0");
         let e = check_head(&zero, true).unwrap_err();
-        assert!(matches!(&e, CallError::Protocol(m) if m.contains("no message")), "{e:?}");
+        assert!(
+            matches!(&e, CallError::Protocol(m) if m.contains("no message")),
+            "{e:?}"
+        );
         // A proxy's 502 with a gRPC status says the status.
         let proxy = [(":status", "502"), ("grpc-status", "14")];
-        assert!(matches!(check_head(&fields(&proxy), true), Err(CallError::Server(_))));
+        assert!(matches!(
+            check_head(&fields(&proxy), true),
+            Err(CallError::Server(_))
+        ));
         assert!(fields(&[(":status", "100")]).is_informational());
     }
 
@@ -504,7 +521,10 @@ mod tests {
             "{e:?}"
         );
         let e = grpc_status(&fields(&block)).unwrap_err();
-        assert!(matches!(&e, CallError::Server(m) if m == "UNAUTHENTICATED: no token"), "{e:?}");
+        assert!(
+            matches!(&e, CallError::Server(m) if m == "UNAUTHENTICATED: no token"),
+            "{e:?}"
+        );
         let long = "x".repeat(200);
         let mut ending = Fields::ending();
         for _ in 0..20 {
@@ -526,7 +546,10 @@ mod tests {
             "{err:?}"
         );
         let err = grpc_status(&fields(&[("grpc-status", "99")])).unwrap_err();
-        assert!(matches!(&err, CallError::Server(m) if m == "UNKNOWN: "), "{err:?}");
+        assert!(
+            matches!(&err, CallError::Server(m) if m == "UNKNOWN: "),
+            "{err:?}"
+        );
         for bad in [fields(&[]), fields(&[("grpc-status", "x")])] {
             let err = grpc_status(&bad).unwrap_err();
             assert!(matches!(err, CallError::Protocol(_)), "{err:?}");
@@ -564,6 +587,10 @@ mod tests {
         let mut one = Gather::default();
         let chunk = Bytes::from_static(b"\0\0\0\0\x01z");
         one.push(chunk.clone()).unwrap();
-        assert_eq!(one.into_bytes().as_ptr(), chunk.as_ptr(), "one chunk: no copy");
+        assert_eq!(
+            one.into_bytes().as_ptr(),
+            chunk.as_ptr(),
+            "one chunk: no copy"
+        );
     }
 }

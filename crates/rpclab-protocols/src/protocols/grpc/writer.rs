@@ -2,9 +2,9 @@
 //! send windows, the concurrency limit, batched writes and reconnection
 //! (see the `conn` module for how it fits with the readers).
 
-use super::shared::{Call, Command, Event, Reply, Settings, Shared};
 use super::frame::{self, DATA, END_HEADERS, END_STREAM, HEADERS};
 use super::reader;
+use super::shared::{Call, Command, Event, Reply, Settings, Shared};
 use crate::protocol::{CallError, WireCounter};
 use crate::tls::{Transport, WriteHalf};
 use bytes::Bytes;
@@ -194,7 +194,13 @@ impl Writer {
             let stream = live.next_id;
             live.next_id += 2;
             live.open += 1;
-            frame::put_head(&mut self.out, call.headers.len(), HEADERS, END_HEADERS, stream);
+            frame::put_head(
+                &mut self.out,
+                call.headers.len(),
+                HEADERS,
+                END_HEADERS,
+                stream,
+            );
             self.out.extend_from_slice(&call.headers);
             live.send_data(&mut self.out, stream, call.body);
             self.started.push((stream, call.reply));
@@ -212,7 +218,10 @@ impl Writer {
             for (_, reply) in self.started.drain(..) {
                 let _ = reply.send(Err(CallError::Io(io::Error::new(
                     io::ErrorKind::ConnectionAborted,
-                    format!("{}: the connection closed as the call was sent", self.target),
+                    format!(
+                        "{}: the connection closed as the call was sent",
+                        self.target
+                    ),
                 ))));
             }
         } else {
@@ -296,7 +305,10 @@ impl Live {
         match event {
             Event::Send(frames) => out.extend_from_slice(&frames),
             Event::Settings(settings) => self.settings(settings, out),
-            Event::Window { stream: 0, increment } => {
+            Event::Window {
+                stream: 0,
+                increment,
+            } => {
                 self.window += i64::from(increment);
                 self.pump(out);
             }

@@ -115,7 +115,12 @@ impl Reflection<'_> {
                 .ask(version, Request::FileContainingSymbol(service.to_owned()))
                 .await
             {
-                Ok(response) => return self.closure(version, service, response).await.map(|p| (p, version)),
+                Ok(response) => {
+                    return self
+                        .closure(version, service, response)
+                        .await
+                        .map(|p| (p, version))
+                }
                 Err(CallError::Server(m)) if m.starts_with("UNIMPLEMENTED") => {
                     unimplemented.push(version);
                 }
@@ -162,7 +167,9 @@ impl Reflection<'_> {
                     }
                     Some(Response::Error(e)) if files.is_empty() => {
                         // Only the first question is about the service.
-                        return Err(self.unknown_service(version, service, &e.error_message).await);
+                        return Err(self
+                            .unknown_service(version, service, &e.error_message)
+                            .await);
                     }
                     Some(Response::Error(e)) => {
                         return Err(Failure::Broken(format!(
@@ -202,7 +209,11 @@ impl Reflection<'_> {
         }
         let mut pool = DescriptorPool::new();
         pool.add_file_descriptor_protos(files.into_values())
-            .map_err(|e| Failure::Broken(format!("{version}'s files do not make a descriptor set: {e}")))?;
+            .map_err(|e| {
+                Failure::Broken(format!(
+                    "{version}'s files do not make a descriptor set: {e}"
+                ))
+            })?;
         Ok(pool)
     }
 
@@ -222,15 +233,23 @@ impl Reflection<'_> {
 
     /// The services the server lists.
     async fn services(&self, version: &str) -> Result<Vec<String>, CallError> {
-        let response = self.ask(version, Request::ListServices(String::new())).await?;
+        let response = self
+            .ask(version, Request::ListServices(String::new()))
+            .await?;
         Ok(match response.message_response {
-            Some(Response::ListServices(list)) => list.service.into_iter().map(|s| s.name).collect(),
+            Some(Response::ListServices(list)) => {
+                list.service.into_iter().map(|s| s.name).collect()
+            }
             _ => Vec::new(),
         })
     }
 
     /// One question, on a stream of its own.
-    async fn ask(&self, version: &str, request: Request) -> Result<ServerReflectionResponse, CallError> {
+    async fn ask(
+        &self,
+        version: &str,
+        request: Request,
+    ) -> Result<ServerReflectionResponse, CallError> {
         let message = ServerReflectionRequest {
             host: String::new(),
             message_request: Some(request),
@@ -247,9 +266,14 @@ impl Reflection<'_> {
             crate::protocols::grpc::USER_AGENT,
             self.tls,
         );
-        let reply: Bytes = self.channel.call(Bytes::from(headers), body.freeze()).await?;
+        let reply: Bytes = self
+            .channel
+            .call(Bytes::from(headers), body.freeze())
+            .await?;
         ServerReflectionResponse::decode(reply).map_err(|e| {
-            CallError::Protocol(format!("{version}: a reflection reply that does not decode: {e}"))
+            CallError::Protocol(format!(
+                "{version}: a reflection reply that does not decode: {e}"
+            ))
         })
     }
 }

@@ -35,7 +35,9 @@ use crate::protocols::grpc::MAX_MESSAGE_SIZE;
 use crate::template::{self, CallValues, Needs, Text};
 use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message as _;
-use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage, Value};
+use prost_reflect::{
+    DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage, Value,
+};
 use serde_json::Value as Json;
 
 /// ghz's template value for the call's number.
@@ -204,7 +206,12 @@ fn well_known(desc: &MessageDescriptor) -> bool {
 }
 
 impl Walk<'_> {
-    fn message(&mut self, desc: &MessageDescriptor, json: &mut Json, path: &str) -> Result<(), String> {
+    fn message(
+        &mut self,
+        desc: &MessageDescriptor,
+        json: &mut Json,
+        path: &str,
+    ) -> Result<(), String> {
         if well_known(desc) {
             return Ok(());
         }
@@ -246,7 +253,12 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn field(&mut self, field: &FieldDescriptor, json: &mut Json, path: &str) -> Result<(), String> {
+    fn field(
+        &mut self,
+        field: &FieldDescriptor,
+        json: &mut Json,
+        path: &str,
+    ) -> Result<(), String> {
         if json.is_null() {
             return Ok(());
         }
@@ -260,7 +272,12 @@ impl Walk<'_> {
             };
             let before = self.slots.len();
             for (key, value) in entries.iter_mut() {
-                self.single(&value_field.kind(), value, &format!("{path}[\"{key}\"]"), false)?;
+                self.single(
+                    &value_field.kind(),
+                    value,
+                    &format!("{path}[\"{key}\"]"),
+                    false,
+                )?;
             }
             if self.slots.len() > before {
                 return Err(format!(
@@ -289,7 +306,13 @@ impl Walk<'_> {
     /// One value of `kind` (a singular field, or an element of a list or a
     /// map); `packed`: an element of a packed list, which cannot hold a
     /// template value.
-    fn single(&mut self, kind: &Kind, json: &mut Json, path: &str, packed: bool) -> Result<(), String> {
+    fn single(
+        &mut self,
+        kind: &Kind,
+        json: &mut Json,
+        path: &str,
+        packed: bool,
+    ) -> Result<(), String> {
         match kind {
             Kind::Message(desc) => self.message(desc, json, path),
             Kind::String => match json {
@@ -351,7 +374,9 @@ impl Walk<'_> {
                         };
                     }
                     let sole = text.sole_value().filter(|(value, _)| {
-                        value.integer(&CallValues::new(0, 0, Needs::NONE), 0).is_some()
+                        value
+                            .integer(&CallValues::new(0, 0, Needs::NONE), 0)
+                            .is_some()
                     });
                     let Some((value, slot)) = sole else {
                         return Err(format!(
@@ -438,10 +463,13 @@ impl Template {
                 Slot::Number { value, .. } => value.written(),
             })
             .collect();
-        let needs = parsed.slots.iter().fold(Needs::NONE, |n, (_, slot)| match slot {
-            Slot::Text(text) => n.union(text.needs()),
-            Slot::Number { value, .. } => n.union(value.needs()),
-        });
+        let needs = parsed
+            .slots
+            .iter()
+            .fold(Needs::NONE, |n, (_, slot)| match slot {
+                Slot::Text(text) => n.union(text.needs()),
+                Slot::Number { value, .. } => n.union(value.needs()),
+            });
         let template = if parsed.slots.is_empty() {
             let message = parsed.message.encode_to_vec();
             Template {
@@ -465,7 +493,13 @@ impl Template {
         };
         // The largest number a run may reach has 20 digits (a random
         // string's length is its own; N ≤ 0 draws at most 16).
-        let largest = template.message_len(&CallValues::fixed(u64::MAX, u64::MAX, 0, i128::from(i64::MAX), 0));
+        let largest = template.message_len(&CallValues::fixed(
+            u64::MAX,
+            u64::MAX,
+            0,
+            i128::from(i64::MAX),
+            0,
+        ));
         if largest > MAX_MESSAGE_SIZE {
             return Err(format!(
                 "a message of {largest} bytes: more than the {MAX_MESSAGE_SIZE} rpclab sends"
@@ -561,7 +595,11 @@ fn pieces(message: &DynamicMessage, slots: &[(&[Step], &Slot)]) -> Vec<Piece> {
         }
         let value = message.get_field(&field);
         if here.is_empty() {
-            fixed.put_slice(&encode_field(message.descriptor(), &field, value.into_owned()));
+            fixed.put_slice(&encode_field(
+                message.descriptor(),
+                &field,
+                value.into_owned(),
+            ));
             continue;
         }
         match value.as_ref() {
@@ -681,7 +719,9 @@ fn pieces_len(pieces: &[Piece], call: &CallValues) -> usize {
 
 /// An integer value's bits as a protobuf integer field takes them.
 fn integer(value: template::Value, slot: u32, call: &CallValues) -> u64 {
-    value.integer(call, slot).expect("only integer values are in a Number piece") as u64
+    value
+        .integer(call, slot)
+        .expect("only integer values are in a Number piece") as u64
 }
 
 fn write_pieces(pieces: &[Piece], call: &CallValues, out: &mut BytesMut) {
@@ -722,7 +762,9 @@ mod tests {
     }
 
     fn reserve() -> MessageDescriptor {
-        shop().get_message_by_name("shop.v1.ReserveRequest").unwrap()
+        shop()
+            .get_message_by_name("shop.v1.ReserveRequest")
+            .unwrap()
     }
 
     fn error(json: Json) -> String {
@@ -760,7 +802,13 @@ mod tests {
         assert_eq!(template.templates().len(), 5);
         assert_eq!(
             template.templates(),
-            ["req-{{.RequestNumber}}", "{{.RequestNumber}}", "{{.RequestNumber}}", "sku-{{.RequestNumber}}", "t{{.RequestNumber}}"]
+            [
+                "req-{{.RequestNumber}}",
+                "{{.RequestNumber}}",
+                "{{.RequestNumber}}",
+                "sku-{{.RequestNumber}}",
+                "t{{.RequestNumber}}"
+            ]
         );
         for n in [0, 7, 9, 10, 99, 127, 128, 99_999, 1 << 31, u64::MAX >> 1] {
             let body = template.body(&at(n));
@@ -777,8 +825,12 @@ mod tests {
 
     #[test]
     fn a_template_in_an_otherwise_empty_message_is_kept() {
-        let data = json!({"sequence": "{{.RequestNumber}}", "customer": {"name": "{{.RequestNumber}}"}});
-        let template = Template::new(&parse(&reserve(), &data, "--data", &template::Method::default()).unwrap()).unwrap();
+        let data =
+            json!({"sequence": "{{.RequestNumber}}", "customer": {"name": "{{.RequestNumber}}"}});
+        let template = Template::new(
+            &parse(&reserve(), &data, "--data", &template::Method::default()).unwrap(),
+        )
+        .unwrap();
         for n in [0, 1, 300] {
             let got = DynamicMessage::decode(reserve(), template.message(&at(n))).unwrap();
             assert_eq!(got, reference(&data, n), "call {n}");
@@ -788,7 +840,10 @@ mod tests {
     #[test]
     fn a_message_without_template_is_encoded_once() {
         let data = json!({"requestId": "r", "items": [{"sku": "a", "quantity": 1}]});
-        let template = Template::new(&parse(&reserve(), &data, "--data", &template::Method::default()).unwrap()).unwrap();
+        let template = Template::new(
+            &parse(&reserve(), &data, "--data", &template::Method::default()).unwrap(),
+        )
+        .unwrap();
         assert!(!template.numbered());
         assert_eq!(template.body(&at(0)), template.body(&at(5)));
         assert_eq!(
@@ -819,18 +874,39 @@ mod tests {
             error(json!([1, 2])),
             "--data: the message: an object (shop.v1.ReserveRequest) expected, got an array `[1,2]`"
         );
-        assert!(error(json!({"express": "yes"})).starts_with("--data: express: true or false expected"));
-        assert!(error(json!({"attributes": {"k": "{{.RequestNumber}}"}}))
-            .contains("not supported in a map field"), "{}", error(json!({"attributes": {"k": "{{.RequestNumber}}"}})));
+        assert!(
+            error(json!({"express": "yes"})).starts_with("--data: express: true or false expected")
+        );
+        assert!(
+            error(json!({"attributes": {"k": "{{.RequestNumber}}"}}))
+                .contains("not supported in a map field"),
+            "{}",
+            error(json!({"attributes": {"k": "{{.RequestNumber}}"}}))
+        );
         assert!(error(json!({"slots": ["{{.RequestNumber}}"]}))
             .contains("not supported in a repeated number field"));
         // Proto names are accepted beside JSON names.
-        assert!(parse(&reserve(), &json!({"request_id": "x"}), "--data", &template::Method::default()).is_ok());
+        assert!(parse(
+            &reserve(),
+            &json!({"request_id": "x"}),
+            "--data",
+            &template::Method::default()
+        )
+        .is_ok());
     }
 
     #[test]
     fn varints_are_measured_as_written() {
-        for v in [0u64, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
             let mut out = BytesMut::new();
             put_varint(&mut out, v);
             assert_eq!(out.len(), varint_len(v), "{v}");

@@ -132,16 +132,25 @@ impl StreamFlags {
                     .parse::<u64>()
                     .ok()
                     .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("--stream-call-count `{text}` is not a positive number of messages"))?,
+                    .ok_or_else(|| {
+                        format!("--stream-call-count `{text}` is not a positive number of messages")
+                    })?,
             );
         }
         for (key, flag, slot) in [
-            ("stream_call_duration", "--stream-call-duration", &mut flags.call_duration),
+            (
+                "stream_call_duration",
+                "--stream-call-duration",
+                &mut flags.call_duration,
+            ),
             ("stream_interval", "--stream-interval", &mut flags.interval),
         ] {
             if let Some(text) = options.get(key) {
-                let duration = parse_duration(text)
-                    .ok_or_else(|| format!("{flag} `{text}` is not a duration (ghz's form: 500ms, 1s, 1m30s, 250us)"))?;
+                let duration = parse_duration(text).ok_or_else(|| {
+                    format!(
+                        "{flag} `{text}` is not a duration (ghz's form: 500ms, 1s, 1m30s, 250us)"
+                    )
+                })?;
                 *slot = Some(duration);
             }
         }
@@ -149,7 +158,11 @@ impl StreamFlags {
             flags.dynamic_messages = match text.trim() {
                 "" | "true" | "1" => true,
                 "false" | "0" => false,
-                other => return Err(format!("--stream-dynamic-messages `{other}` is true or false")),
+                other => {
+                    return Err(format!(
+                        "--stream-dynamic-messages `{other}` is true or false"
+                    ))
+                }
             };
         }
         Ok(flags)
@@ -235,7 +248,9 @@ impl StreamLink {
             .initial_connection_window_size(frame::CONNECTION_WINDOW)
             .handshake(io)
             .await
-            .map_err(|e| CallError::Connect(format!("{target}: the HTTP/2 handshake failed: {e}")))?;
+            .map_err(|e| {
+                CallError::Connect(format!("{target}: the HTTP/2 handshake failed: {e}"))
+            })?;
         tokio::spawn(async move {
             // Its end (the server's, or the link dropped) fails the
             // streams on it, which say why.
@@ -254,7 +269,10 @@ impl StreamLink {
         *request.method_mut() = http::Method::POST;
         *request.uri_mut() = self.uri.clone();
         let headers = request.headers_mut();
-        headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/grpc"));
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/grpc"),
+        );
         headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
         headers.insert(
             http::header::USER_AGENT,
@@ -314,7 +332,9 @@ impl Numbers {
     fn answered(&mut self, kind: StreamKind) -> u64 {
         match self {
             Numbers::Same(n) => *n,
-            Numbers::Each(queue, last) if kind == StreamKind::Bidi => queue.pop_front().unwrap_or(*last),
+            Numbers::Each(queue, last) if kind == StreamKind::Bidi => {
+                queue.pop_front().unwrap_or(*last)
+            }
             Numbers::Each(_, last) => *last,
         }
     }
@@ -347,7 +367,9 @@ pub async fn stream_call<P: Peer>(
         .map_err(|e| h2_error("opening a stream", e))?;
     let opened = Instant::now();
     let mut last_event = opened;
-    let mut deadline = flags.call_duration.map(|d| tokio::time::Instant::from_std(opened + d));
+    let mut deadline = flags
+        .call_duration
+        .map(|d| tokio::time::Instant::from_std(opened + d));
     // What is left to send: a server stream's one request, else the count,
     // unbounded with a duration alone, else one message.
     let mut left: Option<u64> = match (kind.client_sends(), flags.call_count, flags.call_duration) {
@@ -390,9 +412,9 @@ pub async fn stream_call<P: Peer>(
             }
         }
         // Send what is due and fits the server's window, without waiting.
-        if let Some(message) = next.take_if(|m| {
-            tokio::time::Instant::now() >= due && out.capacity() >= m.len()
-        }) {
+        if let Some(message) =
+            next.take_if(|m| tokio::time::Instant::now() >= due && out.capacity() >= m.len())
+        {
             let end = kind == StreamKind::Server;
             out.send_data(message, end)
                 .map_err(|e| h2_error("sending a message", e))?;
@@ -518,7 +540,10 @@ fn no_reply(kind: StreamKind) -> Result<(), CallError> {
 /// stream with `grpc-status` 0 (Trailers-Only), an error if with another.
 fn check_head(head: &http::Response<h2::RecvStream>) -> Result<bool, CallError> {
     if head.status() != http::StatusCode::OK {
-        return Err(CallError::Protocol(format!("HTTP status {}", head.status())));
+        return Err(CallError::Protocol(format!(
+            "HTTP status {}",
+            head.status()
+        )));
     }
     if head.headers().contains_key("grpc-status") {
         status(Some(head.headers()))?;
@@ -536,7 +561,9 @@ fn check_head(head: &http::Response<h2::RecvStream>) -> Result<bool, CallError> 
 /// `grpc-status` 0, or the server's status as an error.
 fn status(trailers: Option<&http::HeaderMap>) -> Result<(), CallError> {
     let Some(trailers) = trailers else {
-        return Err(CallError::Protocol("a stream without trailers (no grpc-status)".into()));
+        return Err(CallError::Protocol(
+            "a stream without trailers (no grpc-status)".into(),
+        ));
     };
     crate::protocols::grpc::reply::grpc_status_of(
         trailers.get("grpc-status").map(|v| v.as_bytes()),
@@ -644,7 +671,10 @@ mod tests {
     #[test]
     fn flags_are_read_and_a_bad_value_names_its_flag() {
         let options = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
         };
         let flags = StreamFlags::from_options(&options(&[
             ("stream_call_count", "5"),
@@ -659,9 +689,11 @@ mod tests {
             StreamFlags::from_options(&options(&[("stream_call_count", "0")])).unwrap_err(),
             "--stream-call-count `0` is not a positive number of messages"
         );
-        assert!(StreamFlags::from_options(&options(&[("stream_call_duration", "soon")]))
-            .unwrap_err()
-            .starts_with("--stream-call-duration `soon` is not a duration"));
+        assert!(
+            StreamFlags::from_options(&options(&[("stream_call_duration", "soon")]))
+                .unwrap_err()
+                .starts_with("--stream-call-duration `soon` is not a duration")
+        );
         assert_eq!(
             StreamFlags::given(&options(&[("stream_interval", "1s"), ("call", "a.B/C")])),
             vec!["--stream-interval"]
@@ -686,7 +718,13 @@ mod tests {
                 .unwrap();
             }
             assert!(gathered.is_empty(), "cut {cut}");
-            assert_eq!(got, sent.iter().map(|m| Bytes::copy_from_slice(m)).collect::<Vec<_>>(), "cut {cut}");
+            assert_eq!(
+                got,
+                sent.iter()
+                    .map(|m| Bytes::copy_from_slice(m))
+                    .collect::<Vec<_>>(),
+                "cut {cut}"
+            );
         }
         let mut compressed = prefixed(b"x");
         compressed[0] = 1;

@@ -14,7 +14,8 @@ pub fn shop() -> DescriptorPool {
 
 /// The fixture's descriptor set, as `protoc --include_imports` writes it.
 pub fn protoset() -> Vec<u8> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/grpc-shop/proto");
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/grpc-shop/proto");
     let out = std::env::temp_dir().join(format!("rpclab-shop-{}.protoset", std::process::id()));
     let status = std::process::Command::new(protoc_bin_vendored::protoc_bin_path().unwrap())
         .arg(format!("--proto_path={}", root.display()))

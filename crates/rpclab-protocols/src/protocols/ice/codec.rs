@@ -44,7 +44,6 @@ pub fn check_argument(method: Method, value: &Value) -> Result<(), CallError> {
     }
 }
 
-
 /// Appends `rpclab::Order`: its members in Slice order.
 pub fn write_order(out: &mut Vec<u8>, o: &Order) {
     out.extend_from_slice(&o.order_id.to_le_bytes());
@@ -102,7 +101,6 @@ pub fn request_capacity(identity: &Identity, operation: &str, v: &Value) -> usiz
         + value_capacity(v)
 }
 
-
 /// Appends the request calling `method` with `argument` on `identity`.
 pub fn encode_call(
     out: &mut Vec<u8>,
@@ -117,7 +115,6 @@ pub fn encode_call(
     });
     Ok(())
 }
-
 
 /// The smallest encoded `rpclab::Order` (three empty strings).
 pub const MIN_ORDER_LEN: usize = 8 + 3 + 4 + 4 + 8 + 4;
@@ -142,20 +139,17 @@ pub fn read_return(data: &[u8], method: Method) -> Result<Value, CallError> {
     Ok(v)
 }
 
-
 /// Decodes a reply body (from the status byte) to `method`'s contract
 /// value.
 pub fn decode_reply(body: &[u8], method: Method) -> Result<Value, CallError> {
     read_return(reply_params(body, method.name())?, method)
 }
 
-
 /// Reads `method`'s parameter from a request's parameters.
 pub fn read_argument(params: &[u8], method: Method) -> Result<Value, CallError> {
     // The parameters have the same shapes as the return values.
     read_return(params, method)
 }
-
 
 /// Every decoding entry point over arbitrary bytes: each must return, never
 /// panic, hang or allocate beyond the input's size. Shared by the fuzz

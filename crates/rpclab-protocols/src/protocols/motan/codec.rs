@@ -19,10 +19,10 @@
 //! `{"errcode":..,"errmsg":..,"errtype":..}`, with no body. `M_pt` is the
 //! provider's processing time in ms.
 
-use motan_simple::{self as simple, SimpleReader};
 use crate::java_contract::hessian as contract_hessian;
 use crate::protocol::CallError;
 use hessian2::{DecodeError, Decoder, Encoder};
+use motan_simple::{self as simple, SimpleReader};
 use rpclab_model::contract::Value;
 use std::ops::Range;
 
@@ -345,7 +345,8 @@ impl RequestTemplate {
         HEADER_LEN
             + 8
             + self.metas[method.index()].len()
-            + 16 + crate::java_contract::hessian::value_capacity(argument)
+            + 16
+            + crate::java_contract::hessian::value_capacity(argument)
     }
 
     /// Encodes request `id` calling `method` with `argument` into `out`

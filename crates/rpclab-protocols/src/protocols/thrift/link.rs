@@ -119,7 +119,10 @@ impl<E: Exchange> Link<E> {
     {
         Box::pin(async move {
             let stream = connect_tcp(&self.target).await?;
-            Ok(State::new(CountingStream::new(stream, self.counter.clone())))
+            Ok(State::new(CountingStream::new(
+                stream,
+                self.counter.clone(),
+            )))
         })
     }
 }

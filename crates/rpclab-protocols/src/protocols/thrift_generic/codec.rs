@@ -131,8 +131,14 @@ pub fn encode(schema: &Schema, encoding: Encoding, ty: &Ty, value: &Value) -> En
         pieces: Vec::new(),
     };
     let written = match encoding {
-        Encoding::Binary => encoder.value(&mut TBinaryOutputProtocol::new(Sink(&buffer), true), ty, value),
-        Encoding::Compact => encoder.value(&mut TCompactOutputProtocol::new(Sink(&buffer)), ty, value),
+        Encoding::Binary => encoder.value(
+            &mut TBinaryOutputProtocol::new(Sink(&buffer), true),
+            ty,
+            value,
+        ),
+        Encoding::Compact => {
+            encoder.value(&mut TCompactOutputProtocol::new(Sink(&buffer)), ty, value)
+        }
     };
     written.expect("writing into memory does not fail");
     let mut pieces = encoder.pieces;
@@ -152,7 +158,9 @@ struct Encoder<'a> {
 /// Struct and field names are never on the wire in the binary and compact
 /// protocols.
 fn no_name() -> TStructIdentifier {
-    TStructIdentifier { name: String::new() }
+    TStructIdentifier {
+        name: String::new(),
+    }
 }
 
 impl Encoder<'_> {
@@ -165,7 +173,12 @@ impl Encoder<'_> {
         self.pieces.push(piece);
     }
 
-    fn value<P: TOutputProtocol>(&mut self, p: &mut P, ty: &Ty, value: &Value) -> thrift::Result<()> {
+    fn value<P: TOutputProtocol>(
+        &mut self,
+        p: &mut P,
+        ty: &Ty,
+        value: &Value,
+    ) -> thrift::Result<()> {
         match (value, ty) {
             (Value::Text(text), _) => self.cut(Piece::Text(text.clone())),
             (Value::Number { value, slot }, _) => self.cut(Piece::Number {
@@ -212,7 +225,11 @@ impl Encoder<'_> {
                 let def = &schema.structs[*i];
                 p.write_struct_begin(&no_name())?;
                 for (id, value) in fields {
-                    let field = def.fields.iter().find(|f| f.id == *id).expect("a declared field");
+                    let field = def
+                        .fields
+                        .iter()
+                        .find(|f| f.id == *id)
+                        .expect("a declared field");
                     p.write_field_begin(&TFieldIdentifier {
                         name: None,
                         field_type: ttype(&field.ty),
@@ -294,8 +311,16 @@ impl Decoder<'_> {
                 let map = p.read_map_begin().map_err(at)?;
                 let size = usize::try_from(map.size).unwrap_or(0);
                 if size > 0 {
-                    self.check(map.key_type.unwrap_or(TType::Stop), k, &format!("{path} (keys)"))?;
-                    self.check(map.value_type.unwrap_or(TType::Stop), v, &format!("{path} (values)"))?;
+                    self.check(
+                        map.key_type.unwrap_or(TType::Stop),
+                        k,
+                        &format!("{path} (keys)"),
+                    )?;
+                    self.check(
+                        map.value_type.unwrap_or(TType::Stop),
+                        v,
+                        &format!("{path} (values)"),
+                    )?;
                 }
                 let mut entries = Vec::with_capacity(size.min(MAX_RESERVED));
                 for i in 0..size {
@@ -315,7 +340,10 @@ impl Decoder<'_> {
                     if ident.field_type == TType::Stop {
                         break;
                     }
-                    match ident.id.and_then(|id| def.fields.iter().find(|f| f.id == id)) {
+                    match ident
+                        .id
+                        .and_then(|id| def.fields.iter().find(|f| f.id == id))
+                    {
                         Some(field) => {
                             let here = if path.is_empty() {
                                 field.name.clone()

@@ -51,7 +51,10 @@ pub enum Value {
     Text(Text),
     /// An integer template value as an integer field's value (`slot`:
     /// the action's own, for its random draws).
-    Number { value: template::Value, slot: u32 },
+    Number {
+        value: template::Value,
+        slot: u32,
+    },
 }
 
 impl Value {
@@ -201,7 +204,9 @@ impl FromJson<'_> {
                 Json::String(s) => base64::engine::general_purpose::STANDARD
                     .decode(s)
                     .map(Value::Binary)
-                    .map_err(|e| format!("{path}: expected binary as base64, got {} ({e})", got(json))),
+                    .map_err(|e| {
+                        format!("{path}: expected binary as base64, got {} ({e})", got(json))
+                    }),
                 other => Err(mismatch(path, "binary (a base64 string)", other)),
             },
             Ty::Enum(i) => {
@@ -231,7 +236,11 @@ impl FromJson<'_> {
                     .map(|(i, item)| self.value(t, item, &format!("{path}[{i}]")))
                     .collect::<Result<_, _>>()
                     .map(Value::List),
-                other => Err(mismatch(path, &format!("{} (an array)", schema.type_name(ty)), other)),
+                other => Err(mismatch(
+                    path,
+                    &format!("{} (an array)", schema.type_name(ty)),
+                    other,
+                )),
             },
             Ty::Map(k, v) => match json {
                 Json::Object(entries) => entries
@@ -243,7 +252,11 @@ impl FromJson<'_> {
                     })
                     .collect::<Result<_, String>>()
                     .map(Value::Map),
-                other => Err(mismatch(path, &format!("{} (an object)", schema.type_name(ty)), other)),
+                other => Err(mismatch(
+                    path,
+                    &format!("{} (an object)", schema.type_name(ty)),
+                    other,
+                )),
             },
             Ty::Struct(i) => {
                 let def = &schema.structs[*i];
@@ -317,7 +330,9 @@ impl FromJson<'_> {
         };
         let value = self.value(ty, &json, path)?;
         if value.numbered() {
-            return Err(format!("{path}: {REQUEST_NUMBER} is not supported in a map key"));
+            return Err(format!(
+                "{path}: {REQUEST_NUMBER} is not supported in a map key"
+            ));
         }
         Ok(value)
     }
@@ -436,9 +451,8 @@ pub fn to_json(schema: &Schema, ty: &Ty, value: &Value) -> Json {
 /// A value as JSON text with its struct fields in the IDL's order (a JSON
 /// object from serde_json's map would sort them), for errors.
 pub fn to_text(schema: &Schema, ty: &Ty, value: &Value) -> String {
-    let list = |items: Vec<String>, open: char, close: char| {
-        format!("{open}{}{close}", items.join(","))
-    };
+    let list =
+        |items: Vec<String>, open: char, close: char| format!("{open}{}{close}", items.join(","));
     match (value, ty) {
         (Value::List(items), Ty::List(t) | Ty::Set(t)) => list(
             items.iter().map(|v| to_text(schema, t, v)).collect(),
@@ -496,7 +510,11 @@ pub fn first_difference(
         (Value::Double(e), Value::Double(g), _) if e.is_nan() && g.is_nan() => None,
         (Value::List(e), Value::List(g), Ty::List(t)) => {
             if e.len() != g.len() {
-                return Some(format!("{path}: expected {} elements, got {}", e.len(), g.len()));
+                return Some(format!(
+                    "{path}: expected {} elements, got {}",
+                    e.len(),
+                    g.len()
+                ));
             }
             e.iter()
                 .zip(g)
@@ -505,20 +523,31 @@ pub fn first_difference(
         }
         (Value::List(e), Value::List(g), Ty::Set(t)) => {
             if e.len() != g.len() {
-                return Some(format!("{path}: expected {} elements, got {}", e.len(), g.len()));
+                return Some(format!(
+                    "{path}: expected {} elements, got {}",
+                    e.len(),
+                    g.len()
+                ));
             }
             e.iter().find_map(|want| {
                 let found = g
                     .iter()
                     .any(|have| first_difference(schema, t, want, have, path).is_none());
                 (!found).then(|| {
-                    format!("{path}: expected an element {}, got none", shown(schema, t, want))
+                    format!(
+                        "{path}: expected an element {}, got none",
+                        shown(schema, t, want)
+                    )
                 })
             })
         }
         (Value::Map(e), Value::Map(g), Ty::Map(k, v)) => {
             if e.len() != g.len() {
-                return Some(format!("{path}: expected {} entries, got {}", e.len(), g.len()));
+                return Some(format!(
+                    "{path}: expected {} entries, got {}",
+                    e.len(),
+                    g.len()
+                ));
             }
             e.iter().find_map(|(key, want)| {
                 let here = format!("{path}[{}]", shown(schema, k, key));
@@ -596,7 +625,14 @@ mod tests {
     fn the_first_difference_is_named_by_its_path_with_both_values() {
         let schema = shop();
         let ty = of(&schema, "Reservation");
-        let value = |json: Json| FromJson { schema: &schema, method: &template::Method::default() }.value(&ty, &json, "").unwrap();
+        let value = |json: Json| {
+            FromJson {
+                schema: &schema,
+                method: &template::Method::default(),
+            }
+            .value(&ty, &json, "")
+            .unwrap()
+        };
         let expected = value(json!({
             "requestId": "r", "status": "PARTIAL", "customer": "ada",
             "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
@@ -608,8 +644,10 @@ mod tests {
             None
         );
         assert_eq!(
-            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
-                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 1}]})),
+            diff(
+                json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+                        "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 1}]})
+            ),
             Some("lines[1].reserved: expected 3, got 1".into())
         );
         assert_eq!(
@@ -621,9 +659,11 @@ mod tests {
             Some("lines: expected 2 elements, got 1".into())
         );
         assert_eq!(
-            diff(json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
+            diff(
+                json!({"requestId": "r", "status": "PARTIAL", "customer": "ada",
                         "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
-                        "noteBytes": 5})),
+                        "noteBytes": 5})
+            ),
             Some("noteBytes: expected no value, got 5".into())
         );
         assert_eq!(
@@ -637,10 +677,20 @@ mod tests {
     fn sets_and_maps_are_compared_whatever_their_order() {
         let schema = shop();
         let ty = of(&schema, "ReserveRequest");
-        let value = |json: Json| FromJson { schema: &schema, method: &template::Method::default() }.value(&ty, &json, "").unwrap();
+        let value = |json: Json| {
+            FromJson {
+                schema: &schema,
+                method: &template::Method::default(),
+            }
+            .value(&ty, &json, "")
+            .unwrap()
+        };
         let expected = value(json!({"tags": ["a", "b"], "attributes": {"x": "1", "y": "2"}}));
         let reordered = Value::Struct(vec![
-            (5, Value::List(vec![Value::String("b".into()), Value::String("a".into())])),
+            (
+                5,
+                Value::List(vec![Value::String("b".into()), Value::String("a".into())]),
+            ),
             (
                 6,
                 Value::Map(vec![
@@ -649,7 +699,10 @@ mod tests {
                 ]),
             ),
         ]);
-        assert_eq!(first_difference(&schema, &ty, &expected, &reordered, ""), None);
+        assert_eq!(
+            first_difference(&schema, &ty, &expected, &reordered, ""),
+            None
+        );
         let other = value(json!({"tags": ["a", "c"], "attributes": {"x": "1", "y": "3"}}));
         assert_eq!(
             first_difference(&schema, &ty, &expected, &other, ""),

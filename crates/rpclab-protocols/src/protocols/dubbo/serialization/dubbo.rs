@@ -14,8 +14,8 @@
 //! so does the client (two equal orders in one list).
 
 use super::{ObjectInput, ObjectOutput, Serialization};
-use crate::protocol::CallError;
 use crate::java_contract::Method;
+use crate::protocol::CallError;
 use dubbo_serialization::{class_descriptor, DecodeError, Field, Reader, Value as Wire, Writer};
 use rpclab_model::contract::{self, Value};
 use std::collections::BTreeMap;
@@ -307,8 +307,7 @@ mod tests {
     #[test]
     fn the_order_is_the_golden_vectors_order() {
         // crates/dubbo-serialization/golden/vectors/order.bin, written by Dubbo 2.5.10
-        let golden =
-            include_bytes!("../../../../../dubbo-serialization/golden/vectors/order.bin");
+        let golden = include_bytes!("../../../../../dubbo-serialization/golden/vectors/order.bin");
         let o = contract::Order {
             order_id: 1234567890123,
             phone: "13800138000".into(),

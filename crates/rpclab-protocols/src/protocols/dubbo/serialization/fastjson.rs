@@ -13,8 +13,8 @@
 //! UTF-8, and escaped text reads the same under any ASCII-compatible one.
 
 use super::{ObjectInput, ObjectOutput, Serialization};
-use crate::protocol::CallError;
 use crate::java_contract::{exception_text, Method, Thrown};
+use crate::protocol::CallError;
 use rpclab_model::contract::{self, Value};
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -8,8 +8,8 @@
 //! STRICT allow-list check sees the class name it expects.
 
 use super::{ObjectInput, ObjectOutput, Serialization};
-use crate::protocol::CallError;
 use crate::java_contract::{exception_text, Method, Thrown, ORDER_CLASS};
+use crate::protocol::CallError;
 use fastjson2_jsonb::dubbo::{ObjectInput as JInput, ObjectOutput as JOutput};
 use fastjson2_jsonb::{DecodeError, EncodeError, Reader, Value as JValue, Writer};
 use rpclab_model::contract::{self, Value};
@@ -287,7 +287,10 @@ fn exception_error(value: &JValue) -> CallError {
         |v| match v {
             JValue::Typed(class, _) => Some(Thrown {
                 class,
-                message: v.get("detailMessage").and_then(JValue::as_str).map(Into::into),
+                message: v
+                    .get("detailMessage")
+                    .and_then(JValue::as_str)
+                    .map(Into::into),
                 // A Throwable without a cause has `cause = this`, which
                 // fastjson2 leaves out or writes as a reference: either
                 // ends the chain.

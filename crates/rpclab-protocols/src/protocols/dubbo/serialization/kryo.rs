@@ -18,8 +18,8 @@
 //! without an intermediate tree.
 
 use super::{ObjectInput, ObjectOutput, Serialization};
-use crate::protocol::CallError;
 use crate::java_contract::{Method, ORDER_CLASS};
+use crate::protocol::CallError;
 use kryo::{ids, Class, ClassRef, DecodeError, Decoder, Dialect, Encoder, Ref, Schemas};
 use rpclab_model::contract::{self, Value};
 use std::collections::BTreeMap;
