@@ -160,3 +160,31 @@ pub fn assert_all_verified(report: &Value) {
     assert_eq!(report["calls_failed"], 0, "{report:#}");
     assert!(report["calls_ok"].as_u64().unwrap() > 0, "{report:#}");
 }
+
+/// The matcher refusals every generic protocol gives alike, through its
+/// test's `refusal` (which adds the call): a range the replies break
+/// (nothing measured, and the field named), and a matcher that does not
+/// exist (one line before any load).
+pub fn assert_matcher_refusals(data: &str, refusal: impl Fn(&[&str]) -> String) {
+    let too_many = serde_json::json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
+    let line = refusal(&[
+        "--data",
+        data,
+        "--expect",
+        &too_many,
+        "--expect-partial",
+        "--calls",
+        "10",
+    ]);
+    assert!(line.contains("nothing was measured"), "{line}");
+    assert!(
+        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
+        "{line}"
+    );
+    let unknown = serde_json::json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
+    let line = refusal(&["--data", data, "--expect", &unknown]);
+    assert!(
+        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
+        "{line}"
+    );
+}

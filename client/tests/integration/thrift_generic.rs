@@ -211,31 +211,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
     assert_verified(&verified, METHOD);
     assert_eq!(verified["calls_ok"], 30);
 
-    let too_many = json!({"totalQuantity": {"$range": [0, 10]}}).to_string();
-    let line = refusal(
-        &shop,
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &too_many,
-            "--expect-partial",
-            "--calls",
-            "10",
-        ],
-    );
-    assert!(line.contains("nothing was measured"), "{line}");
-    assert!(
-        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
-        "{line}"
-    );
-
-    let unknown = json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
-    let line = refusal(&shop, &["--data", &data, "--expect", &unknown]);
-    assert!(
-        line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
-        "{line}"
-    );
+    fixture::assert_matcher_refusals(&data, |args| refusal(&shop, args));
 }
 
 #[test]
