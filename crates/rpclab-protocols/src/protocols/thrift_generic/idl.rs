@@ -23,6 +23,8 @@
 mod syntax;
 
 use self::syntax as ast;
+// Declared by the syntax, which the type table keeps as written.
+pub use self::syntax::{Kind, Requiredness};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -45,23 +47,6 @@ pub enum Ty {
     Struct(usize),
     /// An enum: its index in [`Schema::enums`].
     Enum(usize),
-}
-
-/// What a struct-like type is declared as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Struct,
-    Union,
-    Exception,
-}
-
-/// A field's requiredness, as declared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Requiredness {
-    Required,
-    Optional,
-    /// Neither (`default` requiredness).
-    Default,
 }
 
 #[derive(Clone, Debug)]

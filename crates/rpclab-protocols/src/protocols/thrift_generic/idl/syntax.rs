@@ -23,8 +23,24 @@
 //! A mistake is a [`SyntaxError`]: line, column (both from 1, the column
 //! in characters) and what was expected there.
 
-use super::{Kind, Requiredness};
 use std::fmt;
+
+/// What a struct-like type is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Struct,
+    Union,
+    Exception,
+}
+
+/// A field's requiredness, as declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requiredness {
+    Required,
+    Optional,
+    /// Neither (`default` requiredness).
+    Default,
+}
 
 /// A `.thrift` file's definitions, in their order.
 #[derive(Clone, Debug, Default, PartialEq)]
