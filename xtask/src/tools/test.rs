@@ -82,6 +82,14 @@ struct Ended {
 /// and JVM starts, so the rest of the workspace's tests compile beside it.
 const LAB_TARGET: &str = "lab";
 
+/// The lab binary's libtest threads: one for each of its tests, so that
+/// none waits for a thread. Its tests wait on each engine's lock
+/// (`xtask/tests/common`), one lab run at a time per engine: the tests of
+/// a test's own engine run beside the default engine's, where a thread
+/// per CPU would leave them queued behind tests blocked on the default
+/// engine's lock.
+const LAB_THREADS: usize = 32;
+
 pub fn run(root: &Path, args: TestArgs) -> Result<()> {
     let started = Instant::now();
     let (lab, lab_programs) = build(root, args.locked, &["--test", LAB_TARGET])?;
@@ -101,6 +109,7 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
             logs: &logs,
             print: &print,
             last: None,
+            threads: Some(LAB_THREADS),
         };
         let lab_lane = s.spawn(move || lab_lane.run());
         // The rest compiles while the lab lane runs.
@@ -119,6 +128,7 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
                 logs: &logs,
                 print: &print,
                 last: Some(doc_tests(root, args.locked)),
+                threads: None,
             }
             .run()
         });
@@ -268,6 +278,10 @@ struct Lane<'a> {
     logs: &'a Path,
     print: &'a Mutex<()>,
     last: Option<Command>,
+    /// libtest's threads for each binary, unless the arguments or
+    /// `RUST_TEST_THREADS` say otherwise (None: libtest's default, a
+    /// thread per CPU).
+    threads: Option<usize>,
 }
 
 impl Lane<'_> {
@@ -281,6 +295,11 @@ impl Lane<'_> {
                 .env("CARGO_PKG_NAME", &b.package);
             for (program, path) in self.programs {
                 cmd.env(program_variable(program), path);
+            }
+            let asked = self.args.iter().any(|a| a.starts_with("--test-threads"))
+                || std::env::var_os("RUST_TEST_THREADS").is_some();
+            if let (Some(threads), false) = (self.threads, asked) {
+                cmd.env("RUST_TEST_THREADS", threads.to_string());
             }
             let log = self
                 .logs

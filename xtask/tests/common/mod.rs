@@ -20,24 +20,32 @@ pub fn xtask_command(args: &[&str]) -> Command {
     cmd
 }
 
-/// Where every test process takes the engine: one fixed file, so that the
-/// lab tests of every test binary (run one after the other or at the same
-/// time) and of every process share it.
-pub fn engine_lock_path() -> PathBuf {
-    std::env::temp_dir().join("rpclab-engine.lock")
+/// Where every test process takes an engine: one fixed file per engine
+/// (`default` for the machine's own), so that the lab tests of every test
+/// binary (run one after the other or at the same time) and of every
+/// process share it.
+pub fn engine_lock_path(engine: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("rpclab-engine-{engine}.lock"))
 }
 
-/// The engine, held for as long as this lives (an exclusive lock on
+/// An engine, held for as long as this lives (an exclusive lock on
 /// [`engine_lock_path`], released when dropped or when the process ends,
 /// however it ends).
 pub struct EngineLock(#[allow(dead_code)] std::fs::File);
 
-/// One lab run at a time on the engine: a second one would be refused (and
-/// would share CPUs and ports). Every test that starts a lab run holds this
-/// for its whole life; it waits while another test, in this process or
-/// another, holds it.
+/// One lab run at a time on the machine's engine: a second one would be
+/// refused (and would share ports). Every test that starts a lab run there
+/// holds this for its whole life; it waits while another test, in this
+/// process or another, holds it.
 pub fn engine_lock() -> EngineLock {
-    let path = engine_lock_path();
+    engine_lock_of("default")
+}
+
+/// [`engine_lock`] of a test's own engine (`c`: the private `dockerd` of
+/// the resume tests). Runs on different engines go on side by side: they
+/// share the machine's CPUs, which the tests never time, and nothing else.
+pub fn engine_lock_of(engine: &str) -> EngineLock {
+    let path = engine_lock_path(engine);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

@@ -9,7 +9,7 @@ use crate::common;
 use common::lab::{
     cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, spawn_logged, wait_for_a_cell,
 };
-use common::{engine_lock, only_snapshot, text, xtask, xtask_command};
+use common::{engine_lock, engine_lock_of, only_snapshot, text, xtask, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -513,7 +513,8 @@ fn stopped_answering_lines(log: &str) -> Vec<&str> {
 /// the stop kept as they were, and no lab container left on the engine.
 #[test]
 fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
-    let _engine = engine_lock();
+    // Its own engine: it runs beside the default engine's tests.
+    let _engine = engine_lock_of("c");
     let Some(mut engine) = engine_c_with_thrift("an_engine_restarted_mid_run_...") else {
         return;
     };
@@ -693,7 +694,8 @@ fn wait_for_cells(run: &mut std::process::Child, results: &Path, cells: usize) {
 /// exactly once; no lab container is left on the engine afterwards.
 #[test]
 fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() {
-    let _engine = engine_lock();
+    // Its own engine: it runs beside the default engine's tests.
+    let _engine = engine_lock_of("c");
     let Some(mut engine) = engine_c_with_thrift("killed_at_random_points_...") else {
         return;
     };
