@@ -233,9 +233,11 @@ impl<'a> Builder<'a> {
 
     /// The Debian base: pulled where possible, else made with debootstrap.
     pub async fn base(&mut self) -> Result<()> {
-        if let Some(id) = self.engine.image_id(BASE).await? {
-            self.engine.pin(BASE, &id);
-            self.built.insert(BASE.to_owned(), id);
+        if self.found_base().await? {
+            return Ok(());
+        }
+        let _building = build_lock(self.engine, BASE).await?;
+        if self.found_base().await? {
             return Ok(());
         }
         let pulled = self.engine.try_pull(&self.build.base_image).await;
@@ -267,6 +269,16 @@ impl<'a> Builder<'a> {
         self.engine.pin(BASE, &id);
         self.built.insert(BASE.to_owned(), id);
         Ok(())
+    }
+
+    /// Whether the engine has the base (then pinned and recorded).
+    async fn found_base(&mut self) -> Result<bool> {
+        let Some(id) = self.engine.image_id(BASE).await? else {
+            return Ok(false);
+        };
+        self.engine.pin(BASE, &id);
+        self.built.insert(BASE.to_owned(), id);
+        Ok(true)
     }
 
     /// `runtime`: the base plus CA certificates.
@@ -428,13 +440,29 @@ struct BuildJob {
 }
 
 impl BuildJob {
+    /// The image's id when the engine has it with this input hash (pinned).
+    async fn found(&self, engine: &Engine) -> Result<Option<String>> {
+        let tag = self.tag.as_str();
+        if engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() != Some(self.hash.as_str()) {
+            return Ok(None);
+        }
+        let id = engine.image_id(tag).await?.unwrap_or_default();
+        engine.pin(tag, &id);
+        Ok(Some(id))
+    }
+
     /// Builds the image unless the engine has it with the same input hash;
     /// returns its id.
     async fn run(self, engine: &Engine, verbose: bool) -> Result<String> {
         let tag = self.tag.as_str();
-        if engine.image_label(tag, LABEL_INPUT_HASH).await?.as_deref() == Some(self.hash.as_str()) {
-            let id = engine.image_id(tag).await?.unwrap_or_default();
-            engine.pin(tag, &id);
+        if let Some(id) = self.found(engine).await? {
+            return Ok(id);
+        }
+        // Another process of this machine may be building the same image
+        // on the same engine (CI's image builds beside its tests): wait for
+        // it, then look again, instead of building it twice at once.
+        let _building = build_lock(engine, &self.hash).await?;
+        if let Some(id) = self.found(engine).await? {
             return Ok(id);
         }
         eprintln!("building image {tag} ...");
@@ -469,6 +497,32 @@ impl BuildJob {
         engine.pin(tag, &id);
         Ok(id)
     }
+}
+
+/// Held while this process builds `what` (an input hash, or the base's
+/// tag) on `engine`: an exclusive lock on a file of this machine's temp
+/// folder named by both, released when dropped or when the process ends,
+/// however it ends. Two builds of one image at once would each pay for it
+/// (the base's debootstrap, a server's Maven downloads).
+async fn build_lock(engine: &Engine, what: &str) -> Result<std::fs::File> {
+    let mut key = Sha256::new();
+    key.update(engine.identity().as_bytes());
+    key.update(b"\0");
+    key.update(what.as_bytes());
+    let name = format!("rpclab-build-{}.lock", &hex::encode(key.finalize())[..16]);
+    let path = std::env::temp_dir().join(name);
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the build lock {}", path.display()))?;
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+        Ok(file)
+    })
+    .await?
 }
 
 /// The `*.crt` files of the extra-certificates folder (none if it is absent).
