@@ -16,7 +16,9 @@
 //!   its [`rpclab_model::result::ClientReport`];
 //! * [`probe`]: one verified call, used as the lab's readiness check;
 //! * [`calibrate`]: a fixed CPU and loopback measurement of the CPU set the
-//!   process runs on, recorded in every snapshot.
+//!   process runs on, recorded in every snapshot;
+//! * [`ghz`]: a ghz command line as one cell (`rpclab-client ghz …`), and
+//!   the report in ghz's output formats.
 //!
 //! The binary `rpclab-client` is a thin command line over these. The
 //! protocols live in their own crate, so that a codec or a protocol can be
@@ -26,6 +28,7 @@
 pub use rpclab_protocols::{java_contract, protocol, protocols};
 
 pub mod calibrate;
+pub mod ghz;
 pub mod load;
 pub mod poll_loop;
 pub mod probe;

@@ -3,7 +3,7 @@
 //! Three ways to use it:
 //!
 //! * against any running server, like `ghz` or `wrk`:
-//!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --scenario order-echo --concurrency 20 --calls 300000`
+//!   `rpclab-client --protocol grpc --target 127.0.0.1:50051 --operation order-echo --concurrency 20 --calls 300000`
 //! * on a method of your own gRPC service, with ghz's flags:
 //!   `rpclab-client --target 127.0.0.1:50051 --call shop.v1.Inventory/Reserve --data '{"sku":"a"}' --proto shop/v1/inventory.proto -i proto -m '{"authorization":"Bearer t"}'`
 //! * on a method of your own Dubbo interface, by generic invocation:
@@ -43,6 +43,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// A ghz command line, as it is: `rpclab-client ghz --insecure --call
+    /// pkg.Service/Method -d '{...}' -c 10 -n 1000 host:port`. ghz's flags
+    /// mean what they mean in ghz (50 workers on one connection, -n in
+    /// total, TLS unless --insecure); where rpclab measures differently,
+    /// docs/your-own-service.md's table says so, and a flag that cannot
+    /// mean the same is refused in one line before any load.
+    Ghz(Box<rpclab_client::ghz::args::GhzArgs>),
     /// Run one cell described by a JSON spec; write report.json into --out.
     RunSpec {
         /// The cell spec (JSON, `rpclab_model::spec::CellSpec`).
@@ -62,8 +69,9 @@ enum Command {
         target: String,
         /// The contract operation to call and verify (a generic protocol,
         /// such as grpc-generic, calls the method its `call` option names).
-        #[arg(long, default_value = "hello")]
-        scenario: Operation,
+        /// `--scenario` is its old name, kept as an alias.
+        #[arg(long = "operation", alias = "scenario", default_value = "hello")]
+        operation: Operation,
         /// Protocol option key=value (repeatable), e.g. serialization=kryo.
         #[arg(long, value_parser = parse_option)]
         option: Vec<(String, String)>,
@@ -105,9 +113,17 @@ struct Direct {
     #[arg(long)]
     target: Option<String>,
     /// Operation of the contract: order-echo, orders-echo, string-1k,
-    /// string-100k, string-1m, hello, empty.
-    #[arg(long, default_value = "order-echo", conflicts_with = "call")]
-    scenario: Operation,
+    /// string-100k, string-1m, hello, empty. (A lab's `--scenario` is a
+    /// scenario of its definition, an operation with a load; this is the
+    /// operation alone. `--scenario` is this flag's old name, kept as an
+    /// alias.)
+    #[arg(
+        long = "operation",
+        alias = "scenario",
+        default_value = "order-echo",
+        conflicts_with = "call"
+    )]
+    operation: Operation,
     #[command(flatten)]
     generic: Generic,
     #[command(flatten)]
@@ -481,6 +497,12 @@ fn parse_option(s: &str) -> Result<(String, String), String> {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    // A ghz command line is translated before anything starts: a refusal
+    // is one line, and --cpus sizes the runtime.
+    let ghz = match &cli.command {
+        Some(Command::Ghz(args)) => Some(rpclab_client::ghz::plan_of(args)?),
+        _ => None,
+    };
     // On one CPU (the lab pins the client; `bench peers` pins every tool),
     // tokio's current-thread scheduler: the multi-thread one runs a task
     // woken by another right after it (its LIFO slot), so a shared HTTP/2
@@ -488,13 +510,17 @@ fn main() -> Result<()> {
     // wrote each request alone; in FIFO order the callers' requests are
     // queued first and written together. It also saves the cross-thread
     // wake-ups of `block_on` on a second thread.
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let runtime = if cpus == 1 {
+    let cpus = ghz
+        .as_ref()
+        .and_then(|plan| plan.cpus)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runtime = if cpus <= 1 {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(cpus)
             .enable_all()
             .build()
     }
@@ -502,10 +528,13 @@ fn main() -> Result<()> {
     let outcome = runtime.block_on(async {
         match cli.command {
             Some(Command::RunSpec { spec, out }) => run_spec(&spec, &out).await,
+            Some(Command::Ghz(_)) => {
+                rpclab_client::ghz::run(ghz.as_ref().expect("planned above")).await
+            }
             Some(Command::Probe {
                 protocol,
                 target,
-                scenario,
+                operation,
                 option,
                 timeout_s,
                 wait_s,
@@ -517,7 +546,7 @@ fn main() -> Result<()> {
                         &protocol,
                         &options,
                         &target,
-                        scenario,
+                        operation,
                         Duration::from_secs_f64(timeout_s),
                     )
                     .await;
@@ -532,7 +561,7 @@ fn main() -> Result<()> {
                 };
                 println!(
                     "ok: {} verified in {:.3} ms",
-                    verified.call.unwrap_or_else(|| scenario.to_string()),
+                    verified.call.unwrap_or_else(|| operation.to_string()),
                     verified.latency.as_secs_f64() * 1e3
                 );
                 Ok(())
@@ -639,9 +668,10 @@ async fn run_direct(d: Direct) -> Result<()> {
     let spec = CellSpec {
         protocol,
         target,
-        operation: d.scenario,
+        operation: d.operation,
         load,
         warmup_s: d.warmup,
+        warmup_calls: 0,
         warmup_max_s: d.warmup_max,
         steady: d.steady_intervals.map(|intervals| Steady {
             intervals,

@@ -4,7 +4,8 @@
 //! cold server's first call can take longer than a short fixed warm-up. So
 //! the window opens only when all of these hold:
 //!
-//! 1. the minimum warm-up (`warmup_s`) has passed;
+//! 1. the minimum warm-up (`warmup_s`) has passed, and at least
+//!    `warmup_calls` calls have completed (ghz's `--skipFirst`);
 //! 2. every connection has completed at least one verified call;
 //! 3. with a [`Steady`] rule, the signal no longer drifts: the mean of the
 //!    last `k` intervals agrees with the mean of the `k` before them
@@ -69,7 +70,8 @@ pub async fn warm_up(clock: &Clock, spec: &CellSpec, signal: Signal) -> Result<W
         let elapsed = start.elapsed();
         let answered = clock.answered_connections() >= clock.connections();
         let steady = rule.is_none_or(|r| intervals.steady(&r));
-        if (elapsed >= min && answered && steady) || elapsed >= max {
+        let skipped = clock.completed_calls() >= spec.warmup_calls;
+        if (elapsed >= min && answered && steady && skipped) || elapsed >= max {
             return Ok(Warmup {
                 seconds: elapsed.as_secs_f64(),
                 calls: clock.completed_calls(),

@@ -171,7 +171,7 @@ fn args<'a>(protocol: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         &[
             "--protocol",
             protocol,
-            "--scenario",
+            "--operation",
             "order-echo",
             "--concurrency",
             "2",

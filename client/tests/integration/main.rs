@@ -9,6 +9,7 @@ mod dubbo_generic;
 mod dubbo_generic_golden;
 mod dubbo_golden;
 mod floor;
+mod ghz_cli;
 mod grpc_generic;
 mod grpc_http2;
 mod grpc_streams;

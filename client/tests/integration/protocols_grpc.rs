@@ -285,6 +285,7 @@ async fn a_cell_counts_wrong_replies_as_failures() {
         operation: Operation::Hello,
         load: Load::Closed(Shape::SharedClient.closed(4, None, Stop::CallsPerWorker(50))),
         warmup_s: 0.0,
+        warmup_calls: 0,
         warmup_max_s: None,
         steady: None,
         cooldown_s: 0.0,

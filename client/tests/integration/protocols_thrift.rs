@@ -368,6 +368,7 @@ fn cell(
             Stop::CallsPerWorker(calls),
         )),
         warmup_s: 0.0,
+        warmup_calls: 0,
         warmup_max_s: Some(0.0),
         steady: None,
         min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,

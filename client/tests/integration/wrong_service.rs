@@ -68,6 +68,7 @@ fn spec(target: String, connections: u32) -> rpclab_model::spec::CellSpec {
         operation: Operation::Hello,
         load: Load::Closed(Shape::ClientPrograms.closed(connections, None, Stop::Seconds(5.0))),
         warmup_s: 0.0,
+        warmup_calls: 0,
         // Far beyond the test's run: only the wrong replies may end it.
         warmup_max_s: Some(600.0),
         steady: None,

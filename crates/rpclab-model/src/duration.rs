@@ -50,6 +50,40 @@ pub fn parse_seconds_or_zero(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{text}` is not a duration: {DURATION_GRAMMAR}, or seconds"))
 }
 
+/// A duration as Go writes it (ghz's flags), in seconds: a sequence of
+/// decimal numbers each with a unit, `ns`, `us` (or `µs`), `ms`, `s`, `m`,
+/// `h`: `500ms`, `1.5s`, `1m30s`; more than zero. `None` for anything
+/// else (a bare number too: Go's `time.ParseDuration` wants a unit).
+pub fn go_form(text: &str) -> Option<f64> {
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit] {
+            "ns" => 1e-9,
+            "us" | "µs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        rest = &rest[unit..];
+        total += number * scale;
+    }
+    (total.is_finite() && total > 0.0).then_some(total)
+}
+
 /// A plain decimal number (digits first: no `inf`, `nan`, sign or
 /// exponent-only forms), finite and not negative.
 fn non_negative(text: &str) -> Option<f64> {

@@ -20,7 +20,8 @@
 //! snapshot keeps it, the one rule of which side was a cell's
 //! [`limit`], and where a run's wall time went, by [`phases`]. Two
 //! readers every command shares: the one [`duration`] syntax (`10s`,
-//! `500ms`) and the one [`percentile`] type (`p(99.9)`).
+//! `500ms`) and the one [`percentile`] type (`p(99.9)`); and the
+//! [`exposition`] rules of InfluxDB's and Prometheus' text formats.
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
@@ -28,6 +29,7 @@ pub mod breach;
 pub mod capacity;
 pub mod contract;
 pub mod duration;
+pub mod exposition;
 pub mod limit;
 pub mod manifest;
 pub mod percentile;

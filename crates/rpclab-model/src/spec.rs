@@ -26,6 +26,11 @@ pub struct CellSpec {
     /// [`Steady`] rule, once the last intervals agree.
     #[serde(default)]
     pub warmup_s: f64,
+    /// Calls the warm-up completes at least before the window opens, as
+    /// ghz's `--skipFirst` leaves the first replies out (0: none asked;
+    /// the window still waits for every connection's first call).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warmup_calls: u64,
     /// The longest warm-up: the window opens then whatever the rule says,
     /// and the cell is flagged not steady. Absent: `warmup_s` plus a minute
     /// for connections that have not answered yet (a cold JVM's first call
@@ -103,6 +108,10 @@ fn default_timeout_ms() -> u64 {
 /// Calls a window needs at least before its figures are read (a window of
 /// a handful of calls measures its first call, not the server).
 pub const DEFAULT_MIN_CALLS: u64 = 20;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 fn default_min_calls() -> u64 {
     DEFAULT_MIN_CALLS
@@ -591,6 +600,7 @@ mod tests {
             operation: Operation::Hello,
             load: Load::Closed(Shape::ClientPrograms.closed(1, None, Stop::Seconds(1.0))),
             warmup_s: 0.0,
+            warmup_calls: 0,
             warmup_max_s: Some(3.0),
             steady: Some(Steady {
                 intervals,

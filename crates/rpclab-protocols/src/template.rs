@@ -509,7 +509,7 @@ fn write_value(value: Value, slot: u32, call: &CallValues, out: &mut impl Out) {
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time (the proleptic Gregorian
 /// calendar, days to civil date as in Howard Hinnant's algorithm).
-fn rfc3339(unix_nanos: i128) -> [u8; 20] {
+pub fn rfc3339(unix_nanos: i128) -> [u8; 20] {
     let secs = unix_nanos.div_euclid(1_000_000_000) as i64;
     let days = secs.div_euclid(86_400);
     let of_day = secs.rem_euclid(86_400);

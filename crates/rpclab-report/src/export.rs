@@ -1,6 +1,8 @@
 //! A snapshot's figures in the formats continuous-benchmarking tools read
 //! (`lab report <snapshot> --format ...`): bencher's BMF,
-//! github-action-benchmark's custom JSON, and plain CSV and JSON.
+//! github-action-benchmark's custom JSON, plain CSV and JSON; and for
+//! dashboards beside a service's own metrics, InfluxDB line protocol and
+//! Prometheus text (both escaped by [`rpclab_model::exposition`]).
 //!
 //! Data in, text out: each aggregate (a server variant × scenario × level,
 //! its repetitions summarised) gives one benchmark, named
@@ -17,6 +19,7 @@
 //! `github-action-benchmark` (`customBiggerIsBetter`, calls/s) and
 //! `github-action-benchmark-latency` (`customSmallerIsBetter`, ms).
 
+use rpclab_model::exposition;
 use rpclab_model::result::{Aggregate, Results};
 use serde_json::{json, Map, Value};
 use std::fmt;
@@ -35,10 +38,16 @@ pub enum Format {
     Csv,
     /// One object per benchmark.
     Json,
+    /// InfluxDB line protocol: a point `rpclab` per benchmark, tagged with
+    /// its server, variant, scenario and level, at its first window's start.
+    Influx,
+    /// Prometheus text: gauges `rpclab_throughput_calls_per_second`,
+    /// `rpclab_latency_seconds` (by `percentile`) and `rpclab_calls_failed`.
+    Prometheus,
 }
 
 /// Every format, by the name `--format` takes.
-pub const FORMATS: [(&str, Format); 5] = [
+pub const FORMATS: [(&str, Format); 7] = [
     ("bmf", Format::Bmf),
     ("github-action-benchmark", Format::GithubActionBenchmark),
     (
@@ -47,6 +56,8 @@ pub const FORMATS: [(&str, Format); 5] = [
     ),
     ("csv", Format::Csv),
     ("json", Format::Json),
+    ("influx", Format::Influx),
+    ("prometheus", Format::Prometheus),
 ];
 
 /// A `--format` that is none of [`FORMATS`].
@@ -133,6 +144,8 @@ pub fn export(results: &Results, format: Format) -> String {
         )),
         Format::Csv => csv(&rows),
         Format::Json => pretty(Value::Array(rows.iter().map(plain).collect())),
+        Format::Influx => influx(results, &rows),
+        Format::Prometheus => prometheus(&rows),
     };
     format!("{}\n", text.trim_end())
 }
@@ -175,6 +188,117 @@ fn plain(r: &Row<'_>) -> Value {
         "throughput_upper": r.upper,
         "p99_us": a.latency_us.p99,
     })
+}
+
+/// How an aggregate keeps one latency percentile, µs.
+type LatencyOf = fn(&Aggregate) -> f64;
+
+/// The latency percentiles the dashboards' formats carry, with how an
+/// aggregate keeps each.
+const PERCENTILES: [(&str, LatencyOf); 4] = [
+    ("50", |a| a.latency_us.p50),
+    ("90", |a| a.latency_us.p90),
+    ("99", |a| a.latency_us.p99),
+    ("99.9", |a| a.latency_us.p999),
+];
+
+/// A benchmark's tags (InfluxDB) or labels (Prometheus).
+fn tags(a: &Aggregate) -> [(&'static str, String); 4] {
+    [
+        ("server", a.server.clone()),
+        ("variant", a.variant.clone()),
+        ("scenario", a.scenario.clone()),
+        ("concurrency", a.concurrency.to_string()),
+    ]
+}
+
+/// One point a benchmark, at the start of its first window (nanoseconds
+/// since the Unix epoch; none when no cell kept its window).
+fn influx(results: &Results, rows: &[Row<'_>]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let a = r.aggregate;
+        let mut line = String::from("rpclab");
+        for (key, value) in tags(a).iter().filter(|(_, v)| !v.is_empty()) {
+            line.push_str(&format!(",{key}={}", exposition::influx_key(value)));
+        }
+        let mut fields = vec![
+            format!("throughput={}", a.throughput_median),
+            format!("throughput_lower={}", r.lower),
+            format!("throughput_upper={}", r.upper),
+            format!("throughput_cv={}", a.throughput_cv),
+            format!("repetitions={}i", a.repetitions),
+            format!("calls_ok={}i", a.calls_ok),
+            format!("calls_failed={}i", a.calls_failed),
+        ];
+        for (p, of) in PERCENTILES {
+            fields.push(format!("p{}_us={}", p.replace('.', ""), of(a)));
+        }
+        for (name, figure) in [
+            ("server_cpu_us_per_call", a.server_cpu_us_per_call),
+            ("client_cpu_us_per_call", a.client_cpu_us_per_call),
+        ] {
+            if let Some(figure) = figure {
+                fields.push(format!("{name}={figure}"));
+            }
+        }
+        line.push(' ');
+        line.push_str(&fields.join(","));
+        let started = results
+            .cells
+            .iter()
+            .filter(|c| c.key() == a.key())
+            .filter_map(|c| c.report.window_unix_s.map(|[start, _]| start))
+            .reduce(f64::min);
+        if let Some(start) = started {
+            line.push_str(&format!(" {}", (start * 1e9) as u128));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Each gauge with its help, every benchmark's value labelled.
+fn prometheus(rows: &[Row<'_>]) -> String {
+    let mut out = String::new();
+    let mut gauge = |name: &str, help: &str, values: &mut dyn Iterator<Item = (String, f64)>| {
+        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} gauge\n"));
+        for (labels, value) in values {
+            out.push_str(&format!("{name}{labels} {value}\n"));
+        }
+    };
+    let labelled = |a: &Aggregate, extra: Option<(&str, &str)>| {
+        let tags = tags(a);
+        exposition::prometheus_labels(tags.iter().map(|(k, v)| (*k, v.as_str())).chain(extra))
+    };
+    gauge(
+        "rpclab_throughput_calls_per_second",
+        "The median over repetitions of the calls per second.",
+        &mut rows
+            .iter()
+            .map(|r| (labelled(r.aggregate, None), r.aggregate.throughput_median)),
+    );
+    gauge(
+        "rpclab_latency_seconds",
+        "The median over repetitions of each window's latency percentile.",
+        &mut rows.iter().flat_map(|r| {
+            PERCENTILES.iter().map(move |(p, of)| {
+                (
+                    labelled(r.aggregate, Some(("percentile", p))),
+                    of(r.aggregate) / 1e6,
+                )
+            })
+        }),
+    );
+    gauge(
+        "rpclab_calls_failed",
+        "Failed calls over every window of the benchmark.",
+        &mut rows
+            .iter()
+            .map(|r| (labelled(r.aggregate, None), r.aggregate.calls_failed as f64)),
+    );
+    out
 }
 
 /// The CSV header; every row has these columns, in this order.
@@ -305,6 +429,73 @@ mod tests {
         for row in v.as_array().unwrap() {
             assert_eq!(keys(row), CSV_HEADER.split(',').collect());
         }
+    }
+
+    #[test]
+    fn influx_line_protocol_parses_with_influxdbs_own_parser_one_point_a_benchmark() {
+        let results = committed();
+        let text = export(&results, Format::Influx);
+        let points: Vec<_> = influxdb_line_protocol::parse_lines(text.trim_end())
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{e}:\n{text}"));
+        assert_eq!(points.len(), results.aggregates.len());
+        for (point, a) in points.iter().zip(&results.aggregates) {
+            assert_eq!(point.series.measurement.to_string(), "rpclab");
+            let tags: Vec<(String, String)> = point
+                .series
+                .tag_set
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            assert!(
+                tags.contains(&("server".into(), a.server.clone())),
+                "{tags:?}"
+            );
+            assert!(tags.contains(&("concurrency".into(), a.concurrency.to_string())));
+            let field = |name: &str| {
+                point
+                    .field_set
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+                    .unwrap_or_else(|| panic!("no {name}"))
+            };
+            assert_eq!(field("throughput"), a.throughput_median.to_string());
+            assert_eq!(field("calls_ok"), format!("{}i", a.calls_ok));
+            assert!(point.timestamp.is_some_and(|t| t > 0));
+        }
+    }
+
+    #[test]
+    fn prometheus_text_parses_with_a_prometheus_parser_every_gauge_labelled() {
+        let results = committed();
+        let text = export(&results, Format::Prometheus);
+        let scrape =
+            prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+        let n = results.aggregates.len();
+        let of = |metric: &str| scrape.samples.iter().filter(|s| s.metric == metric).count();
+        assert_eq!(of("rpclab_throughput_calls_per_second"), n);
+        assert_eq!(of("rpclab_latency_seconds"), 4 * n);
+        assert_eq!(of("rpclab_calls_failed"), n);
+        let a = &results.aggregates[0];
+        let sample = scrape
+            .samples
+            .iter()
+            .find(|s| {
+                s.metric == "rpclab_latency_seconds"
+                    && s.labels.get("server") == Some(a.server.as_str())
+                    && s.labels.get("variant") == Some(a.variant.as_str())
+                    && s.labels.get("scenario") == Some(a.scenario.as_str())
+                    && s.labels.get("concurrency") == Some(a.concurrency.to_string().as_str())
+                    && s.labels.get("percentile") == Some("99")
+            })
+            .unwrap();
+        assert!(
+            matches!(sample.value, prometheus_parse::Value::Gauge(v) if (v - a.latency_us.p99 / 1e6).abs() < 1e-12),
+            "{:?}",
+            sample.value
+        );
     }
 
     #[test]

@@ -400,6 +400,7 @@ impl Bench<'_> {
             operation: self.args.operation,
             load,
             warmup_s: self.args.warmup_s,
+            warmup_calls: 0,
             warmup_max_s: None,
             steady: None,
             min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,

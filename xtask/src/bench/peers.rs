@@ -816,7 +816,7 @@ fn rpclab_command(peer: &Peer, kit: &Kit, l: &Load, tool: Tool) -> Command {
         l.kind,
         "--target",
         &l.target,
-        "--scenario",
+        "--operation",
         "hello",
     ])
     .args(["--shape", shape, "--concurrency", &l.in_flight.to_string()])

@@ -346,6 +346,7 @@ impl Profile {
             operation,
             load,
             warmup_s: self.warmup_s,
+            warmup_calls: 0,
             warmup_max_s: self.warmup_max_s,
             steady: self
                 .steady_intervals

@@ -107,7 +107,7 @@ async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
         p.protocol,
         "--target",
         p.target,
-        "--scenario",
+        "--operation",
         &p.operation.to_string(),
         "--timeout-s",
         "2",

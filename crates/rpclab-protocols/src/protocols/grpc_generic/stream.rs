@@ -190,37 +190,10 @@ impl StreamFlags {
     }
 }
 
-/// A duration as Go writes it (ghz's flags): a sequence of decimal numbers
-/// each with a unit, `ns`, `us` (or `µs`), `ms`, `s`, `m`, `h`: `500ms`,
-/// `1.5s`, `1m30s`.
+/// A duration as Go writes it (ghz's flags): `500ms`, `1.5s`, `1m30s`
+/// ([`rpclab_model::duration::go_form`]).
 pub fn parse_duration(text: &str) -> Option<Duration> {
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total = 0f64;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number: f64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit] {
-            "ns" => 1e-9,
-            "us" | "µs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        rest = &rest[unit..];
-        total += number * scale;
-    }
-    (total.is_finite() && total > 0.0).then(|| Duration::from_secs_f64(total))
+    rpclab_model::duration::go_form(text).map(Duration::from_secs_f64)
 }
 
 /// One HTTP/2 connection for streams ([`h2`]'s client), its connection
