@@ -192,8 +192,7 @@ impl StaticBuild {
             build.cargo_profile(),
             log.display()
         );
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let child = Command::new(cargo)
+        let child = cargo_command()
             .args(["build", "--profile", build.cargo_profile()])
             .args([
                 "--locked",
@@ -262,6 +261,35 @@ impl Drop for StaticBuild {
 }
 
 /// Builds the client's static binaries in the foreground.
+/// The variables `cargo run` (and so `cargo xtask`) sets for the program
+/// it runs, of the package it ran; a cargo this program starts must not
+/// inherit them. A build script that watches one (ring's watches
+/// `CARGO_MANIFEST_DIR`) sees it change between a cargo started from a
+/// shell and one started from here, and is run again, with everything
+/// above it: ring, rustls, tonic, bollard, the protocols, the client and
+/// xtask were compiled a second time in every CI run (4.5 minutes on two
+/// busy cores).
+pub const CARGO_RUN_VARIABLES: [&str; 5] = [
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_NAME",
+    "CARGO_PRIMARY_PACKAGE",
+];
+
+/// `cargo` (the one that runs this program, else the `PATH`'s) as a shell
+/// would start it: without [`CARGO_RUN_VARIABLES`] and `CARGO_PKG_*`.
+pub fn cargo_command() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("CARGO_PKG_") || CARGO_RUN_VARIABLES.contains(&name) {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
 pub fn build_static_client(root: &Path, build: ClientBuild) -> Result<StaticBinaries> {
     StaticBuild::start(root, build)?.finish()
 }

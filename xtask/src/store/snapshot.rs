@@ -86,9 +86,15 @@ impl Snapshot {
             .join(format!("{scenario}-c{concurrency}-r{rep}"))
     }
 
+    /// Writes `manifest.toml` through a temporary file, as
+    /// [`write_results`]: a reader (a watcher, `--resume` after a kill)
+    /// never sees half of it.
     pub fn write_manifest(&self, manifest: &RunManifest) -> Result<()> {
         let text = manifest.to_toml().context("cannot render manifest.toml")?;
-        std::fs::write(self.dir.join("manifest.toml"), text)?;
+        let path = self.dir.join("manifest.toml");
+        let tmp = self.dir.join(".manifest.toml.tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(())
     }
 

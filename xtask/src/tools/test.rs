@@ -264,7 +264,7 @@ fn doc_tests(root: &Path, locked: bool) -> Command {
 }
 
 fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+    crate::basics::host::cargo_command()
 }
 
 /// One lane: its binaries run one after another, then `last`.

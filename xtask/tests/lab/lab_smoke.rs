@@ -360,7 +360,7 @@ fn run_id(results: &Path) -> Option<String> {
         .find(|p| p.is_dir())?;
     let text = std::fs::read_to_string(snap.join("manifest.toml")).ok()?;
     let manifest: toml::Value = toml::from_str(&text).ok()?;
-    manifest["run_id"].as_str().map(str::to_owned)
+    manifest.get("run_id")?.as_str().map(str::to_owned)
 }
 
 /// The running thrift-java server containers of run `run_id`: each one's
