@@ -156,16 +156,17 @@ pub fn check_cell(server: &str, c: &Value, refusals_allowed: bool) {
             "{server}: {c}"
         );
         assert!(f(&c["latency_us"]["max"]) >= f(&c["latency_us"]["min"]));
-        // Wire bytes are counted. Which direction a window sees depends on
-        // the host's speed: on an overloaded host, with calls slower than a
-        // short window, a multiplexed connection's replies can all have been
-        // read before the window opened (and the requests written after it
-        // closed), so one direction may be zero, never both.
-        assert!(
-            f(&c["report"]["bytes_received_per_call"]) > 0.0
-                || f(&c["report"]["bytes_sent_per_call"]) > 0.0,
-            "{server}: {c}"
-        );
+        // Wire bytes per call are figures, never negative. Whether a
+        // window sees either direction depends on the host's speed: on an
+        // overloaded host, with calls slower than a short window, every
+        // call it counts was written before it opened, and the replies can
+        // have been read before it too (CI saw both zero, with calls of
+        // 2 s in a 0.4 s window). That bytes are counted at all is the
+        // run's to show, over its cells ([`bytes_counted_somewhere`]).
+        for direction in ["bytes_received_per_call", "bytes_sent_per_call"] {
+            let per_call = f(&c["report"][direction]);
+            assert!(per_call.is_finite() && per_call >= 0.0, "{server}: {c}");
+        }
     }
     // Where the limit was is always said.
     let limit = c["limit"]
@@ -251,4 +252,15 @@ pub fn lab_ps_on(endpoint: &str) -> Output {
         .env("DOCKER_HOST", endpoint)
         .output()
         .expect("xtask runs")
+}
+
+/// Some cell of a run counted wire bytes both ways: the counters work.
+/// (A single cell may see neither on a slow host: [`check_cell_consistency`].)
+#[allow(dead_code)]
+pub fn bytes_counted_somewhere(cells: &[serde_json::Value]) -> bool {
+    cells.iter().any(|c| {
+        let r = &c["report"];
+        r["bytes_received_per_call"].as_f64().unwrap_or(0.0) > 0.0
+            && r["bytes_sent_per_call"].as_f64().unwrap_or(0.0) > 0.0
+    })
 }

@@ -85,6 +85,10 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
     for c in cells {
         check_cell(c["server"].as_str().unwrap(), c, true);
     }
+    assert!(
+        common::lab::bytes_counted_somewhere(cells),
+        "no cell counted wire bytes both ways"
+    );
     // Every level got at least the least rounds.
     let mut levels: std::collections::BTreeMap<String, u64> = Default::default();
     for o in orders {

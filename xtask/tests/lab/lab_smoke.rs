@@ -177,6 +177,10 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["complete"], Value::Bool(true), "{log}");
     let cells = results["cells"].as_array().unwrap();
+    assert!(
+        common::lab::bytes_counted_somewhere(cells),
+        "no cell counted wire bytes both ways"
+    );
     let servers = server_names();
     for required in ["grpc-java", "thrift-java", "dubbo-3.3", "dubbo-2.6"] {
         assert!(
