@@ -155,7 +155,7 @@ pub fn json(r: &ClientReport, labels: &Labels) -> Value {
         .failures
         .examples
         .iter()
-        .map(|(class, example)| (format!("{class}: {example}"), json!(class_count(r, class))))
+        .map(|(class, example)| (format!("{class}: {example}"), json!(failed_of(r, class))))
         .collect();
     json!({
         "name": labels.name,
@@ -188,18 +188,13 @@ pub fn json(r: &ClientReport, labels: &Labels) -> Value {
     })
 }
 
-/// How many calls failed in the class an example is kept under.
-fn class_count(r: &ClientReport, class: &str) -> u64 {
-    let f = &r.failures;
-    match class {
-        "timeout" => f.timeout,
-        "connect" => f.connect,
-        "io" => f.io,
-        "protocol" => f.protocol,
-        "server_error" => f.server_error,
-        "wrong_response" => f.wrong_response,
-        _ => 0,
-    }
+/// How many calls failed of the kind an example is kept under.
+fn failed_of(r: &ClientReport, kind: &str) -> u64 {
+    r.failures
+        .by_kind()
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(0, |(_, n)| n)
 }
 
 /// ghz's `influx-summary`: one point of measurement `ghz_run`, the run's

@@ -79,6 +79,18 @@ pub struct Failures {
 }
 
 impl Failures {
+    /// Each kind's count, named as [`Failures::examples`] keys its example.
+    pub fn by_kind(&self) -> [(&'static str, u64); 6] {
+        [
+            ("timeout", self.timeout),
+            ("connect", self.connect),
+            ("io", self.io),
+            ("protocol", self.protocol),
+            ("server_error", self.server_error),
+            ("wrong_response", self.wrong_response),
+        ]
+    }
+
     pub fn total(&self) -> u64 {
         self.timeout
             + self.connect
