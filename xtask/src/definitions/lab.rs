@@ -151,11 +151,18 @@ pub struct Profile {
     /// cold one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prime_s: Option<f64>,
-    /// Steady-state warm-up: go on in 1 s intervals until the mean of the
-    /// last this-many intervals agrees within `steady_tolerance` with the
-    /// mean of as many before them. Absent: a fixed warm-up.
+    /// Steady-state warm-up: go on in intervals of `steady_interval_s`
+    /// until the mean of the last this-many intervals agrees within
+    /// `steady_tolerance` with the mean of as many before them. Absent: a
+    /// fixed warm-up.
     #[serde(default)]
     pub steady_intervals: Option<u32>,
+    /// The steady rule's interval. Shorter intervals let a primed server's
+    /// cell open its window sooner (the rule needs twice `steady_intervals`
+    /// of them); each must still hold enough calls for its band
+    /// (±1/√calls).
+    #[serde(default = "default_steady_interval_s")]
+    pub steady_interval_s: f64,
     /// Relative half-width of the steady band (0.03: ±3 % of the mean).
     #[serde(default = "default_steady_tolerance")]
     pub steady_tolerance: f64,
@@ -271,6 +278,10 @@ fn default_steady_tolerance() -> f64 {
     0.03
 }
 
+fn default_steady_interval_s() -> f64 {
+    1.0
+}
+
 fn default_min_calls() -> u64 {
     rpclab_model::spec::DEFAULT_MIN_CALLS
 }
@@ -353,7 +364,7 @@ impl Profile {
                 .map(|intervals| rpclab_model::spec::Steady {
                     intervals,
                     tolerance: self.steady_tolerance,
-                    interval_s: 1.0,
+                    interval_s: self.steady_interval_s,
                 }),
             min_calls: self.min_calls,
             percentiles: Vec::new(),
@@ -813,6 +824,7 @@ mod tests {
             prime_s: None,
             steady_intervals: None,
             steady_tolerance: 0.03,
+            steady_interval_s: 1.0,
             min_calls: 20,
             cooldown_s: 0.0,
             measure_s: Some(10.0),
