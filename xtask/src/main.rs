@@ -28,7 +28,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 use basics::{cpus, host, owner};
-use cli::{capacity, outcome, reproduce};
+use cli::{capacity, outcome, reproduce, target};
 use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
@@ -124,6 +124,27 @@ enum LabCommand {
         #[arg(long = "servers-dir", value_name = "PATH")]
         servers_dir: Vec<PathBuf>,
         /// Profile from the lab definition: smoke, standard, seed.
+        #[arg(long)]
+        profile: Option<String>,
+        #[command(flatten)]
+        run: RunFlags,
+        #[command(flatten)]
+        quick: QuickFlags,
+    },
+    /// Measure a service the lab did not start, running at --target, as
+    /// `lab run` measures its own servers: the lab's scenarios calling
+    /// your method (`--call`), at the profile's levels, windows and
+    /// repetitions, into a snapshot that `lab report`, `lab compare` and
+    /// the exports take. Nothing of the service is built, started, pinned,
+    /// confined or costed (the manifest says so); the client runs in its
+    /// container on the host's network, pinned to the client's CPUs.
+    Bench {
+        #[command(flatten)]
+        target: Box<target::TargetArgs>,
+        /// Lab definition (TOML): its scenarios and profiles.
+        #[arg(long, default_value = "compose/lab.toml")]
+        lab: PathBuf,
+        /// Profile from the lab definition: smoke, standard.
         #[arg(long)]
         profile: Option<String>,
         #[command(flatten)]
@@ -423,13 +444,16 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             );
             Ok(())
         }
-        LabCommand::Capacity(mut args) => {
-            args.servers_dir = args
-                .servers_dir
-                .iter()
-                .map(|d| invoked_from.join(d))
-                .collect();
-            capacity::capacity(root, *args).await
+        LabCommand::Capacity(args) => capacity::capacity(root, invoked_from, *args).await,
+        LabCommand::Bench {
+            target,
+            lab,
+            profile,
+            run,
+            quick,
+        } => {
+            let (folder, name) = target::write_folder(root, invoked_from, &target)?;
+            lab_run(root, lab, vec![name], vec![folder], profile, run, quick).await
         }
         LabCommand::List { lab, servers_dir } => {
             let outside: Vec<PathBuf> = servers_dir.iter().map(|d| invoked_from.join(d)).collect();

@@ -275,6 +275,12 @@ pub struct ServerRecord {
     /// `servers/` (`lab run --servers-dir`, a lab's `servers_dirs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<ServerFolder>,
+    /// A service the lab did not start (`lab bench --target`): its
+    /// address. Nothing of it was built, started, pinned, confined or
+    /// costed: its `image` is empty, its cells have no server cost, and
+    /// the client's CPU set and host are all the run controlled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// A server folder from outside the repository, as a run read it.
@@ -544,6 +550,7 @@ mod tests {
                     path: "fixtures/servers/grpc-shop".into(),
                     files: BTreeMap::from([("shop.protoset".into(), "ab12".into())]),
                 }),
+                target: Some("127.0.0.1:50071".into()),
             }],
             lab_confinement: BTreeMap::from([("client".into(), policy)]),
             rounds_seed: Some(7),

@@ -357,6 +357,13 @@ fn manifest_html(setup: &RunManifest, results: &Results) -> Markup {
                 }
                 span class="why" { (c.note) }
             }))
+            @for v in setup.servers.iter().filter(|v| v.target.is_some()) {
+                (kv("not started by the lab", format!(
+                    "{} at {}: a running service, called from the client's container on the host's network; nothing of it was built, started, pinned, confined or costed (no server CPU, no host load)",
+                    v.name,
+                    v.target.as_deref().unwrap_or_default()
+                )))
+            }
             @if let Some(cal) = &setup.calibration {
                 (kv("calibration", calibration_line(cal)))
             }

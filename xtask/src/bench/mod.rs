@@ -240,7 +240,7 @@ impl Bench<'_> {
             self.engine,
             readiness::Probe {
                 name: "rpclab-echo",
-                container: &echo,
+                container: Some(&echo),
                 protocol: "grpc",
                 options: &options,
                 target: &target,

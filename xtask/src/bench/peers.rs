@@ -505,7 +505,7 @@ async fn start_server(
         engine,
         readiness::Probe {
             name: &name,
-            container: &id,
+            container: Some(&id),
             protocol: kind.name(),
             options: &options,
             target: &target,

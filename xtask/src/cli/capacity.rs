@@ -15,6 +15,7 @@
 
 use crate::basics::cpus;
 use crate::cli::outcome;
+use crate::cli::target;
 use crate::definitions::hosts;
 use crate::definitions::lab::Lab;
 use crate::definitions::overrides::{self, Overrides};
@@ -29,8 +30,12 @@ use std::path::{Path, PathBuf};
 /// `lab capacity`'s flags.
 #[derive(clap::Args)]
 pub struct CapacityArgs {
-    /// The server, by folder name or framework (one server: `thrift-java`).
-    pub server: String,
+    /// The server, by folder name or framework (one server: `thrift-java`);
+    /// none with `--target`, a service the lab did not start.
+    #[arg(required_unless_present = "target", conflicts_with = "target")]
+    pub server: Option<String>,
+    #[command(flatten)]
+    pub target: target::TargetArgs,
     /// The latency bound the percentile must stay under, with a unit
     /// (`5ms`, `800us`): the thresholds' grammar.
     #[arg(long)]
@@ -133,10 +138,23 @@ impl fmt::Display for NoRateHolds {
 impl std::error::Error for NoRateHolds {}
 
 /// `lab capacity`: the search, the snapshot, the final line.
-pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
+pub async fn capacity(root: &Path, invoked_from: &Path, args: CapacityArgs) -> Result<()> {
     // The SLO first: a missing or unreadable one costs nothing.
     let slo_us = parse_slo(args.slo.as_deref())?;
     let percentile: Percentile = parse_percentile(&args.percentile)?;
+    let mut servers_dirs: Vec<PathBuf> = args
+        .servers_dir
+        .iter()
+        .map(|d| invoked_from.join(d))
+        .collect();
+    let server = match &args.server {
+        Some(server) => server.clone(),
+        None => {
+            let (folder, name) = target::write_folder(root, invoked_from, &args.target)?;
+            servers_dirs.push(folder);
+            name
+        }
+    };
     let lab = Lab::load(&args.lab)?;
     let scenario = match args.scenario {
         Some(s) => s,
@@ -174,8 +192,8 @@ pub async fn capacity(root: &Path, args: CapacityArgs) -> Result<()> {
         lab,
         run::RunOptions {
             lab: args.lab,
-            only: vec![args.server],
-            servers_dirs: args.servers_dir,
+            only: vec![server],
+            servers_dirs,
             profile: args.profile,
             cpus: args.cpus,
             ca_certificates: args.ca_certs,

@@ -6,3 +6,4 @@
 pub mod capacity;
 pub mod outcome;
 pub mod reproduce;
+pub mod target;

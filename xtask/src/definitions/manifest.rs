@@ -156,7 +156,16 @@ pub struct Manifest {
     pub protocol: ProtocolName,
     pub language: Language,
     pub description: String,
+    /// The port the lab starts it on; a `target`'s own (absent, or the
+    /// same).
+    #[serde(default)]
     pub port: u16,
+    /// A service the lab does not start, at `HOST:PORT` (`lab bench
+    /// --target` writes such a folder): nothing of it is built, started,
+    /// pinned, confined or costed; the client, in its container on the
+    /// host's network and pinned to the client's CPUs, calls it there.
+    #[serde(default)]
+    pub target: Option<String>,
     #[serde(default = "no_registry")]
     pub registry: Registry,
     #[serde(default)]
@@ -437,7 +446,8 @@ pub fn load_with(root: &Path, outside: &[PathBuf]) -> Result<Vec<Manifest>> {
     }
     manifests.sort_by(|a, b| a.name.cmp(&b.name));
     let mut ports: HashMap<u16, &str> = HashMap::new();
-    for m in &manifests {
+    // A target's port is its service's, not one the lab gives out.
+    for m in manifests.iter().filter(|m| m.target.is_none()) {
         if let Some(other) = ports.insert(m.port, &m.name) {
             bail!(
                 "servers `{other}` and `{}` both declare port {}; give each its own",
@@ -494,10 +504,22 @@ fn load_one(dir: &Path) -> Result<Manifest> {
             }
         }
     }
-    crate::basics::confine::server(&m.confinement, &m.jvm_flags)
-        .with_context(|| format!("{}: [confinement]", path.display()))?;
     m.dir = dir.to_owned();
-    check_build(&m).with_context(|| path.display().to_string())?;
+    // A target is not confined by the lab: its [confinement] is not read.
+    if m.target.is_none() {
+        crate::basics::confine::server(&m.confinement, &m.jvm_flags)
+            .with_context(|| format!("{}: [confinement]", path.display()))?;
+    }
+    match &m.target {
+        Some(target) => {
+            m.port = check_target(&m, target).with_context(|| path.display().to_string())?
+        }
+        None if m.port == 0 => bail!(
+            "{}: give the port the server listens on (`port = N`), or `target = \"HOST:PORT\"` for a service the lab does not start",
+            path.display()
+        ),
+        None => check_build(&m).with_context(|| path.display().to_string())?,
+    }
     for v in &m.variants {
         check_client_options(&m, v)
             .with_context(|| format!("{}: variant `{}`: client_options", path.display(), v.name))?;
@@ -542,6 +564,39 @@ fn check_client_options(m: &Manifest, v: &Variant) -> Result<()> {
     m.protocol
         .check(&m.client_options_at(v, &m.dir))
         .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// What a folder of a service the lab does not start may not have (a
+/// build, a registry the lab would start, a port of another), and its
+/// port.
+fn check_target(m: &Manifest, target: &str) -> Result<u16> {
+    let port = target
+        .rsplit_once(':')
+        .and_then(|(host, port)| (!host.is_empty()).then_some(port))
+        .and_then(|port| port.parse::<u16>().ok())
+        .filter(|port| *port != 0)
+        .with_context(|| format!("`target = \"{target}\"` is not HOST:PORT"))?;
+    if m.port != 0 && m.port != port {
+        bail!(
+            "`port = {}` is not the target's ({target}): leave it out",
+            m.port
+        );
+    }
+    if m.registry != Registry::None {
+        bail!(
+            "a target is called directly: the lab starts no registry for it; leave `registry` out"
+        );
+    }
+    if m.dir.join("Dockerfile").is_file() || !m.build.is_empty() {
+        bail!("a target is not built by the lab: it has no Dockerfile and no [build]");
+    }
+    if m.variants
+        .iter()
+        .any(|v| !v.build_args.is_empty() || !v.env.is_empty())
+    {
+        bail!("a target is not started by the lab: its variants have no build_args and no env");
+    }
+    Ok(port)
 }
 
 /// A folder with its own Dockerfile has no `[build]` table (nothing would

@@ -126,10 +126,13 @@ pub fn plan<'a>(
                 .or_else(|| not_run(m, filters, ran_one && profile.first_variant_only));
             if record.not_run.is_none() {
                 ran_one = true;
-                record.confinement = Some(crate::basics::confine::server(
-                    &m.confinement,
-                    &m.jvm_flags,
-                )?);
+                // A target is not confined by the lab: no policy to record.
+                if m.target.is_none() {
+                    record.confinement = Some(crate::basics::confine::server(
+                        &m.confinement,
+                        &m.jvm_flags,
+                    )?);
+                }
                 runnable.push(Planned {
                     manifest: m,
                     variant: v,
@@ -198,7 +201,12 @@ fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord 
         version: v.version.clone(),
         jvm_flags: m.jvm_flags.clone(),
         jvm: m.jvm_of(v).map(|j| j.to_string()),
-        image: m.image(v),
+        // A service the lab did not start has no image of the lab's.
+        image: if m.target.is_some() {
+            String::new()
+        } else {
+            m.image(v)
+        },
         not_run: m.not_runnable(v),
         notes: v.notes.clone(),
         skipped_scenarios: scenarios_of(m, v, scenarios)
@@ -212,6 +220,7 @@ fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord 
         port: None,
         call: m.call_of(v),
         folder: m.folder_record(v),
+        target: m.target.clone(),
     }
 }
 

@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 pub struct Probe<'a> {
     /// How the server is called in messages.
     pub name: &'a str,
-    /// Its container, watched for an early exit.
-    pub container: &'a str,
+    /// Its container, watched for an early exit; `None` for a service the
+    /// lab did not start.
+    pub container: Option<&'a str>,
     pub protocol: &'a str,
     pub options: &'a BTreeMap<String, String>,
     pub target: &'a str,
@@ -58,12 +59,8 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
     let started = Instant::now();
     let mut last_error = String::from("no attempt yet");
     while started.elapsed() < p.timeout {
-        if let Some(code) = engine.exit_code(p.container).await? {
-            let log = engine.log_tail(p.container, 40).await;
-            bail!(
-                "{} exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}",
-                p.name
-            );
+        if let Some(exited) = exited(engine, &p).await? {
+            bail!(exited);
         }
         let probe = rpclab_client::probe::probe(
             p.protocol,
@@ -87,13 +84,41 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let log = engine.log_tail(p.container, 40).await;
+    let log = log_of(engine, &p).await;
     bail!(
-        "{} was not ready after {} s (last probe: {last_error}).\n{}\n--- last lines of its log ---\n{log}",
+        "{} was not ready after {} s (last probe: {last_error}).\n{}{log}",
         p.name,
         p.timeout.as_secs(),
         p.hint
     )
+}
+
+/// What the server left when its container exited, if it did (a service
+/// the lab did not start never has).
+async fn exited(engine: &Engine, p: &Probe<'_>) -> Result<Option<String>> {
+    let Some(container) = p.container else {
+        return Ok(None);
+    };
+    Ok(match engine.exit_code(container).await? {
+        Some(code) => Some(format!(
+            "{} exited with code {code} before it was ready.{}",
+            p.name,
+            log_of(engine, p).await
+        )),
+        None => None,
+    })
+}
+
+/// The last lines of the server's log under a heading, for an error; none
+/// for a service the lab did not start.
+async fn log_of(engine: &Engine, p: &Probe<'_>) -> String {
+    match p.container {
+        Some(container) => format!(
+            "\n--- last lines of its log ---\n{}",
+            engine.log_tail(container, 40).await
+        ),
+        None => String::new(),
+    }
 }
 
 /// [`wait`] from inside the private network `p.network`: one probe
@@ -140,12 +165,8 @@ async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
         })
         .await?;
     let outcome = loop {
-        if let Some(code) = engine.exit_code(p.container).await? {
-            let log = engine.log_tail(p.container, 40).await;
-            break Err(anyhow::anyhow!(
-                "{} exited with code {code} before it was ready.\n--- last lines of its log ---\n{log}",
-                p.name
-            ));
+        if let Some(exited) = exited(engine, &p).await? {
+            break Err(anyhow::anyhow!(exited));
         }
         match engine.exit_code(&prober).await? {
             Some(0) => {
@@ -160,9 +181,9 @@ async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
             }
             Some(_) => {
                 let last = engine.log_tail(&prober, 3).await;
-                let log = engine.log_tail(p.container, 40).await;
+                let log = log_of(engine, &p).await;
                 break Err(anyhow::anyhow!(
-                    "{} was not ready after {} s (last probe: {}).\n{}\n--- last lines of its log ---\n{log}",
+                    "{} was not ready after {} s (last probe: {}).\n{}{log}",
                     p.name,
                     p.timeout.as_secs(),
                     last.trim(),

@@ -35,7 +35,7 @@ fn folder() -> PathBuf {
 /// folder and cargo profile of the lab's quick static client, so that
 /// they share what they can) and puts it where the folder's Dockerfile
 /// copies it from, `bin/grpc-shop`.
-fn build_the_static_fixture() {
+pub fn build_the_static_fixture() {
     let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     let target_dir = repo_root().join("target/static");
     // As .ci/run builds it, without the variables `cargo xtask test` gave

@@ -11,3 +11,4 @@ mod lab_resume;
 mod lab_rounds;
 mod lab_servers_dir;
 mod lab_smoke;
+mod lab_target;

@@ -123,6 +123,10 @@ impl Protocol for DubboGeneric {
 
     const CONNECTION_MODEL: &'static str = crate::mux::CONNECTION_MODEL;
 
+    const FILE_OPTIONS: &'static [&'static str] = &["data_file", "expect_file", "metadata_file"];
+
+    const CALL_OPTION: Option<&'static str> = Some("call");
+
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, OPTIONS)?;
         let Some(call) = options.get("call") else {

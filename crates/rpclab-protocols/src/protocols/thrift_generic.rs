@@ -161,6 +161,12 @@ impl Protocol for ThriftGeneric {
     const CONNECTION_MODEL: &'static str =
         "one call in flight per connection (blocking Thrift server style)";
 
+    /// `idl`'s includes are read relative to it: a server folder holds
+    /// them beside it.
+    const FILE_OPTIONS: &'static [&'static str] = &["idl", "data_file", "expect_file"];
+
+    const CALL_OPTION: Option<&'static str> = Some("call");
+
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
         check_options(Self::NAME, options, OPTIONS)?;
         let config = |m: String| CallError::Config(m);

@@ -45,9 +45,18 @@ impl RunContext<'_> {
     }
 
     /// `planned`'s variant with its registry, every cell of it, then both
-    /// removed.
+    /// removed; a target's cells alone (the lab did not start it).
     pub async fn run_server(&self, planned: &Planned<'_>, record: &mut Record) -> Result<()> {
         let m = planned.manifest;
+        if m.target.is_some() {
+            let running = Running {
+                server: None,
+                registry: None,
+                port: m.port,
+                idle: &[],
+            };
+            return self.measure_server(planned, &running, record).await;
+        }
         if self.checks_ports() {
             let zookeeper = m.registry == Registry::Zookeeper;
             self.claim_ports(&[m.port], &[&m.name], zookeeper).await?;
@@ -58,7 +67,7 @@ impl RunContext<'_> {
                 .start_server(m, planned.variant, m.port, registry.as_ref())
                 .await?;
             let running = Running {
-                server: &server,
+                server: Some(&server),
                 registry: registry.as_ref().map(|r| r.id.as_str()),
                 port: m.port,
                 idle: &[],
@@ -106,11 +115,15 @@ impl RunContext<'_> {
         // run's first may be a later repetition, on a fresh server).
         let mut served = false;
         for cell in &planned.cells {
-            if served && cell.repetition > 1 && self.prepared.profile.restart_between_repetitions {
+            let restart = served && cell.repetition > 1;
+            if let Some(server) =
+                server.filter(|_| restart && self.prepared.profile.restart_between_repetitions)
+            {
                 // A cold JVM for every repetition: the spread then
-                // includes start-up and JIT effects.
+                // includes start-up and JIT effects (a target is never
+                // restarted: prepare refuses it).
                 self.restart_server(server).await?;
-                self.wait_ready(m, v, server, m.port).await?;
+                self.wait_ready(m, v, Some(server), m.port).await?;
                 starts += 1;
                 primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
                 cold = primed.is_none();

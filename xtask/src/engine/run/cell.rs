@@ -59,7 +59,7 @@ impl RunContext<'_> {
             repetition,
             cold,
         } = *at;
-        let target = format!("{}:{}", self.engines.roles.server_address, running.port);
+        let target = self.address_of(m, running.port);
         let mut spec: CellSpec = self.prepared.profile.cell_spec(
             m.protocol.as_str(),
             target,
@@ -100,9 +100,11 @@ impl RunContext<'_> {
         } = client_container::run_client(
             &self.engines.client,
             ClientCell {
-                server: Some((&self.engines.server, running.server)),
+                server: running.server.map(|id| (&self.engines.server, id)),
                 registry: running.registry.map(|r| (&self.engines.registry, r)),
-                host: Some(client_container::HostWatch {
+                // The host's load beside a target would be the target's
+                // own (the lab neither pins nor measures it).
+                host: running.server.map(|_| client_container::HostWatch {
                     server_cpus: &self.prepared.split.server,
                     registry_cpus: &self.prepared.split.registry,
                     idle: (running.idle.iter())
@@ -171,7 +173,7 @@ impl RunContext<'_> {
         };
         let spec = self.prepared.profile.priming_spec(
             m.protocol.as_str(),
-            format!("{}:{}", self.engines.roles.server_address, port),
+            self.address_of(m, port),
             scenario.operation,
             scenario.load(level, &self.prepared.profile)?,
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),

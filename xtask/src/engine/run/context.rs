@@ -215,11 +215,16 @@ impl RunContext<'_> {
             selected,
         )
         .await?;
+        // A target is no image of the lab's.
+        let built: Vec<&Planned<'_>> = runnable
+            .iter()
+            .filter(|p| p.manifest.target.is_none())
+            .collect();
         let wanted: Vec<(&Manifest, &Variant)> =
-            runnable.iter().map(|p| (p.manifest, p.variant)).collect();
+            built.iter().map(|p| (p.manifest, p.variant)).collect();
         let ids = builders[0].0.servers(&wanted).await?;
         record.server_images(
-            runnable
+            built
                 .iter()
                 .zip(&ids)
                 .map(|(p, id)| (p.record, format!("{}@{id}", p.manifest.image(p.variant))))

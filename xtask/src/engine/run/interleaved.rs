@@ -243,7 +243,7 @@ impl RunContext<'_> {
         let l = &live[i];
         let (m, v) = (l.m, l.v);
         let running = Running {
-            server: &l.id,
+            server: Some(&l.id),
             registry,
             port: l.port,
             idle: &idle,
@@ -303,7 +303,7 @@ impl RunContext<'_> {
     ) -> Result<Live<'m>> {
         let id = self.start_server(m, v, port, registry).await?;
         let ready = async {
-            self.wait_ready(m, v, &id, port).await?;
+            self.wait_ready(m, v, Some(&id), port).await?;
             self.prime(m, v, port, snapshot, 1).await
         };
         match ready.await {

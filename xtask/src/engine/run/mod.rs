@@ -123,7 +123,12 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     let interrupted = opts.resume.as_deref().map(Interrupted::open).transpose()?;
     let def = &prepared.def;
     let roles = Roles::resolve(&def.hosts.clone().unwrap_or_default(), &opts.hosts)?;
-    let network_choice = netns::check(opts.network, !roles.is_single())?;
+    // A service the lab did not start is on the host's network.
+    let network_choice = if prepared.calls_a_target() {
+        netns::NetworkChoice::Host
+    } else {
+        netns::check(opts.network, !roles.is_single())?
+    };
     let engines = Engines::connect(&roles).await?;
     let host_info = host::host_info(&engines.server.version);
     if let Some(i) = &interrupted {

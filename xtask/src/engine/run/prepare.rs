@@ -122,6 +122,7 @@ pub fn prepare<'m>(
         opts.only.clone()
     };
     let selected = crate::definitions::manifest::select(manifests, &only)?;
+    check_targets(&selected, &profile, opts.network)?;
     // A server of a generic protocol runs each scenario's load calling
     // its own method, as scenarios of their own (plan::with_calls).
     let scenarios = crate::engine::plan::with_calls(&lab.scenarios, &selected);
@@ -161,6 +162,38 @@ pub fn prepare<'m>(
         variants,
         split,
     })
+}
+
+impl Prepared<'_> {
+    /// Whether the run calls a service it did not start (a target): its
+    /// client then runs on the host's network, where the service is.
+    pub fn calls_a_target(&self) -> bool {
+        self.selected.iter().any(|m| m.target.is_some())
+    }
+}
+
+/// What a run of a service the lab did not start cannot do: restart it,
+/// interleave it with others (each round starts its servers), or reach it
+/// from a private network.
+fn check_targets(
+    selected: &[&Manifest],
+    profile: &Profile,
+    network: Option<NetworkChoice>,
+) -> Result<()> {
+    let Some(target) = selected.iter().find(|m| m.target.is_some()) else {
+        return Ok(());
+    };
+    let name = &target.name;
+    if profile.rounds.is_some() {
+        anyhow::bail!("{name} is a service the lab did not start, and interleaved rounds start each server they measure: use a profile without `rounds` (standard, smoke)");
+    }
+    if profile.restart_between_repetitions {
+        anyhow::bail!("{name} is a service the lab did not start, so it cannot restart it between repetitions: use a profile without `restart_between_repetitions`");
+    }
+    if network == Some(NetworkChoice::Private) {
+        anyhow::bail!("{name} is a service the lab did not start, reached on the host's network: leave out --network private");
+    }
+    Ok(())
 }
 
 /// The CPU sets of the run: the flags over the lab's `[cpus]`, checked

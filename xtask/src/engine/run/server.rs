@@ -26,7 +26,9 @@ use std::time::Duration;
 /// The containers of the server variant being measured.
 #[derive(Clone, Copy)]
 pub struct Running<'a> {
-    pub server: &'a str,
+    /// Its container; `None` for a target, a service the lab did not
+    /// start ([`Manifest::target`]).
+    pub server: Option<&'a str>,
     /// Its registry (ZooKeeper), when it uses one.
     pub registry: Option<&'a str>,
     /// The port it listens on (its manifest's, unless an interleaved run
@@ -89,6 +91,15 @@ impl RunContext<'_> {
             }
         }
         Ok(after)
+    }
+
+    /// Where the client calls `m` listening on `port`: a target's own
+    /// address, or the server's engine's address and the port.
+    pub fn address_of(&self, m: &Manifest, port: u16) -> String {
+        match &m.target {
+            Some(target) => target.clone(),
+            None => format!("{}:{port}", self.engines.roles.server_address),
+        }
     }
 
     /// Whether the servers' ports are the orchestrator's to check: only on
@@ -225,9 +236,16 @@ impl RunContext<'_> {
         self.timed(Phase::Start, started).await
     }
 
-    /// Waits until the server in container `id` answers a verified call on `port`.
-    pub async fn wait_ready(&self, m: &Manifest, v: &Variant, id: &str, port: u16) -> Result<()> {
-        let target = format!("{}:{}", self.engines.roles.server_address, port);
+    /// Waits until the server in container `id` (none for a target)
+    /// answers a verified call on `port`.
+    pub async fn wait_ready(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        id: Option<&str>,
+        port: u16,
+    ) -> Result<()> {
+        let target = self.address_of(m, port);
         // This process probes on the host's network, a container in a
         // private one (with the folder's files mounted).
         let here = *self.network() == Network::Host;
@@ -237,13 +255,19 @@ impl RunContext<'_> {
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS))
         };
         let call = m.call_of(v);
-        let hint = format!(
-            "Raise [readiness] timeout_s in {} if it is only slow.",
-            m.outside.as_ref().map_or_else(
-                || format!("servers/{}/server.toml", m.name),
-                |folder| folder.join("server.toml").display().to_string()
-            )
-        );
+        let hint = match &m.target {
+            Some(target) => format!(
+                "The lab did not start it: check that the service at {target} runs and answers {} as asked.",
+                call.as_deref().unwrap_or("the call")
+            ),
+            None => format!(
+                "Raise [readiness] timeout_s in {} if it is only slow.",
+                m.outside.as_ref().map_or_else(
+                    || format!("servers/{}/server.toml", m.name),
+                    |folder| folder.join("server.toml").display().to_string()
+                )
+            ),
+        };
         let name = format!("server {}", m.name);
         let ready = readiness::wait(
             self.engine,
@@ -267,14 +291,18 @@ impl RunContext<'_> {
     }
 
     /// Err with what the server in container `id` left, when it exited
-    /// during the cell of `scenario` at `level`.
+    /// during the cell of `scenario` at `level` (a target's is not the
+    /// lab's to watch).
     pub async fn still_up(
         &self,
-        id: &str,
+        id: Option<&str>,
         m: &Manifest,
         scenario: &Scenario,
         level: u32,
     ) -> Result<()> {
+        let Some(id) = id else {
+            return Ok(());
+        };
         if let Some(code) = self.engine.exit_code(id).await? {
             bail!(self.exited(id, m, scenario, level, code).await);
         }
