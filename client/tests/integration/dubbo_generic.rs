@@ -259,6 +259,54 @@ fn partial_expectations_and_matchers_verify_every_reply() {
         line.contains("--expect: status: unknown matcher `$oneOf`; the matchers are"),
         "{line}"
     );
+
+    // A data array: a file of one call's arguments a line, round-robin;
+    // each reply is its own request's (bob's come back as bob's).
+    let mut bob = request();
+    bob[0]["customer"] = json!("bob");
+    let lines =
+        std::env::temp_dir().join(format!("rpclab-dubbo-array-{}.jsonl", std::process::id()));
+    std::fs::write(&lines, format!("{}\n{}\n", request(), bob)).unwrap();
+    let file = lines.display().to_string();
+    let array = [
+        "--target",
+        &shop.target,
+        "--call",
+        &reserve,
+        "--types",
+        "com.example.shop.ReserveRequest",
+        "--data-file",
+        &file,
+    ];
+    let either = json!({"customer": {"$regex": "^(ada|bob)$"}, "status": "PARTIAL"}).to_string();
+    let verified = report(
+        &[
+            &array[..],
+            &[
+                "--expect",
+                &either,
+                "--expect-partial",
+                "--concurrency",
+                "2",
+                "--calls",
+                "20",
+            ],
+        ]
+        .concat(),
+    );
+    assert_verified(&verified, 40, "reserve");
+    let only_ada = json!({"customer": "ada"}).to_string();
+    let half = report(
+        &[
+            &array[..],
+            &["--expect", &only_ada, "--expect-partial", "--calls", "10"],
+        ]
+        .concat(),
+    );
+    let _ = std::fs::remove_file(&lines);
+    assert!(half["calls_failed"].as_u64().unwrap() >= 4, "{half:#}");
+    assert!(half["calls_ok"].as_u64().unwrap() >= 4, "{half:#}");
+    assert!(half["failures"].to_string().contains("bob"), "{half:#}");
 }
 
 #[test]

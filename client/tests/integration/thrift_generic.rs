@@ -393,3 +393,86 @@ fn template_values_reach_the_server_and_bad_ones_are_one_line() {
     let line = refusal(&shop, &["-m", r#"{"tenant": "a"}"#]);
     assert!(line.contains("Thrift calls carry no metadata"), "{line}");
 }
+
+/// A data array (a JSON array of argument objects, or a file of one a
+/// line) goes round-robin: each request's own reply comes back, every
+/// reply verified against a matcher that takes either; an expectation
+/// that fits only the first fails on the second; an element of the wrong
+/// shape is named by its index before any load.
+#[test]
+fn a_data_array_is_sent_round_robin_and_its_elements_named_in_errors() {
+    let shop = fixture::start("thrift-shop", &[], None);
+    let one = |id: &str, name: &str, tier: &str| {
+        json!({"req": {
+            "requestId": format!("{id}-{{{{.RequestNumber}}}}"),
+            "customer": {"name": name, "tier": tier},
+            "items": [{"sku": "apple", "quantity": 1}],
+        }})
+    };
+    let array = json!([one("a", "ada", "GOLD"), one("b", "bob", "SILVER")]);
+    let either = json!({
+        "requestId": {"$regex": "^(a|b)-[0-9]+$"},
+        "customer": {"$regex": "^(ada \\(GOLD\\)|bob \\(SILVER\\))$"},
+    })
+    .to_string();
+    let lines =
+        std::env::temp_dir().join(format!("rpclab-thrift-array-{}.jsonl", std::process::id()));
+    std::fs::write(&lines, format!("{}\n{}\n", array[0], array[1])).unwrap();
+    let file = lines.display().to_string();
+    for data in [["--data", &array.to_string()], ["--data-file", &file]] {
+        let verified = report(
+            &shop,
+            &[
+                &data[..],
+                &[
+                    "--expect",
+                    &either,
+                    "--expect-partial",
+                    "--concurrency",
+                    "2",
+                    "--calls",
+                    "20",
+                ],
+            ]
+            .concat(),
+        );
+        assert_verified(&verified, METHOD);
+        assert_eq!(verified["calls_ok"], 40);
+        assert_eq!(
+            verified["call"]["templates"],
+            json!(["a-{{.RequestNumber}}", "b-{{.RequestNumber}}"])
+        );
+    }
+    // The second request's reply is bob's: an expectation of ada's alone
+    // fails on every second call, bob's.
+    let only_ada = json!({"customer": "ada (GOLD)"}).to_string();
+    let half = report(
+        &shop,
+        &[
+            "--data",
+            &array.to_string(),
+            "--expect",
+            &only_ada,
+            "--expect-partial",
+            "--calls",
+            "10",
+            "--engine",
+            "tasks",
+        ],
+    );
+    let _ = std::fs::remove_file(&lines);
+    assert_eq!(half["calls_ok"], 5, "{half:#}");
+    assert_eq!(half["calls_failed"], 5, "{half:#}");
+    assert!(
+        half["failures"].to_string().contains("bob (SILVER)"),
+        "{half:#}"
+    );
+    // An element of the wrong shape: its index and the field.
+    let mut bad = array.clone();
+    bad[1]["req"]["items"][0]["quantity"] = json!("x");
+    let line = refusal(&shop, &["--data", &bad.to_string()]);
+    assert!(
+        line.contains(r#"--data[1]: req.items[0].quantity: expected i32, got "x""#),
+        "{line}"
+    );
+}

@@ -15,7 +15,7 @@
 //! | --- | --- |
 //! | `call` | `interface/method` (or `interface.method`), e.g. `com.example.shop.InventoryService/reserve`, required |
 //! | `types` | the parameter types, Java names, comma-separated (`com.example.shop.ReserveRequest,int`); without it, the provider finds the method by its name (an overloaded name then fails on the provider) |
-//! | `data`, `data_file` | the arguments, a JSON array (default `[]`), inline or in a file |
+//! | `data`, `data_file` | the arguments, a JSON array (default `[]`), inline or in a file; a file of one JSON array a line is several requests, sent round-robin (a data array, as ghz's; inline, an array is always one call's arguments) |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); it may hold matchers ([`crate::expect`]) |
 //! | `expect_partial` | `true`: compare only the keys `expect` gives ([`crate::expect`]) |
 //! | `metadata`, `metadata_file` | attachments, as ghz's `-m`/`-M` take metadata ([`crate::metadata`]): a JSON object of string values, or an array of them sent round-robin; values may hold template values |
@@ -142,7 +142,14 @@ impl Protocol for DubboGeneric {
             .map(|t| request::parse_types(t))
             .transpose()
             .map_err(CallError::Config)?;
-        let data = json_option(options, "data", "--data")?.unwrap_or(Json::Array(Vec::new()));
+        // A data file of one JSON array a line is a data array (an inline
+        // `--data`, or a file of one JSON value, is one call's arguments:
+        // they are an array already).
+        let lines = data_lines(options)?;
+        let data = match &lines {
+            Some(requests) => requests[0].clone(),
+            None => json_option(options, "data", "--data")?.unwrap_or(Json::Array(Vec::new())),
+        };
         let expected = json_option(options, "expect", "--expect")?;
         // A generalized POJO names its class; an expectation need not.
         let matched = crate::expect::from_options(options, expected.as_ref(), &["class"])?;
@@ -169,7 +176,11 @@ impl Protocol for DubboGeneric {
             .map_err(CallError::Config)?,
         };
         invocation.metadata = &metadata;
-        let request = Request::new(&invocation).map_err(CallError::Config)?;
+        let request = match lines {
+            Some(requests) => Request::data_array(&invocation, &requests),
+            None => Request::new(&invocation),
+        }
+        .map_err(CallError::Config)?;
         Ok(DubboGeneric {
             interface,
             method,
@@ -462,6 +473,23 @@ impl Connection for DubboGenericConnection {
         let (n, frame) = self.exchange().await?;
         self.verify(n, &frame).map(drop)
     }
+}
+
+/// The requests of a data file of one JSON array a line (several
+/// lines, not one JSON value as a whole); `None` for anything else.
+fn data_lines(options: &BTreeMap<String, String>) -> Result<Option<Vec<Json>>, CallError> {
+    let Some(path) = options.get("data_file") else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CallError::Config(format!("cannot read --data-file {path}: {e}")))?;
+    if serde_json::from_str::<Json>(&text).is_ok() {
+        return Ok(None);
+    }
+    crate::protocol::json_lines_option(options, "data", "--data").map(|lines| match lines {
+        Some(Json::Array(requests)) => Some(requests),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

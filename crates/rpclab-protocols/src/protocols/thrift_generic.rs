@@ -11,7 +11,7 @@
 //! | --- | --- |
 //! | `idl` | the `.thrift` file that declares the service (its includes are read relative to it), required |
 //! | `call` | `Service.method` (or `Service/method`; `shared.Service.method` for a service of an included file), required |
-//! | `data`, `data_file` | the arguments as a JSON object by argument name (default `{}`), inline or in a file |
+//! | `data`, `data_file` | the arguments as a JSON object by argument name (default `{}`), inline or in a file; a JSON array of such objects (or a file of one a line) is several requests, sent round-robin (a data array, as ghz's) |
 //! | `expect`, `expect_file` | the reply every call must get, as JSON (default: none); a declared exception as `{"<its name>": {...}}`; it may hold matchers ([`crate::expect`]), judged on the return value's JSON |
 //! | `expect_partial` | `true`: compare only the keys `expect` gives ([`crate::expect`]) |
 //! | `transport` | `framed` (default) or `buffered`, as protocol `thrift` |
@@ -73,7 +73,8 @@ use super::thrift::{encode_prepared, reply_in, Encoding, Framing, Thrift};
 use crate::exchange::{Exchange, Parsed};
 use crate::expect::Expectation;
 use crate::protocol::{
-    check_options, first_call_verified, json_option, CallError, Connection, Protocol, WireCounter,
+    check_options, first_call_verified, json_lines_option, json_option, CallError, Connection,
+    Protocol, WireCounter,
 };
 use crate::template::{self, CallValues, Needs};
 use rpclab_model::contract::{Call, Value};
@@ -122,8 +123,9 @@ struct Resolved {
     /// The result struct's type (`<method>_result`: field 0 the return
     /// value, then the declared exceptions).
     result: Ty,
-    /// The args struct, encoded once.
-    args: Encoded,
+    /// The args struct, encoded once; a data array's, one per request,
+    /// sent round-robin by the call's number.
+    args: Vec<Encoded>,
     templates: Vec<String>,
     /// What a call must take before its arguments are written.
     needs: Needs,
@@ -146,7 +148,8 @@ struct Expected {
 
 impl Resolved {
     fn same_every_call(&self) -> bool {
-        self.args.fixed().is_some()
+        self.args.len() == 1
+            && self.args[0].fixed().is_some()
             && self.matched.is_none()
             && self.expected.as_ref().is_none_or(|e| e.numbered.is_none())
     }
@@ -190,7 +193,7 @@ impl Protocol for ThriftGeneric {
             CallError::Config(m) => config(m.replace("`thrift`", "`thrift-generic`")),
             other => other,
         })?;
-        let data = json_option(options, "data", "--data")?
+        let data = json_lines_option(options, "data", "--data")?
             .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
         let expect = json_option(options, "expect", "--expect")?;
         let matched = crate::expect::from_options(options, expect.as_ref(), &[])?;
@@ -235,7 +238,7 @@ impl Protocol for ThriftGeneric {
     fn generic_call(&self) -> Option<GenericCall> {
         let resolved = &*self.resolved;
         let mut first = Vec::new();
-        resolved.args.write(
+        resolved.args[0].write(
             self.encoding,
             &CallValues::new(0, 0, resolved.needs),
             &mut first,
@@ -347,15 +350,38 @@ fn resolve(
         schema: &schema,
         method: &values,
     };
-    let arguments = from_json
-        .value(&args, data, "")
-        .map_err(|e| format!("--data: {e}"))?;
-    let templates = templates(&arguments);
-    let needs = arguments
-        .template_values()
-        .into_iter()
-        .fold(Needs::NONE, |n, v| n.union(v.needs()));
-    let encoded = codec::encode(&schema, encoding, &args, &arguments);
+    // A JSON array is a data array (the arguments are an object): each
+    // element one request, named by its index in an error.
+    let requests: Vec<(String, &serde_json::Value)> = match data {
+        serde_json::Value::Array(items) if items.is_empty() => {
+            return Err("--data: an empty data array; give at least one request".into())
+        }
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (format!("--data[{i}]"), item))
+            .collect(),
+        one => vec![("--data".to_owned(), one)],
+    };
+    let mut encoded = Vec::with_capacity(requests.len());
+    let mut templates_written: Vec<String> = Vec::new();
+    let mut needs = Needs::NONE;
+    for (name, request) in requests {
+        let arguments = from_json
+            .value(&args, request, "")
+            .map_err(|e| format!("{name}: {e}"))?;
+        for written in templates(&arguments) {
+            if !templates_written.contains(&written) {
+                templates_written.push(written);
+            }
+        }
+        needs = arguments
+            .template_values()
+            .into_iter()
+            .fold(needs, |n, v| n.union(v.needs()));
+        encoded.push(codec::encode(&schema, encoding, &args, &arguments));
+    }
+    let templates = templates_written;
     let expected = match expect {
         None => None,
         Some(json) => {
@@ -535,13 +561,13 @@ impl Exchange for GenericExchange {
         self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
         let n = self.numbers.fetch_add(1, Ordering::Relaxed);
         self.call = CallValues::new(n, self.worker, self.resolved.needs);
-        let args = match self.resolved.args.fixed() {
+        let all = &self.resolved.args;
+        let request = &all[(n % all.len() as u64) as usize];
+        let args = match request.fixed() {
             Some(fixed) => fixed,
             None => {
                 self.args.clear();
-                self.resolved
-                    .args
-                    .write(self.encoding, &self.call, &mut self.args);
+                request.write(self.encoding, &self.call, &mut self.args);
                 &self.args
             }
         };

@@ -100,11 +100,16 @@ enum Piece {
     Text(Text),
 }
 
-/// The request body, encoded once (one per attachment set).
+/// The request body, encoded once (one per request of a data array and
+/// attachment set).
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// One body's pieces per set of attachments, used round-robin.
+    /// One body's pieces per request and set of attachments, requests
+    /// first: call `n` sends request `n mod requests` with set `n mod
+    /// sets`, each round-robin on its own, as ghz's data and metadata.
     bodies: Vec<Vec<Piece>>,
+    /// How many attachment sets each request has a body for.
+    sets: usize,
     /// The strings with template values, as written.
     templates: Vec<String>,
     needs: Needs,
@@ -114,31 +119,58 @@ impl Request {
     /// Encodes `invocation`; a wrong argument or type is an error that
     /// names it by its path (`[0].items[1]`).
     pub fn new(invocation: &Invocation) -> Result<Request, String> {
+        Request::data_array(invocation, std::slice::from_ref(invocation.args))
+    }
+
+    /// Encodes `invocation` once for each of `requests` (a data array:
+    /// each element a call's arguments, sent round-robin); an error names
+    /// the request by its index when there are several.
+    pub fn data_array(invocation: &Invocation, requests: &[Json]) -> Result<Request, String> {
+        if requests.is_empty() {
+            return Err("--data: an empty data array; give at least one request".into());
+        }
         let no_attachments = [Vec::new()];
         let sets = match invocation.metadata.sets() {
             [] => &no_attachments[..],
             sets => sets,
         };
-        let mut bodies = Vec::with_capacity(sets.len().max(1));
-        let mut templates = Vec::new();
+        if let Some(own) = sets
+            .iter()
+            .flatten()
+            .find(|p| OWN_ATTACHMENTS.contains(&p.key.as_str()))
+        {
+            return Err(format!(
+                "--metadata: `{}` is an attachment rpclab sends itself (with {}); remove it",
+                own.key,
+                OWN_ATTACHMENTS.join(", ")
+            ));
+        }
+        let mut bodies = Vec::with_capacity(requests.len() * sets.len());
+        let mut templates: Vec<String> = Vec::new();
         let mut needs = Needs::NONE;
-        for (i, set) in sets.iter().enumerate() {
-            if let Some(own) = set
-                .iter()
-                .find(|p| OWN_ATTACHMENTS.contains(&p.key.as_str()))
-            {
-                return Err(format!(
-                    "--metadata: `{}` is an attachment rpclab sends itself (with {}); remove it",
-                    own.key,
-                    OWN_ATTACHMENTS.join(", ")
-                ));
+        for (r, args) in requests.iter().enumerate() {
+            let one = Invocation {
+                args,
+                ..invocation.clone()
+            };
+            for (i, set) in sets.iter().enumerate() {
+                let (pieces, written, need) = Request::body_of(&one, set).map_err(|e| {
+                    if requests.len() > 1 {
+                        format!("request {r} of the data array: {e}")
+                    } else {
+                        e
+                    }
+                })?;
+                if i == 0 {
+                    for w in written {
+                        if !templates.contains(&w) {
+                            templates.push(w);
+                        }
+                    }
+                }
+                needs = needs.union(need);
+                bodies.push(pieces);
             }
-            let (pieces, written, need) = Request::body_of(invocation, set)?;
-            if i == 0 {
-                templates = written;
-            }
-            needs = needs.union(need);
-            bodies.push(pieces);
         }
         for set in sets {
             for pair in set.iter().filter(|p| p.value.fixed().is_none()) {
@@ -150,11 +182,15 @@ impl Request {
         }
         let request = Request {
             bodies,
+            sets: sets.len(),
             templates,
             needs,
         };
-        for n in 0..request.bodies.len() as u64 {
-            let len = request.body(&CallValues::fixed(n, 0, 0, 0, 0)).len();
+        let first = CallValues::fixed(0, 0, 0, 0, 0);
+        for pieces in &request.bodies {
+            let mut body = Vec::new();
+            write_pieces(pieces, &mut body, &first);
+            let len = body.len();
             if len > MAX_BODY {
                 return Err(format!(
                     "--data: the request's body is {len} bytes, over the {MAX_BODY}-byte limit"
@@ -298,7 +334,10 @@ impl Request {
     }
 
     fn pieces(&self, call: &CallValues) -> &[Piece] {
-        &self.bodies[(call.number % self.bodies.len() as u64) as usize]
+        let requests = (self.bodies.len() / self.sets) as u64;
+        let request = (call.number % requests) as usize;
+        let set = (call.number % self.sets as u64) as usize;
+        &self.bodies[request * self.sets + set]
     }
 
     fn capacity(&self, call: &CallValues) -> usize {
@@ -313,12 +352,17 @@ impl Request {
     }
 
     fn write_body(&self, out: &mut Vec<u8>, call: &CallValues) {
-        for piece in self.pieces(call) {
-            match piece {
-                Piece::Fixed(bytes) => out.extend_from_slice(bytes),
-                Piece::Text(text) => {
-                    Encoder::new(&mut *out).write_string(&text.render(call));
-                }
+        write_pieces(self.pieces(call), out, call);
+    }
+}
+
+/// A body's `pieces` with the values of `call`.
+fn write_pieces(pieces: &[Piece], out: &mut Vec<u8>, call: &CallValues) {
+    for piece in pieces {
+        match piece {
+            Piece::Fixed(bytes) => out.extend_from_slice(bytes),
+            Piece::Text(text) => {
+                Encoder::new(&mut *out).write_string(&text.render(call));
             }
         }
     }
@@ -685,6 +729,49 @@ mod tests {
                 ])
             );
         }
+    }
+
+    #[test]
+    fn a_data_array_and_attachment_sets_go_round_robin_each_on_its_own() {
+        use crate::metadata::Use;
+        let metadata = Metadata::parse(
+            &json!([{"tenant": "a"}, {"tenant": "b"}]),
+            "--metadata",
+            &template::Method::default(),
+            Use::DubboAttachments,
+        )
+        .unwrap();
+        let requests = [json!(["x-{{.RequestNumber}}"]), json!(["y"]), json!(["z"])];
+        let mut inv = invocation(&requests[0], None);
+        inv.metadata = &metadata;
+        let request = Request::data_array(&inv, &requests).unwrap();
+        assert!(request.numbered());
+        assert_eq!(request.templates(), ["x-{{.RequestNumber}}"]);
+        // Three requests and two sets: every pairing within six calls.
+        for (n, arg, tenant) in [
+            (0, "x-0", "a"),
+            (1, "y", "b"),
+            (2, "z", "a"),
+            (3, "x-3", "b"),
+            (4, "y", "a"),
+            (5, "z", "b"),
+        ] {
+            let (_, invoke, attachments) = read(&request.body(&at(n)));
+            let HValue::List(args) = &invoke[2] else {
+                panic!()
+            };
+            assert_eq!(args.items[0], HValue::String(arg.into()), "call {n}");
+            assert!(
+                entries(&attachments).contains(&("tenant".into(), HValue::String(tenant.into())))
+            );
+        }
+        // A request of the wrong shape is named by its index.
+        let bad = [json!(["a"]), json!({"not": "an array"})];
+        let err = Request::data_array(&invocation(&bad[0], None), &bad).unwrap_err();
+        assert!(
+            err.starts_with("request 1 of the data array: --data:"),
+            "{err}"
+        );
     }
 
     #[test]
