@@ -163,6 +163,15 @@ pub struct Profile {
     /// (±1/√calls).
     #[serde(default = "default_steady_interval_s")]
     pub steady_interval_s: f64,
+    /// Judge steadiness on every cell; `false`: only on a cell whose
+    /// server did not just serve the same load (the first repetition of
+    /// a level, or the first cell after a start). A repetition that follows
+    /// another of its level in blocks finds the server in the state that
+    /// one measured, so it warms up for `warmup_s` and until every
+    /// connection has answered. Interleaved rounds and a capacity search
+    /// judge every cell.
+    #[serde(default = "default_true")]
+    pub steady_every_repetition: bool,
     /// Relative half-width of the steady band (0.03: ±3 % of the mean).
     #[serde(default = "default_steady_tolerance")]
     pub steady_tolerance: f64,
@@ -280,6 +289,10 @@ fn default_steady_tolerance() -> f64 {
 
 fn default_steady_interval_s() -> f64 {
     1.0
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_min_calls() -> u64 {
@@ -825,6 +838,7 @@ mod tests {
             steady_intervals: None,
             steady_tolerance: 0.03,
             steady_interval_s: 1.0,
+            steady_every_repetition: true,
             min_calls: 20,
             cooldown_s: 0.0,
             measure_s: Some(10.0),

@@ -114,6 +114,9 @@ impl RunContext<'_> {
         // Whether this start of the server has served a cell (a resumed
         // run's first may be a later repetition, on a fresh server).
         let mut served = false;
+        // The load this start of the server served last: its scenario and
+        // level.
+        let mut last: Option<(&str, u32)> = None;
         for cell in &planned.cells {
             let restart = served && cell.repetition > 1;
             if let Some(server) =
@@ -127,7 +130,9 @@ impl RunContext<'_> {
                 starts += 1;
                 primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
                 cold = primed.is_none();
+                last = None;
             }
+            let load = (cell.scenario.name.as_str(), cell.level);
             let at = CellAt {
                 m,
                 v,
@@ -135,7 +140,9 @@ impl RunContext<'_> {
                 level: cell.level,
                 repetition: cell.repetition,
                 cold,
+                settled: last == Some(load),
             };
+            last = Some(load);
             let measured = self
                 .run_cell(&at, running, &record.snapshot)
                 .await

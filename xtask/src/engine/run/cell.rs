@@ -30,6 +30,10 @@ pub struct CellAt<'a> {
     pub level: u32,
     pub repetition: u32,
     pub cold: bool,
+    /// The cell before it on this server start had the same scenario and
+    /// level (a repetition in blocks): the profile may then skip the
+    /// steady rule (`steady_every_repetition`).
+    pub settled: bool,
 }
 
 /// What a cell cost beside the client's own, measured over its window.
@@ -58,6 +62,7 @@ impl RunContext<'_> {
             level,
             repetition,
             cold,
+            settled,
         } = *at;
         let target = self.address_of(m, running.port);
         let mut spec: CellSpec = self.prepared.profile.cell_spec(
@@ -78,6 +83,9 @@ impl RunContext<'_> {
         }
         if cold && self.prepared.profile.cold_warmup_max_s.is_some() {
             spec.warmup_max_s = Some(self.prepared.profile.warmup_limit_s(true));
+        }
+        if settled && !self.prepared.profile.steady_every_repetition {
+            spec.steady = None;
         }
         let dir = snapshot.cell_dir(
             &m.name,
@@ -430,6 +438,7 @@ mod tests {
             level: 5,
             repetition: 3,
             cold: true,
+            settled: false,
         };
         cell_of(&at, report(0.3), costs, &split(registry_shares))
     }

@@ -255,6 +255,7 @@ impl RunContext<'_> {
             level: seat.level,
             repetition: seat.round,
             cold: !l.served && l.primed.is_none(),
+            settled: false,
         };
         let cell = self.run_cell(&at, &running, &record.snapshot).await;
         let l = &mut live[i];

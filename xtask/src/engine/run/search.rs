@@ -86,6 +86,7 @@ impl RunContext<'_> {
                 level: rate,
                 repetition,
                 cold,
+                settled: false,
             };
             let cell = self.run_cell(&at, running, &record.snapshot).await?;
             cold = false;
@@ -117,6 +118,7 @@ impl RunContext<'_> {
             level,
             repetition: 1,
             cold,
+            settled: false,
         };
         let cell = self.run_cell(&at, running, &record.snapshot).await?;
         self.still_up(running.server, m, &loads.hint, level).await?;
