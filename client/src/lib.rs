@@ -29,6 +29,7 @@ pub use rpclab_protocols::{java_contract, protocol, protocols};
 
 pub mod calibrate;
 pub mod ghz;
+pub mod live;
 pub mod load;
 pub mod poll_loop;
 pub mod probe;

@@ -75,6 +75,8 @@ pub const HLOG_INTERVAL: Duration = Duration::from_secs(1);
 struct TaskCounters {
     completed: AtomicU64,
     service_ns: AtomicU64,
+    /// Of the completed calls, those that failed (the live view's).
+    failed: AtomicU64,
 }
 
 impl Clock {
@@ -155,6 +157,14 @@ impl Clock {
         self.progress
             .iter()
             .map(|c| c.completed.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Of the calls completed so far, those that failed.
+    pub fn failed_calls(&self) -> u64 {
+        self.progress
+            .iter()
+            .map(|c| c.failed.load(Ordering::Relaxed))
             .sum()
     }
 
@@ -241,6 +251,7 @@ struct TaskProgress {
     connection: usize,
     completed: u64,
     service_ns: u64,
+    failed: u64,
     answered: bool,
 }
 
@@ -251,6 +262,7 @@ impl TaskProgress {
             connection,
             completed: 0,
             service_ns: 0,
+            failed: 0,
             answered: false,
         }
     }
@@ -272,6 +284,8 @@ impl TaskProgress {
                 }
             }
             Err(e) => {
+                self.failed += 1;
+                counters.failed.store(self.failed, Ordering::Relaxed);
                 if !self.answered {
                     clock.failed_unanswered(self.connection, e);
                 }

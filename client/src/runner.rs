@@ -28,10 +28,9 @@ use std::time::{Duration, Instant};
 /// Prefix of the machine-readable phase lines on standard error.
 pub const PHASE_MARKER: &str = "rpclab-phase:";
 
-/// The prefix of the client's once-a-second progress line on stderr
-/// (`rpclab-progress: phase=… calls=… rate=…/s`), which the orchestrator
-/// shows on its progress bar.
-pub const PROGRESS_MARKER: &str = "rpclab-progress:";
+/// The prefix of the client's once-a-second progress line on stderr,
+/// which the orchestrator shows on its progress bar ([`crate::live`]).
+pub use crate::live::PROGRESS_MARKER;
 
 /// A finished cell: the report and its interval log.
 pub struct CellRun {
@@ -255,7 +254,8 @@ async fn run_model<P: Protocol, M: LoadModel>(
         clock.set(Phase::Done);
         Ok((edges, window, warmup))
     };
-    let progress = report_progress(&clock);
+    let what = format!("{} {}", P::NAME, spec.target);
+    let progress = crate::live::show(&clock, &what);
     let (stats, controlled) = tokio::select! {
         both = async { tokio::join!(drive, controller) } => both,
         _ = progress => unreachable!("progress reporting never ends"),
@@ -347,20 +347,3 @@ fn unix_seconds() -> f64 {
 
 /// Name of the interval log in a cell's directory.
 pub const HLOG_FILE: &str = "latency.hlog";
-
-/// Prints the calls completed so far and the current rate once a second.
-async fn report_progress(clock: &Clock) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    tick.tick().await;
-    let mut last = 0;
-    loop {
-        tick.tick().await;
-        let now = clock.completed_calls();
-        eprintln!(
-            "{PROGRESS_MARKER} phase={:?} calls={now} rate={}/s",
-            clock.phase(),
-            now - last
-        );
-        last = now;
-    }
-}

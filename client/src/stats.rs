@@ -162,6 +162,14 @@ impl WorkerStats {
     }
 }
 
+/// An interval's calls and percentiles, for a live view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LastInterval {
+    pub calls: u64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+}
+
 /// The measurement window cut into fixed intervals, each the merge of every
 /// worker's histogram for that interval: the source of the `.hlog` file.
 #[derive(Debug)]
@@ -238,6 +246,20 @@ impl IntervalSink {
             .sum();
         out.splice(header..header, LEGEND.bytes());
         Ok(out)
+    }
+
+    /// The whole interval before the one `now` falls in, as the workers
+    /// have handed it over so far (a live view's last second); `None`
+    /// before the window's first interval has ended, or if it had no call.
+    pub fn last_interval(&self, now: Instant) -> Option<LastInterval> {
+        let index = self.index_of(now).checked_sub(1)?;
+        let map = self.intervals.lock().unwrap_or_else(|p| p.into_inner());
+        let h = map.get(&index).filter(|h| !h.is_empty())?;
+        Some(LastInterval {
+            calls: h.len(),
+            p50_us: h.value_at_quantile(0.5) as f64,
+            p99_us: h.value_at_quantile(0.99) as f64,
+        })
     }
 
     /// Every interval merged: the whole window's histogram.

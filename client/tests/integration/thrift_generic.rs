@@ -476,3 +476,44 @@ fn a_data_array_is_sent_round_robin_and_its_elements_named_in_errors() {
         "{line}"
     );
 }
+
+/// While it runs, standard error (not a terminal here) gets a line a
+/// second with the rate, the failed calls and, once the window has had a
+/// whole second, the last second's p50 and p99; standard output only the
+/// report.
+#[test]
+fn a_line_a_second_says_the_rate_and_the_last_second_s_percentiles() {
+    let shop = fixture::start("thrift-shop", &[], None);
+    let data = request().to_string();
+    let out = fixture::client(
+        &shop,
+        &with_call(&[
+            "--data",
+            &data,
+            "--duration-s",
+            "3",
+            "--warmup-s",
+            "0.5",
+            "--json",
+        ])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is the report alone");
+    assert!(report["calls_ok"].as_u64().unwrap() > 0);
+    let measured: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("rpclab-progress: phase=Measure"))
+        .collect();
+    assert!(!measured.is_empty(), "{err}");
+    let with_percentiles = measured
+        .iter()
+        .find(|l| l.contains(" p50=") && l.contains(" p99="))
+        .unwrap_or_else(|| panic!("no second with percentiles in:\n{err}"));
+    for field in ["calls=", "rate=", "/s failed=0", "ms p99="] {
+        assert!(with_percentiles.contains(field), "{with_percentiles}");
+    }
+}
