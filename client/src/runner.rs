@@ -129,7 +129,11 @@ enum Connections<'a, C, E> {
 pub const TASKS_ENGINE: &str = "tasks";
 
 fn phase_line(phase: &str) {
-    eprintln!("{PHASE_MARKER} {phase}");
+    // For the orchestrator, which reads a container's log; in a terminal
+    // the live panel says the phase ([`crate::live`]).
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("{PHASE_MARKER} {phase}");
+    }
 }
 
 async fn run_model<P: Protocol, M: LoadModel>(
