@@ -26,6 +26,7 @@
 //! shows the host's 1-minute load average when the cell ended, so a noisy
 //! cell can be told from a slow client.
 
+mod generic;
 mod peers;
 mod session;
 mod setup;
@@ -111,6 +112,14 @@ pub struct ClientArgs {
     /// Show build output and the client's whole log.
     #[arg(long, short)]
     verbose: bool,
+    /// Instead of the echo ladder: what a generic gRPC call costs the
+    /// client, against fixtures/grpc-shop (its static binary built as
+    /// fixtures/servers/grpc-shop/Dockerfile says): a fixed unary call, a
+    /// templated one, and bidirectional streams of fixed and templated
+    /// messages, each at 16 workers on one connection, every reply
+    /// verified (docs/your-own-service.md, "What a templated call costs").
+    #[arg(long)]
+    generic: bool,
 }
 
 pub async fn run(root: &Path, command: BenchCommand) -> Result<()> {
@@ -198,8 +207,12 @@ async fn client(root: &Path, args: ClientArgs) -> Result<()> {
     .await?;
     let session = session::Session::open("bench", &engine, args.out.as_deref())?;
     eprintln!(
-        "bench client: {} on {} ({} cores); echo server on cpus {server_cpus}, client on cpus {client_cpus}{}",
-        args.operation,
+        "bench client: {} on {} ({} cores); the server on cpus {server_cpus}, client on cpus {client_cpus}{}",
+        if args.generic {
+            "generic gRPC calls to grpc-shop".to_owned()
+        } else {
+            args.operation.to_string()
+        },
         host.cpu_model,
         host.cores,
         if server_cpus == client_cpus {
@@ -232,6 +245,9 @@ impl Bench<'_> {
     async fn run_all(&mut self, root: &Path, lab: &Lab) -> Result<()> {
         let mut builder = Builder::new(self.engine, root, &lab.def.build, self.args.verbose);
         let binaries = session::build_client(&mut builder, root).await?;
+        if self.args.generic {
+            return self.run_generic(root).await;
+        }
 
         let echo = self.start_echo().await?;
         let target = format!("127.0.0.1:{}", self.args.port);
@@ -385,16 +401,10 @@ impl Bench<'_> {
         Ok(id)
     }
 
-    /// Runs one cell in the client container and prints its row.
-    async fn cell(
-        &mut self,
-        name: &str,
-        target_rate: Option<f64>,
-        load: Load,
-        target: &str,
-        echo: &str,
-    ) -> Result<&Row> {
-        let spec = CellSpec {
+    /// The spec of a cell of `load` on the contract's gRPC at `target`,
+    /// with this bench's warm-up.
+    fn spec(&self, load: Load, target: &str) -> CellSpec {
+        CellSpec {
             protocol: "grpc".into(),
             target: target.to_owned(),
             operation: self.args.operation,
@@ -410,7 +420,33 @@ impl Bench<'_> {
             include_connect: false,
             options: BTreeMap::new(),
             engine: Default::default(),
-        };
+        }
+    }
+
+    /// Runs one cell of `load` against the echo server and prints its row.
+    async fn cell(
+        &mut self,
+        name: &str,
+        target_rate: Option<f64>,
+        load: Load,
+        target: &str,
+        echo: &str,
+    ) -> Result<&Row> {
+        let spec = self.spec(load, target);
+        self.measure(name, target_rate, &spec, echo, None).await
+    }
+
+    /// Runs `spec` in the client container against the server in container
+    /// `server` (with `files` mounted for its options) and prints its row.
+    async fn measure(
+        &mut self,
+        name: &str,
+        target_rate: Option<f64>,
+        spec: &CellSpec,
+        server: &str,
+        files: Option<&Path>,
+    ) -> Result<&Row> {
+        let echo = server;
         let dir = self
             .out
             .join(format!("{:02}-{}", self.rows.len() + 1, slug(name)));
@@ -425,7 +461,7 @@ impl Bench<'_> {
                 run_id: self.run_id,
                 client_cpus: self.client_cpus,
                 dir: &dir,
-                spec: &spec,
+                spec,
                 label: name,
                 server: Some((self.engine, echo)),
                 registry: None,
@@ -433,14 +469,14 @@ impl Bench<'_> {
                 verbose: self.args.verbose,
                 clock_offset_s: 0.0,
                 network: &crate::engine::docker::Network::Host,
-                files: None,
+                files,
             },
         )
         .await
         .with_context(|| format!("cell `{name}` failed"))?;
         if let Some(code) = self.engine.exit_code(echo).await? {
             let log = self.engine.log_tail(echo, 20).await;
-            bail!("rpclab-echo exited with code {code} during `{name}`:\n{log}");
+            bail!("the server exited with code {code} during `{name}`:\n{log}");
         }
         if report.calls_failed > 0 && !self.args.verbose {
             let tail: Vec<&str> = log.lines().rev().take(5).collect();
@@ -471,6 +507,9 @@ impl Bench<'_> {
 
     /// The whole table again, and the ceiling it shows.
     fn summary(&self) -> String {
+        if self.args.generic {
+            return self.generic_summary();
+        }
         let (server_cores, client_cores) = (
             cost::cpuset_len(self.server_cpus),
             cost::cpuset_len(self.client_cpus),

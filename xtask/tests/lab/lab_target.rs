@@ -142,45 +142,41 @@ fn the_ci_page_s_job_measures_a_running_service_into_snapshots_it_compares() {
     assert!(!search["outcome"].is_null(), "{search:#}");
 }
 
+/// `lab bench` of the example's method at 127.0.0.1:9 (discard: nothing
+/// of the lab's listens there), with `extra` flags.
+fn bench_nothing_there(extra: &[&str]) -> (Option<i32>, String) {
+    let args = [
+        &[
+            "lab",
+            "bench",
+            "--target",
+            "127.0.0.1:9",
+            "--call",
+            "shop.v1.Inventory/Reserve",
+            "--protoset",
+            "fixtures/servers/grpc-shop/shop.protoset",
+        ][..],
+        extra,
+    ]
+    .concat();
+    let run = xtask(&args);
+    (run.status.code(), text(&run))
+}
+
 #[test]
 fn a_target_that_does_not_answer_is_one_error_naming_it() {
     let _engine = engine_lock();
     let out = tempfile::tempdir().unwrap();
     let results = out.path().display().to_string();
-    // Port 9 (discard): nothing of the lab's listens there.
-    let run = xtask(&[
-        "lab",
-        "bench",
-        "--target",
-        "127.0.0.1:9",
-        "--call",
-        "shop.v1.Inventory/Reserve",
-        "--protoset",
-        "fixtures/servers/grpc-shop/shop.protoset",
-        "--profile",
-        "smoke",
-        "--results-dir",
-        &results,
-    ]);
-    let said = text(&run);
-    assert_eq!(run.status.code(), Some(1), "{said}");
+    let (code, said) = bench_nothing_there(&["--profile", "smoke", "--results-dir", &results]);
+    assert_eq!(code, Some(1), "{said}");
     assert!(
         said.contains("check that the service at 127.0.0.1:9 runs"),
         "{said}"
     );
     // Refused before anything runs: a private network cannot reach it.
-    let run = xtask(&[
-        "lab",
-        "bench",
-        "--target",
-        "127.0.0.1:9",
-        "--call",
-        "shop.v1.Inventory/Reserve",
-        "--network",
-        "private",
-    ]);
-    let said = text(&run);
-    assert_eq!(run.status.code(), Some(1), "{said}");
+    let (code, said) = bench_nothing_there(&["--network", "private"]);
+    assert_eq!(code, Some(1), "{said}");
     assert_eq!(said.trim().lines().count(), 1, "{said}");
     assert!(said.contains("leave out --network private"), "{said}");
 }
