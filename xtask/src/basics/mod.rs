@@ -1,7 +1,8 @@
 //! The basics every layer may use: facts about the host ([`host`]), the CPU
 //! sets of each role ([`cpus`]), the roles themselves ([`role`]), how every
 //! container is confined ([`confine`]), which orchestrator owns the lab's
-//! containers ([`owner`]), and the progress bar ([`progress`]). They import nothing of the crate
+//! containers ([`owner`]), the progress bar ([`progress`]) and the files under
+//! a folder ([`tree`]). They import nothing of the crate
 //! but each other.
 
 pub mod confine;
@@ -10,3 +11,4 @@ pub mod host;
 pub mod owner;
 pub mod progress;
 pub mod role;
+pub mod tree;

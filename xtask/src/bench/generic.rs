@@ -17,8 +17,7 @@
 
 use super::Bench;
 use crate::definitions::manifest::FILES_IN_CONTAINERS;
-use crate::engine::docker::{ContainerSpec, Network};
-use crate::engine::images;
+use crate::engine::docker::Network;
 use crate::engine::readiness;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
@@ -110,19 +109,12 @@ impl Bench<'_> {
     async fn start_shop(&self, folder: &Path, port: u16) -> Result<String> {
         let mounted = format!("{FILES_IN_CONTAINERS}/bin/grpc-shop");
         let id = self
-            .engine
-            .start(ContainerSpec {
-                name: format!("rpclab-bench-shop-{}", self.run_id),
-                image: images::CLIENT,
-                role: crate::basics::role::Role::Server.into(),
-                run_id: self.run_id,
+            .start_server(super::Server {
+                name: "bench-shop",
                 env: Vec::new(),
-                entrypoint: Some(vec![mounted]),
+                entrypoint: mounted,
                 cmd: Some(vec!["--listen".into(), format!("127.0.0.1:{port}")]),
-                cpuset: self.server_cpus,
                 binds: vec![crate::engine::client_container::server_files_bind(folder)?],
-                confinement: &crate::basics::confine::echo(),
-                network: &Network::Host,
             })
             .await?;
         eprintln!(

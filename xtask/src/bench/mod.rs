@@ -129,6 +129,16 @@ pub async fn run(root: &Path, command: BenchCommand) -> Result<()> {
     }
 }
 
+/// What [`Bench::start_server`] starts: its container's name part, its
+/// environment, the binary and its arguments, the folders it mounts.
+struct Server<'a> {
+    name: &'a str,
+    env: Vec<String>,
+    entrypoint: String,
+    cmd: Option<Vec<String>>,
+    binds: Vec<String>,
+}
+
 /// One measured cell, as printed and as written to `bench.json`.
 #[derive(Serialize)]
 struct Row {
@@ -379,19 +389,12 @@ impl Bench<'_> {
             );
         }
         let id = self
-            .engine
-            .start(ContainerSpec {
-                name: format!("rpclab-echo-{}", self.run_id),
-                image: images::CLIENT,
-                role: crate::basics::role::Role::Server.into(),
-                run_id: self.run_id,
+            .start_server(Server {
+                name: "echo",
                 env: vec![format!("RPCLAB_PORT={port}")],
-                entrypoint: Some(vec![host::ECHO_BINARY.to_owned()]),
+                entrypoint: host::ECHO_BINARY.to_owned(),
                 cmd: None,
-                cpuset: self.server_cpus,
                 binds: Vec::new(),
-                confinement: &crate::basics::confine::echo(),
-                network: &crate::engine::docker::Network::Host,
             })
             .await?;
         eprintln!(
@@ -399,6 +402,27 @@ impl Bench<'_> {
             self.server_cpus
         );
         Ok(id)
+    }
+
+    /// A server of the bench (a binary of the client's image, or one the
+    /// container mounts) on the server's CPUs and the host's network, as
+    /// confined as the echo server; its container's id.
+    async fn start_server(&self, server: Server<'_>) -> Result<String> {
+        self.engine
+            .start(ContainerSpec {
+                name: format!("rpclab-{}-{}", server.name, self.run_id),
+                image: images::CLIENT,
+                role: crate::basics::role::Role::Server.into(),
+                run_id: self.run_id,
+                env: server.env,
+                entrypoint: Some(vec![server.entrypoint]),
+                cmd: server.cmd,
+                cpuset: self.server_cpus,
+                binds: server.binds,
+                confinement: &crate::basics::confine::echo(),
+                network: &crate::engine::docker::Network::Host,
+            })
+            .await
     }
 
     /// The spec of a cell of `load` on the contract's gRPC at `target`,

@@ -11,6 +11,7 @@
 //! snapshot, with nothing of the service built, started, pinned, confined
 //! or costed.
 
+use crate::basics::tree::{files_under, has_extension};
 use anyhow::{bail, Context, Result};
 use rpclab_protocols::protocols::ProtocolName;
 use std::path::{Path, PathBuf};
@@ -251,19 +252,11 @@ fn copy_idl(idl: &Path, dir: &Path) -> Result<String> {
     }
     let folder = idl.parent().unwrap_or(Path::new("."));
     let into = dir.join("idl");
-    let mut pending = vec![folder.to_owned()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "thrift") {
-                let relative = path.strip_prefix(folder).expect("under the folder");
-                let to = into.join(relative);
-                std::fs::create_dir_all(to.parent().expect("a file's folder"))?;
-                std::fs::copy(&path, &to)?;
-            }
-        }
+    for path in files_under(folder, |p| has_extension(p, "thrift"))? {
+        let relative = path.strip_prefix(folder).expect("under the folder");
+        let to = into.join(relative);
+        std::fs::create_dir_all(to.parent().expect("a file's folder"))?;
+        std::fs::copy(&path, &to)?;
     }
     let name = idl.file_name().expect("a file").to_string_lossy();
     Ok(format!("idl/{name}"))

@@ -530,22 +530,7 @@ fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.exists() {
         return Ok(Vec::new());
     }
-    let mut certs = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in
-            std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))?
-        {
-            let p = entry?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "crt") {
-                certs.push(p);
-            }
-        }
-    }
-    certs.sort();
-    Ok(certs)
+    crate::basics::tree::files_under(dir, |p| crate::basics::tree::has_extension(p, "crt"))
 }
 
 /// Makes a minimal Debian bookworm root with debootstrap and returns it as a tar.

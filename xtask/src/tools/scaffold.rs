@@ -420,26 +420,21 @@ fn copy_tree(src: &Path, dest: &Path, rewrite: &dyn Fn(&str) -> String) -> Resul
 /// The files under `dir` (relative, sorted) whose text contains `needle`
 /// as a whole number.
 fn files_mentioning(dir: &Path, needle: &str) -> Result<Vec<String>> {
+    let files = crate::basics::tree::files_under(dir, |p| {
+        p.file_name().is_some_and(|n| n != "server.toml")
+    })?;
     let mut found = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let p = entry?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n != "server.toml") {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
-                let whole = text.match_indices(needle).any(|(i, _)| {
-                    let before = text[..i].chars().next_back();
-                    let after = text[i + needle.len()..].chars().next();
-                    !before.is_some_and(|c| c.is_ascii_digit())
-                        && !after.is_some_and(|c| c.is_ascii_digit())
-                });
-                if whole {
-                    let rel = p.strip_prefix(dir).unwrap_or(&p);
-                    found.push(rel.display().to_string());
-                }
-            }
+    for p in files {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let whole = text.match_indices(needle).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + needle.len()..].chars().next();
+            !before.is_some_and(|c| c.is_ascii_digit())
+                && !after.is_some_and(|c| c.is_ascii_digit())
+        });
+        if whole {
+            let rel = p.strip_prefix(dir).unwrap_or(&p);
+            found.push(rel.display().to_string());
         }
     }
     found.sort();
