@@ -74,6 +74,8 @@ impl Figures {
                 cpu_cores_busy: ratio(cpu_s, duration_s),
                 memory_peak_mib: edges.memory_peak as f64 / (1024.0 * 1024.0),
                 context_switches_per_call: Some(ratio(edges.context_switches as f64, calls as f64)),
+                // The client has no JIT.
+                compiler_cpu_ms: None,
             },
             messages_sent_per_s: ratio(stats.messages_sent as f64, duration_s),
             messages_received_per_s: ratio(stats.messages_received() as f64, duration_s),

@@ -62,6 +62,13 @@ pub struct Cost {
     /// Absent where the container's processes are not visible here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_switches_per_call: Option<f64>,
+    /// CPU time of the JVM's JIT compiler threads over the window, ms: a
+    /// cell measured while its server still compiles its call path is
+    /// measuring the compiler too. Absent where the container's threads are
+    /// not visible here (and in snapshots before it was kept); 0 for a
+    /// server without a JIT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler_cpu_ms: Option<f64>,
 }
 
 /// Why calls failed, by class.
@@ -495,9 +502,28 @@ pub struct Priming {
     /// Its warm-up: length, calls, whether it reached steady state, and its
     /// 1 s intervals (the server's climb from cold).
     pub warmup: Warmup,
-    /// Verified and failed calls of the priming run, warm-up included.
+    /// Verified and failed calls of the priming run, warm-up included
+    /// (every pass's).
     pub calls_ok: u64,
     pub calls_failed: u64,
+    /// Under the profile's JIT rule (`prime_jit_quiet_cores`): the cores
+    /// the server's JIT compiler threads used over each pass's window, the
+    /// first pass's first. A pass followed while the last was above the
+    /// rule's bound. Empty without the rule, or where the server's threads
+    /// are not visible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiler_cores_by_pass: Vec<f64>,
+    /// Seconds of the passes after the first (their warm-ups and windows).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_passes_s: f64,
+    /// Whether the JIT was quiet when priming ended: false when the rule's
+    /// `prime_max_s` ran out first. Absent where the rule was not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jit_quiet: Option<bool>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Where a cell stands: server, variant, scenario and level. The

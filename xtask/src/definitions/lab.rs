@@ -151,6 +151,22 @@ pub struct Profile {
     /// cold one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prime_s: Option<f64>,
+    /// Prime on until the server's JIT compiler threads are quiet: while
+    /// they used more than this many cores over a priming pass's window,
+    /// another pass follows (its own warm-up of `warmup_s` by the warm-up
+    /// rule, then the window), up to `prime_max_s` in all. A steady
+    /// throughput does not say that a JVM has finished compiling: with 12 s
+    /// of priming, dubbo-3.3 at one client still climbed 2,793 → 8,484 →
+    /// 9,211 calls/s over three repetitions. Where the server's threads are
+    /// not visible (another machine's engine) the rule cannot be judged and
+    /// priming is one pass. Absent: one pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prime_jit_quiet_cores: Option<f64>,
+    /// The most seconds of priming passes (warm-ups and windows) the JIT
+    /// rule may add up to; a server still compiling then is primed
+    /// `jit_quiet = false`. Absent: the cold warm-up limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prime_max_s: Option<f64>,
     /// Steady-state warm-up: go on in intervals of `steady_interval_s`
     /// until the mean of the last this-many intervals agrees within
     /// `steady_tolerance` with the mean of as many before them. Absent: a
@@ -319,9 +335,45 @@ impl Profile {
     /// window ([`PRIME_WINDOW_S`]); 0 without priming.
     pub fn priming_limit_s(&self) -> f64 {
         match self.prime_s {
-            Some(s) if s > 0.0 => s.max(self.warmup_limit_s(true)) + PRIME_WINDOW_S,
+            Some(s) if s > 0.0 => {
+                let first = s.max(self.warmup_limit_s(true)) + PRIME_WINDOW_S;
+                match self.prime_jit_quiet_cores {
+                    Some(_) => first.max(self.prime_passes_limit_s()),
+                    None => first,
+                }
+            }
             _ => 0.0,
         }
+    }
+
+    /// The most seconds the JIT rule's passes may add up to, the first
+    /// pass included (`prime_max_s`, or the cold warm-up limit and its
+    /// window).
+    pub fn prime_passes_limit_s(&self) -> f64 {
+        self.prime_max_s
+            .unwrap_or(self.warmup_limit_s(true) + PRIME_WINDOW_S)
+    }
+
+    /// The spec of a priming pass after the first, while the JIT rule
+    /// finds the compiler threads busy: the first pass's spec with a fixed
+    /// warm-up of `warmup_s` (the server already carries the load; the pass
+    /// gives its compiler time, and its window tells whether it is done).
+    pub fn priming_pass_spec(
+        &self,
+        first: &rpclab_model::spec::CellSpec,
+    ) -> rpclab_model::spec::CellSpec {
+        rpclab_model::spec::CellSpec {
+            warmup_s: self.warmup_s,
+            warmup_max_s: None,
+            steady: None,
+            ..first.clone()
+        }
+    }
+
+    /// How long a pass after the first lasts at the least: its warm-up and
+    /// window.
+    pub fn priming_pass_s(&self) -> f64 {
+        self.warmup_s + PRIME_WINDOW_S
     }
 
     /// The spec of a priming run of `load` (a cell's load at the level
@@ -835,6 +887,8 @@ mod tests {
             warmup_max_s: None,
             cold_warmup_max_s: None,
             prime_s: None,
+            prime_jit_quiet_cores: None,
+            prime_max_s: None,
             steady_intervals: None,
             steady_tolerance: 0.03,
             steady_interval_s: 1.0,

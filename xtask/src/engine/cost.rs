@@ -36,6 +36,9 @@ pub struct Sample {
     /// Context switches of every thread of the container's processes,
     /// when they are visible here.
     pub context_switches: Option<u64>,
+    /// CPU time of the JIT compiler threads of its processes, read with
+    /// the context switches ([`ThreadCounters`]).
+    pub compiler_cpu_ns: Option<u64>,
 }
 
 pub fn unix_now() -> f64 {
@@ -90,12 +93,16 @@ impl Source {
         let number =
             |p: PathBuf| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
         match self {
-            Source::V1 { cpu, memory, procs } => Ok(Sample {
-                at: unix_now(),
-                cpu_ns: number(cpu.clone()).context("cannot read cpuacct.usage")?,
-                memory_peak: number(memory.clone()).unwrap_or(0),
-                context_switches: switches.then(|| context_switches(procs)).flatten(),
-            }),
+            Source::V1 { cpu, memory, procs } => {
+                let threads = switches.then(|| ThreadCounters::of(procs)).flatten();
+                Ok(Sample {
+                    at: unix_now(),
+                    cpu_ns: number(cpu.clone()).context("cannot read cpuacct.usage")?,
+                    memory_peak: number(memory.clone()).unwrap_or(0),
+                    context_switches: threads.map(|t| t.switches),
+                    compiler_cpu_ns: threads.map(|t| t.compiler_cpu_ns),
+                })
+            }
             Source::V2 { dir } => {
                 let stat = std::fs::read_to_string(dir.join("cpu.stat"))
                     .context("cannot read cpu.stat")?;
@@ -103,13 +110,15 @@ impl Source {
                     .lines()
                     .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
                     .context("cpu.stat has no usage_usec")?;
+                let threads = switches
+                    .then(|| ThreadCounters::of(&dir.join("cgroup.procs")))
+                    .flatten();
                 Ok(Sample {
                     at: unix_now(),
                     cpu_ns: usec * 1000,
                     memory_peak: number(dir.join("memory.peak")).unwrap_or(0),
-                    context_switches: switches
-                        .then(|| context_switches(&dir.join("cgroup.procs")))
-                        .flatten(),
+                    context_switches: threads.map(|t| t.switches),
+                    compiler_cpu_ns: threads.map(|t| t.compiler_cpu_ns),
                 })
             }
             Source::Api => api_sample(engine, id).await,
@@ -139,27 +148,52 @@ async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
         cpu_ns,
         memory_peak: memory.max_usage.or(memory.usage).unwrap_or(0),
         context_switches: None,
+        compiler_cpu_ns: None,
     })
 }
 
-/// The context switches, voluntary and not, of every thread of the
-/// processes listed in a cgroup's `cgroup.procs`, from their
-/// `/proc/<pid>/task/<tid>/status`. A thread that ended takes its count
-/// with it, so a window's difference is clamped at 0 like every counter's.
-fn context_switches(procs: &std::path::Path) -> Option<u64> {
-    let pids = std::fs::read_to_string(procs).ok()?;
-    let mut total = 0;
-    for pid in pids.split_ascii_whitespace() {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            if let Ok(status) = std::fs::read_to_string(task.path().join("status")) {
-                total += switches_in(&status);
+/// What one walk over every thread of a cgroup's processes counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct ThreadCounters {
+    /// Context switches, voluntary and not.
+    switches: u64,
+    /// CPU time of the JIT compiler threads ([`is_compiler_thread`]).
+    compiler_cpu_ns: u64,
+}
+
+impl ThreadCounters {
+    /// The counters of every thread of the processes listed in a cgroup's
+    /// `cgroup.procs`, from their `/proc/<pid>/task/<tid>/status` (and the
+    /// compiler threads' `schedstat`). A thread that ended takes its counts
+    /// with it, so a window's difference is clamped at 0 like every
+    /// counter's; HotSpot stops compiler threads it no longer needs, so a
+    /// window can miss the last moments of one that ended in it.
+    fn of(procs: &std::path::Path) -> Option<ThreadCounters> {
+        let pids = std::fs::read_to_string(procs).ok()?;
+        let mut total = ThreadCounters::default();
+        for pid in pids.split_ascii_whitespace() {
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for task in tasks.flatten() {
+                let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+                    continue;
+                };
+                total.switches += switches_in(&status);
+                if status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Name:"))
+                    .is_some_and(|name| is_compiler_thread(name.trim()))
+                {
+                    total.compiler_cpu_ns += std::fs::read_to_string(task.path().join("schedstat"))
+                        .ok()
+                        .and_then(|s| s.split_ascii_whitespace().next()?.parse().ok())
+                        .unwrap_or(0);
+                }
             }
         }
+        Some(total)
     }
-    Some(total)
 }
 
 /// `voluntary_ctxt_switches` + `nonvoluntary_ctxt_switches` of a status file.
@@ -172,6 +206,18 @@ fn switches_in(status: &str) -> u64 {
         })
         .filter_map(|v| v.trim().parse::<u64>().ok())
         .sum()
+}
+
+/// Whether a thread's name (as the kernel keeps it, 15 bytes at most) is a
+/// JIT compiler's: HotSpot's `C1 CompilerThread0` and `C2 CompilerThread0`
+/// (JDK 8 to 25), Graal's `JVMCI CompilerThread0`, OpenJ9's
+/// `JIT Compilation Thread-0`. Their CPU time says whether a JVM is still
+/// compiling its call path: what priming waits out
+/// (`prime_jit_quiet_cores`), and what a cell's window should not contain.
+fn is_compiler_thread(name: &str) -> bool {
+    ["C1 Compiler", "C2 Compiler", "JVMCI", "JIT Compilation"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
 }
 
 /// Reads something on a schedule ([`SAMPLE_EVERY`]) until stopped: a
@@ -299,6 +345,7 @@ pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<C
         .filter_map(|s| Some((s.at, s.context_switches? as f64)))
         .collect();
     let switches = delta_over(&counted, window, |s| *s);
+    let compiler_ns = compiler_cpu_ns_over(samples, window);
     Some(Cost {
         cpu_ms: cpu_ns / 1e6,
         cpu_us_per_call: if calls == 0 {
@@ -309,7 +356,19 @@ pub fn over_window(samples: &[Sample], window: [f64; 2], calls: u64) -> Option<C
         cpu_cores_busy: cpu_ns / wall_ns,
         memory_peak_mib: peak as f64 / (1024.0 * 1024.0),
         context_switches_per_call: switches.filter(|_| calls > 0).map(|n| n / calls as f64),
+        compiler_cpu_ms: compiler_ns.map(|ns| ns / 1e6),
     })
+}
+
+/// The JIT compiler threads' CPU time (ns) over `window`, from the readings
+/// that counted it; None where none did (a remote engine's container, or a
+/// window between two such readings).
+pub fn compiler_cpu_ns_over(samples: &[Sample], window: [f64; 2]) -> Option<f64> {
+    let counted: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|s| Some((s.at, s.compiler_cpu_ns? as f64)))
+        .collect();
+    delta_over(&counted, window, |s| *s)
 }
 
 /// Number of CPUs in a cpuset list such as `0`, `2-3` or `0,4-5`.
@@ -337,6 +396,7 @@ mod tests {
             cpu_ns: cpu_ms * 1_000_000,
             memory_peak: 100 << 20,
             context_switches: Some(cpu_ms * 2),
+            compiler_cpu_ns: None,
         }
     }
 
@@ -370,9 +430,55 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let procs = dir.path().join("cgroup.procs");
         std::fs::write(&procs, format!("{}\n999999999\n", std::process::id())).unwrap();
-        let n = context_switches(&procs).unwrap();
-        assert!(n > 0, "{n}");
-        assert_eq!(context_switches(&dir.path().join("absent")), None);
+        let n = ThreadCounters::of(&procs).unwrap();
+        assert!(n.switches > 0, "{n:?}");
+        // A Rust test process has no JIT compiler threads.
+        assert_eq!(n.compiler_cpu_ns, 0);
+        assert_eq!(ThreadCounters::of(&dir.path().join("absent")), None);
+    }
+
+    #[test]
+    fn compiler_threads_are_known_by_their_kernel_names() {
+        // The kernel keeps 15 bytes of a thread's name.
+        for name in [
+            "C2 CompilerThre",
+            "C1 CompilerThre",
+            "JVMCI CompilerT",
+            "JIT Compilation",
+        ] {
+            assert!(is_compiler_thread(name), "{name}");
+        }
+        for name in [
+            "java",
+            "GC Thread#0",
+            "VM Thread",
+            "DubboServerHand",
+            "Compiler",
+        ] {
+            assert!(!is_compiler_thread(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn compiler_time_is_placed_on_the_window_from_the_readings_that_counted_it() {
+        // Compiler threads busy 0.2 core, counted on every other reading.
+        let samples: Vec<Sample> = (0..=10)
+            .map(|i| Sample {
+                compiler_cpu_ns: (i % 2 == 0).then_some(i * 20_000_000),
+                ..s(100.0 + i as f64 * 0.1, i * 50)
+            })
+            .collect();
+        let c = over_window(&samples, [100.2, 100.8], 1000).unwrap();
+        assert!((c.compiler_cpu_ms.unwrap() - 120.0).abs() < 1e-6, "{c:?}");
+        let uncounted: Vec<Sample> = (0..=10)
+            .map(|i| s(100.0 + i as f64 * 0.1, i * 50))
+            .collect();
+        assert_eq!(
+            over_window(&uncounted, [100.2, 100.8], 1000)
+                .unwrap()
+                .compiler_cpu_ms,
+            None
+        );
     }
 
     #[test]

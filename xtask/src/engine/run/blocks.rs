@@ -4,7 +4,7 @@
 //! removed. A failure while every engine answers costs that variant its
 //! remaining cells, not the run.
 
-use super::cell::CellAt;
+use super::cell::{CellAt, PrimeAt};
 use super::context::RunContext;
 use super::record::Record;
 use super::search::Start;
@@ -92,7 +92,12 @@ impl RunContext<'_> {
         let (m, v, server) = (planned.manifest, planned.variant, running.server);
         self.wait_ready(m, v, server, m.port).await?;
         let mut starts = 1;
-        let mut primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
+        let prime_at = |start| PrimeAt {
+            server,
+            port: m.port,
+            start,
+        };
+        let mut primed = self.prime(m, v, prime_at(starts), &record.snapshot).await?;
         // The next cell is the first this JVM serves (it warms up longest),
         // unless priming already served its first calls.
         let mut cold = primed.is_none();
@@ -128,7 +133,7 @@ impl RunContext<'_> {
                 self.restart_server(server).await?;
                 self.wait_ready(m, v, Some(server), m.port).await?;
                 starts += 1;
-                primed = self.prime(m, v, m.port, &record.snapshot, starts).await?;
+                primed = self.prime(m, v, prime_at(starts), &record.snapshot).await?;
                 cold = primed.is_none();
                 last = None;
             }

@@ -6,7 +6,7 @@
 use super::context::RunContext;
 use super::server::{files_of, sanitize, Running};
 use crate::basics::cpus;
-use crate::definitions::lab::Scenario;
+use crate::definitions::lab::{Profile, Scenario};
 use crate::definitions::manifest::{Manifest, Variant, FILES_IN_CONTAINERS};
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::plan;
@@ -34,6 +34,26 @@ pub struct CellAt<'a> {
     /// level (a repetition in blocks): the profile may then skip the
     /// steady rule (`steady_every_repetition`).
     pub settled: bool,
+}
+
+/// Which start of which server a priming primes: the server's container
+/// (None for a target), the port it listens on, and the start's number.
+#[derive(Clone, Copy)]
+pub struct PrimeAt<'a> {
+    pub server: Option<&'a str>,
+    pub port: u16,
+    pub start: u32,
+}
+
+/// What every pass of one priming shares.
+struct Pass<'a> {
+    m: &'a Manifest,
+    v: &'a Variant,
+    server: Option<&'a str>,
+    scenario: &'a str,
+    level: u32,
+    start: u32,
+    label: &'a str,
 }
 
 /// What a cell cost beside the client's own, measured over its window.
@@ -146,95 +166,171 @@ impl RunContext<'_> {
         &self,
         m: &Manifest,
         v: &Variant,
-        port: u16,
+        at: PrimeAt<'_>,
         snapshot: &Snapshot,
-        start: u32,
     ) -> Result<Option<Priming>> {
-        let priming = self.prime_now(m, v, port, snapshot, start);
+        let priming = self.prime_now(m, v, at, snapshot);
         self.timed(Phase::Priming, priming).await
     }
 
     /// Primes a freshly (re)started server, when the profile says so: the
     /// first scenario it can carry, at that scenario's highest level, warmed
-    /// up by the profile's rule from `prime_s` to the cold limit. Its files
-    /// are kept in the snapshot (`prime-<scenario>-c<level>-r<start>`), its
-    /// figures go with the next cell. Calls that fail while a cold server
-    /// is primed (a timeout under its first load) are counted there, not
-    /// held against the cells: the readiness probe already showed that the
-    /// server answers correctly.
+    /// up by the profile's rule from `prime_s` to the cold limit; then,
+    /// under the JIT rule (`prime_jit_quiet_cores`), more passes while the
+    /// server's compiler threads stay busy. Its files are kept in the
+    /// snapshot (`prime-<scenario>-c<level>-r<start>`, a later pass's as
+    /// `prime-<scenario>-again-…`), its figures go with the next cell.
+    /// Calls that fail while a cold server is primed (a timeout under its
+    /// first load) are counted there, not held against the cells: the
+    /// readiness probe already showed that the server answers correctly.
     async fn prime_now(
         &self,
         m: &Manifest,
         v: &Variant,
-        port: u16,
+        at: PrimeAt<'_>,
         snapshot: &Snapshot,
-        start: u32,
     ) -> Result<Option<Priming>> {
-        if !self.prepared.profile.primes() {
+        let profile = &self.prepared.profile;
+        if !profile.primes() {
             return Ok(None);
         }
         let Some((scenario, level)) = self.prepared.scenarios.iter().find_map(|sc| {
-            let top = sc.levels(&self.prepared.profile).into_iter().max()?;
+            let top = sc.levels(profile).into_iter().max()?;
             plan::carries(m, v, sc).then_some((sc, top))
         }) else {
             return Ok(None);
         };
-        let spec = self.prepared.profile.priming_spec(
+        let first = profile.priming_spec(
             m.protocol.as_str(),
-            self.address_of(m, port),
+            self.address_of(m, at.port),
             scenario.operation,
-            scenario.load(level, &self.prepared.profile)?,
+            scenario.load(level, profile)?,
             m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
         );
+        let label = format!(
+            "{} {} · priming · {} · level {level}",
+            m.name, v.name, scenario.name
+        );
+        let pass = Pass {
+            m,
+            v,
+            server: at.server,
+            scenario: &scenario.name,
+            level,
+            start: at.start,
+            label: &label,
+        };
+        let (report, compiler) = self.prime_pass(&pass, &first, 1, snapshot).await?;
+        let warmup = report.warmup.clone().unwrap_or_default();
+        let mut primed = Priming {
+            scenario: scenario.name.clone(),
+            concurrency: level,
+            calls_ok: report.calls_ok + warmup.calls,
+            calls_failed: report.calls_failed,
+            warmup,
+            compiler_cores_by_pass: Vec::new(),
+            more_passes_s: 0.0,
+            jit_quiet: None,
+        };
+        let Some(bound) = profile.prime_jit_quiet_cores else {
+            return Ok(Some(primed));
+        };
+        let mut compiler = compiler;
+        let mut spent = primed.warmup.seconds + report.duration_s;
+        let again = profile.priming_pass_spec(&first);
+        while let Some(cores) = compiler {
+            primed.compiler_cores_by_pass.push(cores);
+            match after_pass(cores, bound, spent, profile) {
+                AfterPass::Again => {}
+                AfterPass::Stop { quiet } => {
+                    primed.jit_quiet = Some(quiet);
+                    break;
+                }
+            }
+            let pass_number = primed.compiler_cores_by_pass.len() as u32 + 1;
+            let (report, next) = self
+                .prime_pass(&pass, &again, pass_number, snapshot)
+                .await?;
+            let seconds = report.warmup.as_ref().map_or(0.0, |w| w.seconds) + report.duration_s;
+            spent += seconds;
+            primed.more_passes_s += seconds;
+            primed.calls_ok += report.calls_ok + report.warmup.as_ref().map_or(0, |w| w.calls);
+            primed.calls_failed += report.calls_failed;
+            compiler = next;
+        }
+        Ok(Some(primed))
+    }
+
+    /// One priming pass of `spec` (`number` 1 is the first), the server's
+    /// counters sampled: the client's report, and the cores the server's
+    /// JIT compiler threads used over its window (None where they are not
+    /// visible, or for a target).
+    async fn prime_pass(
+        &self,
+        pass: &Pass<'_>,
+        spec: &CellSpec,
+        number: u32,
+        snapshot: &Snapshot,
+    ) -> Result<(ClientReport, Option<f64>)> {
+        let folder = match number {
+            1 => format!("prime-{}", pass.scenario),
+            _ => format!("prime-{}-again", pass.scenario),
+        };
         // A resumed run's priming keeps the interrupted run's files: it
         // takes the first start number not yet used.
-        let dir = (start..)
+        let dir = (pass.start..)
             .map(|start| {
                 snapshot.cell_dir(
-                    &m.name,
-                    &sanitize(&v.name),
-                    &sanitize(&format!("prime-{}", scenario.name)),
-                    level,
+                    &pass.m.name,
+                    &sanitize(&pass.v.name),
+                    &sanitize(&folder),
+                    pass.level,
                     start,
                 )
             })
             .find(|dir| !dir.exists())
             .expect("an unused start number");
-        let label = format!(
-            "{} {} · priming · {} · level {level}",
-            m.name, v.name, scenario.name
-        );
-        let ClientRun { report, .. } = client_container::run_client(
+        let label = match number {
+            1 => pass.label.to_owned(),
+            n => format!("{} · pass {n}", pass.label),
+        };
+        let ClientRun {
+            report,
+            server_cost,
+            ..
+        } = client_container::run_client(
             &self.engines.client,
             ClientCell {
-                files: files_of(m, v),
-                ..self.client_cell(&dir, &spec, &label)
+                server: pass.server.map(|id| (&self.engines.server, id)),
+                files: files_of(pass.m, pass.v),
+                ..self.client_cell(&dir, spec, &label)
             },
         )
         .await?;
         let warmup = report.warmup.clone().unwrap_or_default();
+        let compiler = server_cost
+            .and_then(|c| c.compiler_cpu_ms)
+            .map(|ms| ms / 1e3 / report.duration_s.max(1e-9));
         crate::basics::progress::println(&format!(
-            "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed",
+            "  {label}: {:.1} s{}, last interval {:.0} calls/s, {} failed{}",
             warmup.seconds,
-            match (self.prepared.profile.steady_intervals, warmup.steady) {
-                (None, _) => "",
-                (Some(_), true) => " to steady",
-                (Some(_), false) => ", not steady at its limit",
+            match (spec.steady.is_some(), warmup.steady) {
+                (false, _) => "",
+                (true, true) => " to steady",
+                (true, false) => ", not steady at its limit",
             },
             warmup
                 .intervals
                 .last()
                 .copied()
                 .unwrap_or(report.throughput_per_s),
-            report.calls_failed
+            report.calls_failed,
+            match compiler {
+                Some(cores) => format!(", JIT compiler {cores:.2} cores"),
+                None => String::new(),
+            }
         ));
-        Ok(Some(Priming {
-            scenario: scenario.name.clone(),
-            concurrency: level,
-            calls_ok: report.calls_ok + warmup.calls,
-            calls_failed: report.calls_failed,
-            warmup,
-        }))
+        Ok((report, compiler))
     }
 
     /// The client run of `spec` in `dir`, on this run's client CPUs, with
@@ -259,6 +355,30 @@ impl RunContext<'_> {
             network: self.network(),
             files: None,
         }
+    }
+}
+
+/// What follows a priming pass under the JIT rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum AfterPass {
+    /// Another pass: the compiler threads were busy, and time allows one.
+    Again,
+    /// Priming ends, the JIT quiet or not.
+    Stop { quiet: bool },
+}
+
+/// The JIT rule after a pass whose window saw the server's compiler
+/// threads use `cores`, the passes having taken `spent` seconds: quiet at
+/// or under `bound`; else another pass, unless it would take the passes
+/// past the profile's `prime_max_s`. (Where the threads are not visible
+/// there is nothing to judge, and priming is one pass.)
+fn after_pass(cores: f64, bound: f64, spent: f64, profile: &Profile) -> AfterPass {
+    if cores <= bound {
+        AfterPass::Stop { quiet: true }
+    } else if spent + profile.priming_pass_s() > profile.prime_passes_limit_s() {
+        AfterPass::Stop { quiet: false }
+    } else {
+        AfterPass::Again
     }
 }
 
@@ -348,6 +468,46 @@ mod tests {
     use super::*;
     use rpclab_model::result::{CellFlag, Latency, LimitSide, Warmup};
     use rpclab_model::spec::{Load, Shape, Stop};
+
+    #[test]
+    fn priming_goes_on_while_the_jit_compiles_and_time_allows() {
+        // Passes of 2 s warm-up and a 1 s window, 20 s in all at the most.
+        let profile: Profile = toml::from_str(
+            "warmup_s = 2.0\nprime_s = 12.0\nprime_jit_quiet_cores = 0.05\nprime_max_s = 20.0",
+        )
+        .unwrap();
+        assert_eq!(
+            after_pass(0.01, 0.05, 13.0, &profile),
+            AfterPass::Stop { quiet: true }
+        );
+        assert_eq!(
+            after_pass(0.05, 0.05, 13.0, &profile),
+            AfterPass::Stop { quiet: true }
+        );
+        assert_eq!(after_pass(0.30, 0.05, 13.0, &profile), AfterPass::Again);
+        assert_eq!(after_pass(0.30, 0.05, 17.0, &profile), AfterPass::Again);
+        // One more pass would end past 20 s.
+        assert_eq!(
+            after_pass(0.30, 0.05, 17.5, &profile),
+            AfterPass::Stop { quiet: false }
+        );
+        // Without prime_max_s, the cold warm-up limit and its window bound the passes.
+        let open: Profile = toml::from_str(
+            "warmup_s = 2.0\nwarmup_max_s = 30.0\nprime_s = 12.0\nprime_jit_quiet_cores = 0.05",
+        )
+        .unwrap();
+        assert_eq!(open.prime_passes_limit_s(), 31.0);
+        assert_eq!(after_pass(0.30, 0.05, 28.0, &open), AfterPass::Again);
+        assert_eq!(
+            after_pass(0.30, 0.05, 28.5, &open),
+            AfterPass::Stop { quiet: false }
+        );
+        // The run's time estimate allows for the longest priming.
+        assert_eq!(
+            profile.priming_limit_s(),
+            20.0_f64.max(12.0_f64.max(profile.warmup_limit_s(true)) + 1.0)
+        );
+    }
 
     fn manifest() -> Manifest {
         toml::from_str(

@@ -5,7 +5,7 @@
 //! each JVM start. The plan of the rounds (ports, orders) is
 //! [`crate::engine::rounds`]'s; this file carries it out.
 
-use super::cell::CellAt;
+use super::cell::{CellAt, PrimeAt};
 use super::context::RunContext;
 use super::record::Record;
 use super::server::Running;
@@ -305,7 +305,12 @@ impl RunContext<'_> {
         let id = self.start_server(m, v, port, registry).await?;
         let ready = async {
             self.wait_ready(m, v, Some(&id), port).await?;
-            self.prime(m, v, port, snapshot, 1).await
+            let at = PrimeAt {
+                server: Some(&id),
+                port,
+                start: 1,
+            };
+            self.prime(m, v, at, snapshot).await
         };
         match ready.await {
             Ok(primed) => Ok(Live {
