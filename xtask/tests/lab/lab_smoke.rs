@@ -253,6 +253,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
                 "{variant}: no priming report in {}",
                 dir.display()
             );
+            jit_rule_was_judged(&variant, primed, c);
         } else {
             assert!(primed.is_null(), "{variant}: a later cell is primed too");
         }
@@ -549,4 +550,40 @@ fn is_part_of(file: &str, stem: &str) -> bool {
         .and_then(|rest| rest.strip_prefix('-'))
         .and_then(|rest| rest.strip_suffix(".svg"))
         .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The smoke profile's JIT rule (`prime_jit_quiet_cores = 0.05`,
+/// compose/full.toml) on a variant's first cell: every server here is a
+/// JVM whose threads this host sees, so each pass's compiler cores were
+/// read, the verdict follows from the last of them, and only a pass after
+/// the first adds `more_passes_s`. The cell's own window has its
+/// compiler time too.
+fn jit_rule_was_judged(variant: &str, primed: &serde_json::Value, cell: &serde_json::Value) {
+    let passes: Vec<f64> = primed["compiler_cores_by_pass"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{variant}: no compiler cores in its priming: {primed}"))
+        .iter()
+        .map(|c| c.as_f64().unwrap())
+        .collect();
+    let last = *passes
+        .last()
+        .unwrap_or_else(|| panic!("{variant}: no pass judged"));
+    assert!(
+        passes.iter().all(|c| (0.0..=64.0).contains(c)),
+        "{variant}: {passes:?}"
+    );
+    assert_eq!(
+        primed["jit_quiet"].as_bool(),
+        Some(last <= 0.05),
+        "{variant}: {primed}"
+    );
+    let more = primed["more_passes_s"].as_f64().unwrap_or(0.0);
+    assert_eq!(passes.len() > 1, more > 0.0, "{variant}: {primed}");
+    assert!(
+        cell["server_cost"]["compiler_cpu_ms"]
+            .as_f64()
+            .is_some_and(|ms| ms >= 0.0),
+        "{variant}: no compiler time in its window: {}",
+        cell["server_cost"]
+    );
 }
