@@ -42,6 +42,7 @@ pub mod html;
 pub mod index;
 pub mod pair_order;
 pub mod phases;
+pub mod priming;
 pub mod repeatability;
 pub mod reproduction;
 pub mod snapshot;
@@ -94,8 +95,9 @@ pub fn write_all(
 /// `summary.md`: whether the run is complete (and, from its `manifest`,
 /// why it stopped and when it was resumed), its errors, the tables the
 /// terminal showed (in Markdown), a reproduction's `comparison`
-/// ([`reproduction::of`] the results), a capacity search, and where the
-/// run's time went (the manifest's `[phases]`, when it has them).
+/// ([`reproduction::of`] the results), a capacity search, how its servers
+/// were primed under the JIT rule ([`priming`]), and where the run's time
+/// went (the manifest's `[phases]`, when it has them).
 pub fn summary_md(
     name: &str,
     results: &Results,
@@ -131,6 +133,11 @@ pub fn summary_md(
     if let Some(search) = &results.capacity {
         md.push('\n');
         md.push_str(&capacity::render(search, true));
+    }
+    let priming = priming::render(results);
+    if !priming.is_empty() {
+        md.push('\n');
+        md.push_str(&priming);
     }
     if let Some(spent) = manifest.and_then(|m| m.phases.as_ref()) {
         md.push('\n');
