@@ -20,6 +20,21 @@ public final class Serving {
     }
 
     /**
+     * The port in RPCLAB_PORT, or `dflt` when it is unset, from `lowest` (0:
+     * the server may pick one) to 65535. A bad one refuses to serve (status
+     * 2, the variable named): every server reads its port this way, so each
+     * main need not repeat the parse-or-refuse.
+     */
+    public static int port(int dflt, int lowest) {
+        try {
+            return Env.integer("RPCLAB_PORT", dflt, lowest, 65535);
+        } catch (IllegalArgumentException e) {
+            refuse(e.getMessage());
+            throw new IllegalStateException("unreachable: refuse exits", e);
+        }
+    }
+
+    /**
      * Installs the SIGTERM/SIGINT handlers, prints `readyLine`, waits for a
      * signal, runs `stop` (a failure is printed, not thrown), prints "rpclab
      * server stopped" and exits with status 0.

@@ -37,13 +37,7 @@ public final class DubboRmiProvider {
     public static void main(String[] args) throws Exception {
         System.setProperty("dubbo.application.logger", "slf4j");
         LoopbackSocketFactory.install();
-        int port;
-        try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-        } catch (IllegalArgumentException e) {
-            Serving.refuse(e.getMessage());
-            return;
-        }
+        int port = Serving.port(DEFAULT_PORT, 1);
         String serialization = Env.string("DUBBO_SERIALIZATION", "java");
 
         ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-rmi-provider");

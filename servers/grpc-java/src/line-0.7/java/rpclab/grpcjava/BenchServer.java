@@ -4,7 +4,6 @@ import io.grpc.ServerImpl;
 import io.grpc.transport.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
 /**
@@ -36,13 +35,7 @@ public final class BenchServer {
     }
 
     public static void main(String[] args) throws Exception {
-        int port;
-        try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-        } catch (IllegalArgumentException e) {
-            Serving.refuse(e.getMessage());
-            return;
-        }
+        int port = Serving.port(DEFAULT_PORT, 1);
         ServerImpl server = start(port);
         // Any JVM exit other than SIGTERM/SIGINT still stops the server gracefully.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "rpclab-shutdown"));

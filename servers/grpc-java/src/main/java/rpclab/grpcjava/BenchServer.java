@@ -4,7 +4,6 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
 /**
@@ -38,13 +37,7 @@ public final class BenchServer {
     }
 
     public static void main(String[] args) throws Exception {
-        int port;
-        try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 0, 65535);
-        } catch (IllegalArgumentException e) {
-            Serving.refuse(e.getMessage());
-            return;
-        }
+        int port = Serving.port(DEFAULT_PORT, 0);
         Server server = start(port);
         // Any JVM exit other than SIGTERM/SIGINT still stops the server gracefully.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server), "rpclab-shutdown"));

@@ -33,13 +33,7 @@ public final class RmiServer {
 
     public static void main(String[] args) throws Exception {
         LoopbackSocketFactory.install();
-        int port;
-        try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
-        } catch (IllegalArgumentException e) {
-            Serving.refuse(e.getMessage());
-            return;
-        }
+        int port = Serving.port(DEFAULT_PORT, 1);
         String name = Env.string("RMI_NAME", DEFAULT_NAME);
 
         registry = LocateRegistry.createRegistry(port);
