@@ -829,6 +829,26 @@ pub struct Results {
     pub capacity: Option<crate::capacity::CapacitySearch>,
 }
 
+impl Results {
+    /// A run's results before anything is recorded: this schema version,
+    /// not complete, no cells, errors nor extras. A new snapshot starts from
+    /// it, and a caller that sets a few fields writes only those
+    /// (`Results { errors, ..Results::empty() }`).
+    pub fn empty() -> Results {
+        Results {
+            schema_version: SCHEMA_VERSION,
+            complete: false,
+            errors: Vec::new(),
+            cells: Vec::new(),
+            aggregates: Vec::new(),
+            reproduction: None,
+            rounds: None,
+            thresholds: None,
+            capacity: None,
+        }
+    }
+}
+
 /// How an interleaved run ordered its rounds (`rounds` in a profile).
 ///
 /// Every server of the run is started and primed once; then each round

@@ -195,17 +195,11 @@ fn announce(
 /// Nothing of the seed can run yet: what was published, and why not.
 fn nothing_runs(id: &str, reproduction: &Reproduction) {
     let empty = Results {
-        schema_version: rpclab_model::result::SCHEMA_VERSION,
-        complete: false,
         errors: vec![RunError::of_run(
             "no system of this seed can run in the lab yet".into(),
         )],
-        cells: Vec::new(),
-        aggregates: Vec::new(),
         reproduction: Some(reproduction.clone()),
-        rounds: None,
-        thresholds: None,
-        capacity: None,
+        ..Results::empty()
     };
     println!("{}", render(&compare(&empty, reproduction), false));
     eprintln!("seed {id}: no system can run yet, so no snapshot was written");

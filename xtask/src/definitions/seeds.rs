@@ -935,11 +935,8 @@ fn build_reproduction(seed: &Seed, systems: Vec<SeedSystem>) -> Reproduction {
         systems,
         cells,
         claims,
-        verdicts: Vec::new(),
-        verdicts_by: None,
-        plan: None,
-        under_plan: false,
-        reanalyses: Vec::new(),
+        // Undecided: `lab reproduce` fills the verdicts once the run is in.
+        ..Reproduction::default()
     }
 }
 

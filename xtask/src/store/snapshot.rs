@@ -42,17 +42,7 @@ impl Snapshot {
             .with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(Snapshot {
             dir,
-            results: Results {
-                schema_version: SCHEMA_VERSION,
-                complete: false,
-                errors: Vec::new(),
-                cells: Vec::new(),
-                aggregates: Vec::new(),
-                reproduction: None,
-                rounds: None,
-                thresholds: None,
-                capacity: None,
-            },
+            results: Results::empty(),
             cv_threshold,
         })
     }
