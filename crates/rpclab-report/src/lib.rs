@@ -150,12 +150,19 @@ pub fn summary_md(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stopped_and_resumed_run_says_why_and_when_in_its_summary() {
+    /// The committed fixture run's results and its manifest, which the
+    /// summary tests change one field of at a time.
+    fn committed_run() -> (Results, rpclab_model::manifest::RunManifest) {
         let text = std::fs::read_to_string(fixture::results_json()).unwrap();
         let results: Results = serde_json::from_str(&text).unwrap();
-        let mut setup =
+        let setup =
             snapshot::read_manifest(&fixture::committed("20261129T235428Z-vm-c20a70e")).unwrap();
+        (results, setup)
+    }
+
+    #[test]
+    fn a_stopped_and_resumed_run_says_why_and_when_in_its_summary() {
+        let (results, mut setup) = committed_run();
         assert!(!summary_md("fixture", &results, Some(&setup), None).contains("Stopped at"));
         setup.stopped = Some(rpclab_model::manifest::Stopped {
             utc: "2026-12-05T07:00:00Z".into(),
@@ -171,10 +178,7 @@ mod tests {
 
     #[test]
     fn the_summary_says_where_the_time_went_when_the_manifest_does() {
-        let text = std::fs::read_to_string(fixture::results_json()).unwrap();
-        let results: Results = serde_json::from_str(&text).unwrap();
-        let mut setup =
-            snapshot::read_manifest(&fixture::committed("20261129T235428Z-vm-c20a70e")).unwrap();
+        let (results, mut setup) = committed_run();
         assert!(
             !summary_md("fixture", &results, Some(&setup), None).contains("Where the time went")
         );

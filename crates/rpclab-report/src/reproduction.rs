@@ -58,15 +58,7 @@ impl ClaimOutcome {
 /// over 6 rounds`, with its basis when not the claim's measure and
 /// `undecided` when it is.
 pub fn pair_measured_text(p: &PairVerdict) -> String {
-    let mut s = verdicts::spread_text(
-        p.measured,
-        p.low,
-        p.high,
-        p.within_rounds.then_some(p.rounds),
-    );
-    if p.starts.len() > 1 {
-        s.push_str(&format!(" in {} starts", p.starts.len()));
-    }
+    let mut s = verdicts::pair_ratio_text(p);
     if p.basis != Basis::Trustworthy {
         s.push_str(&format!(" ({})", p.basis.label()));
     }
@@ -671,6 +663,12 @@ mod verdict_tests {
     use rpclab_model::result::{CellFlag, ClaimCheck, Measure, RatioPair, SeedClaim};
     use rpclab_model::verdict::{Direction as Verdict, Magnitude};
 
+    /// The comparison of `res` with a reproduction of `claims` over the
+    /// named systems and no published cells: what most claim tests ask.
+    fn compare_claims(res: &Results, claims: Vec<SeedClaim>, names: &[&str]) -> Comparison {
+        compare(res, &repro(claims, systems(names), Vec::new()))
+    }
+
     fn pairs_claim(pairs: &[(&str, &str, f64)]) -> SeedClaim {
         SeedClaim {
             id: "r".into(),
@@ -698,13 +696,10 @@ mod verdict_tests {
             spread("ice", 1900.0, 1850.0, 1950.0),
             spread("grpc", 1000.0, 930.0, 1080.0),
         ]);
-        let cmp = compare(
+        let cmp = compare_claims(
             &res,
-            &repro(
-                vec![pairs_claim(&[("ice", "grpc", 4.7)])],
-                systems(&["ice", "grpc"]),
-                Vec::new(),
-            ),
+            vec![pairs_claim(&[("ice", "grpc", 4.7)])],
+            &["ice", "grpc"],
         );
         let c = &cmp.claims[0];
         assert_eq!(c.verdict.direction, Verdict::Holds);
@@ -718,16 +713,13 @@ mod verdict_tests {
         // The whole interval inside [2.0 / 1.25, 2.0 × 1.25] = [1.6, 2.5]:
         // a match; across the edge of [2.0, 3.125] (published 2.5): the
         // measurement cannot tell.
-        let cmp = compare(
+        let cmp = compare_claims(
             &res,
-            &repro(
-                vec![
-                    pairs_claim(&[("ice", "grpc", 2.0)]),
-                    pairs_claim(&[("ice", "grpc", 2.5)]),
-                ],
-                systems(&["ice", "grpc"]),
-                Vec::new(),
-            ),
+            vec![
+                pairs_claim(&[("ice", "grpc", 2.0)]),
+                pairs_claim(&[("ice", "grpc", 2.5)]),
+            ],
+            &["ice", "grpc"],
         );
         assert_eq!(cmp.claims[0].label(), "holds; magnitude matches");
         assert_eq!(cmp.claims[1].label(), "holds; magnitude undecided");
@@ -736,17 +728,11 @@ mod verdict_tests {
     #[test]
     fn magnitude_is_judged_only_where_the_direction_holds() {
         let (a, b) = (agg("a", 1060.0, 0.0, 0), agg("b", 1000.0, 0.0, 0));
-        let cmp = compare(
-            &results(vec![a, b]),
-            &repro(
-                vec![
-                    pairs_claim(&[("a", "b", 4.7)]),
-                    pairs_claim(&[("b", "a", 1.3)]),
-                ],
-                systems(&["a", "b"]),
-                Vec::new(),
-            ),
-        );
+        let claims = vec![
+            pairs_claim(&[("a", "b", 4.7)]),
+            pairs_claim(&[("b", "a", 1.3)]),
+        ];
+        let cmp = compare_claims(&results(vec![a, b]), claims, &["a", "b"]);
         // 6 % is past the 5 % floor: the direction holds; 4.7 is far off.
         assert_eq!(cmp.claims[0].label(), "holds; magnitude differs");
         // Reversed: no magnitude.
@@ -804,13 +790,10 @@ mod verdict_tests {
                 order: vec!["ice".into(), "rmi".into(), "grpc".into()],
             },
         };
-        let cmp = compare(
+        let cmp = compare_claims(
             &res,
-            &repro(
-                vec![pairs_claim(&[("ice", "grpc", 4.7)]), ranking],
-                systems(&["ice", "rmi", "grpc"]),
-                Vec::new(),
-            ),
+            vec![pairs_claim(&[("ice", "grpc", 4.7)]), ranking],
+            &["ice", "rmi", "grpc"],
         );
         let c = &cmp.claims[0];
         assert_eq!((c.verdict.checked, c.verdict.of), (0, 1));

@@ -1141,13 +1141,11 @@ pub fn spread_text(
     }
 }
 
-/// A pair's part of a claim's detail, from its verdict.
-fn pair_text(p: &PairVerdict, equivalence: bool, rules: &Rules) -> String {
-    let name = if equivalence {
-        format!("{} / {}", p.over, p.under)
-    } else {
-        format!("{} over {}", p.over, p.under)
-    };
+/// A pair's measured ratio with its interval, its rounds (when taken within
+/// rounds) and, past one, its server starts: `1.90× [1.68, 2.14] over 3
+/// rounds in 3 starts`. One text for a claim's detail and the README's
+/// reproduction table, so the two never word a pair differently.
+pub fn pair_ratio_text(p: &PairVerdict) -> String {
     let mut ratio = spread_text(
         p.measured,
         p.low,
@@ -1157,6 +1155,23 @@ fn pair_text(p: &PairVerdict, equivalence: bool, rules: &Rules) -> String {
     if p.starts.len() > 1 {
         ratio.push_str(&format!(" in {} starts", p.starts.len()));
     }
+    ratio
+}
+
+/// How a part names its pair: `a / b` for an equivalence (no side is
+/// claimed ahead), `a over b` otherwise.
+fn pair_name(ahead: &str, behind: &str, equivalence: bool) -> String {
+    if equivalence {
+        format!("{ahead} / {behind}")
+    } else {
+        format!("{ahead} over {behind}")
+    }
+}
+
+/// A pair's part of a claim's detail, from its verdict.
+fn pair_text(p: &PairVerdict, equivalence: bool, rules: &Rules) -> String {
+    let name = pair_name(&p.over, &p.under, equivalence);
+    let ratio = pair_ratio_text(p);
     let mut text = if p.basis == Basis::Indicative {
         format!(
             "{name}: not checked, {}; indicative {ratio}",
@@ -1395,23 +1410,32 @@ fn summarise(parts: Vec<Part>, total: usize, unit: &str, notes: Vec<String>) -> 
     v
 }
 
-/// One directional part: `ahead` claimed better than `behind` at `level`.
-#[allow(clippy::too_many_arguments)]
+/// Where a part compares two systems: one measure of one scenario at one
+/// concurrency level. Kept together because every part of a claim names all
+/// three, and passing them one by one made the part builders' argument lists
+/// too long to read.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    measure: Measure,
+    scenario: &'a str,
+    level: u32,
+}
+
+/// One directional part: `ahead` claimed better than `behind` at `at`.
 fn directed(
     l: &Lookup,
-    m: Measure,
-    scenario: &str,
-    level: u32,
+    at: At,
     prefix: &str,
     (ahead, behind): (&str, &str),
     published: Option<f64>,
     equivalence: bool,
 ) -> Part {
-    let name = if equivalence {
-        format!("{prefix}{ahead} / {behind}")
-    } else {
-        format!("{prefix}{ahead} over {behind}")
-    };
+    let At {
+        measure: m,
+        scenario,
+        level,
+    } = at;
+    let name = format!("{prefix}{}", pair_name(ahead, behind, equivalence));
     let (a, b) = (
         l.figure(ahead, scenario, level, m),
         l.figure(behind, scenario, level, m),
@@ -1481,16 +1505,12 @@ fn check_claim(l: &Lookup, check: &ClaimCheck) -> ClaimVerdict {
                     };
                     let published = (published > 0.0 && published.is_finite()).then_some(published);
                     let pair = (ahead.as_str(), behind.as_str());
-                    directed(
-                        l,
-                        *measure,
+                    let at = At {
+                        measure: *measure,
                         scenario,
-                        *concurrency,
-                        "",
-                        pair,
-                        published,
-                        false,
-                    )
+                        level: *concurrency,
+                    };
+                    directed(l, at, "", pair, published, false)
                 })
                 .collect();
             summarise(parts, pairs.len(), "pairs", Vec::new())
@@ -1541,7 +1561,12 @@ fn check_claim(l: &Lookup, check: &ClaimCheck) -> ClaimVerdict {
 fn level_pair(l: &Lookup, m: Measure, scenario: &str, level: u32, (a, b): (&str, &str)) -> Part {
     let published = l.published_ratio(a, b, scenario, level, m);
     let prefix = format!("level {level}: ");
-    directed(l, m, scenario, level, &prefix, (a, b), published, false)
+    let at = At {
+        measure: m,
+        scenario,
+        level,
+    };
+    directed(l, at, &prefix, (a, b), published, false)
 }
 
 /// `systems` are the best (or, with `worst`, the worst) of `among` at each
@@ -1593,9 +1618,12 @@ fn equivalent(
         for other in &systems[1..] {
             let published = l.published_ratio(other, reference, scenario, *level, m);
             let pair = (other.as_str(), reference.as_str());
-            parts.push(directed(
-                l, m, scenario, *level, &prefix, pair, published, true,
-            ));
+            let at = At {
+                measure: m,
+                scenario,
+                level: *level,
+            };
+            parts.push(directed(l, at, &prefix, pair, published, true));
         }
         for leader in behind {
             for member in systems {
@@ -1793,13 +1821,9 @@ pub(crate) mod tests_support {
         Results {
             schema_version: 1,
             complete: true,
-            errors: Vec::new(),
             cells,
             aggregates: aggs,
-            reproduction: None,
-            rounds: None,
-            thresholds: None,
-            capacity: None,
+            ..Results::empty()
         }
     }
 
@@ -1817,11 +1841,7 @@ pub(crate) mod tests_support {
             systems,
             cells,
             claims,
-            verdicts: Vec::new(),
-            verdicts_by: None,
-            plan: None,
-            under_plan: false,
-            reanalyses: Vec::new(),
+            ..Reproduction::default()
         }
     }
 
