@@ -18,7 +18,6 @@
 //! search without a cycle.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// The grammar of `--slo` and `--percentile` in one line, quoted by every
 /// error about them.
@@ -61,16 +60,9 @@ pub use crate::percentile::Percentile;
 
 /// A percentile or an SLO that does not read: what was written, and the
 /// grammar.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}: {grammar}", grammar = SLO_GRAMMAR)]
 pub struct BadSlo(pub String);
-
-impl fmt::Display for BadSlo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {SLO_GRAMMAR}", self.0)
-    }
-}
-
-impl std::error::Error for BadSlo {}
 
 /// `lab capacity --percentile`: any percentile in the one grammar
 /// ([`crate::percentile::PERCENTILE_GRAMMAR`]: `95`, `99.9`, `p99`,

@@ -24,20 +24,9 @@ const SCALE: u32 = 10_000;
 pub struct Percentile(u32);
 
 /// A percentile that does not read: what was written.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read percentile `{0}`: {grammar}", grammar = PERCENTILE_GRAMMAR)]
 pub struct BadPercentile(pub String);
-
-impl fmt::Display for BadPercentile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot read percentile `{}`: {PERCENTILE_GRAMMAR}",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for BadPercentile {}
 
 impl Percentile {
     pub const P50: Percentile = Percentile(50 * SCALE);

@@ -81,16 +81,9 @@ enum Op {
 }
 
 /// A threshold that does not parse: what was written, and the grammar.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read threshold `{0}`: {grammar}", grammar = GRAMMAR)]
 pub struct BadThreshold(pub String);
-
-impl fmt::Display for BadThreshold {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot read threshold `{}`: {GRAMMAR}", self.0)
-    }
-}
-
-impl std::error::Error for BadThreshold {}
 
 impl FromStr for Threshold {
     type Err = BadThreshold;
@@ -343,20 +336,9 @@ impl ThresholdCheck {
 
 /// The error of a run that breached thresholds: the breaches were printed;
 /// the process exits with [`BREACH_EXIT_CODE`].
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0} threshold breach(es); exit code {code}", code = BREACH_EXIT_CODE)]
 pub struct Breached(pub usize);
-
-impl fmt::Display for Breached {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} threshold breach(es); exit code {BREACH_EXIT_CODE}",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for Breached {}
 
 /// The name of a snapshot cell in a breach line.
 pub fn cell_subject(c: &Cell) -> String {

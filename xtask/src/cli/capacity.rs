@@ -24,7 +24,6 @@ use crate::engine::run;
 use anyhow::{bail, Context, Result};
 use rpclab_model::capacity::{parse_percentile, Asked, Outcome, Percentile};
 use rpclab_model::threshold::parse_slo;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// `lab capacity`'s flags.
@@ -121,21 +120,9 @@ fn parse_share(text: &str) -> Result<f64, String> {
 
 /// The error of a search in which no rate held the SLO: the line was
 /// printed; the process exits with code 99, a threshold breach's.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("no rate holds the SLO {0}; exit code {code}", code = rpclab_model::threshold::BREACH_EXIT_CODE)]
 pub struct NoRateHolds(pub String);
-
-impl fmt::Display for NoRateHolds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "no rate holds the SLO {}; exit code {}",
-            self.0,
-            rpclab_model::threshold::BREACH_EXIT_CODE
-        )
-    }
-}
-
-impl std::error::Error for NoRateHolds {}
 
 /// `lab capacity`: the search, the snapshot, the final line.
 pub async fn capacity(root: &Path, invoked_from: &Path, args: CapacityArgs) -> Result<()> {

@@ -19,16 +19,9 @@ pub const RESUMABLE_EXIT_CODE: i32 = 75;
 
 /// A run that stopped with a resumable snapshot: one line, ending with the
 /// command that continues it (exit code [`RESUMABLE_EXIT_CODE`]).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Resumable(String);
-
-impl std::fmt::Display for Resumable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Resumable {}
 
 /// When `run` stopped because an engine did not come back
 /// ([`EngineGone`]): the command's error, [`Resumable`], whose one line

@@ -53,26 +53,17 @@ const POLL_EVERY: Duration = Duration::from_secs(1);
 
 /// The run stopped because an engine stopped answering and did not answer
 /// again within the wait: the snapshot is incomplete and resumable.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the Docker engine at {endpoint} stopped answering and did not answer again within {}",
+    shown(*.waited)
+)]
 pub struct EngineGone {
     /// The engine, as the run names it (`unix:///var/run/docker.sock`).
     pub endpoint: String,
     /// How long the run waited for it.
     pub waited: Duration,
 }
-
-impl std::fmt::Display for EngineGone {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the Docker engine at {} stopped answering and did not answer again within {}",
-            self.endpoint,
-            shown(self.waited)
-        )
-    }
-}
-
-impl std::error::Error for EngineGone {}
 
 /// What a failure of the run's work turned out to be.
 #[derive(Debug, PartialEq)]

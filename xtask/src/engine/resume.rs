@@ -19,16 +19,9 @@ use toml::Value;
 
 /// A resume the snapshot does not allow: the command's error, with the
 /// snapshot left as it was.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct Refused(String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
 
 /// An incomplete snapshot, as its files hold it.
 pub struct Interrupted {
