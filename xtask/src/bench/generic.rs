@@ -17,10 +17,8 @@
 
 use super::Bench;
 use crate::definitions::manifest::FILES_IN_CONTAINERS;
-use crate::engine::docker::Network;
 use crate::engine::readiness;
 use anyhow::{bail, Result};
-use rpclab_model::contract::Operation;
 use rpclab_model::spec::{CellSpec, Load, Shape, Stop};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -74,19 +72,15 @@ impl Bench<'_> {
         readiness::wait(
             self.engine,
             readiness::Probe {
-                name: "grpc-shop",
-                container: Some(&shop),
-                protocol: "grpc-generic",
-                options: &probe_options,
-                target: &target,
-                operation: Operation::Hello,
                 timeout: super::READY_TIMEOUT,
-                hint: "",
-                network: &Network::Host,
-                run_id: "",
-                cpus: "",
                 call: Some(UNARY),
-                files: None,
+                ..readiness::Probe::on_host(
+                    "grpc-shop",
+                    &shop,
+                    "grpc-generic",
+                    &probe_options,
+                    &target,
+                )
             },
         )
         .await?;

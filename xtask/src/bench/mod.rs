@@ -265,19 +265,9 @@ impl Bench<'_> {
         readiness::wait(
             self.engine,
             readiness::Probe {
-                name: "rpclab-echo",
-                container: Some(&echo),
-                protocol: "grpc",
-                options: &options,
-                target: &target,
                 operation: self.args.operation,
                 timeout: READY_TIMEOUT,
-                hint: "",
-                network: &crate::engine::docker::Network::Host,
-                run_id: "",
-                cpus: "",
-                call: None,
-                files: None,
+                ..readiness::Probe::on_host("rpclab-echo", &echo, "grpc", &options, &target)
             },
         )
         .await?;

@@ -41,7 +41,6 @@ use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::os::unix::process::CommandExt;
@@ -503,21 +502,7 @@ async fn start_server(
     let target = format!("127.0.0.1:{port}");
     readiness::wait(
         engine,
-        readiness::Probe {
-            name: &name,
-            container: Some(&id),
-            protocol: kind.name(),
-            options: &options,
-            target: &target,
-            operation: Operation::Hello,
-            timeout: Duration::from_secs(120),
-            hint: "",
-            network: &crate::engine::docker::Network::Host,
-            run_id: "",
-            cpus: "",
-            call: None,
-            files: None,
-        },
+        readiness::Probe::on_host(&name, &id, kind.name(), &options, &target),
     )
     .await?;
     eprintln!("{name} ready on {target} (cpus {cpus})");

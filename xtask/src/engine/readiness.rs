@@ -42,7 +42,39 @@ pub struct Probe<'a> {
     pub files: Option<&'a std::path::Path>,
 }
 
-impl Probe<'_> {
+/// The host's network, as a probe of a container on it names it.
+const HOST: &Network = &Network::Host;
+
+impl<'a> Probe<'a> {
+    /// A probe of a container the bench harness started on the host's
+    /// network, calling the contract's `hello` within two minutes: no
+    /// private network, hint, generic method nor server files. The harness
+    /// starts three such servers; each sets only what differs with
+    /// `Probe { .., ..Probe::on_host(..) }`.
+    pub fn on_host(
+        name: &'a str,
+        container: &'a str,
+        protocol: &'a str,
+        options: &'a BTreeMap<String, String>,
+        target: &'a str,
+    ) -> Self {
+        Probe {
+            name,
+            container: Some(container),
+            protocol,
+            options,
+            target,
+            operation: Operation::Hello,
+            timeout: Duration::from_secs(120),
+            hint: "",
+            network: HOST,
+            run_id: "",
+            cpus: "",
+            call: None,
+            files: None,
+        }
+    }
+
     /// What the probe calls: the generic method, or the operation.
     fn what(&self) -> String {
         self.call
