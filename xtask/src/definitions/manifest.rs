@@ -668,6 +668,15 @@ pub fn select<'a>(manifests: &'a [Manifest], only: &[String]) -> Result<Vec<&'a 
     Ok(chosen)
 }
 
+/// A Java Thrift server's manifest, its common fields followed by `extra`
+/// (a name, variants): the engine's planning tests vary only those, and one
+/// copy keeps their servers alike.
+#[cfg(test)]
+pub fn java_thrift_for_tests(extra: &str) -> Manifest {
+    let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\njvm_flags = [\"-Xmx256m\"]\n";
+    toml::from_str(&format!("{base}{extra}")).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

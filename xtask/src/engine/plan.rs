@@ -282,10 +282,7 @@ fn cells_of<'a>(
 mod tests {
     use super::*;
 
-    fn manifest(text: &str) -> Manifest {
-        let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\njvm_flags = [\"-Xmx256m\"]\n";
-        toml::from_str(&format!("{base}{text}")).unwrap()
-    }
+    use crate::definitions::manifest::java_thrift_for_tests as manifest;
 
     fn scenarios() -> Vec<Scenario> {
         let file: crate::definitions::lab::ScenarioFile = toml::from_str(

@@ -233,10 +233,7 @@ fn as_run(def: &LabDef, profile: &str, split: &cpus::Split, ca: Option<&PathBuf>
 mod tests {
     use super::*;
 
-    fn manifest(text: &str) -> Manifest {
-        let base = "framework = \"thrift\"\nprotocol = \"thrift\"\nlanguage = \"java\"\ndescription = \"d\"\nport = 9090\njvm_flags = [\"-Xmx256m\"]\n";
-        toml::from_str(&format!("{base}{text}")).unwrap()
-    }
+    use crate::definitions::manifest::java_thrift_for_tests as manifest;
 
     fn manifests() -> Vec<Manifest> {
         let two = "[[variant]]\nname = \"one\"\nversion = \"1\"\n[[variant]]\nname = \"two\"\nversion = \"2\"\n";
