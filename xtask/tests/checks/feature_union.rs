@@ -8,22 +8,29 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-/// `cargo tree` with `args`, as `package version → its feature sets`.
-fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+/// What the cargo running this test prints for `args` in xtask's folder;
+/// a failure fails the test with cargo's own words.
+fn cargo_stdout(args: &[&str]) -> Vec<u8> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
-        .args(["tree", "--locked", "--prefix", "none", "-f", "{p}|{f}"])
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
-        .expect("cargo tree runs");
+        .expect("cargo runs");
     assert!(
         out.status.success(),
-        "cargo tree {args:?} failed:\n{}",
+        "cargo {args:?} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out.stdout
+}
+
+/// `cargo tree` with `args`, as `package version → its feature sets`.
+fn features(args: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut tree = vec!["tree", "--locked", "--prefix", "none", "-f", "{p}|{f}"];
+    tree.extend_from_slice(args);
     let mut map: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in String::from_utf8(cargo_stdout(&tree)).unwrap().lines() {
         let line = line.replace(" (*)", "").replace(" (proc-macro)", "");
         if let Some((package, features)) = line.split_once('|') {
             map.entry(package.trim().to_owned())
@@ -87,18 +94,8 @@ fn dependencies_of_kind(metadata: &serde_json::Value, kind: Option<&str>) -> BTr
 /// xtask's build (crates/workspace-hack).
 #[test]
 fn a_build_dependency_the_tests_also_link_is_linked_by_xtask_s_build_too() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let out = Command::new(&cargo)
-        .args(["metadata", "--locked", "--format-version", "1", "--no-deps"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = cargo_stdout(&["metadata", "--locked", "--format-version", "1", "--no-deps"]);
+    let metadata: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let build = dependencies_of_kind(&metadata, Some("build"));
     let dev = dependencies_of_kind(&metadata, Some("dev"));
     let both: Vec<&String> = build.intersection(&dev).collect();
