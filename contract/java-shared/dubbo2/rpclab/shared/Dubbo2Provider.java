@@ -1,6 +1,5 @@
 package rpclab.shared;
 
-import com.alibaba.dubbo.common.URL;
 import com.alibaba.dubbo.common.Version;
 import com.alibaba.dubbo.common.extension.ExtensionLoader;
 import com.alibaba.dubbo.common.serialize.Serialization;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import rpclab.contract.BenchService;
-import rpclab.contract.BenchServiceImpl;
 
 /**
  * The Dubbo 2 (com.alibaba:dubbo 2.5 and 2.6) provider of
@@ -158,20 +156,11 @@ public final class Dubbo2Provider {
         params.put("client", "netty");
         protocol.setParameters(params);
 
-        ServiceConfig<BenchService> service = new ServiceConfig<>();
-        service.setApplication(application);
-        service.setRegistry(registry);
-        service.setProtocol(protocol);
-        service.setInterface(BenchService.class);
-        service.setRef(new BenchServiceImpl());
-        service.export();
-        for (URL url : service.getExportedUrls()) {
-            System.out.println("rpclab dubbo exported " + url.toFullString());
+        return Dubbo2Export.contract(application, registry, protocol, url -> {
             if (!HOST.equals(url.getHost())) {
                 throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + HOST + ": " + url);
             }
-        }
-        return service;
+        });
     }
 
     /** The provider's main: serves until SIGTERM/SIGINT. */

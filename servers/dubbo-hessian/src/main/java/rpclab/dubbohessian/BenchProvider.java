@@ -1,13 +1,12 @@
 package rpclab.dubbohessian;
 
-import com.alibaba.dubbo.common.URL;
 import com.alibaba.dubbo.common.Version;
 import com.alibaba.dubbo.config.ApplicationConfig;
 import com.alibaba.dubbo.config.ProtocolConfig;
 import com.alibaba.dubbo.config.RegistryConfig;
 import com.alibaba.dubbo.config.ServiceConfig;
 import rpclab.contract.BenchService;
-import rpclab.contract.BenchServiceImpl;
+import rpclab.shared.Dubbo2Export;
 import rpclab.shared.Env;
 import rpclab.shared.Serving;
 
@@ -40,17 +39,7 @@ public final class BenchProvider {
         protocol.setHost(HOST);
         protocol.setServer(LoopbackTomcatHttpBinder.NAME);
         protocol.setThreads(threads);
-        ServiceConfig<BenchService> service = new ServiceConfig<>();
-        service.setApplication(application);
-        service.setRegistry(new RegistryConfig(RegistryConfig.NO_AVAILABLE));
-        service.setProtocol(protocol);
-        service.setInterface(BenchService.class);
-        service.setRef(new BenchServiceImpl());
-        service.export();
-        for (URL url : service.getExportedUrls()) {
-            System.out.println("rpclab dubbo exported " + url.toFullString());
-        }
-        return service;
+        return Dubbo2Export.contract(application, new RegistryConfig(RegistryConfig.NO_AVAILABLE), protocol);
     }
 
     public static void main(String[] args) {

@@ -1,6 +1,5 @@
 package rpclab.dubbormi;
 
-import com.alibaba.dubbo.common.URL;
 import com.alibaba.dubbo.common.Version;
 import com.alibaba.dubbo.config.ApplicationConfig;
 import com.alibaba.dubbo.config.ProtocolConfig;
@@ -8,7 +7,7 @@ import com.alibaba.dubbo.config.RegistryConfig;
 import com.alibaba.dubbo.config.ServiceConfig;
 import org.springframework.core.SpringVersion;
 import rpclab.contract.BenchService;
-import rpclab.contract.BenchServiceImpl;
+import rpclab.shared.Dubbo2Export;
 import rpclab.shared.Env;
 import rpclab.shared.LoopbackSocketFactory;
 import rpclab.shared.Serving;
@@ -44,16 +43,8 @@ public final class DubboRmiProvider {
         application.setQosEnable(false);
         ProtocolConfig protocol = new ProtocolConfig("rmi", port);
         protocol.setSerialization(serialization);
-        ServiceConfig<BenchService> service = new ServiceConfig<>();
-        service.setApplication(application);
-        service.setRegistry(new RegistryConfig(RegistryConfig.NO_AVAILABLE));
-        service.setProtocol(protocol);
-        service.setInterface(BenchService.class);
-        service.setRef(new BenchServiceImpl());
-        service.export();
-        for (URL url : service.getExportedUrls()) {
-            System.out.println("rpclab dubbo exported " + url.toFullString());
-        }
+        ServiceConfig<BenchService> service =
+                Dubbo2Export.contract(application, new RegistryConfig(RegistryConfig.NO_AVAILABLE), protocol);
 
         Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
                 + " (dubbo " + Version.getVersion() + " rmi protocol, Spring " + SpringVersion.getVersion()
