@@ -85,19 +85,8 @@ enum LabCommand {
     /// registry, each runnable server variant, the profile's load client),
     /// without running anything; a later run builds nothing.
     Build {
-        /// Lab definition (TOML).
-        #[arg(long, default_value = "compose/lab.toml")]
-        lab: PathBuf,
-        /// Servers, by folder name or framework (e.g. `grpc-java,thrift`).
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        /// A server folder from outside the repository, or a folder of
-        /// them, relative to the current folder (as `lab run`'s).
-        #[arg(long = "servers-dir", value_name = "PATH")]
-        servers_dir: Vec<PathBuf>,
-        /// Profile from the lab definition (it decides the client's build).
-        #[arg(long)]
-        profile: Option<String>,
+        #[command(flatten)]
+        servers: ServerSelection,
         /// Folder of extra CA certificates (*.crt) to trust in image builds.
         #[arg(long)]
         ca_certs: Option<PathBuf>,
@@ -111,21 +100,8 @@ enum LabCommand {
     /// Build images, run every selected server and scenario, write a snapshot
     /// under results/ (target/rpclab-results for a scratch profile such as smoke).
     Run {
-        /// Lab definition (TOML).
-        #[arg(long, default_value = "compose/lab.toml")]
-        lab: PathBuf,
-        /// Servers to run, by folder name or framework (e.g. `grpc-java,thrift`).
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        /// A server folder from outside the repository (server.toml and
-        /// Dockerfile, read as the lab's own in servers/), or a folder of
-        /// them, relative to the current folder; repeatable. Its servers
-        /// run beside the lab's: select them with --only.
-        #[arg(long = "servers-dir", value_name = "PATH")]
-        servers_dir: Vec<PathBuf>,
-        /// Profile from the lab definition: smoke, standard, seed.
-        #[arg(long)]
-        profile: Option<String>,
+        #[command(flatten)]
+        servers: ServerSelection,
         #[command(flatten)]
         run: RunFlags,
         #[command(flatten)]
@@ -248,6 +224,40 @@ enum LabCommand {
         #[arg(long)]
         images: bool,
     },
+}
+
+/// What `lab build` and `lab run` both take to choose the servers: the lab
+/// definition, `--only`, folders from outside the repository, and the
+/// profile. One struct, so that a build prepares exactly what the same
+/// flags would run.
+#[derive(clap::Args)]
+struct ServerSelection {
+    /// Lab definition (TOML).
+    #[arg(long, default_value = "compose/lab.toml")]
+    lab: PathBuf,
+    /// Servers, by folder name or framework (e.g. `grpc-java,thrift`).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// A server folder from outside the repository (server.toml and
+    /// Dockerfile, read as the lab's own in servers/), or a folder of
+    /// them, relative to the current folder; repeatable. Its servers
+    /// run beside the lab's: select them with --only.
+    #[arg(long = "servers-dir", value_name = "PATH")]
+    servers_dir: Vec<PathBuf>,
+    /// Profile from the lab definition: smoke, standard, seed (it also
+    /// decides the client's build).
+    #[arg(long)]
+    profile: Option<String>,
+}
+
+impl ServerSelection {
+    /// `--servers-dir`'s folders, relative to where xtask was invoked.
+    fn servers_dirs(&self, invoked_from: &Path) -> Vec<PathBuf> {
+        self.servers_dir
+            .iter()
+            .map(|d| invoked_from.join(d))
+            .collect()
+    }
 }
 
 /// What `lab run` and `lab reproduce` both take: where each role runs, what
@@ -390,19 +400,16 @@ fn main() {
 async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> Result<()> {
     match command {
         LabCommand::Build {
-            lab,
-            only,
-            servers_dir,
-            profile,
+            servers,
             ca_certs,
             verbose,
             hosts,
         } => {
             let options = prebuild::BuildOptions {
-                lab,
-                only,
-                servers_dirs: servers_dir.iter().map(|d| invoked_from.join(d)).collect(),
-                profile,
+                servers_dirs: servers.servers_dirs(invoked_from),
+                lab: servers.lab,
+                only: servers.only,
+                profile: servers.profile,
                 ca_certificates: ca_certs,
                 verbose,
                 hosts,
@@ -410,14 +417,14 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             prebuild::build(root, options).await
         }
         LabCommand::Run {
-            lab,
-            only,
-            servers_dir,
-            profile,
+            servers,
             run,
             quick,
         } => {
-            let servers_dirs = servers_dir.iter().map(|d| invoked_from.join(d)).collect();
+            let servers_dirs = servers.servers_dirs(invoked_from);
+            let ServerSelection {
+                lab, only, profile, ..
+            } = servers;
             lab_run(root, lab, only, servers_dirs, profile, run, quick).await
         }
         LabCommand::Reproduce {
