@@ -7,3 +7,10 @@ pub mod capacity;
 pub mod outcome;
 pub mod reproduce;
 pub mod target;
+
+/// A command line split at its spaces, as the tests of the commands that
+/// rewrite one (`--resume`'s, a seed's own) write their input.
+#[cfg(test)]
+fn words(line: &str) -> Vec<String> {
+    line.split(' ').map(str::to_owned).collect()
+}

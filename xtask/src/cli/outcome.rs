@@ -156,9 +156,7 @@ pub fn thresholds(check: Option<&ThresholdCheck>) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn words(line: &str) -> Vec<String> {
-        line.split(' ').map(str::to_owned).collect()
-    }
+    use crate::cli::words;
 
     #[test]
     fn the_resume_command_is_the_run_s_own_with_resume_in_place_of_its_folder() {

@@ -262,9 +262,7 @@ fn seed_command(command: &[String], ids: &[String], id: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn words(line: &str) -> Vec<String> {
-        line.split(' ').map(str::to_owned).collect()
-    }
+    use crate::cli::words;
 
     #[test]
     fn a_seed_s_command_names_that_seed_alone() {
