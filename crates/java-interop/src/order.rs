@@ -22,42 +22,29 @@ pub struct Order {
 }
 
 impl Order {
-    /// The fields in declaration order, as Java's constructor takes them.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        order_id: i64,
-        phone: Option<&str>,
-        name: Option<&str>,
-        order_num: Option<&str>,
-        order_date: i32,
-        ticket_type: i32,
-        amount: f64,
-        order_status: i32,
-    ) -> Self {
+    /// `Cases.typical()` of the golden projects.
+    pub fn typical() -> Self {
         Self {
-            order_id,
-            phone: phone.map(str::to_owned),
-            name: name.map(str::to_owned),
-            order_num: order_num.map(str::to_owned),
-            order_date,
-            ticket_type,
-            amount,
-            order_status,
+            order_id: 1234567890123,
+            phone: Some("13800138000".into()),
+            name: Some("rpclab".into()),
+            order_num: Some("ORD-2026-0001".into()),
+            order_date: 20261129,
+            ticket_type: 2,
+            amount: 99.5,
+            order_status: 1,
         }
     }
 
-    /// `Cases.typical()` of the golden projects.
-    pub fn typical() -> Self {
-        Self::new(
-            1234567890123,
-            Some("13800138000"),
-            Some("rpclab"),
-            Some("ORD-2026-0001"),
-            20261129,
-            2,
-            99.5,
-            1,
-        )
+    /// Every string empty (not null) and every number zero: the golden
+    /// cases' `order_empty_strings`.
+    pub fn empty_strings() -> Self {
+        Self {
+            phone: Some(String::new()),
+            name: Some(String::new()),
+            order_num: Some(String::new()),
+            ..Self::default()
+        }
     }
 
     /// `equals` of the Java class (the amount compared bit for bit, as

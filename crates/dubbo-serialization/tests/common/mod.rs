@@ -13,10 +13,6 @@ pub fn golden() -> Golden {
     Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub fn vector(name: &str) -> Vec<u8> {
-    golden().vector(name)
-}
-
 /// `Cases.sample(i)`: the i-th order of the lists.
 pub fn sample(i: i32) -> Order {
     Order {
@@ -206,33 +202,28 @@ pub fn cases() -> Vec<(&'static str, Vec<Step>)> {
         ("order", vec![Obj(Order::typical())]),
         (
             "order_nulls",
-            vec![Obj(Order::new(-7, None, None, None, -1, 0, -0.5, 40))],
+            vec![Obj(Order {
+                order_id: -7,
+                order_date: -1,
+                ticket_type: 0,
+                amount: -0.5,
+                order_status: 40,
+                ..Order::default()
+            })],
         ),
-        (
-            "order_empty_strings",
-            vec![Obj(Order::new(
-                0,
-                Some(""),
-                Some(""),
-                Some(""),
-                0,
-                0,
-                0.0,
-                0,
-            ))],
-        ),
+        ("order_empty_strings", vec![Obj(Order::empty_strings())]),
         (
             "order_unicode",
-            vec![Obj(Order::new(
-                i64::MIN,
-                Some("\u{260e} 138"),
-                Some("\u{674e}\u{56db}"),
-                Some("\u{1f4e6}-1"),
-                i32::MAX,
-                i32::MIN,
-                f64::MAX,
-                31,
-            ))],
+            vec![Obj(Order {
+                order_id: i64::MIN,
+                phone: Some("\u{260e} 138".into()),
+                name: Some("\u{674e}\u{56db}".into()),
+                order_num: Some("\u{1f4e6}-1".into()),
+                order_date: i32::MAX,
+                ticket_type: i32::MIN,
+                amount: f64::MAX,
+                order_status: 31,
+            })],
         ),
         ("orders_empty", vec![Orders(vec![])]),
         ("orders_two", vec![Orders(samples(0..2))]),
@@ -326,7 +317,7 @@ pub fn steps(name: &str) -> Vec<Step> {
 /// The throwable's compacted-serialization stream, taken from the golden
 /// vector (the crate does not write Java serialization).
 fn golden_stream(name: &str) -> Vec<u8> {
-    let bytes = vector(name);
+    let bytes = golden().vector(name);
     let mut r = Reader::new(&bytes);
     r.read_byte().unwrap();
     match r.read_object().unwrap() {

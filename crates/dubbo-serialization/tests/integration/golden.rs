@@ -4,20 +4,20 @@
 
 use crate::common;
 
-use common::{case_names, check_read, rust_write, vector};
+use common::{case_names, check_read, golden, rust_write};
 use java_interop::assert_same_bytes;
 
 #[test]
 fn rust_reads_every_golden_vector() {
     for name in case_names() {
-        check_read(name, &vector(name));
+        check_read(name, &golden().vector(name));
     }
 }
 
 #[test]
 fn rust_writes_every_golden_vector_byte_for_byte() {
     for name in case_names() {
-        assert_same_bytes(name, &rust_write(name), &vector(name));
+        assert_same_bytes(name, &rust_write(name), &golden().vector(name));
     }
 }
 

@@ -13,10 +13,6 @@ pub fn golden() -> Golden {
     Golden::of(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub fn vector(name: &str) -> Vec<u8> {
-    golden().vector(name)
-}
-
 /// The Order as Dubbo's fastjson2 writes and reads it.
 pub trait JsonbOrder: Sized {
     /// Written as Dubbo's fastjson2 writes it: class name, fields sorted by
@@ -276,35 +272,32 @@ pub fn cases() -> Vec<(&'static str, Vec<Step>)> {
         ("null", vec![Null]),
         ("order_typical", vec![Obj(O::typical())]),
         ("order_default", vec![Obj(O::default())]),
-        (
-            "order_empty_strings",
-            vec![Obj(O::new(0, Some(""), Some(""), Some(""), 0, 0, 0.0, 0))],
-        ),
+        ("order_empty_strings", vec![Obj(O::empty_strings())]),
         (
             "order_extremes",
-            vec![Obj(O::new(
-                i64::MIN,
-                Some("\u{e9}\u{4e16}\u{1f680}"),
-                Some(&"n".repeat(300)),
-                Some("x"),
-                i32::MIN,
-                i32::MAX,
-                -1.25e-7,
-                -1,
-            ))],
+            vec![Obj(O {
+                order_id: i64::MIN,
+                phone: Some("\u{e9}\u{4e16}\u{1f680}".into()),
+                name: Some("n".repeat(300)),
+                order_num: Some("x".into()),
+                order_date: i32::MIN,
+                ticket_type: i32::MAX,
+                amount: -1.25e-7,
+                order_status: -1,
+            })],
         ),
         (
             "order_max",
-            vec![Obj(O::new(
-                i64::MAX,
-                Some("1"),
-                None,
-                Some("o"),
-                1,
-                -1,
-                f64::MAX,
-                i32::MIN,
-            ))],
+            vec![Obj(O {
+                order_id: i64::MAX,
+                phone: Some("1".into()),
+                name: None,
+                order_num: Some("o".into()),
+                order_date: 1,
+                ticket_type: -1,
+                amount: f64::MAX,
+                order_status: i32::MIN,
+            })],
         ),
         ("orders_empty", vec![Orders(vec![])]),
         ("orders_one", vec![Orders(vec![Some(O::typical())])]),
@@ -390,7 +383,7 @@ pub fn case_names() -> Vec<&'static str> {
 
 /// Writes a case with the Rust API (the way the client writes).
 pub fn rust_write(name: &str) -> Vec<u8> {
-    let golden = vector(name);
+    let golden = golden().vector(name);
     let mut golden_in = ObjectInput::new(&golden);
     let mut out = ObjectOutput::new();
     for step in case(name) {

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{case, case_names, golden, rust_check, rust_write, vector, Step};
+use common::{case, case_names, golden, rust_check, rust_write, Step};
 use fastjson2_jsonb::dubbo::{ObjectInput, ObjectOutput};
 use java_interop::assert_same_bytes;
 
@@ -28,7 +28,7 @@ fn every_vector_has_a_case_and_every_case_a_vector() {
 fn rust_reads_what_java_writes() {
     let mut failures = Vec::new();
     for name in case_names() {
-        if let Err(e) = rust_check(name, &vector(name)) {
+        if let Err(e) = rust_check(name, &golden().vector(name)) {
             failures.push(e);
         }
     }
@@ -43,7 +43,7 @@ fn rust_reads_what_java_writes() {
 #[test]
 fn decoded_vectors_reencode_byte_for_byte() {
     for name in case_names() {
-        let golden = vector(name);
+        let golden = golden().vector(name);
         let mut input = ObjectInput::new(&golden);
         let mut out = ObjectOutput::new();
         while !input.is_at_end() {
@@ -67,7 +67,7 @@ fn rust_writes_what_java_writes() {
         {
             continue;
         }
-        assert_same_bytes(name, &rust_write(name), &vector(name));
+        assert_same_bytes(name, &rust_write(name), &golden().vector(name));
         compared += 1;
     }
     assert!(compared >= 30, "only {compared} cases compared");

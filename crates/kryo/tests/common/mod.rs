@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use java_interop::Golden;
+pub use java_interop::Order;
 use kryo::{Decoder, Dialect, Encoder, FieldType, JavaException, Object, Schema, Schemas, Value};
 
 pub const ORDER: &str = "rpclab.contract.Order";
@@ -38,46 +39,36 @@ pub fn schemas() -> Schemas {
     Schemas::new().with(order_schema())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn order_value(
-    id: i64,
-    phone: Option<&str>,
-    name: Option<&str>,
-    num: Option<&str>,
-    date: i32,
-    ticket: i32,
-    amount: f64,
-    status: i32,
-) -> Value {
-    let s = |v: Option<&str>| v.map(Value::string).unwrap_or(Value::Null);
-    // Kryo's order: sorted by field name.
+/// The Order as a Kryo bean: its fields in Kryo's order (sorted by name).
+pub fn order_value(order: &Order) -> Value {
+    let text = |v: &Option<String>| v.as_deref().map(Value::string).unwrap_or(Value::Null);
     Value::Object(Box::new(Object {
         class: ORDER.into(),
         fields: vec![
-            ("amount".into(), Value::Double(amount)),
-            ("name".into(), s(name)),
-            ("orderDate".into(), Value::Int(date)),
-            ("orderId".into(), Value::Long(id)),
-            ("orderNum".into(), s(num)),
-            ("orderStatus".into(), Value::Int(status)),
-            ("phone".into(), s(phone)),
-            ("ticketType".into(), Value::Int(ticket)),
+            ("amount".into(), Value::Double(order.amount)),
+            ("name".into(), text(&order.name)),
+            ("orderDate".into(), Value::Int(order.order_date)),
+            ("orderId".into(), Value::Long(order.order_id)),
+            ("orderNum".into(), text(&order.order_num)),
+            ("orderStatus".into(), Value::Int(order.order_status)),
+            ("phone".into(), text(&order.phone)),
+            ("ticketType".into(), Value::Int(order.ticket_type)),
         ],
     }))
 }
 
 /// Cases.order(id).
 pub fn order(id: i64) -> Value {
-    order_value(
-        id,
-        Some("13800138000"),
-        Some(&format!("n\u{e4}me-{id}")),
-        Some(&format!("ORD-{id}")),
-        20240131,
-        2,
-        99.5 + id as f64,
-        1,
-    )
+    order_value(&Order {
+        order_id: id,
+        phone: Some("13800138000".into()),
+        name: Some(format!("n\u{e4}me-{id}")),
+        order_num: Some(format!("ORD-{id}")),
+        order_date: 20240131,
+        ticket_type: 2,
+        amount: 99.5 + id as f64,
+        order_status: 1,
+    })
 }
 
 /// Cases.ascii(n).
@@ -265,29 +256,25 @@ pub fn cases() -> Vec<(&'static str, Vec<Step>)> {
         ("order", vec![Obj(order(1))]),
         (
             "order_nulls",
-            vec![Obj(order_value(
-                i64::MAX,
-                None,
-                None,
-                None,
-                i32::MIN,
-                -1,
-                -0.0,
-                i32::MAX,
-            ))],
+            vec![Obj(order_value(&Order {
+                order_id: i64::MAX,
+                order_date: i32::MIN,
+                ticket_type: -1,
+                amount: -0.0,
+                order_status: i32::MAX,
+                ..Order::default()
+            }))],
         ),
         (
             "order_unicode",
-            vec![Obj(order_value(
-                -1,
-                Some("\u{260e} 138"),
-                Some("\u{5f20}\u{4e09}"),
-                Some(""),
-                0,
-                0,
-                f64::NAN,
-                0,
-            ))],
+            vec![Obj(order_value(&Order {
+                order_id: -1,
+                phone: Some("\u{260e} 138".into()),
+                name: Some("\u{5f20}\u{4e09}".into()),
+                order_num: Some(String::new()),
+                amount: f64::NAN,
+                ..Order::default()
+            }))],
         ),
         (
             "orders_two",

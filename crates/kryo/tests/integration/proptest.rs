@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{dialects, order_value, schemas};
+use common::{dialects, order_value, schemas, Order};
 use kryo::{Decoder, Dialect, Encoder, Value};
 use proptest::prelude::*;
 
@@ -34,16 +34,29 @@ fn leaf() -> impl Strategy<Value = Value> {
             any::<f64>(),
             any::<i32>()
         )
-            .prop_map(|(id, p, n, o, d, t, a, s)| order_value(
-                id,
-                p.as_deref(),
-                n.as_deref(),
-                o.as_deref(),
-                d,
-                t,
-                a,
-                s
-            )),
+            .prop_map(
+                |(
+                    order_id,
+                    phone,
+                    name,
+                    order_num,
+                    order_date,
+                    ticket_type,
+                    amount,
+                    order_status,
+                )| {
+                    order_value(&Order {
+                        order_id,
+                        phone,
+                        name,
+                        order_num,
+                        order_date,
+                        ticket_type,
+                        amount,
+                        order_status,
+                    })
+                }
+            ),
     ]
 }
 
