@@ -327,6 +327,26 @@ impl<B: BufMut> Encoder<B> {
         Ok(())
     }
 
+    /// Writes the tag of a list or map: `typed` followed by the type name
+    /// when there is one, else `untyped`.
+    fn write_container_tag(
+        &mut self,
+        typed: u8,
+        untyped: u8,
+        ty: Option<&str>,
+    ) -> Result<(), EncodeError> {
+        match ty {
+            Some(t) => {
+                self.buf.put_u8(typed);
+                self.write_type(t)
+            }
+            None => {
+                self.buf.put_u8(untyped);
+                Ok(())
+            }
+        }
+    }
+
     /// Starts a fixed-length list of `len` elements, with an optional type
     /// name (`None` for what Java writes for an `ArrayList`; `"[int"`,
     /// `"[string"`, `"[object"` for arrays; a class name for other
@@ -336,21 +356,13 @@ impl<B: BufMut> Encoder<B> {
     pub fn begin_list(&mut self, len: usize, ty: Option<&str>) -> Result<u32, EncodeError> {
         let len32 = i32::try_from(len).map_err(|_| EncodeError::TooLong(len))?;
         if len <= tag::LIST_DIRECT_MAX {
-            match ty {
-                Some(t) => {
-                    self.buf.put_u8(tag::LIST_DIRECT + len as u8);
-                    self.write_type(t)?;
-                }
-                None => self.buf.put_u8(tag::LIST_DIRECT_UNTYPED + len as u8),
-            }
+            self.write_container_tag(
+                tag::LIST_DIRECT + len as u8,
+                tag::LIST_DIRECT_UNTYPED + len as u8,
+                ty,
+            )?;
         } else {
-            match ty {
-                Some(t) => {
-                    self.buf.put_u8(tag::LIST_FIXED);
-                    self.write_type(t)?;
-                }
-                None => self.buf.put_u8(tag::LIST_FIXED_UNTYPED),
-            }
+            self.write_container_tag(tag::LIST_FIXED, tag::LIST_FIXED_UNTYPED, ty)?;
             self.write_int(len32);
         }
         Ok(self.next_ref())
@@ -361,13 +373,7 @@ impl<B: BufMut> Encoder<B> {
     ///
     /// Returns the list's reference index.
     pub fn begin_variable_list(&mut self, ty: Option<&str>) -> Result<u32, EncodeError> {
-        match ty {
-            Some(t) => {
-                self.buf.put_u8(tag::LIST_VARIABLE);
-                self.write_type(t)?;
-            }
-            None => self.buf.put_u8(tag::LIST_VARIABLE_UNTYPED),
-        }
+        self.write_container_tag(tag::LIST_VARIABLE, tag::LIST_VARIABLE_UNTYPED, ty)?;
         Ok(self.next_ref())
     }
 
@@ -381,13 +387,7 @@ impl<B: BufMut> Encoder<B> {
     ///
     /// Returns the map's reference index.
     pub fn begin_map(&mut self, ty: Option<&str>) -> Result<u32, EncodeError> {
-        match ty {
-            Some(t) => {
-                self.buf.put_u8(tag::MAP);
-                self.write_type(t)?;
-            }
-            None => self.buf.put_u8(tag::MAP_UNTYPED),
-        }
+        self.write_container_tag(tag::MAP, tag::MAP_UNTYPED, ty)?;
         Ok(self.next_ref())
     }
 

@@ -284,6 +284,25 @@ where
     Ok(())
 }
 
+/// Reads a map's entries into any map type: `HashMap` and `BTreeMap` read
+/// alike and differ only in how they keep the entries.
+fn decode_map<K, V, M>(dec: &mut Decoder<'_>) -> Result<M, DecodeError>
+where
+    K: FromHessian,
+    V: FromHessian,
+    M: Default + Extend<(K, V)>,
+{
+    dec.begin_map()?;
+    let mut out = M::default();
+    while dec.has_next()? {
+        let k = K::decode(dec)?;
+        let v = V::decode(dec)?;
+        out.extend(std::iter::once((k, v)));
+    }
+    dec.end()?;
+    Ok(out)
+}
+
 impl<K: ToHessian, V: ToHessian, S> ToHessian for HashMap<K, V, S> {
     /// An untyped map, as Java writes a `HashMap`.
     fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
@@ -295,15 +314,7 @@ impl<K: FromHessian + Eq + Hash, V: FromHessian, S: BuildHasher + Default> FromH
     for HashMap<K, V, S>
 {
     fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        dec.begin_map()?;
-        let mut out = HashMap::default();
-        while dec.has_next()? {
-            let k = K::decode(dec)?;
-            let v = V::decode(dec)?;
-            out.insert(k, v);
-        }
-        dec.end()?;
-        Ok(out)
+        decode_map(dec)
     }
 }
 
@@ -316,14 +327,6 @@ impl<K: ToHessian, V: ToHessian> ToHessian for BTreeMap<K, V> {
 
 impl<K: FromHessian + Ord, V: FromHessian> FromHessian for BTreeMap<K, V> {
     fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
-        dec.begin_map()?;
-        let mut out = BTreeMap::new();
-        while dec.has_next()? {
-            let k = K::decode(dec)?;
-            let v = V::decode(dec)?;
-            out.insert(k, v);
-        }
-        dec.end()?;
-        Ok(out)
+        decode_map(dec)
     }
 }
