@@ -307,7 +307,14 @@ impl<'a> Decoder<'a> {
         Ok(v)
     }
 
-    fn read_value(&mut self) -> Result<Value, DecodeError> {
+    /// Runs `read` one level deeper, at the current offset: every read
+    /// that can recurse (values, class descriptors) goes through here, so
+    /// that hostile nesting fails with `TooDeep` instead of overflowing
+    /// the stack.
+    fn nested<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self, usize) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
         let at = self.pos;
         if self.depth >= self.max_depth {
             return Err(DecodeError::TooDeep {
@@ -316,9 +323,13 @@ impl<'a> Decoder<'a> {
             });
         }
         self.depth += 1;
-        let r = self.read_value_inner(at);
+        let r = read(self, at);
         self.depth -= 1;
         r
+    }
+
+    fn read_value(&mut self) -> Result<Value, DecodeError> {
+        self.nested(Self::read_value_inner)
     }
 
     fn read_value_inner(&mut self, at: usize) -> Result<Value, DecodeError> {
@@ -414,17 +425,7 @@ impl<'a> Decoder<'a> {
 
     /// classDesc: TC_CLASSDESC, TC_PROXYCLASSDESC, TC_NULL or TC_REFERENCE.
     fn class_desc(&mut self) -> Result<Option<Arc<ClassDesc>>, DecodeError> {
-        let at = self.pos;
-        if self.depth >= self.max_depth {
-            return Err(DecodeError::TooDeep {
-                limit: self.max_depth,
-                offset: at,
-            });
-        }
-        self.depth += 1;
-        let r = self.class_desc_inner(at);
-        self.depth -= 1;
-        r
+        self.nested(Self::class_desc_inner)
     }
 
     fn class_desc_inner(&mut self, at: usize) -> Result<Option<Arc<ClassDesc>>, DecodeError> {
