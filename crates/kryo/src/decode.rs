@@ -209,18 +209,7 @@ impl<'a> Decoder<'a> {
     /// A 1-5 byte varint (the fifth byte's high bits are dropped, as Kryo
     /// does).
     pub fn read_var_int(&mut self, optimize_positive: bool) -> Result<i32, DecodeError> {
-        let mut u: u32 = 0;
-        for i in 0..5 {
-            let b = self.take(1, "a varint")?[0];
-            if i == 4 {
-                u |= (b as u32) << 28;
-                break;
-            }
-            u |= ((b & 0x7f) as u32) << (7 * i);
-            if b & 0x80 == 0 {
-                break;
-            }
-        }
+        let u = self.var_bits(5, "a varint")? as u32;
         Ok(if optimize_positive {
             u as i32
         } else {
@@ -230,11 +219,24 @@ impl<'a> Decoder<'a> {
 
     /// A 1-9 byte varint; the ninth byte carries 8 bits.
     pub fn read_var_long(&mut self, optimize_positive: bool) -> Result<i64, DecodeError> {
+        let u = self.var_bits(9, "a varlong")?;
+        Ok(if optimize_positive {
+            u as i64
+        } else {
+            ((u >> 1) as i64) ^ -((u & 1) as i64)
+        })
+    }
+
+    /// The bits of a varint of at most `max_len` bytes, int and long alike:
+    /// 7 bits a byte while its high bit says that more follow, all 8 bits
+    /// of a last byte (an int's caller drops what exceeds 32 bits).
+    #[inline]
+    fn var_bits(&mut self, max_len: u32, what: &'static str) -> Result<u64, DecodeError> {
         let mut u: u64 = 0;
-        for i in 0..9 {
-            let b = self.take(1, "a varlong")?[0];
-            if i == 8 {
-                u |= (b as u64) << 56;
+        for i in 0..max_len {
+            let b = self.take(1, what)?[0];
+            if i == max_len - 1 {
+                u |= (b as u64) << (7 * i);
                 break;
             }
             u |= ((b & 0x7f) as u64) << (7 * i);
@@ -242,11 +244,7 @@ impl<'a> Decoder<'a> {
                 break;
             }
         }
-        Ok(if optimize_positive {
-            u as i64
-        } else {
-            ((u >> 1) as i64) ^ -((u & 1) as i64)
-        })
+        Ok(u)
     }
 
     /// A flagged varint (Kryo 5's `readVarIntFlag`, Kryo 4's string
