@@ -238,22 +238,26 @@ impl<'a> Reader<'a> {
 
     /// An `int` (any integer form whose value fits).
     pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
-        let at = self.pos;
-        let v = self.read_integer("an int")?;
-        i32::try_from(v).map_err(|_| DecodeError::OutOfRange {
-            value: v.to_string(),
-            target: "i32",
-            offset: at,
-        })
+        self.read_narrowed("an int", "i32")
     }
 
     /// A `byte` (any integer form whose value fits; Dubbo's response type byte).
     pub fn read_i8(&mut self) -> Result<i8, DecodeError> {
+        self.read_narrowed("a byte", "i8")
+    }
+
+    /// An integer in any form, as `T` (the Rust type `target`) if its value
+    /// fits: the narrow reads differ only in the type.
+    fn read_narrowed<T: TryFrom<i64>>(
+        &mut self,
+        what: &'static str,
+        target: &'static str,
+    ) -> Result<T, DecodeError> {
         let at = self.pos;
-        let v = self.read_integer("a byte")?;
-        i8::try_from(v).map_err(|_| DecodeError::OutOfRange {
+        let v = self.read_integer(what)?;
+        T::try_from(v).map_err(|_| DecodeError::OutOfRange {
             value: v.to_string(),
-            target: "i8",
+            target,
             offset: at,
         })
     }
