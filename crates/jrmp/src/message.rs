@@ -248,16 +248,8 @@ pub fn parse_return(
     has_value: bool,
     limit: usize,
 ) -> Result<Progress<Return<'_>>, Error> {
-    match buf.first() {
-        None => return Ok(Progress::NeedMore { total: None }),
-        Some(&wire::RETURN) => {}
-        Some(&byte) => {
-            return Err(Error::UnexpectedByte {
-                byte,
-                offset: 0,
-                expected: "Return (0x51)",
-            })
-        }
+    if !starts_with(buf, wire::RETURN, "Return (0x51)")? {
+        return Ok(Progress::NeedMore { total: None });
     }
     let total = if has_value {
         string_return_len(buf)
@@ -326,20 +318,26 @@ pub struct CallHeader {
     pub hash: i64,
 }
 
+/// Whether `buf` starts with the message byte `kind` (`false` while it is
+/// empty); another byte is an error that names `expected`.
+fn starts_with(buf: &[u8], kind: u8, expected: &'static str) -> Result<bool, Error> {
+    match buf.first() {
+        None => Ok(false),
+        Some(&byte) if byte == kind => Ok(true),
+        Some(&byte) => Err(Error::UnexpectedByte {
+            byte,
+            offset: 0,
+            expected,
+        }),
+    }
+}
+
 /// Parses a call message whose arguments are `args` objects (read with
 /// `readObject`; a call with primitive arguments is read with the
 /// returned decoder). For tests and tools: a client never reads calls.
 pub fn parse_call(buf: &[u8], args: usize) -> Result<Progress<(CallHeader, Vec<Value>)>, Error> {
-    match buf.first() {
-        None => return Ok(Progress::NeedMore { total: None }),
-        Some(&wire::CALL) => {}
-        Some(&byte) => {
-            return Err(Error::UnexpectedByte {
-                byte,
-                offset: 0,
-                expected: "Call (0x50)",
-            })
-        }
+    if !starts_with(buf, wire::CALL, "Call (0x50)")? {
+        return Ok(Progress::NeedMore { total: None });
     }
     let body = &buf[1..];
     let parsed = (|| -> Result<(CallHeader, Vec<Value>, usize), DecodeError> {
