@@ -47,6 +47,30 @@ use crate::protocol::CallError;
 use rpclab_model::contract::Value;
 use std::collections::BTreeMap;
 
+/// The [`Serialization`] items of a serialization that has no options
+/// and no state: a unit struct with one id, whose module names its own
+/// `Output` and `Input`. Written once here so that each such module keeps
+/// only what is its own (how it starts writing and reading a body).
+macro_rules! stateless_serialization {
+    (names: [$($name:literal),+], id: $id:expr) => {
+        const NAMES: &'static [&'static str] = &[$($name),+];
+        type Output<'a> = Output<'a>;
+        type Input<'a> = Input<'a>;
+
+        fn new(
+            _: &str,
+            _: &std::collections::BTreeMap<String, String>,
+        ) -> Result<Self, crate::protocol::CallError> {
+            Ok(Self)
+        }
+
+        fn id(&self) -> u8 {
+            $id
+        }
+    };
+}
+pub(crate) use stateless_serialization;
+
 /// One of Dubbo's serializations.
 pub trait Serialization: Sized + Send + Sync + 'static {
     /// The `serialization` option values this implementation answers to
@@ -115,4 +139,20 @@ pub trait ObjectInput {
     /// `readUTF`: the error message of a response whose status is not OK
     /// (`None` for a null message).
     fn read_utf(&mut self) -> Result<Option<String>, CallError>;
+}
+
+/// `Cases.typical()` of the codec crates' golden projects, the Order of
+/// their `order` vectors, which the serializations' tests write again.
+#[cfg(test)]
+fn typical_order() -> rpclab_model::contract::Order {
+    rpclab_model::contract::Order {
+        order_id: 1234567890123,
+        phone: "13800138000".into(),
+        name: "rpclab".into(),
+        order_num: "ORD-2026-0001".into(),
+        order_date: 20261129,
+        ticket_type: 2,
+        amount: 99.5,
+        order_status: 1,
+    }
 }

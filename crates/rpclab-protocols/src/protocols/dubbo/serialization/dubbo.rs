@@ -13,12 +13,11 @@
 //! `equals` one already written in the same body as a back-reference, and
 //! so does the client (two equal orders in one list).
 
-use super::{ObjectInput, ObjectOutput, Serialization};
+use super::{stateless_serialization, ObjectInput, ObjectOutput, Serialization};
 use crate::java_contract::Method;
 use crate::protocol::CallError;
 use dubbo_serialization::{class_descriptor, DecodeError, Field, Reader, Value as Wire, Writer};
 use rpclab_model::contract::{self, Value};
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// Dubbo's serialization id of its own serialization.
@@ -41,17 +40,7 @@ const ORDER_FIELDS: i32 = 8;
 pub struct DubboSerialization;
 
 impl Serialization for DubboSerialization {
-    const NAMES: &'static [&'static str] = &["dubbo"];
-    type Output<'a> = Output<'a>;
-    type Input<'a> = Input<'a>;
-
-    fn new(_: &str, _: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        Ok(DubboSerialization)
-    }
-
-    fn id(&self) -> u8 {
-        ID
-    }
+    stateless_serialization!(names: ["dubbo"], id: ID);
 
     fn output<'a>(&'a self, out: &'a mut Vec<u8>) -> Output<'a> {
         Output { out }
@@ -308,16 +297,7 @@ mod tests {
     fn the_order_is_the_golden_vectors_order() {
         // crates/dubbo-serialization/golden/vectors/order.bin, written by Dubbo 2.5.10
         let golden = include_bytes!("../../../../../dubbo-serialization/golden/vectors/order.bin");
-        let o = contract::Order {
-            order_id: 1234567890123,
-            phone: "13800138000".into(),
-            name: "rpclab".into(),
-            order_num: "ORD-2026-0001".into(),
-            order_date: 20261129,
-            ticket_type: 2,
-            amount: 99.5,
-            order_status: 1,
-        };
+        let o = crate::protocols::dubbo::serialization::typical_order();
         assert_eq!(written(&Value::Order(o)), golden);
     }
 

@@ -12,12 +12,11 @@
 //! the JVM's default charset, which on Java 17 in a container may not be
 //! UTF-8, and escaped text reads the same under any ASCII-compatible one.
 
-use super::{ObjectInput, ObjectOutput, Serialization};
+use super::{stateless_serialization, ObjectInput, ObjectOutput, Serialization};
 use crate::java_contract::{exception_text, Method, Thrown};
 use crate::protocol::CallError;
 use rpclab_model::contract::{self, Value};
 use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// Dubbo's serialization id of fastjson.
@@ -28,17 +27,7 @@ pub const ID: u8 = 6;
 pub struct Fastjson;
 
 impl Serialization for Fastjson {
-    const NAMES: &'static [&'static str] = &["fastjson"];
-    type Output<'a> = Output<'a>;
-    type Input<'a> = Input<'a>;
-
-    fn new(_: &str, _: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        Ok(Fastjson)
-    }
-
-    fn id(&self) -> u8 {
-        ID
-    }
+    stateless_serialization!(names: ["fastjson"], id: ID);
 
     fn output<'a>(&'a self, out: &'a mut Vec<u8>) -> Output<'a> {
         Output(out)
@@ -346,16 +335,7 @@ mod tests {
     /// Order (the client only escapes non-ASCII differently).
     #[test]
     fn order_is_written_as_fastjson_writes_it() {
-        let o = contract::Order {
-            order_id: 1234567890123,
-            phone: "13800138000".into(),
-            name: "rpclab".into(),
-            order_num: "ORD-2026-0001".into(),
-            order_date: 20261129,
-            ticket_type: 2,
-            amount: 99.5,
-            order_status: 1,
-        };
+        let o = crate::protocols::dubbo::serialization::typical_order();
         assert_eq!(
             written(&Value::Order(o)),
             "{\"amount\":99.5,\"name\":\"rpclab\",\"orderDate\":20261129,\"orderId\":1234567890123,\

@@ -7,13 +7,12 @@
 //! contract's values onto it exactly as Java does, so the provider's
 //! STRICT allow-list check sees the class name it expects.
 
-use super::{ObjectInput, ObjectOutput, Serialization};
+use super::{stateless_serialization, ObjectInput, ObjectOutput, Serialization};
 use crate::java_contract::{exception_text, Method, Thrown, ORDER_CLASS};
 use crate::protocol::CallError;
 use fastjson2_jsonb::dubbo::{ObjectInput as JInput, ObjectOutput as JOutput};
 use fastjson2_jsonb::{DecodeError, EncodeError, Reader, Value as JValue, Writer};
 use rpclab_model::contract::{self, Value};
-use std::collections::BTreeMap;
 
 /// Dubbo's serialization id of fastjson2.
 pub const ID: u8 = fastjson2_jsonb::dubbo::SERIALIZATION_ID;
@@ -23,17 +22,7 @@ pub const ID: u8 = fastjson2_jsonb::dubbo::SERIALIZATION_ID;
 pub struct Fastjson2;
 
 impl Serialization for Fastjson2 {
-    const NAMES: &'static [&'static str] = &["fastjson2"];
-    type Output<'a> = Output<'a>;
-    type Input<'a> = Input<'a>;
-
-    fn new(_: &str, _: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        Ok(Fastjson2)
-    }
-
-    fn id(&self) -> u8 {
-        ID
-    }
+    stateless_serialization!(names: ["fastjson2"], id: ID);
 
     /// The JSONB output takes the request buffer over (a move, no copy)
     /// and gives it back when dropped.
@@ -320,16 +309,7 @@ mod tests {
             "/../jsonb/golden/vectors/order_typical.bin"
         ))
         .unwrap();
-        let o = contract::Order {
-            order_id: 1234567890123,
-            phone: "13800138000".into(),
-            name: "rpclab".into(),
-            order_num: "ORD-2026-0001".into(),
-            order_date: 20261129,
-            ticket_type: 2,
-            amount: 99.5,
-            order_status: 1,
-        };
+        let o = crate::protocols::dubbo::serialization::typical_order();
         let mut out = Vec::new();
         {
             let mut o2 = Fastjson2.output(&mut out);

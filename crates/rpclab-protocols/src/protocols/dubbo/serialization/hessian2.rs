@@ -3,13 +3,12 @@
 //! `writeByte` included, is a Hessian value of one stream, so class
 //! definitions are shared across a body's values.
 
-use super::{ObjectInput, ObjectOutput, Serialization};
+use super::{stateless_serialization, ObjectInput, ObjectOutput, Serialization};
 use crate::java_contract::hessian::{self as contract_hessian, malformed, HESSIAN_LITE_FIELDS};
 use crate::java_contract::Method;
 use crate::protocol::CallError;
 use hessian2::{Decoder, EncodeError, Encoder};
 use rpclab_model::contract::Value;
-use std::collections::BTreeMap;
 
 /// Dubbo's serialization id of hessian2.
 pub const ID: u8 = 2;
@@ -19,17 +18,7 @@ pub const ID: u8 = 2;
 pub struct Hessian2;
 
 impl Serialization for Hessian2 {
-    const NAMES: &'static [&'static str] = &["hessian2"];
-    type Output<'a> = Output<'a>;
-    type Input<'a> = Input<'a>;
-
-    fn new(_: &str, _: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        Ok(Hessian2)
-    }
-
-    fn id(&self) -> u8 {
-        ID
-    }
+    stateless_serialization!(names: ["hessian2"], id: ID);
 
     fn output<'a>(&'a self, out: &'a mut Vec<u8>) -> Output<'a> {
         Output(Encoder::new(out))
