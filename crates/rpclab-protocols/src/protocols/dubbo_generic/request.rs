@@ -485,42 +485,23 @@ fn check_argument(ty: &str, arg: &Json, path: &str) -> Result<(), String> {
     }
     // A template value may stand for a number: PojoUtils converts it.
     let numbered = arg.as_str().is_some_and(|s| s.contains("{{"));
-    let fits = match ty {
-        "int"
-        | "long"
-        | "short"
-        | "byte"
-        | "java.lang.Integer"
-        | "java.lang.Long"
-        | "java.lang.Short"
-        | "java.lang.Byte"
-        | "java.math.BigInteger" => arg.is_i64() || arg.is_u64() || numbered,
-        "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
-            arg.is_number() || numbered
-        }
-        "boolean" | "java.lang.Boolean" => arg.is_boolean(),
-        "java.lang.String" | "char" | "java.lang.Character" => arg.is_string(),
-        _ if ty.ends_with("[]")
-            || matches!(
-                ty,
-                "java.util.List" | "java.util.Collection" | "java.util.Set" | "java.util.ArrayList"
-            ) =>
-        {
-            arg.is_array()
-        }
-        "java.util.Map" | "java.util.HashMap" => arg.is_object(),
-        "java.lang.Object" => true,
-        // Other java.* types (dates, enums of the JDK, ...) have forms of
-        // their own; a class of the user's is a POJO or an enum.
-        _ if ty.starts_with("java.") => true,
-        _ => arg.is_object() || arg.is_string(),
+    let form = JsonForm::of(ty);
+    let fits = match form {
+        JsonForm::Integer => arg.is_i64() || arg.is_u64() || numbered,
+        JsonForm::Number => arg.is_number() || numbered,
+        JsonForm::Boolean => arg.is_boolean(),
+        JsonForm::String => arg.is_string(),
+        JsonForm::Array => arg.is_array(),
+        JsonForm::Object => arg.is_object(),
+        JsonForm::Any => true,
+        JsonForm::PojoOrEnum => arg.is_object() || arg.is_string(),
     };
     if fits {
         Ok(())
     } else {
         Err(format!(
             "--data: {path}: {} for `{ty}` expected, got {} `{}`",
-            expected_json(ty),
+            form.described(),
             json_type(arg),
             shown(arg)
         ))
@@ -534,28 +515,69 @@ fn is_primitive(ty: &str) -> bool {
     )
 }
 
-/// The JSON a parameter type takes, for errors.
-fn expected_json(ty: &str) -> &'static str {
-    match ty {
-        "int"
-        | "long"
-        | "short"
-        | "byte"
-        | "java.lang.Integer"
-        | "java.lang.Long"
-        | "java.lang.Short"
-        | "java.lang.Byte"
-        | "java.math.BigInteger" => "an integer",
-        "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
-            "a number"
+/// The JSON a parameter type takes: one classification of the Java types,
+/// which both the check of an argument and its error read.
+#[derive(Clone, Copy)]
+enum JsonForm {
+    Integer,
+    Number,
+    Boolean,
+    String,
+    Array,
+    Object,
+    /// `java.lang.Object` and the JDK's other types (dates, enums, ...),
+    /// which have forms of their own: the provider converts.
+    Any,
+    /// A class of the user's: a POJO (its fields) or an enum (its name).
+    PojoOrEnum,
+}
+
+impl JsonForm {
+    fn of(ty: &str) -> JsonForm {
+        match ty {
+            "int"
+            | "long"
+            | "short"
+            | "byte"
+            | "java.lang.Integer"
+            | "java.lang.Long"
+            | "java.lang.Short"
+            | "java.lang.Byte"
+            | "java.math.BigInteger" => JsonForm::Integer,
+            "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
+                JsonForm::Number
+            }
+            "boolean" | "java.lang.Boolean" => JsonForm::Boolean,
+            "java.lang.String" | "char" | "java.lang.Character" => JsonForm::String,
+            _ if ty.ends_with("[]")
+                || matches!(
+                    ty,
+                    "java.util.List"
+                        | "java.util.Collection"
+                        | "java.util.Set"
+                        | "java.util.ArrayList"
+                ) =>
+            {
+                JsonForm::Array
+            }
+            "java.util.Map" | "java.util.HashMap" => JsonForm::Object,
+            _ if ty.starts_with("java.") => JsonForm::Any,
+            _ => JsonForm::PojoOrEnum,
         }
-        "boolean" | "java.lang.Boolean" => "a boolean",
-        "java.lang.String" | "char" | "java.lang.Character" => "a string",
-        "java.util.Map" | "java.util.HashMap" => "an object",
-        _ if !ty.starts_with("java.") && !ty.ends_with("[]") => {
-            "an object (its fields) or a string (an enum's name)"
+    }
+
+    /// The form in an error's words.
+    fn described(self) -> &'static str {
+        match self {
+            JsonForm::Integer => "an integer",
+            JsonForm::Number => "a number",
+            JsonForm::Boolean => "a boolean",
+            JsonForm::String => "a string",
+            JsonForm::Array => "an array",
+            JsonForm::Object => "an object",
+            JsonForm::Any => "any value",
+            JsonForm::PojoOrEnum => "an object (its fields) or a string (an enum's name)",
         }
-        _ => "an array",
     }
 }
 
