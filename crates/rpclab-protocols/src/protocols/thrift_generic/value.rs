@@ -621,18 +621,21 @@ mod tests {
         Ty::Struct(schema.structs.iter().position(|s| s.name == name).unwrap())
     }
 
+    /// `json` read as a value of `ty`, outside any method's templates.
+    fn from_json(schema: &Schema, ty: &Ty, json: Json) -> Value {
+        FromJson {
+            schema,
+            method: &template::Method::default(),
+        }
+        .value(ty, &json, "")
+        .unwrap()
+    }
+
     #[test]
     fn the_first_difference_is_named_by_its_path_with_both_values() {
         let schema = shop();
         let ty = of(&schema, "Reservation");
-        let value = |json: Json| {
-            FromJson {
-                schema: &schema,
-                method: &template::Method::default(),
-            }
-            .value(&ty, &json, "")
-            .unwrap()
-        };
+        let value = |json: Json| from_json(&schema, &ty, json);
         let expected = value(json!({
             "requestId": "r", "status": "PARTIAL", "customer": "ada",
             "lines": [{"sku": "a", "reserved": 2}, {"sku": "b", "reserved": 3}],
@@ -677,14 +680,7 @@ mod tests {
     fn sets_and_maps_are_compared_whatever_their_order() {
         let schema = shop();
         let ty = of(&schema, "ReserveRequest");
-        let value = |json: Json| {
-            FromJson {
-                schema: &schema,
-                method: &template::Method::default(),
-            }
-            .value(&ty, &json, "")
-            .unwrap()
-        };
+        let value = |json: Json| from_json(&schema, &ty, json);
         let expected = value(json!({"tags": ["a", "b"], "attributes": {"x": "1", "y": "2"}}));
         let reordered = Value::Struct(vec![
             (
