@@ -28,4 +28,4 @@ mod order;
 pub use compare::assert_same_bytes;
 pub use golden::Golden;
 pub use maven::{all_passed, java_tests_enabled, write_cases, JavaVerify};
-pub use order::{Order, ORDER_CLASS};
+pub use order::{Order, OrderFields, ORDER_CLASS};

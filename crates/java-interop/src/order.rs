@@ -60,3 +60,34 @@ impl Order {
             && self.order_status == o.order_status
     }
 }
+
+/// The fields in declaration order, as Java's constructor takes them: the
+/// tuple a property test's strategies generate.
+pub type OrderFields = (
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    i32,
+    i32,
+    f64,
+    i32,
+);
+
+/// An Order from generated fields (`prop_map(Order::from)`).
+impl From<OrderFields> for Order {
+    fn from(fields: OrderFields) -> Self {
+        let (order_id, phone, name, order_num, order_date, ticket_type, amount, order_status) =
+            fields;
+        Self {
+            order_id,
+            phone,
+            name,
+            order_num,
+            order_date,
+            ticket_type,
+            amount,
+            order_status,
+        }
+    }
+}

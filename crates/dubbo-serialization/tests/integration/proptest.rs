@@ -18,20 +18,7 @@ fn order() -> impl Strategy<Value = Order> {
         any::<f64>(),
         any::<i32>(),
     )
-        .prop_map(
-            |(order_id, phone, name, order_num, order_date, ticket_type, amount, order_status)| {
-                Order {
-                    order_id,
-                    phone,
-                    name,
-                    order_num,
-                    order_date,
-                    ticket_type,
-                    amount,
-                    order_status,
-                }
-            },
-        )
+        .prop_map(Order::from)
 }
 
 proptest! {

@@ -34,29 +34,7 @@ fn leaf() -> impl Strategy<Value = Value> {
             any::<f64>(),
             any::<i32>()
         )
-            .prop_map(
-                |(
-                    order_id,
-                    phone,
-                    name,
-                    order_num,
-                    order_date,
-                    ticket_type,
-                    amount,
-                    order_status,
-                )| {
-                    order_value(&Order {
-                        order_id,
-                        phone,
-                        name,
-                        order_num,
-                        order_date,
-                        ticket_type,
-                        amount,
-                        order_status,
-                    })
-                }
-            ),
+            .prop_map(|fields| order_value(&Order::from(fields))),
     ]
 }
 
