@@ -269,6 +269,30 @@ impl Matcher {
     }
 }
 
+/// The first difference of two lists of a reply's values, element by
+/// element (`compare` with each pair and its path `path[i]`), or their
+/// lengths' if those differ: how the generic protocols' own value types
+/// walk a list.
+pub(crate) fn first_element_difference<T>(
+    expected: &[T],
+    got: &[T],
+    path: &str,
+    compare: impl Fn(&T, &T, &str) -> Option<String>,
+) -> Option<String> {
+    if expected.len() != got.len() {
+        return Some(format!(
+            "{path}: expected {} elements, got {}",
+            expected.len(),
+            got.len()
+        ));
+    }
+    expected
+        .iter()
+        .zip(got)
+        .enumerate()
+        .find_map(|(i, (e, g))| compare(e, g, &format!("{path}[{i}]")))
+}
+
 /// The expectation's tree, each `$` object read as a matcher.
 fn node(json: &Json, path: &str) -> Result<Node, String> {
     let here = |key: &str| {

@@ -5,6 +5,7 @@
 //! its default value, so a reply that leaves out `total_quantity: 0` equals
 //! an expectation that writes it. Unknown fields are not compared.
 
+use crate::expect::first_element_difference;
 use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, ReflectMessage, Value};
 use std::collections::BTreeSet;
 
@@ -36,17 +37,7 @@ fn value(kind: &Kind, expected: &Value, got: &Value, path: &str) -> Option<Strin
     match (expected, got) {
         (Value::Message(e), Value::Message(g)) => message(e, g, path),
         (Value::List(e), Value::List(g)) => {
-            if e.len() != g.len() {
-                return Some(format!(
-                    "{path}: expected {} elements, got {}",
-                    e.len(),
-                    g.len()
-                ));
-            }
-            e.iter()
-                .zip(g)
-                .enumerate()
-                .find_map(|(i, (e, g))| value(kind, e, g, &format!("{path}[{i}]")))
+            first_element_difference(e, g, path, |e, g, path| value(kind, e, g, path))
         }
         (Value::Map(e), Value::Map(g)) => {
             let keys: BTreeSet<&MapKey> = e.keys().chain(g.keys()).collect();

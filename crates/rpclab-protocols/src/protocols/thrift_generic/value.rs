@@ -23,6 +23,7 @@
 //! the whole value of an integer field, at any depth (not in map keys).
 
 use super::idl::{Kind, Requiredness, Schema, Ty};
+use crate::expect::first_element_difference;
 use crate::template::{self, CallValues, Text};
 use base64::Engine as _;
 use serde_json::Value as Json;
@@ -509,17 +510,9 @@ pub fn first_difference(
     match (expected, got, ty) {
         (Value::Double(e), Value::Double(g), _) if e.is_nan() && g.is_nan() => None,
         (Value::List(e), Value::List(g), Ty::List(t)) => {
-            if e.len() != g.len() {
-                return Some(format!(
-                    "{path}: expected {} elements, got {}",
-                    e.len(),
-                    g.len()
-                ));
-            }
-            e.iter()
-                .zip(g)
-                .enumerate()
-                .find_map(|(i, (e, g))| first_difference(schema, t, e, g, &format!("{path}[{i}]")))
+            first_element_difference(e, g, path, |e, g, path| {
+                first_difference(schema, t, e, g, path)
+            })
         }
         (Value::List(e), Value::List(g), Ty::Set(t)) => {
             if e.len() != g.len() {
