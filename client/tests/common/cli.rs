@@ -63,3 +63,18 @@ pub fn refusal(out: Output, args: &[&str]) -> String {
     assert_eq!(lines.len(), 1, "{args:?}: not one line:\n{stderr}");
     lines[0].to_owned()
 }
+
+/// The flags of a run whose every reply is compared with `expect` partially
+/// (only the keys it has), from two workers making `calls` calls each: the
+/// partial runs of the generic-call tests.
+pub fn partially_expected<'a>(expect: &'a str, calls: &'a str) -> [&'a str; 7] {
+    [
+        "--expect",
+        expect,
+        "--expect-partial",
+        "--concurrency",
+        "2",
+        "--calls",
+        calls,
+    ]
+}

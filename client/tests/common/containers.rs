@@ -38,6 +38,22 @@ pub use super::cli::run;
 #[allow(dead_code)]
 pub const LAB_IMAGE: &str = "io.rpclab.managed=true";
 
+/// `docker build -q -t <tag>` as every test image is built: with the
+/// [`LAB_IMAGE`] label, on the host's network, a failed step's container
+/// removed. The caller adds its build arguments and the context.
+#[allow(dead_code)]
+pub fn docker_build(tag: &str) -> Command {
+    let mut cmd = Command::new("docker");
+    cmd.args(["build", "-q", "-t", tag]).args([
+        "--label",
+        LAB_IMAGE,
+        "--network",
+        "host",
+        "--force-rm",
+    ]);
+    cmd
+}
+
 /// A running container, removed when dropped.
 #[allow(dead_code)]
 pub struct Container {

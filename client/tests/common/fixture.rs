@@ -100,16 +100,7 @@ pub fn image(package: &str) -> String {
     )
     .unwrap();
     let output = run(
-        Command::new("docker")
-            .args(["build", "-q", "-t", &tag])
-            .args([
-                "--label",
-                containers::LAB_IMAGE,
-                "--network",
-                "host",
-                "--force-rm",
-            ])
-            .arg(&context),
+        containers::docker_build(&tag).arg(&context),
         &format!("docker build (the {package} fixture)"),
     );
     // The engine has it now: the binary's copy is not kept.
@@ -154,6 +145,20 @@ pub fn refusal(fixture: &Container, args: &[&str]) -> String {
 /// The flags of a short open-loop run: 200 calls/s for 1 s on 2
 /// connections.
 pub const OPEN_LOOP: &[&str] = &["--rate", "200", "--duration-s", "1", "--connections", "2"];
+
+/// A threshold no run holds (a billion calls a second), for the tests that
+/// a breached threshold ends a verified run with exit code 99.
+pub const UNREACHABLE_THRESHOLD: &[&str] = &["--threshold", "throughput>1000000000"];
+
+/// A run that ended with exit code 99: a threshold breached.
+pub fn assert_threshold_breached(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
 
 /// A report in which calls were made and none failed (each was verified).
 pub fn assert_all_verified(report: &Value) {

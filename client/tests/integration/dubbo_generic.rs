@@ -23,7 +23,7 @@ use common::cli::{self, run};
 use common::containers::{self, Container};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 const IMAGE: &str = "rpclab-test/dubbo-shop:latest";
@@ -77,15 +77,7 @@ fn image() -> &'static str {
             copy(&repo.join(&path), &context.join(&path));
         }
         let built = run(
-            Command::new("docker")
-                .args(["build", "-q", "-t", IMAGE])
-                .args([
-                    "--label",
-                    containers::LAB_IMAGE,
-                    "--network",
-                    "host",
-                    "--force-rm",
-                ])
+            containers::docker_build(IMAGE)
                 .args(["--build-arg", "SERVER_DIR=fixtures/dubbo-shop"])
                 .args(["--build-arg", &format!("RPCLAB_JDK_IMAGE={JDK}")])
                 .args(["--build-arg", &format!("RPCLAB_MAVEN_IMAGE={MAVEN}")])
@@ -210,21 +202,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
     ];
     let partial =
         json!({"status": "PARTIAL", "lines": [{"sku": "apple"}, {"reserved": 20}]}).to_string();
-    let verified = report(
-        &[
-            &call[..],
-            &[
-                "--expect",
-                &partial,
-                "--expect-partial",
-                "--concurrency",
-                "2",
-                "--calls",
-                "25",
-            ],
-        ]
-        .concat(),
-    );
+    let verified = report(&[&call[..], &cli::partially_expected(&partial, "25")].concat());
     assert_verified(&verified, 50, "reserve");
 
     let matched = json!({
@@ -279,21 +257,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
         &file,
     ];
     let either = json!({"customer": {"$regex": "^(ada|bob)$"}, "status": "PARTIAL"}).to_string();
-    let verified = report(
-        &[
-            &array[..],
-            &[
-                "--expect",
-                &either,
-                "--expect-partial",
-                "--concurrency",
-                "2",
-                "--calls",
-                "20",
-            ],
-        ]
-        .concat(),
-    );
+    let verified = report(&[&array[..], &cli::partially_expected(&either, "20")].concat());
     assert_verified(&verified, 40, "reserve");
     let only_ada = json!({"customer": "ada"}).to_string();
     let half = report(

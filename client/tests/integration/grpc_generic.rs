@@ -14,6 +14,7 @@
 use crate::common;
 
 use common::certs::certificates;
+use common::cli::partially_expected;
 use common::containers::Container;
 use common::fixture::{self, run, scratch};
 use serde_json::{json, Value};
@@ -179,20 +180,12 @@ fn calls_through_reflection_and_a_protoset_are_verified() {
     let out = client(
         &shop,
         &[
-            "--data",
-            &data,
-            "--calls",
-            "10",
-            "--threshold",
-            "throughput>1000000000",
-        ],
+            &["--data", &data, "--calls", "10"][..],
+            fixture::UNREACHABLE_THRESHOLD,
+        ]
+        .concat(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(99),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    fixture::assert_threshold_breached(&out);
 }
 
 /// The calls a run stopped by wrong replies says it made (`… (N calls
@@ -286,17 +279,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
     let partial = json!({"status": "PARTIAL", "total": {"units": 156}}).to_string();
     let verified = report(
         &shop,
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &partial,
-            "--expect-partial",
-            "--concurrency",
-            "2",
-            "--calls",
-            "25",
-        ],
+        &[&["--data", &data][..], &partially_expected(&partial, "25")].concat(),
     );
     assert_verified(&verified, 50, "reflection grpc.reflection.v1");
     assert_eq!(verified["call"]["expected_reply"], true);

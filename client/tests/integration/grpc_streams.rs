@@ -57,6 +57,15 @@ fn report(shop: &Container, method: &str, args: &[&str]) -> Value {
     fixture::report(shop, &[&["--call", call.as_str()][..], args].concat())
 }
 
+/// A run of `method` that must succeed, sending `data` and comparing
+/// every reply with `expect`, with `flags` (words split at white space)
+/// added: its JSON report.
+fn verified_report(shop: &Container, method: &str, data: &str, expect: &str, flags: &str) -> Value {
+    let mut args = vec!["--data", data, "--expect", expect];
+    args.extend(flags.split_whitespace());
+    report(shop, method, &args)
+}
+
 /// Every stream verified, of `kind`, `calls` of them.
 fn assert_streams(report: &Value, kind: &str, calls: u64) {
     assert_eq!(report["calls_failed"], 0, "{report:#}");
@@ -77,58 +86,31 @@ fn server_streams_are_read_to_their_end_or_ended_after_a_count_or_a_duration() {
     // Three slots: three messages a stream, each compared.
     let data = request("w", json!({"slots": [1, 2, 3]}));
     let expect = reservation("w", 1);
-    let whole = report(
-        &shop,
-        "Watch",
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &expect,
-            "--concurrency",
-            "2",
-            "--calls",
-            "10",
-        ],
-    );
+    let whole = verified_report(&shop, "Watch", &data, &expect, "--concurrency 2 --calls 10");
     assert_streams(&whole, "server", 20);
     assert_eq!(messages(&whole), (20, 60));
     assert!(whole["messages"]["latency_us"]["max"].as_f64().unwrap() > 0.0);
 
     // Without end (`express`): the client ends each stream after 5.
     let endless = request("w", json!({"express": true}));
-    let counted = report(
+    let counted = verified_report(
         &shop,
         "Watch",
-        &[
-            "--data",
-            &endless,
-            "--expect",
-            &expect,
-            "--stream-call-count",
-            "5",
-            "--calls",
-            "8",
-        ],
+        &endless,
+        &expect,
+        "--stream-call-count 5 --calls 8",
     );
     assert_streams(&counted, "server", 8);
     assert_eq!(messages(&counted), (8, 40));
     assert_eq!(counted["call"]["stream"]["call_count"], 5);
 
     // ... or once a duration has passed.
-    let timed = report(
+    let timed = verified_report(
         &shop,
         "Watch",
-        &[
-            "--data",
-            &endless,
-            "--expect",
-            &expect,
-            "--stream-call-duration",
-            "100ms",
-            "--calls",
-            "3",
-        ],
+        &endless,
+        &expect,
+        "--stream-call-duration 100ms --calls 3",
     );
     assert_streams(&timed, "server", 3);
     assert_eq!(timed["call"]["stream"]["call_duration_us"], 100_000);
@@ -141,42 +123,23 @@ fn client_streams_send_their_count_and_get_one_verified_reply() {
     let data = request("a", json!({}));
     // Four requests a stream, reserved together under the last one's id.
     let expect = reservation("a", 4);
-    let counted = report(
+    let counted = verified_report(
         &shop,
         "ReserveAll",
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &expect,
-            "--stream-call-count",
-            "4",
-            "--concurrency",
-            "2",
-            "--calls",
-            "10",
-        ],
+        &data,
+        &expect,
+        "--stream-call-count 4 --concurrency 2 --calls 10",
     );
     assert_streams(&counted, "client", 20);
     assert_eq!(messages(&counted), (80, 20));
 
     // Each message its own number, paced: the reply carries the last one's.
-    let dynamic = report(
+    let dynamic = verified_report(
         &shop,
         "ReserveAll",
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &reservation("a", 3),
-            "--stream-call-count",
-            "3",
-            "--stream-interval",
-            "2ms",
-            "--stream-dynamic-messages",
-            "--calls",
-            "5",
-        ],
+        &data,
+        &reservation("a", 3),
+        "--stream-call-count 3 --stream-interval 2ms --stream-dynamic-messages --calls 5",
     );
     assert_streams(&dynamic, "client", 5);
     assert_eq!(messages(&dynamic), (15, 5));
@@ -191,42 +154,23 @@ fn bidirectional_streams_get_each_request_answered_and_compared() {
     let expect = reservation("e", 1);
     // Each reply is compared with the expectation of its own request's
     // number.
-    let counted = report(
+    let counted = verified_report(
         &shop,
         "ReserveEach",
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &expect,
-            "--stream-call-count",
-            "5",
-            "--stream-dynamic-messages",
-            "--concurrency",
-            "2",
-            "--calls",
-            "6",
-        ],
+        &data,
+        &expect,
+        "--stream-call-count 5 --stream-dynamic-messages --concurrency 2 --calls 6",
     );
     assert_streams(&counted, "bidi", 12);
     assert_eq!(messages(&counted), (60, 60));
 
     // For a duration, paced: however many were sent, each was answered.
-    let timed = report(
+    let timed = verified_report(
         &shop,
         "ReserveEach",
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &expect,
-            "--stream-call-duration",
-            "50ms",
-            "--stream-interval",
-            "5ms",
-            "--calls",
-            "4",
-        ],
+        &data,
+        &expect,
+        "--stream-call-duration 50ms --stream-interval 5ms --calls 4",
     );
     assert_streams(&timed, "bidi", 4);
     let (sent, received) = messages(&timed);
@@ -332,27 +276,17 @@ fn streams_run_under_the_open_loop_from_proto_files_and_in_the_text_summary() {
 
     // A threshold judges streams as it judges calls: one the run cannot
     // hold exits 99 after a verified run.
+    let data = request("t", json!({}));
     let out = fixture::client(
         &shop,
         &[
-            "--call",
-            "shop.v1.Inventory/ReserveEach",
-            "--data",
-            &request("t", json!({})),
-            "--stream-call-count",
-            "2",
-            "--calls",
-            "5",
-            "--threshold",
-            "throughput>1000000000",
-        ],
+            &["--call", "shop.v1.Inventory/ReserveEach", "--data", &data][..],
+            &["--stream-call-count", "2", "--calls", "5"],
+            fixture::UNREACHABLE_THRESHOLD,
+        ]
+        .concat(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(99),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    fixture::assert_threshold_breached(&out);
 }
 
 #[test]
@@ -441,15 +375,7 @@ fn python_image() -> &'static str {
             .unwrap();
         }
         fixture::run(
-            std::process::Command::new("docker")
-                .args(["build", "-q", "-t", IMAGE])
-                .args([
-                    "--label",
-                    common::containers::LAB_IMAGE,
-                    "--network",
-                    "host",
-                    "--force-rm",
-                ])
+            common::containers::docker_build(IMAGE)
                 .args(["--build-arg", &format!("RPCLAB_RUNTIME_IMAGE={RUNTIME}")])
                 .arg(&context),
             "docker build (the grpc-py-shop fixture)",

@@ -14,6 +14,7 @@
 
 use crate::common;
 
+use common::cli::partially_expected;
 use common::containers::Container;
 use common::fixture;
 use serde_json::{json, Value};
@@ -178,17 +179,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
     let partial = json!({"status": "PARTIAL", "total": {"units": 156}}).to_string();
     let verified = report(
         &shop,
-        &[
-            "--data",
-            &data,
-            "--expect",
-            &partial,
-            "--expect-partial",
-            "--concurrency",
-            "2",
-            "--calls",
-            "25",
-        ],
+        &[&["--data", &data][..], &partially_expected(&partial, "25")].concat(),
     );
     assert_verified(&verified, METHOD);
     assert_eq!(verified["calls_ok"], 50);
@@ -422,19 +413,7 @@ fn a_data_array_is_sent_round_robin_and_its_elements_named_in_errors() {
     for data in [["--data", &array.to_string()], ["--data-file", &file]] {
         let verified = report(
             &shop,
-            &[
-                &data[..],
-                &[
-                    "--expect",
-                    &either,
-                    "--expect-partial",
-                    "--concurrency",
-                    "2",
-                    "--calls",
-                    "20",
-                ],
-            ]
-            .concat(),
+            &[&data[..], &partially_expected(&either, "20")].concat(),
         );
         assert_verified(&verified, METHOD);
         assert_eq!(verified["calls_ok"], 40);
