@@ -103,6 +103,35 @@ pub struct Encoder<B: BufMut = Vec<u8>> {
     refs: u32,
 }
 
+/// The compact forms of an int or a long: each form's range and the tag
+/// that stands for zero in it (see [`tag`]).
+struct CompactForms {
+    direct: std::ops::RangeInclusive<i64>,
+    direct_zero: u8,
+    byte: std::ops::RangeInclusive<i64>,
+    byte_zero: u8,
+    short: std::ops::RangeInclusive<i64>,
+    short_zero: u8,
+}
+
+const INT_FORMS: CompactForms = CompactForms {
+    direct: tag::INT_DIRECT_MIN as i64..=tag::INT_DIRECT_MAX as i64,
+    direct_zero: tag::INT_ZERO,
+    byte: tag::INT_BYTE_MIN as i64..=tag::INT_BYTE_MAX as i64,
+    byte_zero: tag::INT_BYTE_ZERO,
+    short: tag::INT_SHORT_MIN as i64..=tag::INT_SHORT_MAX as i64,
+    short_zero: tag::INT_SHORT_ZERO,
+};
+
+const LONG_FORMS: CompactForms = CompactForms {
+    direct: tag::LONG_DIRECT_MIN..=tag::LONG_DIRECT_MAX,
+    direct_zero: tag::LONG_ZERO,
+    byte: tag::LONG_BYTE_MIN..=tag::LONG_BYTE_MAX,
+    byte_zero: tag::LONG_BYTE_ZERO,
+    short: tag::LONG_SHORT_MIN..=tag::LONG_SHORT_MAX,
+    short_zero: tag::LONG_SHORT_ZERO,
+};
+
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing into `buf`, with empty tables.
     pub fn new(buf: B) -> Self {
@@ -161,18 +190,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// Writes a 32-bit int in its shortest form (1, 2, 3 or 5 bytes).
     pub fn write_int(&mut self, v: i32) {
-        if (tag::INT_DIRECT_MIN..=tag::INT_DIRECT_MAX).contains(&v) {
-            self.buf.put_u8((i32::from(tag::INT_ZERO) + v) as u8);
-        } else if (tag::INT_BYTE_MIN..=tag::INT_BYTE_MAX).contains(&v) {
-            self.buf
-                .put_slice(&[(i32::from(tag::INT_BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
-        } else if (tag::INT_SHORT_MIN..=tag::INT_SHORT_MAX).contains(&v) {
-            self.buf.put_slice(&[
-                (i32::from(tag::INT_SHORT_ZERO) + (v >> 16)) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else {
+        if !self.write_compact(i64::from(v), &INT_FORMS) {
             self.buf.put_u8(tag::INT);
             self.buf.put_i32(v);
         }
@@ -180,24 +198,38 @@ impl<B: BufMut> Encoder<B> {
 
     /// Writes a 64-bit long in its shortest form (1, 2, 3, 5 or 9 bytes).
     pub fn write_long(&mut self, v: i64) {
-        if (tag::LONG_DIRECT_MIN..=tag::LONG_DIRECT_MAX).contains(&v) {
-            self.buf.put_u8((i64::from(tag::LONG_ZERO) + v) as u8);
-        } else if (tag::LONG_BYTE_MIN..=tag::LONG_BYTE_MAX).contains(&v) {
-            self.buf
-                .put_slice(&[(i64::from(tag::LONG_BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
-        } else if (tag::LONG_SHORT_MIN..=tag::LONG_SHORT_MAX).contains(&v) {
-            self.buf.put_slice(&[
-                (i64::from(tag::LONG_SHORT_ZERO) + (v >> 16)) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else if let Ok(v32) = i32::try_from(v) {
+        if self.write_compact(v, &LONG_FORMS) {
+            return;
+        }
+        if let Ok(v32) = i32::try_from(v) {
             self.buf.put_u8(tag::LONG_INT);
             self.buf.put_i32(v32);
         } else {
             self.buf.put_u8(tag::LONG);
             self.buf.put_i64(v);
         }
+    }
+
+    /// Writes `v` in the one-, two- or three-byte form of `forms` that holds
+    /// it (`false` if none does): ints and longs write these alike, each
+    /// with its own tags and one-byte range.
+    #[inline]
+    fn write_compact(&mut self, v: i64, forms: &CompactForms) -> bool {
+        if forms.direct.contains(&v) {
+            self.buf.put_u8((i64::from(forms.direct_zero) + v) as u8);
+        } else if forms.byte.contains(&v) {
+            self.buf
+                .put_slice(&[(i64::from(forms.byte_zero) + (v >> 8)) as u8, v as u8]);
+        } else if forms.short.contains(&v) {
+            self.buf.put_slice(&[
+                (i64::from(forms.short_zero) + (v >> 16)) as u8,
+                (v >> 8) as u8,
+                v as u8,
+            ]);
+        } else {
+            return false;
+        }
+        true
     }
 
     /// Writes a double in the form Java's `Hessian2Output.writeDouble` picks:
