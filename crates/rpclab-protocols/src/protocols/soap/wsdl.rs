@@ -25,7 +25,7 @@ pub const WSDL_SOAP11_NS: &[u8] = b"http://schemas.xmlsoap.org/wsdl/soap/";
 pub const WSDL_SOAP12_NS: &[u8] = b"http://schemas.xmlsoap.org/wsdl/soap12/";
 
 /// A child element of a complex type's sequence.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Child {
     pub name: String,
     /// Local name of its type (`string`, `order`), empty when anonymous.
@@ -256,32 +256,20 @@ pub fn operations(scan: &Scan, wsdl: &str) -> Result<Vec<Operation>, CallError> 
         let response_name = format!("{name}Response");
         let (_, response) = children(&response_name)?;
         let needs_arg = method != Method::Empty;
-        let arg = match (needs_arg, request.first()) {
-            (true, Some(c)) => c.clone(),
-            (true, None) => {
-                return Err(CallError::Config(format!(
-                    "the WSDL at {wsdl}: element `{name}` has no parameter element"
-                )))
+        // The one child of the request (the parameter) or of the response
+        // (the return value); `empty` has neither.
+        let first_child = |children: &[Child], element: &str, what: &str| {
+            if !needs_arg {
+                return Ok(Child::default());
             }
-            (false, _) => Child {
-                name: String::new(),
-                ty: String::new(),
-                qualified: false,
-            },
+            children.first().cloned().ok_or_else(|| {
+                CallError::Config(format!(
+                    "the WSDL at {wsdl}: element `{element}` has no {what} element"
+                ))
+            })
         };
-        let ret = match (needs_arg, response.first()) {
-            (true, Some(c)) => c.clone(),
-            (true, None) => {
-                return Err(CallError::Config(format!(
-                    "the WSDL at {wsdl}: element `{response_name}` has no return element"
-                )))
-            }
-            (false, _) => Child {
-                name: String::new(),
-                ty: String::new(),
-                qualified: false,
-            },
-        };
+        let arg = first_child(&request, name, "parameter")?;
+        let ret = first_child(&response, &response_name, "return")?;
         if needs_arg && arg.qualified != ret.qualified {
             return Err(CallError::Config(format!(
                 "the WSDL at {wsdl}: `{name}` qualifies its parameter and its return differently; \
