@@ -105,27 +105,28 @@ pub fn write_order(w: &mut Writer, order: &contract::Order) -> Result<(), Encode
     w.write_f64(order.amount);
     w.write_field_name("name")?;
     w.write_str(&order.name)?;
-    if order.order_date != 0 {
-        w.write_field_name("orderDate")?;
-        w.write_i32(order.order_date);
-    }
+    write_int_field(w, "orderDate", order.order_date)?;
     if order.order_id != 0 {
         w.write_field_name("orderId")?;
         w.write_i64(order.order_id);
     }
     w.write_field_name("orderNum")?;
     w.write_str(&order.order_num)?;
-    if order.order_status != 0 {
-        w.write_field_name("orderStatus")?;
-        w.write_i32(order.order_status);
-    }
+    write_int_field(w, "orderStatus", order.order_status)?;
     w.write_field_name("phone")?;
     w.write_str(&order.phone)?;
-    if order.ticket_type != 0 {
-        w.write_field_name("ticketType")?;
-        w.write_i32(order.ticket_type);
-    }
+    write_int_field(w, "ticketType", order.ticket_type)?;
     w.end_object();
+    Ok(())
+}
+
+/// An `int` field of the Order under `NotWriteDefaultValue`: left out
+/// when zero.
+fn write_int_field(w: &mut Writer, name: &str, value: i32) -> Result<(), EncodeError> {
+    if value != 0 {
+        w.write_field_name(name)?;
+        w.write_i32(value);
+    }
     Ok(())
 }
 
