@@ -23,40 +23,40 @@ pub trait JsonbOrder: Sized {
     fn from_value(v: &Value) -> Option<Self>;
 }
 
+/// An `int` field under Dubbo's `NotWriteDefaultValue`: left out when zero.
+fn write_int_field(w: &mut Writer, name: &str, value: i32) -> Result<(), EncodeError> {
+    if value != 0 {
+        w.write_field_name(name)?;
+        w.write_i32(value);
+    }
+    Ok(())
+}
+
+/// A `String` field: left out when null.
+fn write_str_field(w: &mut Writer, name: &str, value: Option<&str>) -> Result<(), EncodeError> {
+    if let Some(s) = value {
+        w.write_field_name(name)?;
+        w.write_str(s)?;
+    }
+    Ok(())
+}
+
 impl JsonbOrder for Order {
     fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         w.write_type_name(ORDER_CLASS);
         w.start_object();
         w.write_field_name("amount")?;
         w.write_f64(self.amount);
-        if let Some(s) = &self.name {
-            w.write_field_name("name")?;
-            w.write_str(s)?;
-        }
-        if self.order_date != 0 {
-            w.write_field_name("orderDate")?;
-            w.write_i32(self.order_date);
-        }
+        write_str_field(w, "name", self.name.as_deref())?;
+        write_int_field(w, "orderDate", self.order_date)?;
         if self.order_id != 0 {
             w.write_field_name("orderId")?;
             w.write_i64(self.order_id);
         }
-        if let Some(s) = &self.order_num {
-            w.write_field_name("orderNum")?;
-            w.write_str(s)?;
-        }
-        if self.order_status != 0 {
-            w.write_field_name("orderStatus")?;
-            w.write_i32(self.order_status);
-        }
-        if let Some(s) = &self.phone {
-            w.write_field_name("phone")?;
-            w.write_str(s)?;
-        }
-        if self.ticket_type != 0 {
-            w.write_field_name("ticketType")?;
-            w.write_i32(self.ticket_type);
-        }
+        write_str_field(w, "orderNum", self.order_num.as_deref())?;
+        write_int_field(w, "orderStatus", self.order_status)?;
+        write_str_field(w, "phone", self.phone.as_deref())?;
+        write_int_field(w, "ticketType", self.ticket_type)?;
         w.end_object();
         Ok(())
     }
