@@ -183,42 +183,43 @@ pub fn resolve(v: &Value, table: &mut Vec<Option<Value>>) -> Value {
             Some(Some(done)) => done.clone(),
             _ => v.clone(),
         },
-        Value::List(l) => {
-            let idx = table.len();
-            table.push(None);
-            let out = Value::List(List {
+        Value::List(l) => referenceable(table, |table| {
+            Value::List(List {
                 ty: l.ty.clone(),
                 items: l.items.iter().map(|i| resolve(i, table)).collect(),
-            });
-            table[idx] = Some(out.clone());
-            out
-        }
-        Value::Map(m) => {
-            let idx = table.len();
-            table.push(None);
-            let out = Value::Map(Map {
+            })
+        }),
+        Value::Map(m) => referenceable(table, |table| {
+            Value::Map(Map {
                 ty: m.ty.clone(),
                 entries: m
                     .entries
                     .iter()
                     .map(|(k, v)| (resolve(k, table), resolve(v, table)))
                     .collect(),
-            });
-            table[idx] = Some(out.clone());
-            out
-        }
-        Value::Object(o) => {
-            let idx = table.len();
-            table.push(None);
-            let out = Value::Object(Object {
+            })
+        }),
+        Value::Object(o) => referenceable(table, |table| {
+            Value::Object(Object {
                 class: o.class.clone(),
                 values: o.values.iter().map(|x| resolve(x, table)).collect(),
-            });
-            table[idx] = Some(out.clone());
-            out
-        }
+            })
+        }),
         other => other.clone(),
     }
+}
+
+/// A list, map or object resolved by `build`: it takes its reference
+/// number before its children, as the stream numbers them.
+fn referenceable(
+    table: &mut Vec<Option<Value>>,
+    build: impl FnOnce(&mut Vec<Option<Value>>) -> Value,
+) -> Value {
+    let idx = table.len();
+    table.push(None);
+    let out = build(table);
+    table[idx] = Some(out.clone());
+    out
 }
 
 /// The contract's Order (crates/rpclab-model/src/contract.rs), redefined so
