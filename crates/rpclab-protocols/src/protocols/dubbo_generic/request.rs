@@ -544,9 +544,11 @@ impl JsonForm {
             | "java.lang.Short"
             | "java.lang.Byte"
             | "java.math.BigInteger" => JsonForm::Integer,
-            "double" | "float" | "java.lang.Double" | "java.lang.Float" | "java.math.BigDecimal" => {
-                JsonForm::Number
-            }
+            "double"
+            | "float"
+            | "java.lang.Double"
+            | "java.lang.Float"
+            | "java.math.BigDecimal" => JsonForm::Number,
             "boolean" | "java.lang.Boolean" => JsonForm::Boolean,
             "java.lang.String" | "char" | "java.lang.Character" => JsonForm::String,
             _ if ty.ends_with("[]")
