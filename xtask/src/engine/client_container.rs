@@ -116,33 +116,14 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
     let (client, through_api) = start(engine, run_id, client_cpus, &dir, network, files).await?;
-    // The server under load counts its context switches (the client counts
-    // its own); the registry and the idle servers do not: each count reads
-    // every thread's status file.
-    let sampler = server.map(|(engine, server)| {
-        cost::Sampler::start_counting(engine, server, cost::SERVER_SWITCHES_EVERY)
-    });
-    let registry_sampler =
-        registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
-    let idle_samplers: Vec<cost::Sampler> = host
-        .iter()
-        .flat_map(|h| &h.idle)
-        .map(|(engine, id)| cost::Sampler::start(engine, id))
-        .collect();
-    // `/proc/stat` is this machine's: it says something of the cell's sets
-    // only when the server and the client run on this kernel.
-    let host_sets = host
-        .as_ref()
-        .zip(server)
-        .and_then(|(h, (server_engine, id))| {
-            let here = engine.endpoint.machine().is_none()
-                && server_engine.endpoint.machine().is_none()
-                && cost::visible_here(id)
-                && cost::visible_here(&client);
-            here.then(|| host_load::Sets::parse(h.server_cpus, h.registry_cpus, client_cpus).ok())
-                .flatten()
-        });
-    let host_sampler = host_sets.clone().map(host_load::start);
+    let watchers = Watchers::start(
+        engine,
+        &client,
+        server,
+        registry,
+        host.as_ref(),
+        client_cpus,
+    );
     // A server that exits under the cell ends it at once: the client would
     // otherwise wait out the profile's warm-up limit (minutes) for a first
     // verified call that no server will ever answer.
@@ -158,22 +139,7 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         }
     };
     let (log, server_exit) = follow(engine, &client, label, verbose, server_gone).await;
-    let samples = match sampler {
-        Some(sampler) => sampler.finish().await,
-        None => Vec::new(),
-    };
-    let registry_samples = match registry_sampler {
-        Some(sampler) => sampler.finish().await,
-        None => Vec::new(),
-    };
-    let mut idle_samples = Vec::new();
-    for sampler in idle_samplers {
-        idle_samples.push(sampler.finish().await);
-    }
-    let host_samples = match host_sampler {
-        Some(sampler) => sampler.finish().await,
-        None => Vec::new(),
-    };
+    let watched = watchers.finish().await;
     if let Some(code) = server_exit {
         let _ = engine.remove(&client).await;
         std::fs::write(dir.join("client.log"), &log)?;
@@ -183,39 +149,143 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
         );
     }
     let report = collect(engine, &client, through_api, &dir, &log).await?;
-    let calls = report.calls_ok + report.calls_failed;
     let window = report
         .window_unix_s
         .map(|[start, end]| [start - clock_offset_s, end - clock_offset_s]);
-    let over_window = |samples: &[cost::Sample]| {
-        window.and_then(|window| cost::over_window(samples, window, calls))
-    };
-    let server_cost = over_window(&samples);
-    let registry_cost = over_window(&registry_samples);
-    let idle_costs: Vec<Option<Cost>> = idle_samples.iter().map(|s| over_window(s)).collect();
-    let host_load = (|| {
-        let sets = host_sets?;
-        let own = host_load::Own {
-            server: server_cost?.cpu_cores_busy,
-            registry: match registry {
-                Some(_) => registry_cost?.cpu_cores_busy,
-                None => 0.0,
-            },
-            idle_servers: idle_costs
-                .iter()
-                .map(|c| c.map(|c| c.cpu_cores_busy))
-                .sum::<Option<f64>>()?,
-            client: report.client_cost?.cpu_cores_busy,
-        };
-        host_load::load_over(&host_samples, window?, &sets, own, host_load::tick_s())
-    })();
+    let costs = watched.over(window, &report, registry.is_some());
     Ok(ClientRun {
         report,
         log,
-        server_cost,
-        registry_cost,
-        host_load,
+        server_cost: costs.server,
+        registry_cost: costs.registry,
+        host_load: costs.host_load,
     })
+}
+
+/// What watches a cell from outside its client while the client runs:
+/// the server's, the registry's and the idle servers' counters, and the
+/// host's CPU on the run's sets.
+struct Watchers {
+    server: Option<cost::Sampler>,
+    registry: Option<cost::Sampler>,
+    idle: Vec<cost::Sampler>,
+    host: Option<(host_load::Sets, cost::Sampler<host_load::HostSample>)>,
+}
+
+/// What [`Watchers`] saw, to be placed on the client's window.
+struct Watched {
+    server: Vec<cost::Sample>,
+    registry: Vec<cost::Sample>,
+    idle: Vec<Vec<cost::Sample>>,
+    host: Option<(host_load::Sets, Vec<host_load::HostSample>)>,
+}
+
+/// A cell's costs over its window, from [`Watched`].
+struct CellCosts {
+    server: Option<Cost>,
+    registry: Option<Cost>,
+    host_load: Option<HostLoad>,
+}
+
+impl Watchers {
+    fn start(
+        engine: &Engine,
+        client: &str,
+        server: Option<(&Engine, &str)>,
+        registry: Option<(&Engine, &str)>,
+        host: Option<&HostWatch<'_>>,
+        client_cpus: &str,
+    ) -> Watchers {
+        // The server under load counts its context switches (the client
+        // counts its own); the registry and the idle servers do not: each
+        // count reads every thread's status file.
+        let server_sampler = server.map(|(engine, server)| {
+            cost::Sampler::start_counting(engine, server, cost::SERVER_SWITCHES_EVERY)
+        });
+        let registry = registry.map(|(engine, registry)| cost::Sampler::start(engine, registry));
+        let idle = host
+            .iter()
+            .flat_map(|h| &h.idle)
+            .map(|(engine, id)| cost::Sampler::start(engine, id))
+            .collect();
+        // `/proc/stat` is this machine's: it says something of the cell's
+        // sets only when the server and the client run on this kernel.
+        let host_sets = host.zip(server).and_then(|(h, (server_engine, id))| {
+            let here = engine.endpoint.machine().is_none()
+                && server_engine.endpoint.machine().is_none()
+                && cost::visible_here(id)
+                && cost::visible_here(client);
+            here.then(|| host_load::Sets::parse(h.server_cpus, h.registry_cpus, client_cpus).ok())
+                .flatten()
+        });
+        Watchers {
+            server: server_sampler,
+            registry,
+            idle,
+            host: host_sets.map(|sets| (sets.clone(), host_load::start(sets))),
+        }
+    }
+
+    async fn finish(self) -> Watched {
+        let finish = |sampler: Option<cost::Sampler>| async move {
+            match sampler {
+                Some(sampler) => sampler.finish().await,
+                None => Vec::new(),
+            }
+        };
+        let server = finish(self.server).await;
+        let registry = finish(self.registry).await;
+        let mut idle = Vec::new();
+        for sampler in self.idle {
+            idle.push(sampler.finish().await);
+        }
+        let host = match self.host {
+            Some((sets, sampler)) => Some((sets, sampler.finish().await)),
+            None => None,
+        };
+        Watched {
+            server,
+            registry,
+            idle,
+            host,
+        }
+    }
+}
+
+impl Watched {
+    /// The costs over the client's `window` (on the orchestrator's clock);
+    /// the host's load only when every container's own share is known.
+    fn over(&self, window: Option<[f64; 2]>, report: &ClientReport, registry: bool) -> CellCosts {
+        let calls = report.calls_ok + report.calls_failed;
+        let over_window = |samples: &[cost::Sample]| {
+            window.and_then(|window| cost::over_window(samples, window, calls))
+        };
+        let server = over_window(&self.server);
+        let registry_cost = over_window(&self.registry);
+        let idle_costs: Vec<Option<Cost>> = self.idle.iter().map(|s| over_window(s)).collect();
+        let host_load = (|| {
+            let (sets, samples) = self.host.as_ref()?;
+            let own = host_load::Own {
+                server: server?.cpu_cores_busy,
+                registry: if registry {
+                    registry_cost?.cpu_cores_busy
+                } else {
+                    0.0
+                },
+                idle_servers: idle_costs
+                    .iter()
+                    .map(|c| c.map(|c| c.cpu_cores_busy))
+                    .sum::<Option<f64>>()?,
+                client: report.client_cost?.cpu_cores_busy,
+            };
+            host_load::load_over(samples, window?, sets, own, host_load::tick_s())
+        })();
+        CellCosts {
+            server,
+            registry: registry_cost,
+            host_load,
+        }
+    }
 }
 
 /// Starts the client container of the cell whose spec is in `dir`; returns
