@@ -31,7 +31,35 @@ pub fn engine_lock_path(engine: &str) -> PathBuf {
 /// An engine, held for as long as this lives (an exclusive lock on
 /// [`engine_lock_path`], released when dropped or when the process ends,
 /// however it ends).
-pub struct EngineLock(#[allow(dead_code)] std::fs::File);
+///
+/// When dropped it writes one line to the process's stderr, past
+/// libtest's capture: which test held which engine, how long it waited for
+/// it and how long it held it. Where a suite's time goes is then read from
+/// the lab lane's log (`target/xtask-test/xtask-test-lab.log`), test by test; nothing
+/// is asserted of those times.
+pub struct EngineLock {
+    _file: std::fs::File,
+    engine: String,
+    waited: std::time::Duration,
+    taken: std::time::Instant,
+}
+
+impl Drop for EngineLock {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("a test")
+            .to_string();
+        let _ = writeln!(
+            std::io::stderr(),
+            "engine {}: {test} waited {:.0} s for it, held it {:.0} s",
+            self.engine,
+            self.waited.as_secs_f64(),
+            self.taken.elapsed().as_secs_f64()
+        );
+    }
+}
 
 /// One lab run at a time on the machine's engine: a second one would be
 /// refused (and would share ports). Every test that starts a lab run there
@@ -52,11 +80,17 @@ pub fn engine_lock_of(engine: &str) -> EngineLock {
         .write(true)
         .open(&path)
         .unwrap_or_else(|e| panic!("cannot open the engine lock {}: {e}", path.display()));
+    let asked = std::time::Instant::now();
     // A lock on a fresh open file description: threads of one process
     // exclude each other just as processes do.
     file.lock()
         .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
-    EngineLock(file)
+    EngineLock {
+        _file: file,
+        engine: engine.to_string(),
+        waited: asked.elapsed(),
+        taken: std::time::Instant::now(),
+    }
 }
 
 /// `cargo xtask <args>` to its end.
