@@ -90,6 +90,17 @@ const LAB_TARGET: &str = "lab";
 /// engine's lock.
 const LAB_THREADS: usize = 32;
 
+/// The variable every JVM a test starts on this machine reads (Maven and
+/// the Java golden generators and verifiers; the lab's servers run in
+/// containers, which do not inherit it).
+const JAVA_TOOL_OPTIONS: &str = "JAVA_TOOL_OPTIONS";
+
+/// Those JVMs live for seconds, and no test times them: C1 alone compiles
+/// enough, where C2's compiling was most of such a JVM's CPU (a Maven build
+/// with its tests: 18 CPU-s, 11 with these; images/maven/Dockerfile sets
+/// the same for the image builds). A value the caller set is kept.
+const SHORT_JVMS: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
 pub fn run(root: &Path, args: TestArgs) -> Result<()> {
     let started = Instant::now();
     let (lab, lab_programs) = build(root, args.locked, &["--test", LAB_TARGET])?;
@@ -300,6 +311,9 @@ impl Lane<'_> {
                 || std::env::var_os("RUST_TEST_THREADS").is_some();
             if let (Some(threads), false) = (self.threads, asked) {
                 cmd.env("RUST_TEST_THREADS", threads.to_string());
+            }
+            if std::env::var_os(JAVA_TOOL_OPTIONS).is_none() {
+                cmd.env(JAVA_TOOL_OPTIONS, SHORT_JVMS);
             }
             let log = self
                 .logs
