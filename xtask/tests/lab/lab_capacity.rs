@@ -166,9 +166,18 @@ fn lab_capacity_finds_a_rate_on_a_real_server_and_writes_its_curve() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let final_line = stdout.lines().last().unwrap_or_default();
     let found = search["found_per_s"].as_u64().unwrap();
+    // A budget spent before any rate failed found a floor, not the rate:
+    // on a busy machine the closed-loop hint is low and every step up to
+    // the budget may still pass.
+    let floor = search["outcome"] == "budget-spent" && search.get("first_fail").is_none();
+    let found_said = if floor {
+        format!(": at least {found} calls/s")
+    } else {
+        format!(": {found} calls/s")
+    };
     assert!(
         final_line.starts_with("capacity of thrift-java")
-            && final_line.contains(&format!(": {found} calls/s"))
+            && final_line.contains(&found_said)
             && final_line.contains("last pass")
             && final_line.contains("first fail"),
         "{final_line}"
