@@ -232,6 +232,15 @@ pub struct Profile {
     /// `--results-dir` they go to [`SCRATCH_RESULTS_DIR`], not `results/`.
     #[serde(default)]
     pub scratch: bool,
+    /// JVM flags added after every Java server's own (`jvm_flags` of its
+    /// server.toml) in this profile, recorded with them in the manifest. A
+    /// check whose numbers are not read may start its servers on C1 alone
+    /// (`-XX:TieredStopAtLevel=1`), which compiles less of a cold JVM's
+    /// start and first calls (short-lived JVMs of a Maven build: 18 CPU-s
+    /// with C2, 11 without), paid 41 times by a check of every variant.
+    /// Never in a profile whose numbers are read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_jvm_flags: Vec<String>,
     /// Measure in interleaved rounds instead of blocks of repetitions
     /// (`lab reproduce`'s profiles): every server variant of the run is
     /// started and primed, `starts` times over; within each start every
@@ -278,6 +287,16 @@ impl Profile {
     /// Times each variant is started: its JVM starts in rounds, else once.
     pub fn starts(&self) -> u32 {
         self.rounds.map_or(1, |r| r.starts.max(1))
+    }
+
+    /// The JVM flags a server starts with in this profile: its own, then
+    /// the profile's [`Profile::server_jvm_flags`] (a later flag wins).
+    pub fn jvm_flags_of(&self, server_flags: &[String]) -> Vec<String> {
+        server_flags
+            .iter()
+            .chain(&self.server_jvm_flags)
+            .cloned()
+            .collect()
     }
 }
 
@@ -889,6 +908,7 @@ mod tests {
             prime_s: None,
             prime_jit_quiet_cores: None,
             prime_max_s: None,
+            server_jvm_flags: Vec::new(),
             steady_intervals: None,
             steady_tolerance: 0.03,
             steady_interval_s: 1.0,

@@ -119,7 +119,7 @@ pub fn plan<'a>(
     for &m in selected {
         let mut ran_one = false;
         for v in m.variants.iter().filter(|v| wanted(filters, m, v)) {
-            let mut record = record_of(m, v, scenarios);
+            let mut record = record_of(m, v, scenarios, profile);
             let scenarios = scenarios_of(m, v, scenarios);
             record.not_run = record
                 .not_run
@@ -130,7 +130,7 @@ pub fn plan<'a>(
                 if m.target.is_none() {
                     record.confinement = Some(crate::basics::confine::server(
                         &m.confinement,
-                        &m.jvm_flags,
+                        &record.jvm_flags,
                     )?);
                 }
                 runnable.push(Planned {
@@ -192,14 +192,14 @@ fn not_run(m: &Manifest, filters: &Filters<'_>, a_variant_ran: bool) -> Option<S
 }
 
 /// The manifest's record of variant `v`, before the run decides on it.
-fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario]) -> ServerRecord {
+fn record_of(m: &Manifest, v: &Variant, scenarios: &[Scenario], profile: &Profile) -> ServerRecord {
     ServerRecord {
         name: m.name.clone(),
         framework: m.framework.clone(),
         protocol: m.protocol.to_string(),
         variant: v.name.clone(),
         version: v.version.clone(),
-        jvm_flags: m.jvm_flags.clone(),
+        jvm_flags: profile.jvm_flags_of(&m.jvm_flags),
         jvm: m.jvm_of(v).map(|j| j.to_string()),
         // A service the lab did not start has no image of the lab's.
         image: if m.target.is_some() {

@@ -202,9 +202,10 @@ impl RunContext<'_> {
         port: u16,
         registry: Option<&RunningRegistry>,
     ) -> Result<String> {
+        let jvm_flags = self.prepared.profile.jvm_flags_of(&m.jvm_flags);
         let mut env = vec![
             format!("RPCLAB_PORT={port}"),
-            format!("JAVA_OPTS={}", m.jvm_flags.join(" ")),
+            format!("JAVA_OPTS={}", jvm_flags.join(" ")),
             // The interface to listen on: 127.0.0.1 unless the client is
             // on another machine (docs/multi-host.md).
             format!("RPCLAB_BIND={}", self.engines.roles.bind),
@@ -219,7 +220,7 @@ impl RunContext<'_> {
             &self.prepared.split.server
         );
         let image = m.image(v);
-        let confinement = crate::basics::confine::server(&m.confinement, &m.jvm_flags)?;
+        let confinement = crate::basics::confine::server(&m.confinement, &jvm_flags)?;
         let started = self.engine.start(ContainerSpec {
             name: format!("rpclab-{}-{}-{}", m.name, sanitize(&v.name), self.run_id),
             image: &image,
