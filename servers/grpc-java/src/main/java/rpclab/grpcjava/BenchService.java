@@ -15,33 +15,34 @@ import rpclab.grpc.Text;
 final class BenchService extends BenchGrpc.BenchImplBase {
     private static final Nothing NOTHING = Nothing.getDefaultInstance();
 
+    /** Every call of the contract is unary: one reply, then the end of the call. */
+    private static <T> void reply(StreamObserver<T> responseObserver, T value) {
+        responseObserver.onNext(value);
+        responseObserver.onCompleted();
+    }
+
     @Override
     public void echoOrder(Order request, StreamObserver<Order> responseObserver) {
-        responseObserver.onNext(request);
-        responseObserver.onCompleted();
+        reply(responseObserver, request);
     }
 
     @Override
     public void echoOrders(OrderList request, StreamObserver<OrderList> responseObserver) {
-        responseObserver.onNext(request);
-        responseObserver.onCompleted();
+        reply(responseObserver, request);
     }
 
     @Override
     public void echoString(Text request, StreamObserver<Text> responseObserver) {
-        responseObserver.onNext(request);
-        responseObserver.onCompleted();
+        reply(responseObserver, request);
     }
 
     @Override
     public void hello(Text request, StreamObserver<Text> responseObserver) {
-        responseObserver.onNext(Text.newBuilder().setValue("hello " + request.getValue()).build());
-        responseObserver.onCompleted();
+        reply(responseObserver, Text.newBuilder().setValue("hello " + request.getValue()).build());
     }
 
     @Override
     public void empty(Nothing request, StreamObserver<Nothing> responseObserver) {
-        responseObserver.onNext(NOTHING);
-        responseObserver.onCompleted();
+        reply(responseObserver, NOTHING);
     }
 }
