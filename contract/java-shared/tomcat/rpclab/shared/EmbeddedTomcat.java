@@ -120,12 +120,11 @@ public final class EmbeddedTomcat {
      * serving HTTPS) and serves until SIGTERM/SIGINT ({@link Serving}).
      */
     public static void serve(int defaultPort, String path, String what, Consumer<Context> servlets) throws Exception {
-        int port;
+        int port = Serving.port(defaultPort, 1);
         int threads;
         int keepAlive;
         Tls tls;
         try {
-            port = Env.integer("RPCLAB_PORT", defaultPort, 1, 65535);
             threads = Env.integer("TOMCAT_THREADS", 200, 1, 100_000);
             keepAlive = Env.integer("TOMCAT_MAX_KEEPALIVE_REQUESTS", -1, -1, Integer.MAX_VALUE);
             tls = Tls.fromEnv();

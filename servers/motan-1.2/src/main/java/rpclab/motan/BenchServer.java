@@ -135,7 +135,7 @@ public final class BenchServer {
     }
 
     public static void main(String[] args) {
-        int port;
+        int port = Serving.port(DEFAULT_PORT, 1);
         String zk;
         String registryType;
         String serialization;
@@ -145,7 +145,6 @@ public final class BenchServer {
         Integer minClientConns;
         Integer maxClientConns;
         try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
             zk = Env.string("ZK_ADDRESS", DEFAULT_REGISTRY);
             registryType = oneOf("MOTAN_REGISTRY", "zookeeper", REGISTRIES);
             serialization = oneOf("MOTAN_SERIALIZATION", "hessian2", SERIALIZATIONS);

@@ -92,12 +92,11 @@ public final class BenchProvider {
     }
 
     public static void main(String[] args) {
-        int port;
+        int port = Serving.port(DEFAULT_PORT, 1);
         String zk;
         int core;
         int max;
         try {
-            port = Env.integer("RPCLAB_PORT", DEFAULT_PORT, 1, 65535);
             zk = Env.string("ZK_ADDRESS", DEFAULT_REGISTRY);
             zkAddress(zk);
             core = Env.integer("SOFA_CORE_THREADS", DEFAULT_CORE_THREADS, 0, 100_000);
