@@ -456,6 +456,17 @@ ctxt 123
         assert!(Sets::parse("x", "0", "1").is_err());
     }
 
+    /// The lab's own CPU (cores) of the server, the registry, the idle
+    /// servers and the client, in that order.
+    fn own(server: f64, registry: f64, idle_servers: f64, client: f64) -> Own {
+        Own {
+            server,
+            registry,
+            idle_servers,
+            client,
+        }
+    }
+
     /// Samples every 100 ms from t = 100 s, each set busy at a constant
     /// rate (cores), ticks of 10 ms.
     fn samples(server: f64, client: f64, steal: f64) -> Vec<HostSample> {
@@ -523,12 +534,7 @@ ctxt 123
     #[test]
     fn the_window_is_placed_between_samples_and_the_lab_subtracted() {
         let sets = Sets::parse("0", "0", "1").unwrap();
-        let own = Own {
-            server: 0.4,
-            registry: 0.05,
-            idle_servers: 0.1,
-            client: 0.7,
-        };
+        let own = own(0.4, 0.05, 0.1, 0.7);
         // Edges between samples: 100.25 .. 101.75. Interrupt time (a
         // quarter of the server set's, in these samples) is nobody's.
         let l = load_over(&samples(0.8, 0.9, 0.2), [100.25, 101.75], &sets, own, 0.01).unwrap();
@@ -550,34 +556,25 @@ ctxt 123
         assert!(load_over(&samples(0.8, 0.9, 0.0), [101.0, 101.0], &sets, own, 0.01).is_none());
     }
 
+    /// What the lab used beyond the ticks clamps at zero, and shared sets
+    /// subtract everything from their union.
     #[test]
-    fn what_the_lab_used_beyond_the_ticks_clamps_at_zero() {
-        let sets = Sets::parse("0", "0", "1").unwrap();
-        let own = Own {
-            server: 0.95,
-            registry: 0.0,
-            idle_servers: 0.0,
-            client: 1.0,
-        };
-        let l = load_over(&samples(0.9, 0.9, 0.0), [100.0, 102.0], &sets, own, 0.01).unwrap();
-        assert_eq!((l.other_server_cores, l.other_client_cores), (0.0, 0.0));
-    }
-
-    #[test]
-    fn shared_sets_subtract_everything_from_their_union() {
-        let sets = Sets::parse("0", "0", "0-1").unwrap();
-        let own = Own {
-            server: 0.5,
-            registry: 0.1,
-            idle_servers: 0.0,
-            client: 0.8,
-        };
-        // samples() puts the union's ticks in `server`.
-        let l = load_over(&samples(2.0, 2.0, 0.0), [100.0, 102.0], &sets, own, 0.01).unwrap();
-        assert!(
-            near(l.other_server_cores, 0.1) && near(l.other_client_cores, 0.1),
-            "{l:?}"
-        );
+    fn the_lab_s_own_cpu_comes_off_its_sets_and_clamps_at_zero() {
+        // The client's set; the lab's own CPU; the server and client sets'
+        // ticks (samples() puts a shared union's in `server`); what is left
+        // to others on the server's and the client's set.
+        for (client_set, own, (server, client), others) in [
+            ("1", own(0.95, 0.0, 0.0, 1.0), (0.9, 0.9), (0.0, 0.0)),
+            ("0-1", own(0.5, 0.1, 0.0, 0.8), (2.0, 2.0), (0.1, 0.1)),
+        ] {
+            let sets = Sets::parse("0", "0", client_set).unwrap();
+            let ticks = samples(server, client, 0.0);
+            let l = load_over(&ticks, [100.0, 102.0], &sets, own, 0.01).unwrap();
+            assert!(
+                near(l.other_server_cores, others.0) && near(l.other_client_cores, others.1),
+                "{client_set}: {l:?}"
+            );
+        }
     }
 
     fn load(server: f64, client: f64, steal: f64) -> HostLoad {
