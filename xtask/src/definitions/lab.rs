@@ -560,6 +560,23 @@ impl Scenario {
     }
 }
 
+/// A closed loop of client programs at `concurrency`: the engine's
+/// planning tests vary only its name, operation and levels, and one copy
+/// keeps their scenarios alike.
+#[cfg(test)]
+pub fn client_programs_for_tests(
+    name: &str,
+    operation: Operation,
+    concurrency: &[u32],
+) -> Scenario {
+    Scenario {
+        name: name.into(),
+        shape: Some(Shape::ClientPrograms),
+        concurrency: concurrency.to_vec(),
+        ..Scenario::bare(operation)
+    }
+}
+
 /// The open-loop settings of a scenario.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

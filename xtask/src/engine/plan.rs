@@ -282,28 +282,15 @@ fn cells_of<'a>(
 mod tests {
     use super::*;
 
+    use crate::definitions::lab::client_programs_for_tests;
     use crate::definitions::manifest::java_thrift_for_tests as manifest;
+    use rpclab_model::contract::Operation;
 
     fn scenarios() -> Vec<Scenario> {
-        let file: crate::definitions::lab::ScenarioFile = toml::from_str(
-            r#"
-            [[scenario]]
-            name = "echo"
-            description = "d"
-            operation = "order-echo"
-            shape = "client-programs"
-            concurrency = [1, 5, 20]
-
-            [[scenario]]
-            name = "list"
-            description = "d"
-            operation = "orders-echo"
-            shape = "client-programs"
-            concurrency = [1, 5]
-            "#,
-        )
-        .unwrap();
-        file.scenarios
+        vec![
+            client_programs_for_tests("echo", Operation::OrderEcho, &[1, 5, 20]),
+            client_programs_for_tests("list", Operation::OrdersEcho, &[1, 5]),
+        ]
     }
 
     fn profile(extra: &str) -> Profile {
