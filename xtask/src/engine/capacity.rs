@@ -286,7 +286,10 @@ pub fn step_line(asked: &Asked, s: &Step) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::definitions::lab::client_programs_for_tests;
+    use crate::definitions::manifest::java_thrift_for_tests;
     use rpclab_model::capacity::Percentile;
+    use rpclab_model::contract::Operation;
 
     fn asked(budget: u32) -> Asked {
         Asked {
@@ -301,40 +304,32 @@ mod tests {
         }
     }
 
+    /// A search of thrift-java 0.20 as `lab capacity` starts it on a
+    /// closed loop of 4 callers: Poisson steps over 4 connections, no step yet.
     fn search(budget: u32) -> CapacitySearch {
-        CapacitySearch {
-            asked: asked(budget),
-            server: "thrift-java".into(),
-            variant: "0.20".into(),
-            scenario: "order-echo-open".into(),
-            arrival: "poisson".into(),
-            connections: 4,
-            max_in_flight: 256,
-            window_s: 1.0,
-            hint: None,
-            steps: Vec::new(),
-            outcome: None,
-            found_per_s: None,
-            last_pass: None,
-            first_fail: None,
-        }
+        let order_echo = client_programs_for_tests("order-echo", Operation::OrderEcho, &[4]);
+        let profile: Profile = toml::from_str("measure_s = 1.0").unwrap();
+        let server = java_thrift_for_tests(
+            "name = \"thrift-java\"\n[[variant]]\nname = \"0.20\"\nversion = \"0.20.0\"\n",
+        );
+        Loads::of(&order_echo, &profile)
+            .unwrap()
+            .search(&asked(budget), &server, "0.20", &profile)
     }
 
+    /// Step `number`, judged on a 1 s cell that carried `rate` calls/s
+    /// within the SLO (`pass`) or above it on latency.
     fn step(number: u32, rate: u32, pass: bool) -> Step {
-        Step {
-            step: number,
-            offered_per_s: rate,
-            achieved_per_s: rate as f64,
-            achieved_least_per_s: rate as f64 * 0.95,
-            percentile_us: if pass { 1000.0 } else { 9000.0 },
-            calls_ok: 100,
-            calls_failed: 0,
-            verified: true,
-            send_lag_p99_us: None,
-            pass,
-            failures: if pass { vec![] } else { vec![Failure::Latency] },
-            repetition: 1,
-        }
+        let p99_us = if pass { 1000.0 } else { 9000.0 };
+        let judged = judge(
+            &asked(1),
+            &cell(rate.into(), 0, p99_us, true),
+            rate,
+            1,
+            number,
+        );
+        assert_eq!(judged.pass, pass, "{judged:?}");
+        judged
     }
 
     /// Runs the search against a server that holds the SLO up to `holds`
