@@ -26,6 +26,16 @@ fn error(bytes: &[u8]) -> DecodeError {
     }
 }
 
+/// Asserts that reading `$bytes` fails with an error that matches
+/// `$pattern`, and shows the bytes and the error when it does not.
+macro_rules! assert_error {
+    ($bytes:expr, $pattern:pat) => {{
+        let bytes: &[u8] = $bytes;
+        let e = error(bytes);
+        assert!(matches!(e, $pattern), "{bytes:02x?}: {e:?}");
+    }};
+}
+
 #[test]
 fn every_int_form() {
     assert_eq!(value(&[0x90]), Value::Int(0));
@@ -185,14 +195,11 @@ fn references_keep_resolve_and_cycles() {
         Err(DecodeError::CyclicReference { index: 0, .. })
     ));
     // references to values not read yet
-    assert!(matches!(
-        error(b"\x79\x51\x91"),
+    assert_error!(
+        b"\x79\x51\x91",
         DecodeError::InvalidReference { index: 1, .. }
-    ));
-    assert!(matches!(
-        error(b"\x51\x90"),
-        DecodeError::InvalidReference { .. }
-    ));
+    );
+    assert_error!(b"\x51\x90", DecodeError::InvalidReference { .. });
 }
 
 #[test]
@@ -252,10 +259,7 @@ fn exponential_reference_fan_out_is_bounded() {
 #[test]
 fn nesting_is_bounded() {
     let deep = [0x79u8; 100_000];
-    assert!(matches!(
-        error(&deep),
-        DecodeError::DepthLimit { limit: 256, .. }
-    ));
+    assert_error!(&deep, DecodeError::DepthLimit { limit: 256, .. });
     let mut dec = Decoder::with_options(&deep[..10], DecodeOptions::default().max_depth(5));
     assert!(matches!(
         dec.skip_value(),
@@ -269,72 +273,33 @@ fn nesting_is_bounded() {
 
 #[test]
 fn lengths_are_checked_against_the_input() {
-    assert!(matches!(
-        error(b"\x58\xd7\xff\xff"),
+    assert_error!(b"\x58\xd7\xff\xff", DecodeError::InvalidLength { .. });
+    assert_error!(b"V\x01a\x8f", DecodeError::InvalidLength { .. });
+    assert_error!(
+        b"\x58I\x7f\xff\xff\xff\x90",
         DecodeError::InvalidLength { .. }
-    ));
-    assert!(matches!(
-        error(b"V\x01a\x8f"),
+    );
+    assert_error!(
+        b"C\x01PI\x7f\xff\xff\xff",
         DecodeError::InvalidLength { .. }
-    ));
-    assert!(matches!(
-        error(b"\x58I\x7f\xff\xff\xff\x90"),
-        DecodeError::InvalidLength { .. }
-    ));
-    assert!(matches!(
-        error(b"C\x01PI\x7f\xff\xff\xff"),
-        DecodeError::InvalidLength { .. }
-    ));
-    assert!(matches!(
-        error(b"S\xff\xffabc"),
-        DecodeError::UnexpectedEof { .. }
-    ));
-    assert!(matches!(
-        error(b"B\xff\xffabc"),
-        DecodeError::UnexpectedEof { .. }
-    ));
+    );
+    assert_error!(b"S\xff\xffabc", DecodeError::UnexpectedEof { .. });
+    assert_error!(b"B\xff\xffabc", DecodeError::UnexpectedEof { .. });
 }
 
 #[test]
 fn malformed_input_gives_errors() {
-    assert!(matches!(
-        error(b""),
-        DecodeError::UnexpectedEof { offset: 0 }
-    ));
-    assert!(matches!(
-        error(b"Z"),
-        DecodeError::UnexpectedTag { tag: b'Z', .. }
-    ));
-    assert!(matches!(
-        error(b"@"),
-        DecodeError::UnexpectedTag { tag: 0x40, .. }
-    ));
-    assert!(matches!(
-        error(b"\x60"),
-        DecodeError::UnknownClass { index: 0, .. }
-    ));
-    assert!(matches!(
-        error(b"O\x91"),
-        DecodeError::UnknownClass { index: 1, .. }
-    ));
-    assert!(matches!(
-        error(b"\x71\x91\x90"),
-        DecodeError::UnknownType { index: 1, .. }
-    ));
-    assert!(matches!(
-        error(&[0x01, 0xff]),
-        DecodeError::InvalidUtf8 { offset: 1 }
-    ));
-    assert!(matches!(
-        error(&[0x01, 0xe2, 0x82]),
-        DecodeError::UnexpectedEof { .. }
-    ));
-    assert!(matches!(error(b"\x79"), DecodeError::UnexpectedEof { .. }));
-    assert!(matches!(error(b"H\x91"), DecodeError::UnexpectedEof { .. }));
-    assert!(matches!(
-        error(b"\x91\x91"),
-        DecodeError::TrailingBytes { offset: 1 }
-    ));
+    assert_error!(b"", DecodeError::UnexpectedEof { offset: 0 });
+    assert_error!(b"Z", DecodeError::UnexpectedTag { tag: b'Z', .. });
+    assert_error!(b"@", DecodeError::UnexpectedTag { tag: 0x40, .. });
+    assert_error!(b"\x60", DecodeError::UnknownClass { index: 0, .. });
+    assert_error!(b"O\x91", DecodeError::UnknownClass { index: 1, .. });
+    assert_error!(b"\x71\x91\x90", DecodeError::UnknownType { index: 1, .. });
+    assert_error!(&[0x01, 0xff], DecodeError::InvalidUtf8 { offset: 1 });
+    assert_error!(&[0x01, 0xe2, 0x82], DecodeError::UnexpectedEof { .. });
+    assert_error!(b"\x79", DecodeError::UnexpectedEof { .. });
+    assert_error!(b"H\x91", DecodeError::UnexpectedEof { .. });
+    assert_error!(b"\x91\x91", DecodeError::TrailingBytes { offset: 1 });
 }
 
 #[test]
