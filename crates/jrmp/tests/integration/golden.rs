@@ -383,56 +383,37 @@ fn spring_invocations_are_springs_bytes() {
         vec![invocation::RMI_INVOCATION_HANDLER.to_string()]
     );
 
-    let string = string_class();
+    // Each call is invoke(RemoteInvocation): the method, its one string
+    // argument when it has one, and no attributes.
+    let string = [&string_class()];
     let invoke = method_hash(invocation::INVOKE);
-    let mut enc = message::begin_call(Vec::new(), &stub.obj_id, message::HASH_OP, invoke);
-    invocation::write_remote_invocation(
-        &mut enc,
-        &invocation::remote_invocation_desc(),
-        "hello",
-        &[&string],
-        |enc| {
-            enc.write_string("aa");
-            Ok(())
-        },
-        |enc| {
-            enc.write_null();
-            Ok(())
-        },
-    )
-    .unwrap();
-    assert_eq!(case("spring-hello").0, enc.finish());
-
-    let mut enc = message::begin_call(Vec::new(), &stub.obj_id, message::HASH_OP, invoke);
-    invocation::write_remote_invocation(
-        &mut enc,
-        &invocation::remote_invocation_desc(),
-        "empty",
-        &[],
-        |_| Ok(()),
-        |enc| {
-            enc.write_null();
-            Ok(())
-        },
-    )
-    .unwrap();
-    assert_eq!(case("spring-empty").0, enc.finish());
-
-    let mut enc = message::begin_call(Vec::new(), &stub.obj_id, message::HASH_OP, invoke);
-    invocation::write_remote_invocation(
-        &mut enc,
-        &invocation::remote_invocation_desc(),
-        "echoString",
-        &[&string],
-        |enc| {
-            enc.write_string(&ascii_text(1024));
-            Ok(())
-        },
-        |enc| {
-            enc.write_null();
-            Ok(())
-        },
-    )
-    .unwrap();
-    assert_eq!(case("spring-string-1k").0, enc.finish());
+    for (name, method, argument) in [
+        ("spring-hello", "hello", Some("aa".to_owned())),
+        ("spring-empty", "empty", None),
+        ("spring-string-1k", "echoString", Some(ascii_text(1024))),
+    ] {
+        let parameter_types: &[&ClassDesc] = match argument {
+            Some(_) => &string,
+            None => &[],
+        };
+        let mut enc = message::begin_call(Vec::new(), &stub.obj_id, message::HASH_OP, invoke);
+        invocation::write_remote_invocation(
+            &mut enc,
+            &invocation::remote_invocation_desc(),
+            method,
+            parameter_types,
+            |enc| {
+                if let Some(argument) = &argument {
+                    enc.write_string(argument);
+                }
+                Ok(())
+            },
+            |enc| {
+                enc.write_null();
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(case(name).0, enc.finish(), "{name}");
+    }
 }
