@@ -128,6 +128,17 @@ impl<'a> Decoder<'a> {
         self.buf.len() - self.pos
     }
 
+    /// The error for a length `len` of `what`, read at `offset`, that the
+    /// rest of the input cannot hold (or that is over the reader's budget).
+    fn length_error(&self, offset: usize, what: &'static str, len: u64) -> DecodeError {
+        DecodeError::Length {
+            offset,
+            what,
+            len,
+            remaining: self.remaining(),
+        }
+    }
+
     /// Whether every byte was read.
     pub fn is_at_end(&self) -> bool {
         self.pos == self.buf.len()
@@ -295,12 +306,7 @@ impl<'a> Decoder<'a> {
         }
         let units = (n - 1) as usize;
         if units > self.remaining() {
-            return Err(DecodeError::Length {
-                offset: start,
-                what: "string",
-                len: units as u64,
-                remaining: self.remaining(),
-            });
+            return Err(self.length_error(start, "string", units as u64));
         }
         let rest = &self.buf[self.pos..];
         if rest[..units].is_ascii() {
@@ -347,12 +353,7 @@ impl<'a> Decoder<'a> {
             return Ok(None);
         }
         if n as usize > self.remaining() {
-            return Err(DecodeError::Length {
-                offset: at,
-                what: "byte array",
-                len: n as u64,
-                remaining: self.remaining(),
-            });
+            return Err(self.length_error(at, "byte array", n as u64));
         }
         Ok(Some(self.take(n as usize, "bytes")?.to_vec()))
     }
@@ -554,21 +555,15 @@ impl<'a> Decoder<'a> {
         };
         // Every element takes at least one byte, except all-null ones.
         if elements != Elements::AllNull && len > self.remaining() as u64 {
-            return Err(DecodeError::Length {
-                offset: at,
-                what: "collection",
-                len,
-                remaining: self.remaining(),
-            });
+            return Err(self.length_error(at, "collection", len));
         }
         if elements == Elements::AllNull {
             if len > self.null_budget {
-                return Err(DecodeError::Length {
-                    offset: at,
-                    what: "all-null collection (over the reader's budget of null elements)",
+                return Err(self.length_error(
+                    at,
+                    "all-null collection (over the reader's budget of null elements)",
                     len,
-                    remaining: self.remaining(),
-                });
+                ));
             }
             self.null_budget -= len;
         }
@@ -623,12 +618,7 @@ impl<'a> Decoder<'a> {
             }
         };
         if len.saturating_mul(2) > self.remaining() as u64 {
-            return Err(DecodeError::Length {
-                offset: at,
-                what: "map",
-                len,
-                remaining: self.remaining(),
-            });
+            return Err(self.length_error(at, "map", len));
         }
         Ok(Some(len as usize))
     }
@@ -956,12 +946,7 @@ impl<'a> Decoder<'a> {
             let n = self.read_var_int(true)? as u32;
             let len = n.saturating_sub(1) as usize;
             if len > self.remaining() {
-                return Err(DecodeError::Length {
-                    offset: at,
-                    what: "stack trace",
-                    len: len as u64,
-                    remaining: self.remaining(),
-                });
+                return Err(self.length_error(at, "stack trace", len as u64));
             }
             for _ in 0..len {
                 if let Ref::New(_) = self.read_ref()? {
