@@ -80,6 +80,12 @@ impl JavaVerify {
         )
     }
 
+    /// `mvn compile exec:java` of the golden project's `rpclab.golden.Verify`
+    /// over `dir` alone, as most codec crates' projects take it.
+    pub fn verify(pom: &Path, dir: &Path) -> Self {
+        Self::exec_java(pom, "rpclab.golden.Verify", &dir.display().to_string())
+    }
+
     /// `mvn compile exec:exec` of `rpclab.golden.Verify` over `dir`, for a
     /// project whose pom forks the JVM itself (to pass it flags) and takes
     /// the main class and the folder as the properties `golden.main` and

@@ -25,11 +25,7 @@ fn java_reads_what_rust_writes() {
         (name, bytes)
     });
     let written = write_cases(&dir, cases);
-    let verify = JavaVerify::exec_java(
-        &golden().pom(),
-        "rpclab.golden.Verify",
-        &dir.display().to_string(),
-    );
+    let verify = JavaVerify::verify(&golden().pom(), &dir);
     if let Err(e) = verify.run("javaser", &all_passed(written)) {
         panic!("{e}");
     }

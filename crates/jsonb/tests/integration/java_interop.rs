@@ -22,11 +22,7 @@ fn java_reads_what_rust_writes() {
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fastjson2-jsonb-java-interop");
     let written = write_cases(&dir, case_names().into_iter().map(|n| (n, rust_write(n))));
-    let verify = JavaVerify::exec_java(
-        &golden().pom(),
-        "rpclab.golden.Verify",
-        &dir.display().to_string(),
-    );
+    let verify = JavaVerify::verify(&golden().pom(), &dir);
     if let Err(e) = verify.run("fastjson2-jsonb", &all_passed(written)) {
         panic!("{e}");
     }

@@ -62,13 +62,9 @@ fn java_reads_what_rust_writes() {
                     })
                 }),
         );
-        let verify = JavaVerify::exec_java(
-            &golden().pom(),
-            "rpclab.golden.Verify",
-            &dir.display().to_string(),
-        )
-        .profile(line)
-        .env("MAVEN_OPTS", &opens.join(" "));
+        let verify = JavaVerify::verify(&golden().pom(), &dir)
+            .profile(line)
+            .env("MAVEN_OPTS", &opens.join(" "));
         if let Err(e) = verify.run(
             &format!("{line} (shared strings, and every string in full)"),
             &format!("{line}: {}", all_passed(written)),
