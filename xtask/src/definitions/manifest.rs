@@ -668,6 +668,15 @@ pub fn select<'a>(manifests: &'a [Manifest], only: &[String]) -> Result<Vec<&'a 
     Ok(chosen)
 }
 
+/// The servers' names, comma-separated, as a message lists them.
+pub fn names<'a>(manifests: impl IntoIterator<Item = &'a Manifest>) -> String {
+    manifests
+        .into_iter()
+        .map(|m| m.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A Java Thrift server's manifest, its common fields followed by `extra`
 /// (a name, variants): the engine's planning tests vary only those, and one
 /// copy keeps their servers alike.

@@ -13,7 +13,7 @@
 //! within the tolerance or the budget of steps is spent.
 
 use crate::definitions::lab::{OpenSettings, Profile, Scenario};
-use crate::definitions::manifest::Manifest;
+use crate::definitions::manifest::{self, Manifest};
 use anyhow::{bail, Result};
 use rpclab_model::capacity::{Asked, CapacitySearch, Failure, Outcome, Step};
 use rpclab_model::result::Cell;
@@ -140,11 +140,7 @@ pub fn variant(
         _ => bail!(
             "lab capacity searches one server, and the selection names {}: {}; name one",
             selected.len(),
-            selected
-                .iter()
-                .map(|m| m.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            manifest::names(selected.iter().copied())
         ),
     };
     match variants {

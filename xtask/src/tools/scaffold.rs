@@ -118,7 +118,7 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
                 || {
                     format!(
                         "--like {like}: no such server (there are: {})",
-                        names(&manifests)
+                        manifest::names(&manifests)
                     )
                 },
             )?),
@@ -129,12 +129,7 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
     let port = match args.port {
         Some(p) if used.contains(&p) => bail!(
             "--port {p} is taken by {}",
-            manifests
-                .iter()
-                .filter(|m| m.port == p)
-                .map(|m| m.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            manifest::names(manifests.iter().filter(|m| m.port == p))
         ),
         Some(p) => p,
         None => {
@@ -149,14 +144,6 @@ pub fn new_server(root: &Path, args: &ServerArgs) -> Result<Scaffold> {
         (None, Some(protocol)) => template(&dest, name, protocol, port, registry.as_deref()),
         (None, None) => unreachable!("--like always finds its source or fails above"),
     }
-}
-
-fn names(manifests: &[Manifest]) -> String {
-    manifests
-        .iter()
-        .map(|m| m.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn copy_server(
