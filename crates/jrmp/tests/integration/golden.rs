@@ -60,6 +60,17 @@ fn call_header(c2s: &[u8]) -> CallHeader {
     dec_header.0
 }
 
+/// Steps over a ping at `at_c` of the client's bytes and its ack at `at_s`
+/// of the server's, if the JDK sent one (it may, before it reuses a
+/// cached connection).
+fn skip_ping(c2s: &[u8], s2c: &[u8], at_c: &mut usize, at_s: &mut usize) {
+    if c2s[*at_c] == wire::PING {
+        assert_eq!(s2c[*at_s], wire::PING_ACK);
+        *at_c += 1;
+        *at_s += 1;
+    }
+}
+
 fn string_class() -> ClassDesc {
     ClassDesc::new(
         "java.lang.String",
@@ -118,11 +129,7 @@ fn handshake_lookup_dirty_call_and_ack_are_the_jdks_bytes() {
     at_s += n;
 
     // The JDK may ping before reusing the connection for the DGC call.
-    if c2s[at_c] == wire::PING {
-        assert_eq!(s2c[at_s], wire::PING_ACK);
-        at_c += 1;
-        at_s += 1;
-    }
+    skip_ping(&c2s, &s2c, &mut at_c, &mut at_s);
 
     // DGC dirty([stub's ObjID], seq, Lease(vmid, 10 min)): parse the JDK's,
     // write ours with the same values, compare.
@@ -190,11 +197,7 @@ fn handshake_lookup_dirty_call_and_ack_are_the_jdks_bytes() {
     );
     at_s += n;
     // The acknowledgement reuses the cached connection too: maybe a ping.
-    if c2s[at_c] == wire::PING {
-        assert_eq!(s2c[at_s], wire::PING_ACK);
-        at_c += 1;
-        at_s += 1;
-    }
+    skip_ping(&c2s, &s2c, &mut at_c, &mut at_s);
     assert_eq!(at_s, s2c.len());
     assert_eq!(&c2s[at_c..], &message::dgc_ack(&lookup_ack)[..]);
 }
