@@ -198,24 +198,27 @@ pub fn spawn_logged(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf)
     (child, log_path)
 }
 
+/// The cells measured so far by the runs writing snapshots under
+/// `results` (results.json is written after every cell): none while no
+/// snapshot, or no readable results.json, is there yet.
+pub fn cells_so_far(results: &Path) -> Vec<Value> {
+    let Ok(dirs) = std::fs::read_dir(results) else {
+        return Vec::new();
+    };
+    dirs.flatten()
+        .filter_map(|d| std::fs::read_to_string(d.path().join("results.json")).ok())
+        .filter_map(|t| serde_json::from_str::<Value>(&t).ok())
+        .flat_map(|r| r["cells"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
 /// Waits until a snapshot under `results` holds a measured cell
 /// (results.json is written after every cell), however long the builds and
 /// the priming take, up to an hour; fails, with the run's log at
 /// `log_path`, if the run ends first.
 pub fn wait_for_a_cell(run: &mut std::process::Child, results: &Path, log_path: &Path) {
-    let a_cell = || -> bool {
-        let Ok(dirs) = std::fs::read_dir(results) else {
-            return false;
-        };
-        dirs.flatten().any(|d| {
-            std::fs::read_to_string(d.path().join("results.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                .is_some_and(|r| r["cells"].as_array().is_some_and(|c| !c.is_empty()))
-        })
-    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-    while !a_cell() {
+    while cells_so_far(results).is_empty() {
         if let Some(status) = run.try_wait().unwrap() {
             panic!(
                 "the run ended ({status}) before its first cell:\n{}",

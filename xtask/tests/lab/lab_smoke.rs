@@ -12,7 +12,7 @@ use crate::common;
 
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
-use common::lab::{check_cell_consistency, spawn_logged};
+use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
 use common::{engine_lock, only_snapshot, repo_root, text, xtask};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -412,21 +412,9 @@ fn served_a_cell(results: &Path, variant: &str) -> bool {
             })
             .collect()
     };
-    let Ok(dirs) = std::fs::read_dir(results) else {
-        return false;
-    };
-    dirs.flatten().any(|d| {
-        std::fs::read_to_string(d.path().join("results.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|r| {
-                r["cells"].as_array().is_some_and(|cells| {
-                    cells.iter().any(|c| {
-                        c["server"] == "thrift-java"
-                            && c["variant"].as_str().map(sanitize).as_deref() == Some(variant)
-                    })
-                })
-            })
+    cells_so_far(results).iter().any(|c| {
+        c["server"] == "thrift-java"
+            && c["variant"].as_str().map(sanitize).as_deref() == Some(variant)
     })
 }
 
