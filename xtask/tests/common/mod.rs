@@ -98,6 +98,17 @@ pub fn xtask(args: &[&str]) -> Output {
     xtask_command(args).output().expect("xtask runs")
 }
 
+/// `cargo xtask lab build <args>`, which must succeed: the images a test's
+/// run needs, built (or found) before the test takes an engine.
+pub fn lab_build(args: &[&str]) {
+    let build = xtask(&[&["lab", "build"], args].concat());
+    assert!(
+        build.status.success(),
+        "lab build failed:\n{}",
+        text(&build)
+    );
+}
+
 /// What a command printed, both streams.
 pub fn text(out: &Output) -> String {
     format!(

@@ -9,7 +9,7 @@ use crate::common;
 use common::lab::{
     cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, spawn_logged, wait_for_a_cell,
 };
-use common::{engine_lock, engine_lock_of, only_snapshot, text, xtask, xtask_command};
+use common::{engine_lock, engine_lock_of, lab_build, only_snapshot, text, xtask, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -347,19 +347,7 @@ fn engine_c_with_thrift(test: &str) -> Option<PrivateEngine> {
             return None;
         }
     };
-    let build = xtask(&[
-        "lab",
-        "build",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-    ]);
-    assert!(
-        build.status.success(),
-        "lab build failed:\n{}",
-        text(&build)
-    );
+    lab_build(&["--only", "thrift-java", "--profile", "smoke"]);
     copy_thrift_images_to(ENGINE_C);
     Some(engine)
 }

@@ -13,7 +13,7 @@ use crate::common;
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
-use common::{engine_lock, only_snapshot, repo_root, text, xtask};
+use common::{engine_lock, lab_build, only_snapshot, repo_root, text, xtask};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -55,19 +55,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     // Its images first, without the engine: a build is no run, and while
     // they build (or wait for CI's build of them beside the tests) the
     // engine serves the other lab tests, which need a few images only.
-    let build = xtask(&[
-        "lab",
-        "build",
-        "--lab",
-        "compose/full.toml",
-        "--profile",
-        "smoke",
-    ]);
-    assert!(
-        build.status.success(),
-        "lab build failed:\n{}",
-        text(&build)
-    );
+    lab_build(&["--lab", "compose/full.toml", "--profile", "smoke"]);
     let _engine = engine_lock();
     let results = tempfile::tempdir().unwrap();
     // One repetition: this test is about every variant's calls, and it
