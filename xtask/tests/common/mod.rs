@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod dockerd;
 pub mod lab;
 
 use std::path::{Path, PathBuf};

@@ -4,98 +4,10 @@
 
 use crate::common;
 
-use common::lab::{check_cell_consistency, lab_ps_on};
+use common::dockerd::{Dockerd, ENGINE_B};
+use common::lab::check_cell_consistency;
 use common::{engine_lock, only_snapshot, text, xtask, xtask_command};
 use serde_json::Value;
-use std::process::Command;
-
-/// The second engine of the multi-host test: its socket, and the
-/// `dockerd` arguments that give it a data root, exec root and pid file of
-/// its own beside the default engine (docs/multi-host.md).
-const ENGINE_B: &str = "unix:///run/rpclab-b.sock";
-
-const ENGINE_B_ARGS: &[&str] = &[
-    "--host",
-    "unix:///run/rpclab-b.sock",
-    "--data-root",
-    "/var/lib/rpclab-b",
-    "--exec-root",
-    "/run/rpclab-b-exec",
-    "--pidfile",
-    "/run/rpclab-b.pid",
-    "--bridge",
-    "none",
-    "--iptables=false",
-];
-
-/// The second engine, running: already, or started here (then stopped when
-/// dropped). Err says why it cannot be had on this machine.
-struct SecondEngine {
-    started: Option<std::process::Child>,
-}
-
-impl SecondEngine {
-    fn get() -> Result<SecondEngine, String> {
-        if lab_ps_on(ENGINE_B).status.success() {
-            return Ok(SecondEngine { started: None });
-        }
-        let root = Command::new("id")
-            .arg("-u")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-            .unwrap_or(false);
-        if !root {
-            return Err(format!(
-                "{ENGINE_B} does not answer and starting a second dockerd needs root"
-            ));
-        }
-        let log_path = std::env::temp_dir().join("rpclab-dockerd-b.log");
-        let log = std::fs::File::create(&log_path).unwrap();
-        let child = match Command::new("dockerd")
-            .args(ENGINE_B_ARGS)
-            .stdin(std::process::Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-        {
-            Ok(c) => c,
-            Err(e) => {
-                return Err(format!(
-                    "{ENGINE_B} does not answer and dockerd cannot be started: {e}"
-                ))
-            }
-        };
-        let mut engine = SecondEngine {
-            started: Some(child),
-        };
-        for _ in 0..120 {
-            if lab_ps_on(ENGINE_B).status.success() {
-                return Ok(engine);
-            }
-            if let Some(status) = engine.started.as_mut().unwrap().try_wait().unwrap() {
-                panic!(
-                    "the second dockerd exited ({status}):\n{}",
-                    std::fs::read_to_string(&log_path).unwrap_or_default()
-                );
-            }
-            std::thread::sleep(std::time::Duration::from_millis(500));
-        }
-        panic!(
-            "the second dockerd started but {ENGINE_B} did not answer in 60 s:\n{}",
-            std::fs::read_to_string(&log_path).unwrap_or_default()
-        );
-    }
-}
-
-impl Drop for SecondEngine {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.started.take() {
-            // SIGTERM: dockerd shuts down cleanly and removes its socket.
-            let _ = Command::new("kill").arg(child.id().to_string()).status();
-            let _ = child.wait();
-        }
-    }
-}
 
 /// Server and registry on the default engine, the client on a second one
 /// (both on this machine, so every call still goes over 127.0.0.1): every
@@ -104,7 +16,7 @@ impl Drop for SecondEngine {
 #[test]
 fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_engines() {
     let _engine = engine_lock();
-    let second = match SecondEngine::get() {
+    let second = match Dockerd::running_or_started(ENGINE_B) {
         Ok(e) => e,
         Err(why) => {
             eprintln!("SKIPPED a_client_on_a_second_engine_...: {why}");

@@ -6,13 +6,13 @@
 
 use crate::common;
 
+use common::dockerd::{Dockerd, ENGINE_C};
 use common::lab::{
     cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, spawn_logged, wait_for_a_cell,
 };
 use common::{engine_lock, engine_lock_of, lab_build, only_snapshot, text, xtask, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// `lab run` of two servers, killed (SIGKILL, as `kill -9` ends it) once
 /// results.json holds a cell and a server of the run runs, then
@@ -140,134 +140,6 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
     );
 }
 
-/// The engine the engine-restart test stops and starts: a `dockerd` of
-/// the test's own beside the default engine (other runs use that one), with
-/// a socket, data root, exec root and pid file of its own, no bridge and
-/// no iptables (the lab uses the host's network only), as `.ci/run` starts
-/// the multi-host test's second engine.
-const ENGINE_C: &str = "unix:///run/rpclab-c.sock";
-
-const ENGINE_C_ARGS: &[&str] = &[
-    "--host",
-    "unix:///run/rpclab-c.sock",
-    "--data-root",
-    "/var/lib/rpclab-c",
-    "--exec-root",
-    "/run/rpclab-c-exec",
-    "--pidfile",
-    "/run/rpclab-c.pid",
-    "--bridge",
-    "none",
-    "--iptables=false",
-];
-
-const ENGINE_C_PIDFILE: &str = "/run/rpclab-c.pid";
-
-/// A `dockerd` this test starts and stops; dropped, it is stopped (also
-/// when the test fails).
-struct PrivateEngine {
-    dockerd: Option<std::process::Child>,
-    log: PathBuf,
-}
-
-impl PrivateEngine {
-    /// Starts it; Err says why no `dockerd` can be started here.
-    fn start() -> Result<PrivateEngine, String> {
-        let root = Command::new("id")
-            .arg("-u")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-            .unwrap_or(false);
-        if !root {
-            return Err("starting a dockerd of the test's own needs root".into());
-        }
-        // One left by a test run that was killed is this test's own.
-        if let Some(pid) = std::fs::read_to_string(ENGINE_C_PIDFILE)
-            .ok()
-            .and_then(|p| p.trim().parse::<i32>().ok())
-        {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if String::from_utf8_lossy(&cmdline).contains("/run/rpclab-c.sock") {
-                terminate(pid);
-            }
-        }
-        let mut engine = PrivateEngine {
-            dockerd: None,
-            log: std::env::temp_dir().join("rpclab-dockerd-c.log"),
-        };
-        engine.start_again()?;
-        Ok(engine)
-    }
-
-    /// Starts `dockerd` and waits until the engine answers.
-    fn start_again(&mut self) -> Result<(), String> {
-        assert!(self.dockerd.is_none(), "dockerd runs already");
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .unwrap();
-        let child = Command::new("dockerd")
-            .args(ENGINE_C_ARGS)
-            .stdin(std::process::Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .map_err(|e| format!("dockerd cannot be started: {e}"))?;
-        self.dockerd = Some(child);
-        for _ in 0..240 {
-            if lab_ps_on(ENGINE_C).status.success() {
-                return Ok(());
-            }
-            if let Some(status) = self.dockerd.as_mut().unwrap().try_wait().unwrap() {
-                self.dockerd = None;
-                return Err(format!(
-                    "dockerd exited at its start ({status}):\n{}",
-                    std::fs::read_to_string(&self.log).unwrap_or_default()
-                ));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(500));
-        }
-        panic!(
-            "dockerd started but {ENGINE_C} did not answer in 2 min:\n{}",
-            std::fs::read_to_string(&self.log).unwrap_or_default()
-        );
-    }
-
-    /// Stops `dockerd` as a restart of the engine does (SIGTERM: it stops
-    /// its containers, then exits) and waits until it has exited.
-    fn stop(&mut self) {
-        if let Some(mut child) = self.dockerd.take() {
-            terminate(child.id() as i32);
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for PrivateEngine {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// SIGTERM to `pid`, then waits (up to 2 min) until it is gone.
-fn terminate(pid: i32) {
-    // SAFETY: kill(2) with a signal number, no memory involved.
-    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
-        return;
-    }
-    for _ in 0..1200 {
-        // SAFETY: signal 0 only checks that the process exists.
-        if unsafe { libc::kill(pid, 0) } != 0 {
-            return;
-        }
-        // Reaps it when it is this process's child (else nothing happens).
-        // SAFETY: waitpid on one pid, no memory involved.
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}
-
 /// The images a run of thrift-java 0.20 needs, copied from the default
 /// engine (where `lab build` made them) to `endpoint` unless it has them.
 /// A copy keeps each image's id and labels, so the run on that engine
@@ -339,8 +211,8 @@ fn copy_thrift_images_to(endpoint: &str) {
 /// The test's own engine, started, with the images of a thrift-java 0.20
 /// run (built, or found, on the default engine, then copied); None, said
 /// as `test` SKIPPED, where no `dockerd` can be started here.
-fn engine_c_with_thrift(test: &str) -> Option<PrivateEngine> {
-    let engine = match PrivateEngine::start() {
+fn engine_c_with_thrift(test: &str) -> Option<Dockerd> {
+    let engine = match Dockerd::own(ENGINE_C) {
         Ok(e) => e,
         Err(why) => {
             eprintln!("SKIPPED {test}: {why}");
@@ -511,7 +383,7 @@ fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
     let results = tempfile::tempdir().unwrap();
     let (mut run, log_path, kept) = restart_run_to_first_cell(results.path(), "10m", "restart");
     engine.stop();
-    engine.start_again().unwrap();
+    engine.start().unwrap();
     let (status, mut log) = wait_for_end(&mut run, &log_path);
     let said = stopped_answering_lines(&log);
     assert_eq!(
@@ -567,7 +439,7 @@ fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
             ))),
         "the manifest says why the run stopped: {manifest}"
     );
-    engine.start_again().unwrap();
+    engine.start().unwrap();
     let resumed = resume_from_last_line(&log, &snap);
     assert!(
         resumed.contains("no longer running"),
@@ -739,7 +611,7 @@ fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() 
             Kill::EngineStop => {
                 engine.stop();
                 let _ = wait_for_end(&mut run, &log_path);
-                engine.start_again().unwrap();
+                engine.start().unwrap();
             }
         }
         let log = std::fs::read_to_string(&log_path).unwrap_or_default();

@@ -1,0 +1,164 @@
+//! A `dockerd` beside the machine's engine, for the tests that need a
+//! second engine (the multi-host test's `b`) or one they may stop and start
+//! (the resume tests' `c`): a socket, data root, exec root and pid file of
+//! its own, no bridge and no iptables (the lab uses the host's network
+//! only), as `.ci/run` starts engine `b`.
+
+use super::lab::lab_ps_on;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+/// The multi-host test's second engine (`.ci/run` starts it beforehand).
+pub const ENGINE_B: &str = "unix:///run/rpclab-b.sock";
+/// The engine the resume tests stop and start, theirs alone.
+pub const ENGINE_C: &str = "unix:///run/rpclab-c.sock";
+
+/// How long a started `dockerd` may take to answer.
+const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// A `dockerd` at one of the endpoints above; dropped, the one it started
+/// is stopped (also when the test fails).
+pub struct Dockerd {
+    endpoint: &'static str,
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl Dockerd {
+    /// The engine at `endpoint` as it is when it answers already (a
+    /// running one is not this test's to stop), else started here. Err
+    /// says why none can be had on this machine.
+    pub fn running_or_started(endpoint: &'static str) -> Result<Dockerd, String> {
+        let mut engine = Dockerd::at(endpoint);
+        if lab_ps_on(endpoint).status.success() {
+            return Ok(engine);
+        }
+        engine.start()?;
+        Ok(engine)
+    }
+
+    /// A `dockerd` of this test's own at `endpoint`, started here: one
+    /// that a killed test run left is stopped first. Err says why none can
+    /// be started on this machine.
+    pub fn own(endpoint: &'static str) -> Result<Dockerd, String> {
+        let mut engine = Dockerd::at(endpoint);
+        if let Some(pid) = std::fs::read_to_string(engine.path("/run/rpclab-", ".pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok())
+        {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&endpoint["unix://".len()..]) {
+                terminate(pid);
+            }
+        }
+        engine.start()?;
+        Ok(engine)
+    }
+
+    fn at(endpoint: &'static str) -> Dockerd {
+        Dockerd {
+            endpoint,
+            child: None,
+            log: std::env::temp_dir().join(format!("rpclab-dockerd-{}.log", name_of(endpoint))),
+        }
+    }
+
+    /// `<prefix><name><suffix>`: this engine's file of a kind.
+    fn path(&self, prefix: &str, suffix: &str) -> String {
+        format!("{prefix}{}{suffix}", name_of(self.endpoint))
+    }
+
+    /// Starts `dockerd` and waits until the engine answers.
+    pub fn start(&mut self) -> Result<(), String> {
+        assert!(self.child.is_none(), "dockerd runs already");
+        if !is_root() {
+            return Err(format!(
+                "{} does not answer and starting a dockerd needs root",
+                self.endpoint
+            ));
+        }
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new("dockerd")
+            .args(["--host", self.endpoint])
+            .args(["--data-root", &self.path("/var/lib/rpclab-", "")])
+            .args(["--exec-root", &self.path("/run/rpclab-", "-exec")])
+            .args(["--pidfile", &self.path("/run/rpclab-", ".pid")])
+            .args(["--bridge", "none", "--iptables=false"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("dockerd cannot be started: {e}"))?;
+        self.child = Some(child);
+        let started = std::time::Instant::now();
+        while started.elapsed() < ANSWER_WITHIN {
+            if lab_ps_on(self.endpoint).status.success() {
+                return Ok(());
+            }
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                self.child = None;
+                return Err(format!(
+                    "dockerd exited at its start ({status}):\n{}",
+                    std::fs::read_to_string(&self.log).unwrap_or_default()
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        panic!(
+            "dockerd started but {} did not answer in {} s:\n{}",
+            self.endpoint,
+            ANSWER_WITHIN.as_secs(),
+            std::fs::read_to_string(&self.log).unwrap_or_default()
+        );
+    }
+
+    /// Stops the `dockerd` started here as a restart of the engine does
+    /// (SIGTERM: it stops its containers, removes its socket, then exits)
+    /// and waits until it has exited.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            terminate(child.id() as i32);
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Dockerd {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `b` of `unix:///run/rpclab-b.sock`.
+fn name_of(endpoint: &str) -> &str {
+    endpoint
+        .trim_start_matches("unix:///run/rpclab-")
+        .trim_end_matches(".sock")
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid(2) has no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// SIGTERM to `pid`, then waits (up to 2 min) until it is gone.
+fn terminate(pid: i32) {
+    // SAFETY: kill(2) with a signal number, no memory involved.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+        return;
+    }
+    for _ in 0..1200 {
+        // SAFETY: signal 0 only checks that the process exists.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return;
+        }
+        // Reaps it when it is this process's child (else nothing happens).
+        // SAFETY: waitpid on one pid, no memory involved.
+        unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
