@@ -32,6 +32,7 @@
 //! the rest of the comparison.
 
 use crate::protocol::CallError;
+use crate::shorten::shorten;
 use regex::Regex;
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
@@ -487,12 +488,7 @@ fn empty(v: &Json) -> bool {
 
 /// A value as an error shows it, cut to 60 characters.
 fn cut(v: &Json) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 60 {
-        format!("{}…", text.chars().take(60).collect::<String>())
-    } else {
-        text
-    }
+    shorten(v.to_string(), 60)
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ pub mod prepared;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;
+mod shorten;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

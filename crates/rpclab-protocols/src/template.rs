@@ -31,6 +31,7 @@
 //! writing, in any order, see the same draws, and two `{{randomString 8}}`
 //! in one call still differ.
 
+use crate::shorten::shorten;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -363,10 +364,7 @@ fn action_of(action: &str, method: &Method) -> Result<Action, String> {
 
 /// A text cut to 60 characters, for errors.
 fn shown(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
+    shorten(text.to_owned(), 60)
 }
 
 /// The time of a call, taken once.

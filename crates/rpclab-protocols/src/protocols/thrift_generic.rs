@@ -76,6 +76,7 @@ use crate::protocol::{
     check_options, first_call_verified, json_lines_option, json_option, CallError, Connection,
     Protocol, WireCounter,
 };
+use crate::shorten::shorten;
 use crate::template::{self, CallValues, Needs};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
@@ -757,10 +758,7 @@ impl Resolved {
 
 /// JSON cut to 120 characters, for errors.
 fn short(text: String) -> String {
-    match text.char_indices().nth(120) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    shorten(text, 120)
 }
 
 #[cfg(test)]

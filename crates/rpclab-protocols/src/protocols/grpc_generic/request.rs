@@ -32,6 +32,7 @@
 //! allocation for its body.
 
 use crate::protocols::grpc::MAX_MESSAGE_SIZE;
+use crate::shorten::shorten;
 use crate::template::{self, CallValues, Needs, Text};
 use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message as _;
@@ -192,11 +193,7 @@ pub(crate) fn json_type(v: &Json) -> &'static str {
 /// A JSON value, cut to 40 characters, for errors (also the generic Dubbo
 /// call's).
 pub(crate) fn shown(v: &Json) -> String {
-    let text = v.to_string();
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    shorten(v.to_string(), 40)
 }
 
 /// The well-known types have JSON forms of their own (a timestamp is a

@@ -24,6 +24,7 @@
 
 use super::idl::{Kind, Requiredness, Schema, Ty};
 use crate::expect::first_element_difference;
+use crate::shorten::shorten;
 use crate::template::{self, CallValues, Text};
 use base64::Engine as _;
 use serde_json::Value as Json;
@@ -139,11 +140,7 @@ pub fn number_as(ty: &Ty, n: u64) -> Value {
 
 /// A JSON value's type and text, cut to 40 characters, for errors.
 fn got(v: &Json) -> String {
-    let text = v.to_string();
-    match text.char_indices().nth(40) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    shorten(v.to_string(), 40)
 }
 
 /// `path: expected TYPE, got JSON`.
@@ -591,11 +588,7 @@ fn field_value(fields: &[(i16, Value)], id: i16) -> Option<&Value> {
 
 /// A value as an error shows it: JSON, cut to 60 characters.
 fn shown(schema: &Schema, ty: &Ty, v: &Value) -> String {
-    let text = to_text(schema, ty, v);
-    match text.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    shorten(to_text(schema, ty, v), 60)
 }
 
 #[cfg(test)]
