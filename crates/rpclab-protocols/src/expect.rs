@@ -179,18 +179,9 @@ impl Expectation {
                 .then(|| format!("expected {}, got {}", want.shown(n), cut(g)))
                 .and_then(at),
             (Node::Array(items), Some(Json::Array(got))) => {
-                if items.len() != got.len() {
-                    return at(format!(
-                        "expected {} elements, got {}",
-                        items.len(),
-                        got.len()
-                    ));
-                }
-                items
-                    .iter()
-                    .zip(got)
-                    .enumerate()
-                    .find_map(|(i, (w, g))| self.compare(w, Some(g), n, &format!("{path}[{i}]")))
+                first_element_difference(items, got, path, |w, g, path| {
+                    self.compare(w, Some(g), n, path)
+                })
             }
             (Node::Object(fields), Some(Json::Object(got))) => {
                 let here = |key: &str| {
@@ -270,28 +261,35 @@ impl Matcher {
     }
 }
 
-/// The first difference of two lists of a reply's values, element by
-/// element (`compare` with each pair and its path `path[i]`), or their
-/// lengths' if those differ: how the generic protocols' own value types
-/// walk a list.
-pub(crate) fn first_element_difference<T>(
-    expected: &[T],
-    got: &[T],
+/// The first difference of two lists, element by element (`compare` with
+/// each pair and its path `path[i]`), or their lengths' if those differ:
+/// how an expectation and the generic protocols' own value types walk a
+/// list.
+pub(crate) fn first_element_difference<E, G>(
+    expected: &[E],
+    got: &[G],
     path: &str,
-    compare: impl Fn(&T, &T, &str) -> Option<String>,
+    compare: impl Fn(&E, &G, &str) -> Option<String>,
 ) -> Option<String> {
-    if expected.len() != got.len() {
-        return Some(format!(
-            "{path}: expected {} elements, got {}",
-            expected.len(),
-            got.len()
-        ));
+    if let Some(lengths) = length_difference(path, expected.len(), got.len()) {
+        return Some(lengths);
     }
     expected
         .iter()
         .zip(got)
         .enumerate()
         .find_map(|(i, (e, g))| compare(e, g, &format!("{path}[{i}]")))
+}
+
+/// `path: expected N elements, got M` where two collections' sizes differ
+/// (without `path: ` at the root), the one wording of every comparison.
+pub(crate) fn length_difference(path: &str, expected: usize, got: usize) -> Option<String> {
+    let what = format!("expected {expected} elements, got {got}");
+    match (expected == got, path.is_empty()) {
+        (true, _) => None,
+        (false, true) => Some(what),
+        (false, false) => Some(format!("{path}: {what}")),
+    }
 }
 
 /// The expectation's tree, each `$` object read as a matcher.

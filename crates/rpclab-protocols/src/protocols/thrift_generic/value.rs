@@ -23,7 +23,7 @@
 //! the whole value of an integer field, at any depth (not in map keys).
 
 use super::idl::{Kind, Requiredness, Schema, Ty};
-use crate::expect::first_element_difference;
+use crate::expect::{first_element_difference, length_difference};
 use crate::shorten::shorten;
 use crate::template::{self, CallValues, Text};
 use base64::Engine as _;
@@ -512,12 +512,8 @@ pub fn first_difference(
             })
         }
         (Value::List(e), Value::List(g), Ty::Set(t)) => {
-            if e.len() != g.len() {
-                return Some(format!(
-                    "{path}: expected {} elements, got {}",
-                    e.len(),
-                    g.len()
-                ));
+            if let Some(lengths) = length_difference(path, e.len(), g.len()) {
+                return Some(lengths);
             }
             e.iter().find_map(|want| {
                 let found = g
