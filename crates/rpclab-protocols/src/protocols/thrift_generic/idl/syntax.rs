@@ -396,24 +396,32 @@ impl Parser {
     }
 
     fn name(&mut self, what: &str) -> Result<String, SyntaxError> {
-        match self.peek() {
-            Tok::Word(w) => {
-                let w = w.clone();
-                self.at += 1;
-                Ok(w)
-            }
-            _ => self.fail(what),
-        }
+        self.take_text(what, |tok| match tok {
+            Tok::Word(w) => Some(w),
+            _ => None,
+        })
     }
 
     fn literal(&mut self, what: &str) -> Result<String, SyntaxError> {
-        match self.peek() {
-            Tok::Str(s) => {
-                let s = s.clone();
+        self.take_text(what, |tok| match tok {
+            Tok::Str(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// The next token's text where `text_of` finds one (consumed), or the
+    /// error that `what` was expected there.
+    fn take_text(
+        &mut self,
+        what: &str,
+        text_of: impl FnOnce(&Tok) -> Option<&String>,
+    ) -> Result<String, SyntaxError> {
+        match text_of(self.peek()).cloned() {
+            Some(text) => {
                 self.at += 1;
-                Ok(s)
+                Ok(text)
             }
-            _ => self.fail(what),
+            None => self.fail(what),
         }
     }
 
