@@ -1152,22 +1152,28 @@ mod tests {
         );
     }
 
-    /// A plaintext pool whose server answers with a TLS alert: one error
-    /// that says the server speaks TLS and what to pass.
-    #[tokio::test]
-    async fn a_tls_server_answering_a_plaintext_request_is_named() {
+    /// A loopback server that answers whatever a connection first sends
+    /// with `answer`, whether or not the client speaks its protocol: the
+    /// peer of the tests of a client talking to the wrong kind of server.
+    async fn answering_every_connection(answer: &'static [u8]) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         tokio::spawn(async move {
             while let Ok((mut s, _)) = listener.accept().await {
-                let mut buf = [0u8; 1024];
+                let mut buf = [0u8; 4096];
                 let _ = s.read(&mut buf).await;
-                // An alert record: fatal, protocol_version.
-                let _ = s
-                    .write_all(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])
-                    .await;
+                let _ = s.write_all(answer).await;
             }
         });
+        addr
+    }
+
+    /// A plaintext pool whose server answers with a TLS alert: one error
+    /// that says the server speaks TLS and what to pass.
+    #[tokio::test]
+    async fn a_tls_server_answering_a_plaintext_request_is_named() {
+        // An alert record: fatal, protocol_version.
+        let addr = answering_every_connection(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46]).await;
         let pool = HttpPool::connect(&Transport::Plaintext, &addr, WireCounter::default(), 1)
             .await
             .unwrap();
@@ -1183,17 +1189,9 @@ mod tests {
     /// when the pool connects, with the hint that the server is plaintext.
     #[tokio::test]
     async fn a_tls_pool_against_a_plaintext_server_fails_to_connect() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            while let Ok((mut s, _)) = listener.accept().await {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf).await;
-                let _ = s
-                    .write_all(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
-                    .await;
-            }
-        });
+        let addr =
+            answering_every_connection(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+                .await;
         let tls = Transport::from_options(
             "hessian",
             &crate::testing::options(&[("tls", "skip-verify")]),
