@@ -250,6 +250,13 @@ struct Start {
     nil: bool,
 }
 
+/// What comes next in a reply, as the cursor walks it.
+enum Step {
+    Start(Start),
+    End,
+    Eof,
+}
+
 impl<'a> Cursor<'a> {
     fn new(xml: &'a [u8]) -> Self {
         let mut reader = NsReader::from_reader(xml);
@@ -276,26 +283,35 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// The next child element of the current element, or `None` at its end
-    /// (consumed). Text between elements is ignored.
-    fn next_child(&mut self) -> Result<Option<Start>, CallError> {
+    /// The next element's start, an element's end or the end of the
+    /// document, whichever comes first. Text, comments and declarations
+    /// between elements are ignored.
+    fn next_step(&mut self) -> Result<Step, CallError> {
         loop {
             let (ns, event) = self
                 .reader
                 .read_resolved_event()
                 .map_err(|e| xml_error("SOAP reply", e))?;
             let ns = owned_ns(ns)?;
-            match event {
-                Event::Start(e) => return self.start(ns, &e, false).map(Some),
-                Event::Empty(e) => return self.start(ns, &e, true).map(Some),
-                Event::End(_) => return Ok(None),
-                Event::Eof => {
-                    return Err(CallError::Protocol(
-                        "SOAP reply ends inside an element".into(),
-                    ))
-                }
+            return match event {
+                Event::Start(e) => self.start(ns, &e, false).map(Step::Start),
+                Event::Empty(e) => self.start(ns, &e, true).map(Step::Start),
+                Event::End(_) => Ok(Step::End),
+                Event::Eof => Ok(Step::Eof),
                 _ => continue,
-            }
+            };
+        }
+    }
+
+    /// The next child element of the current element, or `None` at its end
+    /// (consumed). Text between elements is ignored.
+    fn next_child(&mut self) -> Result<Option<Start>, CallError> {
+        match self.next_step()? {
+            Step::Start(child) => Ok(Some(child)),
+            Step::End => Ok(None),
+            Step::Eof => Err(CallError::Protocol(
+                "SOAP reply ends inside an element".into(),
+            )),
         }
     }
 
@@ -456,16 +472,10 @@ pub fn decode_response(xml: &[u8], op: &Operation) -> Result<Value, CallError> {
     let mut cur = Cursor::new(xml);
     // The envelope.
     let envelope = loop {
-        let (ns, event) = cur
-            .reader
-            .read_resolved_event()
-            .map_err(|e| xml_error("SOAP reply", e))?;
-        let ns = owned_ns(ns)?;
-        match event {
-            Event::Start(e) => break cur.start(ns, &e, false)?,
-            Event::Empty(e) => break cur.start(ns, &e, true)?,
-            Event::Eof => return Err(CallError::Protocol("empty SOAP reply".into())),
-            _ => continue,
+        match cur.next_step()? {
+            Step::Start(root) => break root,
+            Step::End => continue,
+            Step::Eof => return Err(CallError::Protocol("empty SOAP reply".into())),
         }
     };
     if envelope.local != b"Envelope" || envelope.ns != SOAP11_ENV.as_bytes() {
