@@ -897,34 +897,28 @@ mod tests {
     use rpclab_model::contract::{Operation, Value};
     use rpclab_model::spec::Step;
 
+    /// The first `n` arrival times (ns) of `schedule` over a 10 s window
+    /// with no warm-up, drawn from a generator seeded with `seed`.
+    fn first_arrivals(schedule: Schedule, seed: u64, n: usize) -> Vec<u64> {
+        let a = Arrivals::new(schedule, 10.0, Some(Duration::ZERO));
+        let mut rng = Rng::new(seed);
+        (0..n).map(|_| a.claim(&mut rng)).collect()
+    }
+
     #[test]
     fn constant_arrivals_are_evenly_spaced_from_zero() {
-        let a = Arrivals::new(
-            Schedule::Constant { rate: 1000.0 },
-            10.0,
-            Some(Duration::ZERO),
-        );
-        let mut rng = Rng::new(1);
-        let times: Vec<u64> = (0..5).map(|_| a.claim(&mut rng)).collect();
+        let times = first_arrivals(Schedule::Constant { rate: 1000.0 }, 1, 5);
         assert_eq!(times, vec![0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
     }
 
     #[test]
     fn poisson_arrivals_have_the_mean_rate_and_vary() {
-        let a = Arrivals::new(
-            Schedule::Poisson { rate: 10_000.0 },
-            10.0,
-            Some(Duration::ZERO),
-        );
-        let mut rng = Rng::new(7);
         let n = 100_000;
-        let mut last = 0;
-        let mut gaps = Vec::with_capacity(n);
-        for _ in 0..n {
-            let t = a.claim(&mut rng);
-            gaps.push(t - last);
-            last = t;
-        }
+        let times = first_arrivals(Schedule::Poisson { rate: 10_000.0 }, 7, n);
+        let gaps: Vec<u64> = std::iter::once(times[0])
+            .chain(times.windows(2).map(|w| w[1] - w[0]))
+            .collect();
+        let last = times[n - 1];
         let mean = last as f64 / (n - 1) as f64;
         assert!(
             (mean - 100_000.0).abs() / 100_000.0 < 0.02,
