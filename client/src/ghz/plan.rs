@@ -427,6 +427,19 @@ mod tests {
         plan(&args(line), || Ok("{\"name\":\"stdin\"}".to_owned()))
     }
 
+    /// The open loop's length (s) and steps that a line with a stepped
+    /// schedule plans; panics on any other load.
+    fn planned_steps(line: &str) -> (f64, Vec<Step>) {
+        let plan = planned(line).unwrap();
+        let Load::Open(open) = plan.spec.load else {
+            panic!("{line}: not an open loop")
+        };
+        let Schedule::Steps { steps } = open.schedule else {
+            panic!("{line}: not stepped")
+        };
+        (open.seconds, steps)
+    }
+
     #[test]
     fn ghzs_defaults_are_fifty_workers_on_one_connection_two_hundred_calls_and_tls() {
         let p = planned("--call a.B/C 127.0.0.1:50051").unwrap();
@@ -493,17 +506,10 @@ mod tests {
 
     #[test]
     fn step_and_line_schedules_are_steps_until_their_end_then_hold() {
-        let p = planned(
+        let (seconds, steps) = planned_steps(
             "--call a.B/C -c 10 -n 10000 --load-schedule=step --load-start=50 --load-end=150 \
              --load-step=10 --load-step-duration=5s h:1",
-        )
-        .unwrap();
-        let Load::Open(o) = &p.spec.load else {
-            panic!()
-        };
-        let Schedule::Steps { steps } = &o.schedule else {
-            panic!()
-        };
+        );
         let rates: Vec<f64> = steps.iter().map(|s| s.rate).collect();
         assert_eq!(
             rates,
@@ -511,42 +517,27 @@ mod tests {
         );
         // 50..140 for 5 s each is 4750 calls; 5250 more at 150/s.
         assert!(
-            (o.seconds - (50.0 + 5250.0 / 150.0)).abs() < 1e-9,
-            "{}",
-            o.seconds
+            (seconds - (50.0 + 5250.0 / 150.0)).abs() < 1e-9,
+            "{seconds}"
         );
 
-        let line = planned(
+        let (_, steps) = planned_steps(
             "--call a.B/C -n 10000 --load-schedule=line --load-start=200 --load-step=-2 \
              --load-end=50 h:1",
-        )
-        .unwrap();
-        let Load::Open(o) = &line.spec.load else {
-            panic!()
-        };
-        let Schedule::Steps { steps } = &o.schedule else {
-            panic!()
-        };
+        );
         assert!(steps.iter().all(|s| s.seconds == 1.0));
         assert_eq!(steps[0].rate, 200.0);
         assert_eq!(steps[1].rate, 198.0);
 
-        let capped = planned(
+        let (seconds, steps) = planned_steps(
             "--call a.B/C -z 100s --load-schedule=step --load-start=50 --load-step=10 \
              --load-step-duration=5s --load-max-duration=20s h:1",
-        )
-        .unwrap();
-        let Load::Open(o) = &capped.spec.load else {
-            panic!()
-        };
-        let Schedule::Steps { steps } = &o.schedule else {
-            panic!()
-        };
+        );
         // As ghz's StepPacer: 20 s of 5 s steps is 4 steps, and from 20 s
         // on the rate is the fifth's, held.
         let rates: Vec<f64> = steps.iter().map(|s| s.rate).collect();
         assert_eq!(rates, [50.0, 60.0, 70.0, 80.0, 90.0]);
-        assert_eq!(o.seconds, 100.0);
+        assert_eq!(seconds, 100.0);
     }
 
     #[test]
