@@ -18,7 +18,8 @@
 //! * [`calibrate`]: a fixed CPU and loopback measurement of the CPU set the
 //!   process runs on, recorded in every snapshot;
 //! * [`ghz`]: a ghz command line as one cell (`rpclab-client ghz …`), and
-//!   the report in ghz's output formats.
+//!   the report in ghz's output formats;
+//! * [`runtime`]: the binaries' tokio runtime, current-thread on one CPU.
 //!
 //! The binary `rpclab-client` is a thin command line over these. The
 //! protocols live in their own crate, so that a codec or a protocol can be
@@ -34,6 +35,7 @@ pub mod load;
 pub mod poll_loop;
 pub mod probe;
 pub mod runner;
+pub mod runtime;
 pub mod stats;
 pub mod warmup;
 pub mod window;

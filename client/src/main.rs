@@ -503,28 +503,13 @@ fn main() -> Result<()> {
         Some(Command::Ghz(args)) => Some(rpclab_client::ghz::plan_of(args)?),
         _ => None,
     };
-    // On one CPU (the lab pins the client; `bench peers` pins every tool),
-    // tokio's current-thread scheduler: the multi-thread one runs a task
-    // woken by another right after it (its LIFO slot), so a shared HTTP/2
-    // connection's task ran after every caller that queued a request and
-    // wrote each request alone; in FIFO order the callers' requests are
-    // queued first and written together. It also saves the cross-thread
-    // wake-ups of `block_on` on a second thread.
+    // ghz's --cpus, or the CPUs the process may use (see `runtime`).
     let cpus = ghz
         .as_ref()
         .and_then(|plan| plan.cpus)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let runtime = if cpus <= 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(cpus)
-            .enable_all()
-            .build()
-    }
-    .context("cannot start the async runtime")?;
+        .unwrap_or_else(rpclab_client::runtime::available_cpus);
+    let runtime =
+        rpclab_client::runtime::for_cpus(cpus).context("cannot start the async runtime")?;
     let outcome = runtime.block_on(async {
         match cli.command {
             Some(Command::RunSpec { spec, out }) => run_spec(&spec, &out).await,

@@ -76,20 +76,8 @@ fn main() {
         std::process::exit(2);
     });
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let runtime = if threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .enable_all()
-            .build()
-    }
-    .unwrap_or_else(|e| {
+    let threads = rpclab_client::runtime::available_cpus();
+    let runtime = rpclab_client::runtime::for_cpus(threads).unwrap_or_else(|e| {
         eprintln!("rpclab-echo: cannot start the async runtime: {e}");
         std::process::exit(1);
     });
