@@ -5,18 +5,15 @@
 
 use crate::common;
 
-#[path = "../../../crates/rpclab-protocols/src/protocols/thrift/generated.rs"]
-#[allow(clippy::all, dead_code)]
-mod generated;
-
-use generated::{BenchSyncHandler, BenchSyncProcessor};
 use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::thrift::Thrift;
 use rpclab_client::runner::run_cell;
-use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
+use rpclab_model::contract::{Operation, Value};
 use rpclab_model::result::ClientReport;
 use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
+use rpclab_protocols::protocols::thrift::generated::BenchSyncProcessor;
+use rpclab_protocols::testing::thrift::Echo;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,34 +35,6 @@ const COMBINATIONS: [(&str, &str); 4] = [
     ("buffered", "binary"),
     ("buffered", "compact"),
 ];
-
-/// Echoes as the contract says; `hello` greets, and takes its time when
-/// greeting "slow".
-struct Echo;
-
-impl BenchSyncHandler for Echo {
-    fn handle_echo_order(&self, order: generated::Order) -> thrift::Result<generated::Order> {
-        Ok(order)
-    }
-    fn handle_echo_orders(
-        &self,
-        orders: Vec<generated::Order>,
-    ) -> thrift::Result<Vec<generated::Order>> {
-        Ok(orders)
-    }
-    fn handle_echo_string(&self, value: String) -> thrift::Result<String> {
-        Ok(value)
-    }
-    fn handle_hello(&self, name: String) -> thrift::Result<String> {
-        if name == "slow" {
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        Ok(format!("{HELLO_PREFIX}{name}"))
-    }
-    fn handle_empty(&self) -> thrift::Result<()> {
-        Ok(())
-    }
-}
 
 /// A blocking Thrift server on a loopback port, one thread per connection,
 /// like Java's `TThreadPoolServer`. Its threads end with the test process.

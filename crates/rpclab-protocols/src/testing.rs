@@ -3,10 +3,12 @@
 //! checks that a protocol refuses options it cannot honour (a protocol
 //! that accepted a typo silently would measure something the cell does not
 //! say, so every protocol tests its refusals the same way); the mutations
-//! the decoders' property tests make of real replies; and the server side
-//! of in-process HTTP/1.1 test servers ([`http`]).
+//! the decoders' property tests make of real replies; the server side
+//! of in-process HTTP/1.1 test servers ([`http`]); and the contract's
+//! handler for the Thrift compiler's server ([`thrift`]).
 
 pub mod http;
+pub mod thrift;
 
 use crate::protocol::{CallError, Protocol};
 use rpclab_model::contract::{Operation, StringSize};

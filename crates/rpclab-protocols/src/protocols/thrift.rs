@@ -58,9 +58,11 @@
 pub mod link;
 mod scan;
 
-#[cfg(test)]
-#[allow(clippy::all, dead_code)]
-mod generated;
+/// The Thrift compiler's code for the contract: the reference the tests
+/// hold the codec to, here and (feature `testing`) in the client's.
+#[cfg(any(test, feature = "testing"))]
+#[allow(clippy::all, dead_code, missing_docs)]
+pub mod generated;
 
 pub use self::link::MAX_MESSAGE;
 pub use self::scan::Encoding;
@@ -759,35 +761,12 @@ fn malformed(why: String) -> CallError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::thrift::Echo;
     use crate::testing::{assert_refused, options as opts};
     use generated::{BenchSyncHandler, BenchSyncProcessor};
-    use rpclab_model::contract::{Operation, HELLO_PREFIX};
+    use rpclab_model::contract::Operation;
     use thrift::server::TProcessor;
     use tokio::io::AsyncWriteExt;
-
-    /// The compiler's server side, echoing as the contract says.
-    struct Echo;
-
-    impl BenchSyncHandler for Echo {
-        fn handle_echo_order(&self, order: generated::Order) -> thrift::Result<generated::Order> {
-            Ok(order)
-        }
-        fn handle_echo_orders(
-            &self,
-            orders: Vec<generated::Order>,
-        ) -> thrift::Result<Vec<generated::Order>> {
-            Ok(orders)
-        }
-        fn handle_echo_string(&self, value: String) -> thrift::Result<String> {
-            Ok(value)
-        }
-        fn handle_hello(&self, name: String) -> thrift::Result<String> {
-            Ok(format!("{HELLO_PREFIX}{name}"))
-        }
-        fn handle_empty(&self) -> thrift::Result<()> {
-            Ok(())
-        }
-    }
 
     /// Fails every call with an application error.
     struct Failing;
