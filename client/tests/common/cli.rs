@@ -78,3 +78,12 @@ pub fn partially_expected<'a>(expect: &'a str, calls: &'a str) -> [&'a str; 7] {
         calls,
     ]
 }
+
+/// A run refused after its first call (a verified call that failed):
+/// nothing measured, and the one line says `says`.
+pub fn assert_unmeasured(line: &str, says: &str) {
+    assert!(
+        line.contains("nothing was measured") && line.contains(says),
+        "{line}"
+    );
+}

@@ -181,10 +181,9 @@ pub fn assert_matcher_refusals(data: &str, refusal: impl Fn(&[&str]) -> String) 
         "--calls",
         "10",
     ]);
-    assert!(line.contains("nothing was measured"), "{line}");
-    assert!(
-        line.contains("totalQuantity: expected a number in [0, 10], got 103"),
-        "{line}"
+    super::cli::assert_unmeasured(
+        &line,
+        "totalQuantity: expected a number in [0, 10], got 103",
     );
     let unknown = serde_json::json!({"status": {"$oneOf": ["PARTIAL"]}}).to_string();
     let line = refusal(&["--data", data, "--expect", &unknown]);
