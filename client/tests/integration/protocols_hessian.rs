@@ -21,8 +21,9 @@ use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::hessian::codec::{self, Method};
 use rpclab_client::protocols::hessian::Hessian;
-use rpclab_model::contract::{Operation, StringSize};
+use rpclab_model::contract::Operation;
 use rpclab_protocols::testing::http::{http_reply, http_server, HttpRequest};
+use rpclab_protocols::testing::small_operations;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -35,20 +36,13 @@ fn golden() -> Golden {
     )
 }
 
+// The golden vectors are of the small operations, each named as the
+// operation (the 1 MiB string is left out to keep the repository small;
+// 1 KiB and 100 KiB cover the chunking).
+
 fn vector(name: &str) -> Vec<u8> {
     golden().file(name)
 }
-
-/// The operations with a golden vector (the 1 MiB string is left out to
-/// keep the repository small; 1 KiB and 100 KiB cover the chunking).
-const CASES: [(&str, Operation); 6] = [
-    ("order-echo", Operation::OrderEcho),
-    ("orders-echo", Operation::OrdersEcho),
-    ("string-1k", Operation::StringEcho(StringSize::K1)),
-    ("string-100k", Operation::StringEcho(StringSize::K100)),
-    ("hello", Operation::Hello),
-    ("empty", Operation::Empty),
-];
 
 fn rust_call(op: Operation) -> Vec<u8> {
     let call = op.call();
@@ -59,7 +53,8 @@ fn rust_call(op: Operation) -> Vec<u8> {
 
 #[test]
 fn rust_writes_the_calls_hessian_proxy_writes() {
-    for (name, op) in CASES {
+    for op in small_operations() {
+        let name = op.name();
         let java = vector(&format!("{name}.call.bin"));
         assert!(
             rust_call(op) == java,
@@ -70,7 +65,8 @@ fn rust_writes_the_calls_hessian_proxy_writes() {
 
 #[test]
 fn rust_reads_the_skeletons_replies_and_faults() {
-    for (name, op) in CASES {
+    for op in small_operations() {
+        let name = op.name();
         let call = op.call();
         let reply = vector(&format!("{name}.reply.bin"));
         let value = codec::decode_reply(&reply, Method::of(&call).unwrap())
@@ -95,7 +91,9 @@ fn java_reads_what_rust_writes() {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hessian-rpc-java-interop");
-    let calls = CASES.map(|(name, op)| (format!("{name}.call"), rust_call(op)));
+    let calls = small_operations()
+        .into_iter()
+        .map(|op| (format!("{}.call", op.name()), rust_call(op)));
     write_cases(&dir, calls);
     let verify = JavaVerify::exec_java(
         &golden().pom(),
@@ -104,7 +102,7 @@ fn java_reads_what_rust_writes() {
     );
     if let Err(e) = verify.run(
         "hessian",
-        &format!("checked {} calls, 0 failed", CASES.len()),
+        &format!("checked {} calls, 0 failed", small_operations().len()),
     ) {
         panic!("{e}");
     }
@@ -115,7 +113,7 @@ fn java_reads_what_rust_writes() {
 /// accepted connections.
 async fn golden_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
     let mut replies: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
-    for (name, _) in CASES {
+    for name in small_operations().into_iter().map(Operation::name) {
         replies.insert(
             vector(&format!("{name}.call.bin")),
             vector(&format!("{name}.reply.bin")),
@@ -149,7 +147,7 @@ async fn calls_over_a_keep_alive_pool() {
     let hessian = Hessian::new(&options(&[("path", "/svc"), ("pool", "3")])).unwrap();
     let counter = WireCounter::default();
     let conn = Arc::new(hessian.connect(&addr, counter.clone()).await.unwrap());
-    common::calls_verified(&conn, "golden", CASES.map(|(_, op)| op), 2, 5).await;
+    common::calls_verified(&conn, "golden", small_operations(), 2, 5).await;
     // 12 concurrent callers, at most 3 TCP connections.
     assert!(accepted.load(std::sync::atomic::Ordering::Relaxed) <= 3);
     let (sent, received) = counter.totals();
