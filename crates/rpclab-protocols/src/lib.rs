@@ -33,6 +33,7 @@
 
 pub mod call_error;
 pub mod discovery;
+mod error_text;
 pub mod exchange;
 pub mod expect;
 pub mod http;
@@ -45,7 +46,6 @@ pub mod prepared;
 pub mod protocol;
 pub mod protocols;
 pub mod reference;
-mod shorten;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

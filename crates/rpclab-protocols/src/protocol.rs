@@ -15,6 +15,7 @@
 
 #[doc(no_inline)]
 pub use crate::call_error::CallError;
+use crate::error_text::listed;
 use crate::exchange::Exchange;
 #[doc(no_inline)]
 pub use crate::exchange::NoExchange;
@@ -201,11 +202,7 @@ pub fn check_options(
     match options.keys().find(|k| !known.contains(&k.as_str())) {
         Some(key) => Err(CallError::Config(format!(
             "protocol `{protocol}` has no option `{key}` (known: {})",
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
+            listed(known)
         ))),
         None => Ok(()),
     }

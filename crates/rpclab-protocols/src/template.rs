@@ -31,7 +31,7 @@
 //! writing, in any order, see the same draws, and two `{{randomString 8}}`
 //! in one call still differ.
 
-use crate::shorten::shorten;
+use crate::error_text::shorten;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 

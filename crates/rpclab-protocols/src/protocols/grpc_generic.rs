@@ -69,6 +69,7 @@ pub mod stream;
 #[cfg(test)]
 mod test_pool;
 
+use crate::error_text::listed;
 use crate::expect::Expectation;
 use crate::metadata::{HeaderBlocks, Metadata, Use};
 use crate::protocol::{
@@ -375,15 +376,10 @@ impl GrpcGeneric {
     /// The method in `pool`, its request and expected reply built.
     fn resolve(&self, pool: &DescriptorPool, descriptors: String) -> Result<Resolved, CallError> {
         let Some(service) = pool.get_service_by_name(&self.service) else {
-            let names: Vec<String> = pool.services().map(|s| s.full_name().to_owned()).collect();
             return Err(CallError::Config(format!(
                 "unknown service `{}` in the {descriptors} (its services: {})",
                 self.service,
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
+                listed(pool.services().map(|s| s.full_name().to_owned()))
             )));
         };
         let Some(method) = service.methods().find(|m| m.name() == self.method) else {

@@ -70,13 +70,13 @@ use self::idl::{Field, Kind, Method, Requiredness, Schema, Struct, Ty};
 use self::value::{first_difference, to_json, to_text, FromJson, Value as TValue};
 use super::thrift::link::Link;
 use super::thrift::{encode_prepared, reply_in, Encoding, Framing, Thrift};
+use crate::error_text::{listed, shorten};
 use crate::exchange::{Exchange, Parsed};
 use crate::expect::Expectation;
 use crate::protocol::{
     check_options, first_call_verified, json_lines_option, json_option, CallError, Connection,
     Protocol, WireCounter,
 };
-use crate::shorten::shorten;
 use crate::template::{self, CallValues, Needs};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
@@ -477,15 +477,12 @@ fn expected_result(
 }
 
 fn throws_names(schema: &Schema, method: &Method) -> String {
-    if method.throws.is_empty() {
-        return "none".into();
-    }
-    method
-        .throws
-        .iter()
-        .map(|f| format!("{} ({})", f.name, schema.type_name(&f.ty)))
-        .collect::<Vec<_>>()
-        .join(", ")
+    listed(
+        method
+            .throws
+            .iter()
+            .map(|f| format!("{} ({})", f.name, schema.type_name(&f.ty))),
+    )
 }
 
 /// One connection making generic calls.

@@ -31,8 +31,9 @@
 //! values. A call writes the pieces with its values ([`CallValues`]), one
 //! allocation for its body.
 
+use crate::error_text::listed;
+use crate::error_text::shorten;
 use crate::protocols::grpc::MAX_MESSAGE_SIZE;
-use crate::shorten::shorten;
 use crate::template::{self, CallValues, Needs, Text};
 use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message as _;
@@ -231,15 +232,10 @@ impl Walk<'_> {
                 .get_field_by_json_name(key)
                 .or_else(|| desc.get_field_by_name(key))
             else {
-                let names: Vec<String> = desc.fields().map(|f| f.name().to_owned()).collect();
                 return Err(format!(
                     "{here}: {} has no field `{key}` (its fields: {})",
                     desc.full_name(),
-                    if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
-                    }
+                    listed(desc.fields().map(|f| f.name().to_owned()))
                 ));
             };
             self.steps.push(Step::Field(field.number()));

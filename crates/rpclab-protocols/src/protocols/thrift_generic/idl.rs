@@ -23,6 +23,7 @@
 mod syntax;
 
 use self::syntax as ast;
+use crate::error_text::listed;
 // Declared by the syntax, which the type table keeps as written.
 pub use self::syntax::{Kind, Requiredness};
 use std::collections::{BTreeMap, HashMap};
@@ -72,12 +73,7 @@ impl Struct {
     }
 
     pub fn field_names(&self) -> String {
-        let names: Vec<&str> = self.fields.iter().map(|f| f.name.as_str()).collect();
-        if names.is_empty() {
-            "none".to_owned()
-        } else {
-            names.join(", ")
-        }
+        listed(self.fields.iter().map(|f| &f.name))
     }
 }
 
@@ -151,15 +147,10 @@ impl Schema {
             .iter()
             .find(|s| s.name == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = self.services.iter().map(|s| s.name.as_str()).collect();
                 format!(
                     "unknown service `{name}` in {} (its services: {})",
                     idl.display(),
-                    if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
-                    }
+                    listed(self.services.iter().map(|s| &s.name))
                 )
             })
     }

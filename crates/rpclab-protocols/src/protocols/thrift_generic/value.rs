@@ -23,8 +23,8 @@
 //! the whole value of an integer field, at any depth (not in map keys).
 
 use super::idl::{Kind, Requiredness, Schema, Ty};
+use crate::error_text::shorten;
 use crate::expect::{first_element_difference, length_difference};
-use crate::shorten::shorten;
 use crate::template::{self, CallValues, Text};
 use base64::Engine as _;
 use serde_json::Value as Json;
