@@ -59,6 +59,19 @@ fn operations(stack: &str) -> Vec<Operation> {
     wsdl::operations(&scan, stack).unwrap()
 }
 
+/// A stack's golden cases: each small operation, the name its golden files
+/// carry, and the stack's WSDL operation that calls it (`ops` as
+/// [`operations`] reads them).
+fn golden_cases(ops: &[Operation]) -> impl Iterator<Item = (&'static str, ContractOp, &Operation)> {
+    small_operations().into_iter().map(move |call| {
+        (
+            call.name(),
+            call,
+            &ops[Method::of(&call.call()).unwrap().index()],
+        )
+    })
+}
+
 fn rust_request(op: &Operation, call: &ContractOp) -> Vec<u8> {
     let mut out = Vec::new();
     envelope::encode_request(&mut out, op, &call.call().argument);
@@ -119,10 +132,8 @@ fn the_names_come_from_each_stacks_wsdl() {
 fn rust_writes_what_java_clients_write() {
     for stack in STACKS {
         let ops = operations(stack);
-        for call in small_operations() {
-            let name = call.name();
-            let method = Method::of(&call.call()).unwrap();
-            let rust = rust_request(&ops[method.index()], &call);
+        for (name, call, op) in golden_cases(&ops) {
+            let rust = rust_request(op, &call);
             let java = vector(stack, &format!("{name}.request.xml"));
             assert!(
                 normalize(&rust) == normalize(&java),
@@ -138,10 +149,8 @@ fn rust_writes_what_java_clients_write() {
 fn rust_reads_java_replies_and_faults() {
     for stack in STACKS {
         let ops = operations(stack);
-        for call in small_operations() {
-            let name = call.name();
+        for (name, call, op) in golden_cases(&ops) {
             let call = call.call();
-            let op = &ops[Method::of(&call).unwrap().index()];
             let value =
                 envelope::decode_response(&vector(stack, &format!("{name}.response.xml")), op)
                     .unwrap_or_else(|e| panic!("{stack} {name}: {e}"));
@@ -169,9 +178,7 @@ fn java_reads_what_rust_writes() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let ops = operations(stack);
-        for call in small_operations() {
-            let name = call.name();
-            let op = &ops[Method::of(&call.call()).unwrap().index()];
+        for (name, call, op) in golden_cases(&ops) {
             std::fs::write(
                 dir.join(format!("{name}.request.xml")),
                 rust_request(op, &call),
