@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import rpclab.contract.Order;
 import rpclab.shared.ContractPayloads;
 
@@ -93,23 +94,22 @@ public final class MotanFrames {
 
     record Frames(MotanV2Codec codec, Channel channel, Path out, String serialization, int number) {
         void response(String name, long id, Object value) throws Exception {
-            DefaultResponse res = new DefaultResponse();
-            res.setRequestId(id);
-            res.setValue(value);
-            res.setProcessTime(2);
-            res.setSerializeNumber(number);
-            res.setAttachments(new HashMap<>());
-            write(name, res);
+            write(name, reply(id, 2, res -> res.setValue(value)));
         }
 
         void exception(String name, long id, Exception e) throws Exception {
+            write(name, reply(id, 1, res -> res.setException(e)));
+        }
+
+        /** A response to request {@code id}: its outcome, then what every reply carries. */
+        private DefaultResponse reply(long id, long processTime, Consumer<DefaultResponse> outcome) {
             DefaultResponse res = new DefaultResponse();
             res.setRequestId(id);
-            res.setException(e);
-            res.setProcessTime(1);
+            outcome.accept(res);
+            res.setProcessTime(processTime);
             res.setSerializeNumber(number);
             res.setAttachments(new HashMap<>());
-            write(name, res);
+            return res;
         }
 
         void request(String name, long id, String method, String desc, Object[] args) throws Exception {
