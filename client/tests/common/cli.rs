@@ -87,3 +87,41 @@ pub fn assert_unmeasured(line: &str, says: &str) {
         "{line}"
     );
 }
+
+/// The arguments of a verified run of 200 calls, 4 callers making 50 each:
+/// `data` sent, the reply `expect`ed (`[..4]`: the data and expectation
+/// alone).
+pub fn verified_run<'a>(data: &'a str, expect: &'a str) -> [&'a str; 8] {
+    [
+        "--data",
+        data,
+        "--expect",
+        expect,
+        "--concurrency",
+        "4",
+        "--calls",
+        "50",
+    ]
+}
+
+/// The report of a generic call of `protocol` to `method`, every call of
+/// which was verified (`calls`: how many, or `None`: at least one); its
+/// `call` section, for what a protocol adds.
+pub fn assert_generic_calls_verified<'r>(
+    report: &'r Value,
+    protocol: &str,
+    method: &str,
+    calls: Option<u64>,
+) -> &'r Value {
+    assert_eq!(report["protocol"], protocol);
+    assert_eq!(report["calls_failed"], 0, "{report:#}");
+    match calls {
+        Some(calls) => assert_eq!(report["calls_ok"], calls, "{report:#}"),
+        None => assert!(report["calls_ok"].as_u64().unwrap() > 0, "{report:#}"),
+    }
+    assert_eq!(report["verified"], true);
+    let call = &report["call"];
+    assert_eq!(call["method"], method);
+    assert!(call["request_bytes"].as_u64().unwrap() > 0, "{call:#}");
+    call
+}
