@@ -410,16 +410,7 @@ async fn callers_sharing_a_connection_run_on_tasks() {
 #[tokio::test]
 async fn the_poll_engine_counts_wrong_replies_as_failed_calls() {
     let addr = right_and_wrong_in_turn().await;
-    let report = on_poll_engine(cell(
-        addr,
-        ("framed", "binary"),
-        Operation::Hello,
-        2,
-        50,
-        60_000,
-        EngineChoice::Auto,
-    ))
-    .await;
+    let report = hellos_on_poll_engine(addr, ("framed", "binary"), 2, 50, 60_000).await;
     assert_eq!(report.calls_ok + report.calls_failed, 100, "{report:?}");
     assert_eq!(
         report.failures.wrong_response, report.calls_failed,
@@ -457,16 +448,7 @@ async fn the_poll_engine_times_out_a_silent_connection_and_replaces_it() {
             });
         }
     });
-    let report = on_poll_engine(cell(
-        addr,
-        ("framed", "binary"),
-        Operation::Hello,
-        1,
-        3,
-        200,
-        EngineChoice::Auto,
-    ))
-    .await;
+    let report = hellos_on_poll_engine(addr, ("framed", "binary"), 1, 3, 200).await;
     // The timed-out call is the window's only if the window had opened by
     // then; every call after it is answered.
     assert_eq!(report.calls_ok + report.calls_failed, 3, "{report:?}");
@@ -475,8 +457,24 @@ async fn the_poll_engine_times_out_a_silent_connection_and_replaces_it() {
     assert_eq!(accepted.load(Ordering::Relaxed), 2, "{report:?}");
 }
 
-/// The report of `spec`, which must have run on the poll engine.
-async fn on_poll_engine(spec: CellSpec) -> ClientReport {
+/// The report of a cell of `hello` calls to `target` (`callers` making
+/// `calls` each), which must have run on the poll engine.
+async fn hellos_on_poll_engine(
+    target: SocketAddr,
+    wire: (&str, &str),
+    callers: u32,
+    calls: u64,
+    timeout_ms: u64,
+) -> ClientReport {
+    let spec = cell(
+        target,
+        wire,
+        Operation::Hello,
+        callers,
+        calls,
+        timeout_ms,
+        EngineChoice::Auto,
+    );
     let report = run_cell(&spec).await.unwrap().report;
     assert_eq!(report.engine.as_deref(), Some("poll"), "{report:?}");
     report
@@ -495,16 +493,7 @@ fn hello_text() -> String {
 #[tokio::test]
 async fn the_poll_engine_survives_a_server_that_hangs_up() {
     let addr = hanging_up_server().await;
-    let report = on_poll_engine(cell(
-        addr,
-        ("buffered", "compact"),
-        Operation::Hello,
-        2,
-        5,
-        60_000,
-        EngineChoice::Auto,
-    ))
-    .await;
+    let report = hellos_on_poll_engine(addr, ("buffered", "compact"), 2, 5, 60_000).await;
     assert_eq!(
         (report.calls_ok, report.calls_failed),
         (0, 10),
