@@ -653,19 +653,16 @@ impl Parser {
             "string" => Type::String,
             "binary" => Type::Binary,
             "uuid" => Type::Uuid,
+            // Thrift's grammar puts a container's `cpp_type` after a
+            // list's element type but before a set's or a map's.
             "list" => {
-                self.expect_punct('<')?;
-                let element = self.ty()?;
-                self.expect_punct('>')?;
+                let element = self.element_type()?;
                 self.cpp_type()?;
                 Type::List(Box::new(element))
             }
             "set" => {
                 self.cpp_type()?;
-                self.expect_punct('<')?;
-                let element = self.ty()?;
-                self.expect_punct('>')?;
-                Type::Set(Box::new(element))
+                Type::Set(Box::new(self.element_type()?))
             }
             "map" => {
                 self.cpp_type()?;
@@ -685,6 +682,14 @@ impl Parser {
         self.annotations()?;
         self.depth -= 1;
         Ok(ty)
+    }
+
+    /// A list's or a set's element type, `<T>`.
+    fn element_type(&mut self) -> Result<Type, SyntaxError> {
+        self.expect_punct('<')?;
+        let element = self.ty()?;
+        self.expect_punct('>')?;
+        Ok(element)
     }
 
     fn cpp_type(&mut self) -> Result<(), SyntaxError> {
