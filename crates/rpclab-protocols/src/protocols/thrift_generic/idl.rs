@@ -612,18 +612,14 @@ mod tests {
                         .iter()
                         .find(|s| s.name == "ReserveRequest")
                         .unwrap();
-                    assert_eq!(
-                        schema.type_name(&request.field_named("items").unwrap().ty),
-                        "list<Item>"
-                    );
-                    assert_eq!(
-                        schema.type_name(&request.field_named("tags").unwrap().ty),
-                        "set<string>"
-                    );
-                    assert_eq!(
-                        schema.type_name(&request.field_named("attributes").unwrap().ty),
-                        "map<string, string>"
-                    );
+                    for (field, type_name) in [
+                        ("items", "list<Item>"),
+                        ("tags", "set<string>"),
+                        ("attributes", "map<string, string>"),
+                    ] {
+                        let ty = &request.field_named(field).unwrap().ty;
+                        assert_eq!(schema.type_name(ty), type_name, "{field}");
+                    }
                     assert_eq!(request.field_named("note").unwrap().ty, Ty::Binary);
                     let currency = schema
                         .enums
