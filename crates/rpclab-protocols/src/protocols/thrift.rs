@@ -801,6 +801,15 @@ mod tests {
 
     const WIRES: [Encoding; 2] = [Encoding::Binary, Encoding::Compact];
 
+    /// Every operation's call on every wire encoding.
+    fn wires_and_calls() -> impl Iterator<Item = (Encoding, Operation, Call)> {
+        WIRES.into_iter().flat_map(|encoding| {
+            Operation::ALL
+                .into_iter()
+                .map(move |op| (encoding, op, op.call()))
+        })
+    }
+
     /// Runs the compiler's processor on an unframed request message and
     /// returns its unframed reply.
     fn process<H: BenchSyncHandler>(handler: H, encoding: Encoding, request: &[u8]) -> Vec<u8> {
@@ -894,26 +903,23 @@ mod tests {
 
     #[test]
     fn every_operation_round_trips_through_the_compilers_code() {
-        for encoding in WIRES {
-            for op in Operation::ALL {
-                let call = op.call();
-                let request = encode(Framing::Buffered, encoding, &call, 41);
-                // The request is one whole message, as scan sees it.
-                match scan::scan(&request, encoding, MAX_MESSAGE, None).unwrap() {
-                    Scan::Complete(m) => {
-                        assert_eq!(m.len, request.len());
-                        assert_eq!(m.kind, scan::CALL);
-                        assert_eq!(m.seqid, 41);
-                    }
-                    other => panic!("{encoding:?} {op}: {other:?}"),
+        for (encoding, op, call) in wires_and_calls() {
+            let request = encode(Framing::Buffered, encoding, &call, 41);
+            // The request is one whole message, as scan sees it.
+            match scan::scan(&request, encoding, MAX_MESSAGE, None).unwrap() {
+                Scan::Complete(m) => {
+                    assert_eq!(m.len, request.len());
+                    assert_eq!(m.kind, scan::CALL);
+                    assert_eq!(m.seqid, 41);
                 }
-                let reply = process(Echo, encoding, &request);
-                let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
-                assert_eq!(message.seqid, 41, "{encoding:?} {op}");
-                assert_eq!(message.kind, REPLY, "{encoding:?} {op}");
-                let value = value.unwrap_or_else(|e| panic!("{encoding:?} {op}: {e}"));
-                assert!(value == call.expected, "{encoding:?} {op}: wrong value");
+                other => panic!("{encoding:?} {op}: {other:?}"),
             }
+            let reply = process(Echo, encoding, &request);
+            let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
+            assert_eq!(message.seqid, 41, "{encoding:?} {op}");
+            assert_eq!(message.kind, REPLY, "{encoding:?} {op}");
+            let value = value.unwrap_or_else(|e| panic!("{encoding:?} {op}: {e}"));
+            assert!(value == call.expected, "{encoding:?} {op}: wrong value");
         }
     }
 
@@ -966,35 +972,29 @@ mod tests {
 
     #[test]
     fn application_exceptions_are_server_errors() {
-        for encoding in WIRES {
-            for op in Operation::ALL {
-                let call = op.call();
-                let reply = process(
-                    Failing,
-                    encoding,
-                    &encode(Framing::Buffered, encoding, &call, 5),
-                );
-                let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
-                assert_eq!(message.kind, EXCEPTION);
-                match value {
-                    Err(CallError::Server(m)) => assert_eq!(m, "INTERNAL_ERROR: boom"),
-                    other => panic!("{encoding:?} {op}: {other:?}"),
-                }
+        for (encoding, op, call) in wires_and_calls() {
+            let reply = process(
+                Failing,
+                encoding,
+                &encode(Framing::Buffered, encoding, &call, 5),
+            );
+            let (message, value) = decode(encoding, Method::of(&call).unwrap(), &reply);
+            assert_eq!(message.kind, EXCEPTION);
+            match value {
+                Err(CallError::Server(m)) => assert_eq!(m, "INTERNAL_ERROR: boom"),
+                other => panic!("{encoding:?} {op}: {other:?}"),
             }
         }
     }
 
     #[test]
     fn framing_prefixes_the_message_length() {
-        for encoding in WIRES {
-            for op in Operation::ALL {
-                let call = op.call();
-                let framed = encode(Framing::Framed, encoding, &call, 9);
-                let bare = encode(Framing::Buffered, encoding, &call, 9);
-                assert_eq!(&framed[4..], &bare[..]);
-                let len = i32::from_be_bytes(framed[..4].try_into().unwrap());
-                assert_eq!(len as usize, bare.len());
-            }
+        for (encoding, _, call) in wires_and_calls() {
+            let framed = encode(Framing::Framed, encoding, &call, 9);
+            let bare = encode(Framing::Buffered, encoding, &call, 9);
+            assert_eq!(&framed[4..], &bare[..]);
+            let len = i32::from_be_bytes(framed[..4].try_into().unwrap());
+            assert_eq!(len as usize, bare.len());
         }
     }
 
