@@ -44,7 +44,25 @@ fn messages(bytes: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-fn golden(name: &str) -> (Vec<u8>, Vec<u8>, Vec<(String, String)>) {
+/// A golden exchange recorded from Java: the client's and the server's
+/// byte streams and the calls (operation, case) the client made.
+struct Recording {
+    client: Vec<u8>,
+    server: Vec<u8>,
+    calls: Vec<(String, String)>,
+}
+
+impl Recording {
+    /// The client's requests and the server's replies, message by message;
+    /// the server validates the connection first, as every Ice server does.
+    fn messages(&self) -> (Vec<&[u8]>, Vec<&[u8]>) {
+        let replies = messages(&self.server);
+        assert_eq!(replies[0], codec::validate_connection());
+        (messages(&self.client), replies)
+    }
+}
+
+fn golden(name: &str) -> Recording {
     let dir = golden_dir().join("vectors");
     let read = |f: String| {
         std::fs::read(dir.join(&f)).unwrap_or_else(|e| {
@@ -60,11 +78,11 @@ fn golden(name: &str) -> (Vec<u8>, Vec<u8>, Vec<(String, String)>) {
             (op.to_owned(), case.to_owned())
         })
         .collect();
-    (
-        read(format!("{name}.client.bin")),
-        read(format!("{name}.server.bin")),
+    Recording {
+        client: read(format!("{name}.client.bin")),
+        server: read(format!("{name}.server.bin")),
         calls,
-    )
+    }
 }
 
 /// The contract call behind a golden case name (an operation, or an error
@@ -75,12 +93,11 @@ fn golden_call(case: &str) -> Option<Operation> {
 
 #[test]
 fn java_wrote_rust_reads_and_writes_the_same_bytes() {
-    let (client, server, calls) = golden("direct");
-    let requests = messages(&client);
-    let replies = messages(&server);
+    let recording = golden("direct");
+    let calls = &recording.calls;
     // The server validates the connection first; the client closes it
     // gracefully last.
-    assert_eq!(replies[0], codec::validate_connection());
+    let (requests, replies) = recording.messages();
     assert_eq!(*requests.last().unwrap(), codec::close_connection());
     assert_eq!(requests.len(), calls.len() + 1, "one request per call");
     assert_eq!(replies.len(), calls.len() + 1, "one reply per call");
@@ -174,11 +191,12 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
 
 #[test]
 fn java_locator_golden() {
-    let (client, server, calls) = golden("locator");
-    let requests = messages(&client);
-    let replies = messages(&server);
-    assert_eq!(replies[0], codec::validate_connection());
-    assert_eq!(calls[0], ("findAdapterById".into(), "BenchAdapter".into()));
+    let recording = golden("locator");
+    let (requests, replies) = recording.messages();
+    assert_eq!(
+        recording.calls[0],
+        ("findAdapterById".into(), "BenchAdapter".into())
+    );
     // Rust asks exactly as Java's runtime asks.
     let mut mine = Vec::new();
     codec::encode_find_adapter_by_id(
