@@ -3,12 +3,15 @@
 //! its `regenerate.sh`), for every serialization the client speaks: the
 //! client decodes what a provider sends (values, null, exceptions, an error
 //! status) and writes requests and heartbeats byte for byte as a Java
-//! consumer does.
+//! consumer does; and the poll engine's exchange does the same with them.
 
-use rpclab_client::protocol::CallError;
+use rpclab_client::protocol::{CallError, Protocol};
 use rpclab_client::protocols::dubbo::codec::{self, Method, HEADER_LEN};
 use rpclab_client::protocols::dubbo::format::Format;
-use rpclab_model::contract::{Order, Value};
+use rpclab_client::protocols::dubbo::{Dubbo, DubboExchange};
+use rpclab_model::contract::{Operation, Order, Value};
+use rpclab_protocols::exchange::Exchange;
+use rpclab_protocols::testing::{one_exchange, options};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -184,6 +187,132 @@ fn requests_are_written_as_a_java_consumer_writes_them() {
             java
         );
     }
+}
+
+/// The client's dubbo protocol for `line/serialization`, as `format`.
+fn dubbo(serialization: &str) -> Dubbo {
+    let (line, name) = serialization.split_once('/').unwrap();
+    let kryo = if line == "2.6" { "4" } else { "5" };
+    Dubbo::new(&options(&[("serialization", name), ("kryo", kryo)])).unwrap()
+}
+
+fn exchange(serialization: &str, operation: Operation) -> DubboExchange {
+    dubbo(serialization)
+        .exchange(&operation.call())
+        .unwrap()
+        .expect("dubbo at a target has an exchange")
+}
+
+/// A golden frame with its request id replaced: a reply must carry the id
+/// of the request in flight.
+fn with_id(frame: &[u8], id: u64) -> Vec<u8> {
+    let mut frame = frame.to_vec();
+    frame[4..12].copy_from_slice(&id.to_be_bytes());
+    frame
+}
+
+fn id_of(request: &[u8]) -> u64 {
+    codec::frame(request).unwrap().expect("a whole frame").0.id
+}
+
+/// The poll engine's exchange, in every serialization: Java's request
+/// (ids counted per connection from 0), Java's replies verified whole or
+/// in pieces.
+#[test]
+fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
+    for serialization in SERIALIZATIONS {
+        let cases = [
+            (Operation::OrderEcho, "order"),
+            (Operation::Hello, "hello"),
+            (Operation::Empty, "void"),
+        ];
+        for (operation, case) in cases {
+            for chunk in [1, 5, usize::MAX] {
+                let mut exchange = exchange(serialization, operation);
+                for id in 0..2 {
+                    let verdict = one_exchange(
+                        &mut exchange,
+                        |sent| {
+                            assert_eq!(id_of(sent), id);
+                            if operation == Operation::OrderEcho {
+                                let java = vector(serialization, "request-echo-order");
+                                assert!(sent == with_id(&java, id), "{serialization}: request");
+                            }
+                            with_id(&vector(serialization, case), id)
+                        },
+                        chunk,
+                    );
+                    verdict
+                        .unwrap()
+                        .unwrap_or_else(|e| panic!("{serialization}-{case}: {e}"));
+                }
+            }
+        }
+    }
+}
+
+/// A wrong value, a provider's exception, a reply to another request: a
+/// failed call, a failed call, a stream out of step.
+#[test]
+fn the_exchange_fails_wrong_replies() {
+    for serialization in SERIALIZATIONS {
+        let mut hello = exchange(serialization, Operation::Hello);
+        let reply = |case: &'static str| {
+            move |sent: &[u8]| with_id(&vector(serialization, case), id_of(sent))
+        };
+        let wrong = one_exchange(&mut hello, reply("long-string"), usize::MAX);
+        assert!(
+            matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
+            "{serialization}: {wrong:?}"
+        );
+        let thrown = one_exchange(&mut hello, reply("exception"), 3);
+        assert!(
+            matches!(thrown, Ok(Err(CallError::Server(_)))),
+            "{serialization}: {thrown:?}"
+        );
+        let stale = one_exchange(
+            &mut hello,
+            |sent| with_id(&vector(serialization, "hello"), id_of(sent) + 1),
+            usize::MAX,
+        );
+        assert!(
+            matches!(stale, Err(CallError::Protocol(_))),
+            "{serialization}: {stale:?}"
+        );
+    }
+}
+
+/// The provider's heartbeat request before a reply is answered, as Dubbo
+/// answers it, in front of the next request.
+#[test]
+fn the_exchange_answers_the_providers_heartbeat_with_its_next_request() {
+    for serialization in SERIALIZATIONS {
+        let mut hello = exchange(serialization, Operation::Hello);
+        let verdict = one_exchange(
+            &mut hello,
+            |sent| {
+                let mut stream = vector(serialization, "heartbeat-request");
+                stream.extend(with_id(&vector(serialization, "hello"), id_of(sent)));
+                stream
+            },
+            7,
+        );
+        verdict.unwrap().unwrap();
+        let mut next = Vec::new();
+        hello.request(&mut next).unwrap();
+        let answer = vector(serialization, "heartbeat-response");
+        assert_eq!(next[..answer.len()], answer[..], "{serialization}");
+        assert_eq!(id_of(&next[answer.len()..]), 1, "{serialization}");
+    }
+}
+
+#[test]
+fn a_provider_from_a_registry_runs_on_tasks() {
+    let registered = Dubbo::new(&options(&[("registry", "zookeeper://127.0.0.1:2181")])).unwrap();
+    assert!(registered
+        .exchange(&Operation::Hello.call())
+        .unwrap()
+        .is_none());
 }
 
 mod mutated {

@@ -1,6 +1,6 @@
 //! The Ice protocol: against golden bytes recorded from the real Ice for
 //! Java runtime (`crates/ice-protocol/golden/vectors`, Java wrote, Rust reads and
-//! writes the same bytes); against the real Ice for Java server and locator
+//! writes the same bytes, on tasks and in the poll engine's exchange); against the real Ice for Java server and locator
 //! of `crates/ice-protocol/golden/java` (Rust writes, Java reads; needs Maven, a JDK
 //! and slice2java, skipped with RPCLAB_SKIP_JAVA_TESTS=1); against an
 //! in-process server that answers out of order, sends heartbeats and hangs
@@ -15,8 +15,9 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::ice::codec::{
     self, Header, Identity, Method, ReplyStatus, HEADER_LEN,
 };
-use rpclab_client::protocols::ice::Ice;
+use rpclab_client::protocols::ice::{Ice, IceExchange};
 use rpclab_model::contract::{Operation, Order, Value};
+use rpclab_protocols::testing::one_exchange;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -187,6 +188,108 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
             }
         }
     }
+}
+
+/// An Ice message with its request id (that of a request or a reply)
+/// replaced: a reply must carry the id of the request in flight.
+fn with_id(message: &[u8], id: i32) -> Vec<u8> {
+    let mut message = message.to_vec();
+    message[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&id.to_le_bytes());
+    message
+}
+
+fn exchange(operation: Operation) -> IceExchange {
+    Ice::new(&options(&[]))
+        .unwrap()
+        .exchange(&operation.call())
+        .unwrap()
+        .expect("a direct proxy has an exchange")
+}
+
+/// The poll engine's exchange on a new connection: Java's requests (ids
+/// counted per connection from 1), the server's validate-connection
+/// skipped, Java's replies verified whole or in pieces.
+#[test]
+fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
+    let (client, server, calls) = golden("direct");
+    let (requests, replies) = (messages(&client), messages(&server));
+    let mut verified = 0;
+    for (i, (_, case)) in calls.iter().enumerate() {
+        let Some(operation) = golden_call(case) else {
+            continue;
+        };
+        for chunk in [1, 9, usize::MAX] {
+            let mut exchange = exchange(operation);
+            for id in 1..=2 {
+                let verdict = one_exchange(
+                    &mut exchange,
+                    |sent| {
+                        assert_eq!(sent, with_id(requests[i], id), "{case}: request");
+                        let mut stream = Vec::new();
+                        if id == 1 {
+                            stream.extend_from_slice(replies[0]); // validate-connection
+                        }
+                        stream.extend(with_id(replies[i + 1], id));
+                        stream
+                    },
+                    chunk,
+                );
+                verdict.unwrap().unwrap_or_else(|e| panic!("{case}: {e}"));
+            }
+        }
+        verified += 1;
+    }
+    assert!(
+        verified >= 5,
+        "every operation has a golden call: {verified}"
+    );
+}
+
+/// A wrong value, a server's exception, a reply to another request and the
+/// server closing the connection: a failed call, a failed call, a stream
+/// out of step twice.
+#[test]
+fn the_exchange_fails_wrong_replies() {
+    let (_, server, calls) = golden("direct");
+    let replies = messages(&server);
+    let reply_of = |case: &str| {
+        let i = calls.iter().position(|(_, c)| c == case).unwrap();
+        replies[i + 1].to_vec()
+    };
+    let mut hello = exchange(Operation::Hello);
+    let wrong = one_exchange(
+        &mut hello,
+        |_| with_id(&reply_of("string-1k"), 1),
+        usize::MAX,
+    );
+    assert!(
+        matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
+        "{wrong:?}"
+    );
+    let thrown = one_exchange(&mut hello, |_| with_id(&reply_of("object-not-exist"), 2), 5);
+    assert!(
+        matches!(thrown, Ok(Err(CallError::Server(_)))),
+        "{thrown:?}"
+    );
+    let stale = one_exchange(&mut hello, |_| with_id(&reply_of("hello"), 2), usize::MAX);
+    assert!(matches!(stale, Err(CallError::Protocol(_))), "{stale:?}");
+    let closed = one_exchange(&mut hello, |_| codec::close_connection().to_vec(), 3);
+    assert!(matches!(closed, Err(CallError::Protocol(_))), "{closed:?}");
+}
+
+/// A proxy located through IceGrid runs on tasks: the poll engine dials
+/// the target, not the located adapter.
+#[test]
+fn an_indirect_proxy_runs_on_tasks() {
+    let located = Ice::new(&options(&[
+        ("adapter", "BenchAdapter"),
+        ("locator", "IceGrid/Locator:tcp -h 127.0.0.1 -p 10000"),
+    ]))
+    .unwrap();
+    assert!(located
+        .exchange(&Operation::Hello.call())
+        .unwrap()
+        .is_none());
 }
 
 #[test]

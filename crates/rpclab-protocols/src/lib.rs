@@ -13,7 +13,9 @@
 //!
 //! * [`net`]: TCP connections that count their wire bytes;
 //! * [`mux`]: multiplexed connections (many calls in flight matched by
-//!   request id), with [`id_hash`] for their request-id maps;
+//!   request id), with [`id_hash`] for their request-id maps, and
+//!   [`mux_exchange`]: the same protocols' calls one at a time, as a
+//!   sans-IO exchange;
 //! * [`http`]: HTTP/1.1 keep-alive connections (Hessian, SOAP);
 //! * [`discovery`]: finding providers in a registry (ZooKeeper);
 //! * [`java_contract`]: the contract's Java names and its values in Hessian
@@ -41,6 +43,7 @@ pub mod id_hash;
 pub mod java_contract;
 pub mod metadata;
 pub mod mux;
+pub mod mux_exchange;
 pub mod net;
 pub mod prepared;
 pub mod protocol;

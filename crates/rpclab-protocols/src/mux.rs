@@ -248,7 +248,7 @@ struct Shared<F: Framing> {
 }
 
 /// The `n`th id of `first..=max`, wrapping.
-fn nth_id(first: u64, max: u64, n: u64) -> u64 {
+pub(crate) fn nth_id(first: u64, max: u64, n: u64) -> u64 {
     match (max - first).checked_add(1) {
         Some(span) => first + n % span,
         None => n, // the whole u64 range

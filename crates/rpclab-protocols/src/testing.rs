@@ -10,6 +10,7 @@
 pub mod http;
 pub mod thrift;
 
+use crate::exchange::{Exchange, Parsed};
 use crate::protocol::{CallError, Protocol};
 use rpclab_model::contract::{Operation, StringSize};
 use std::collections::BTreeMap;
@@ -56,5 +57,39 @@ pub fn flip(bytes: &mut [u8], from: usize, flips: &[(usize, u8)]) {
     let span = bytes.len() - from;
     for &(at, byte) in flips {
         bytes[from + at % span] = byte;
+    }
+}
+
+/// One call of `exchange` as the poll engine makes it: its request
+/// written, the server's bytes (`server`, given the request) received
+/// `chunk` bytes at a time (a short read each), the reply parsed after
+/// every read and verified once whole. `Err`: the exchange found the
+/// stream out of step (the engine replaces the connection); `Ok(verdict)`:
+/// the reply was whole, and all of `server` consumed (what else would be
+/// left for the next call is a bug).
+pub fn one_exchange<E: Exchange>(
+    exchange: &mut E,
+    server: impl FnOnce(&[u8]) -> Vec<u8>,
+    chunk: usize,
+) -> Result<Result<(), CallError>, CallError> {
+    let mut request = Vec::new();
+    exchange.request(&mut request)?;
+    let incoming = server(&request);
+    let mut fed = 0;
+    loop {
+        match exchange.reply(&incoming[..fed])? {
+            Parsed::Complete { consumed, outcome } => {
+                assert_eq!(consumed, incoming.len(), "the whole reply is consumed");
+                return Ok(outcome.and_then(|o| exchange.verify(o)));
+            }
+            Parsed::Incomplete { at_least } => {
+                assert!(at_least > fed, "asks for {at_least} bytes with {fed} in");
+                assert!(
+                    fed < incoming.len(),
+                    "incomplete after all {fed} bytes the server sent"
+                );
+                fed = (fed + chunk.max(1)).min(incoming.len());
+            }
+        }
     }
 }

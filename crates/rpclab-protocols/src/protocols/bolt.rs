@@ -39,6 +39,12 @@
 //! contract); after `heartbeat_s` of write silence the connection sends a
 //! heartbeat request.
 //!
+//! On the poll engine (one call in flight per connection, a provider at
+//! the target, no registry), a connection is a [`BoltExchange`]: the same
+//! encoder and decoder ([`BoltCalls`]) and the same framing, request ids
+//! counted per connection; a heartbeat request of the server is acked in
+//! front of the next request.
+//!
 //! # Per-call work
 //!
 //! One request buffer, sized up front from the argument; the reply is
@@ -51,6 +57,7 @@ use self::codec::Header;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::java_contract::Method;
 use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
     check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
 };
@@ -123,7 +130,7 @@ pub async fn lookup(zk: &ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
 
 impl Protocol for Bolt {
     type Conn = BoltConnection;
-    type Exchange = crate::protocol::NoExchange;
+    type Exchange = BoltExchange;
 
     const NAME: &'static str = "bolt";
 
@@ -180,13 +187,64 @@ impl Protocol for Bolt {
             self.timeout_ms,
         ))
     }
+
+    /// The calls of a provider at the target: the poll engine dials it, so
+    /// a provider found in a registry is called on tasks.
+    fn exchange(&self, call: &Call) -> Result<Option<BoltExchange>, CallError> {
+        if self.providers.is_some() {
+            return Ok(None);
+        }
+        let calls = BoltCalls {
+            timeout_ms: self.timeout_ms,
+        };
+        Ok(Some(MuxExchange::new(calls, call)))
+    }
+}
+
+/// A bolt call, one at a time on its own connection (the poll engine's).
+pub type BoltExchange = MuxExchange<BoltCalls>;
+
+/// The contract's bolt requests and their responses: what a
+/// [`BoltConnection`] and a [`BoltExchange`] both encode and decode.
+#[derive(Debug, Clone)]
+pub struct BoltCalls {
+    /// The request's timeout, as SOFA-RPC's client puts it in the header.
+    timeout_ms: i32,
+}
+
+impl CallCodec for BoltCalls {
+    type Framing = BoltFraming;
+
+    fn framing(&self) -> BoltFraming {
+        BoltFraming
+    }
+
+    fn request_capacity(&self, call: &Call) -> usize {
+        codec::request_capacity(&call.argument)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, id: u64, call: &Call) -> Result<(), CallError> {
+        out.clear();
+        // Within 1..=u32::MAX (BoltFraming's ids).
+        codec::encode_request(
+            out,
+            id as u32,
+            self.timeout_ms,
+            Method::of(call)?,
+            &call.argument,
+        )
+    }
+
+    fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
+        codec::decode_response(&frame.header, &frame.bytes, Method::of(call)?)
+    }
 }
 
 /// One bolt connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct BoltConnection {
     mux: Mux<BoltFraming>,
-    timeout_ms: i32,
+    calls: BoltCalls,
 }
 
 impl BoltConnection {
@@ -201,9 +259,10 @@ impl BoltConnection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let calls = BoltCalls { timeout_ms };
         BoltConnection {
-            mux: Mux::start(read, write, heartbeat, BoltFraming),
-            timeout_ms,
+            mux: Mux::start(read, write, heartbeat, calls.framing()),
+            calls,
         }
     }
 
@@ -215,22 +274,16 @@ impl BoltConnection {
 
 impl Connection for BoltConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let method = Method::of(call)?;
+        let calls = &self.calls;
         let frame = self
             .mux
             .call(|id| {
-                let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
-                codec::encode_request(
-                    &mut request,
-                    id as u32,
-                    self.timeout_ms,
-                    method,
-                    &call.argument,
-                )?;
+                let mut request = Vec::with_capacity(calls.request_capacity(call));
+                calls.encode(&mut request, id, call)?;
                 Ok(request)
             })
             .await?;
-        codec::decode_response(&frame.header, &frame.bytes, method)
+        calls.decode(&frame, call)
     }
 }
 
@@ -303,7 +356,10 @@ impl Framing for BoltFraming {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exchange::Exchange;
     use crate::mux::{check_split, route_all};
+    use crate::testing::one_exchange;
+    use rpclab_model::contract::Operation;
 
     #[test]
     fn malformed_headers_are_errors_and_short_frames_partial() {
@@ -340,6 +396,149 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A golden frame (bolt/golden/vectors/5.13) with its request id
+    /// replaced: a reply must carry the id of the request in flight.
+    fn with_id(frame: &[u8], id: u32) -> Vec<u8> {
+        let mut frame = frame.to_vec();
+        frame[5..9].copy_from_slice(&id.to_be_bytes());
+        frame
+    }
+
+    /// The id of a request the exchange wrote.
+    fn id_of(request: &[u8]) -> u32 {
+        codec::frame(request).unwrap().expect("a whole frame").0.id
+    }
+
+    fn exchange(operation: Operation) -> BoltExchange {
+        let call = operation.call();
+        Bolt::new(&BTreeMap::new())
+            .unwrap()
+            .exchange(&call)
+            .unwrap()
+            .expect("bolt at a target has an exchange")
+    }
+
+    macro_rules! golden {
+        ($name:literal) => {
+            include_bytes!(concat!("bolt/golden/vectors/5.13/", $name)).as_slice()
+        };
+    }
+
+    /// The poll engine's exchange writes Java's requests (its id counted
+    /// per connection from 1) and verifies Java's responses, whole or
+    /// arriving in pieces.
+    #[test]
+    fn the_exchange_writes_javas_requests_and_verifies_javas_responses() {
+        let cases = [
+            (
+                Operation::Hello,
+                golden!("hello.request.bin"),
+                golden!("hello.response.bin"),
+            ),
+            (
+                Operation::OrderEcho,
+                golden!("order-echo.request.bin"),
+                golden!("order-echo.response.bin"),
+            ),
+            (
+                Operation::OrdersEcho,
+                golden!("orders-echo.request.bin"),
+                golden!("orders-echo.response.bin"),
+            ),
+            (
+                Operation::Empty,
+                golden!("empty.request.bin"),
+                golden!("empty.response.bin"),
+            ),
+        ];
+        for (operation, request, response) in cases {
+            for chunk in [1, 7, usize::MAX] {
+                let mut exchange = exchange(operation);
+                for id in 1..=2 {
+                    let verdict = one_exchange(
+                        &mut exchange,
+                        |sent| {
+                            assert_eq!(id_of(sent), id, "{operation}");
+                            // SOFA-RPC's consumer sets a timeout of its own.
+                            let mut java = with_id(request, id);
+                            java[10..14].copy_from_slice(&sent[10..14]);
+                            assert_eq!(sent, java, "{operation}: the request");
+                            with_id(response, id)
+                        },
+                        chunk,
+                    );
+                    verdict
+                        .unwrap()
+                        .unwrap_or_else(|e| panic!("{operation}: {e}"));
+                }
+            }
+        }
+    }
+
+    /// A wrong value, a server's exception and a reply to another request:
+    /// a failed call, a failed call, and a stream out of step.
+    #[test]
+    fn the_exchange_fails_wrong_replies() {
+        let mut hello = exchange(Operation::Hello);
+        let wrong = one_exchange(
+            &mut hello,
+            |sent| with_id(golden!("string-1k.response.bin"), id_of(sent)),
+            usize::MAX,
+        );
+        assert!(
+            matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
+            "{wrong:?}"
+        );
+        let thrown = one_exchange(
+            &mut hello,
+            |sent| with_id(golden!("hello-throws.response.bin"), id_of(sent)),
+            usize::MAX,
+        );
+        assert!(
+            matches!(thrown, Ok(Err(CallError::Server(_)))),
+            "{thrown:?}"
+        );
+        let stale = one_exchange(
+            &mut hello,
+            |sent| with_id(golden!("hello.response.bin"), id_of(sent) - 1),
+            usize::MAX,
+        );
+        assert!(matches!(stale, Err(CallError::Protocol(_))), "{stale:?}");
+    }
+
+    /// The server's heartbeat before a reply is acked in front of the next
+    /// request; the ack of ours is skipped.
+    #[test]
+    fn the_exchange_acks_the_servers_heartbeat_with_its_next_request() {
+        let mut hello = exchange(Operation::Hello);
+        let verdict = one_exchange(
+            &mut hello,
+            |sent| {
+                let mut stream = with_id(golden!("heartbeat.request.bin"), 77);
+                stream.extend_from_slice(&codec::heartbeat_ack(5));
+                stream.extend(with_id(golden!("hello.response.bin"), id_of(sent)));
+                stream
+            },
+            3,
+        );
+        verdict.unwrap().unwrap();
+        let mut next = Vec::new();
+        hello.request(&mut next).unwrap();
+        let ack = with_id(golden!("heartbeat.response.bin"), 77);
+        assert_eq!(&next[..ack.len()], ack, "the ack first");
+        assert_eq!(id_of(&next[ack.len()..]), 2, "then the request");
+    }
+
+    #[test]
+    fn a_provider_from_a_registry_runs_on_tasks() {
+        let bolt = Bolt::new(&crate::testing::options(&[(
+            "registry",
+            "zookeeper://127.0.0.1:2181",
+        )]))
+        .unwrap();
+        assert!(bolt.exchange(&Operation::Hello.call()).unwrap().is_none());
     }
 
     #[test]

@@ -44,6 +44,12 @@
 //! something at least every 2 × `heartbeat_s`, within the provider's idle
 //! timeout of 3 × its heartbeat).
 //!
+//! On the poll engine (one call in flight per connection, a provider at
+//! the target, no registry), a connection is a [`DubboExchange`]: the same
+//! encoder and decoder ([`DubboCalls`], every serialization) and the same
+//! framing, request ids counted per connection; a heartbeat request of
+//! the provider is answered in front of the next request.
+//!
 //! # Per-call work
 //!
 //! One request buffer, sized up front from the argument (never regrown);
@@ -59,6 +65,7 @@ use self::codec::{Header, Method, HEADER_LEN};
 use self::format::Format;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
     check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
 };
@@ -117,7 +124,7 @@ impl Dubbo {
 
 impl Protocol for Dubbo {
     type Conn = DubboConnection;
-    type Exchange = crate::protocol::NoExchange;
+    type Exchange = DubboExchange;
 
     const NAME: &'static str = "dubbo";
 
@@ -196,6 +203,54 @@ impl Protocol for Dubbo {
             Arc::clone(&self.format),
         ))
     }
+
+    /// The calls of a provider at the target: the poll engine dials it, so
+    /// a provider found in a registry is called on tasks.
+    fn exchange(&self, call: &Call) -> Result<Option<DubboExchange>, CallError> {
+        if self.registry.is_some() {
+            return Ok(None);
+        }
+        let calls = DubboCalls {
+            format: Arc::clone(&self.format),
+        };
+        Ok(Some(MuxExchange::new(calls, call)))
+    }
+}
+
+/// A dubbo call, one at a time on its own connection (the poll engine's).
+pub type DubboExchange = MuxExchange<DubboCalls>;
+
+/// The contract's dubbo requests and their replies in one serialization:
+/// what a [`DubboConnection`] and a [`DubboExchange`] both encode and
+/// decode.
+#[derive(Debug, Clone)]
+pub struct DubboCalls {
+    format: Arc<Format>,
+}
+
+impl CallCodec for DubboCalls {
+    type Framing = DubboFraming;
+
+    fn framing(&self) -> DubboFraming {
+        DubboFraming {
+            format: Arc::clone(&self.format),
+        }
+    }
+
+    fn request_capacity(&self, call: &Call) -> usize {
+        codec::request_capacity(&call.argument)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, id: u64, call: &Call) -> Result<(), CallError> {
+        out.clear();
+        self.format
+            .encode_request(out, id, Method::of(call)?, &call.argument)
+    }
+
+    fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
+        self.format
+            .decode_response(&frame.header, &frame.body, Method::of(call)?)
+    }
 }
 
 /// Lists the dubbo providers of the contract's service as a Dubbo consumer
@@ -241,6 +296,7 @@ pub async fn providers_of(zk: &ZooKeeper, interface: &str) -> Result<Vec<Service
 #[derive(Debug)]
 pub struct DubboConnection {
     mux: Mux<DubboFraming>,
+    calls: DubboCalls,
 }
 
 impl DubboConnection {
@@ -255,8 +311,10 @@ impl DubboConnection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let calls = DubboCalls { format };
         DubboConnection {
-            mux: Mux::start(read, write, heartbeat, DubboFraming { format }),
+            mux: Mux::start(read, write, heartbeat, calls.framing()),
+            calls,
         }
     }
 
@@ -278,17 +336,16 @@ impl DubboConnection {
 
 impl Connection for DubboConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let method = Method::of(call)?;
-        let format = &self.mux.framing().format;
+        let calls = &self.calls;
         let frame = self
             .mux
             .call(|id| {
-                let mut request = Vec::with_capacity(codec::request_capacity(&call.argument));
-                format.encode_request(&mut request, id, method, &call.argument)?;
+                let mut request = Vec::with_capacity(calls.request_capacity(call));
+                calls.encode(&mut request, id, call)?;
                 Ok(request)
             })
             .await?;
-        format.decode_response(&frame.header, &frame.body, method)
+        calls.decode(&frame, call)
     }
 }
 

@@ -39,6 +39,14 @@
 //!   close-connection before shutting the socket down, Ice's graceful
 //!   close.
 //!
+//! On the poll engine (a direct proxy, one call in flight per
+//! connection), a connection is an [`IceExchange`]: the same encoder and
+//! decoder ([`IceCalls`]) and the same framing, request ids counted per
+//! connection. It does not wait for the validate-connection message before
+//! its first request (the server reads the request once it has validated
+//! the connection); it skips it, as the server's later heartbeats, when it
+//! reads the reply.
+//!
 //! # Per-call work
 //!
 //! One request buffer, sized up front; the reply is decoded straight into
@@ -50,6 +58,7 @@ pub mod locator;
 use self::codec::{Header, Identity, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
 use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{
     check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
@@ -122,7 +131,7 @@ impl Ice {
 
 impl Protocol for Ice {
     type Conn = IceConnection;
-    type Exchange = crate::protocol::NoExchange;
+    type Exchange = IceExchange;
 
     const NAME: &'static str = "ice";
 
@@ -187,13 +196,67 @@ impl Protocol for Ice {
         )
         .await
     }
+
+    /// A direct proxy's calls: the poll engine dials the target, so an
+    /// indirect proxy (its address from the locator) runs on tasks.
+    fn exchange(&self, call: &Call) -> Result<Option<IceExchange>, CallError> {
+        if self.location.is_some() {
+            return Ok(None);
+        }
+        let calls = IceCalls {
+            identity: self.identity.clone(),
+        };
+        Ok(Some(MuxExchange::new(calls, call)))
+    }
+}
+
+/// An Ice call, one at a time on its own connection (the poll engine's).
+pub type IceExchange = MuxExchange<IceCalls>;
+
+/// Ice's requests to one object, and their replies: what an
+/// [`IceConnection`] and an [`IceExchange`] both encode and decode.
+#[derive(Debug, Clone)]
+pub struct IceCalls {
+    identity: Identity,
+}
+
+impl CallCodec for IceCalls {
+    type Framing = IceFraming;
+
+    fn framing(&self) -> IceFraming {
+        IceFraming
+    }
+
+    fn request_capacity(&self, call: &Call) -> usize {
+        codec::request_capacity(
+            &self.identity,
+            call.operation.method().name(),
+            &call.argument,
+        )
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, id: u64, call: &Call) -> Result<(), CallError> {
+        out.clear();
+        // Within 1..=i32::MAX (IceFraming's ids).
+        codec::encode_call(
+            out,
+            id as i32,
+            &self.identity,
+            call.operation.method(),
+            &call.argument,
+        )
+    }
+
+    fn decode(&self, body: &Bytes, call: &Call) -> Result<Value, CallError> {
+        codec::decode_reply(body, call.operation.method())
+    }
 }
 
 /// One Ice connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct IceConnection {
     mux: Mux<IceFraming>,
-    identity: Identity,
+    calls: IceCalls,
 }
 
 impl IceConnection {
@@ -231,9 +294,10 @@ impl IceConnection {
                 h.message_type
             )));
         }
+        let calls = IceCalls { identity };
         Ok(IceConnection {
-            mux: Mux::start(read, write, heartbeat, IceFraming),
-            identity,
+            mux: Mux::start(read, write, heartbeat, calls.framing()),
+            calls,
         })
     }
 
@@ -245,27 +309,16 @@ impl IceConnection {
 
 impl Connection for IceConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let method = call.operation.method();
+        let calls = &self.calls;
         let body = self
             .mux
             .call(|id| {
-                let mut request = Vec::with_capacity(codec::request_capacity(
-                    &self.identity,
-                    method.name(),
-                    &call.argument,
-                ));
-                // Within 1..=i32::MAX (IceFraming's ids).
-                codec::encode_call(
-                    &mut request,
-                    id as i32,
-                    &self.identity,
-                    method,
-                    &call.argument,
-                )?;
+                let mut request = Vec::with_capacity(calls.request_capacity(call));
+                calls.encode(&mut request, id, call)?;
                 Ok(request)
             })
             .await?;
-        codec::decode_reply(&body, method)
+        calls.decode(&body, call)
     }
 }
 

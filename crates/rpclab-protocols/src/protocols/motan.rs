@@ -41,6 +41,13 @@
 //! requests from the provider (not part of the contract); with
 //! `heartbeat_s`, a heartbeat request after that much write silence.
 //!
+//! On the poll engine (one call in flight per connection, a provider at
+//! the target, no registry), a connection is a [`MotanExchange`]: the same
+//! encoder and decoder ([`MotanCalls`]) and the same framing, request ids
+//! counted per connection; a heartbeat request of the provider is
+//! answered in front of the next request. A call the serialization cannot
+//! carry (refused before anything is sent) runs on tasks.
+//!
 //! # Per-call work
 //!
 //! One request buffer, sized up front (never regrown; the meta map of
@@ -55,6 +62,7 @@ pub use motan_simple as simple;
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
     check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
 };
@@ -97,7 +105,7 @@ impl Motan {
 
 impl Protocol for Motan {
     type Conn = MotanConnection;
-    type Exchange = crate::protocol::NoExchange;
+    type Exchange = MotanExchange;
 
     const NAME: &'static str = "motan2";
 
@@ -189,13 +197,64 @@ impl Protocol for Motan {
             self.heartbeat,
         ))
     }
+
+    /// The calls of a provider at the target (the poll engine dials it; a
+    /// provider found in a registry is called on tasks) that the
+    /// serialization can carry (a refused call fails on tasks, as ever).
+    fn exchange(&self, call: &Call) -> Result<Option<MotanExchange>, CallError> {
+        let carried = Method::of(call).is_ok_and(|m| codec::fits(m, self.serialization()));
+        if self.providers.is_some() || !carried {
+            return Ok(None);
+        }
+        let calls = MotanCalls {
+            template: Arc::clone(&self.template),
+        };
+        Ok(Some(MuxExchange::new(calls, call)))
+    }
+}
+
+/// A motan2 call, one at a time on its own connection (the poll engine's).
+pub type MotanExchange = MuxExchange<MotanCalls>;
+
+/// The contract's motan2 requests and their replies: what a
+/// [`MotanConnection`] and a [`MotanExchange`] both encode and decode.
+#[derive(Debug, Clone)]
+pub struct MotanCalls {
+    template: Arc<RequestTemplate>,
+}
+
+impl CallCodec for MotanCalls {
+    type Framing = MotanFraming;
+
+    fn framing(&self) -> MotanFraming {
+        MotanFraming
+    }
+
+    fn request_capacity(&self, call: &Call) -> usize {
+        Method::of(call).map_or(0, |m| self.template.capacity(m, &call.argument))
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, id: u64, call: &Call) -> Result<(), CallError> {
+        self.template
+            .encode(out, id, Method::of(call)?, &call.argument)
+    }
+
+    fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
+        codec::decode_response(
+            &frame.header,
+            &frame.bytes[frame.layout.meta.clone()],
+            &frame.bytes[frame.layout.body.clone()],
+            Method::of(call)?,
+            self.template.serialization(),
+        )
+    }
 }
 
 /// One motan2 connection, shared by many callers (see [`mux`](crate::mux)).
 #[derive(Debug)]
 pub struct MotanConnection {
     mux: Mux<MotanFraming>,
-    template: Arc<RequestTemplate>,
+    calls: MotanCalls,
 }
 
 impl MotanConnection {
@@ -210,9 +269,10 @@ impl MotanConnection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let calls = MotanCalls { template };
         MotanConnection {
-            mux: Mux::start(read, write, heartbeat, MotanFraming),
-            template,
+            mux: Mux::start(read, write, heartbeat, calls.framing()),
+            calls,
         }
     }
 
@@ -224,29 +284,22 @@ impl MotanConnection {
 
 impl Connection for MotanConnection {
     async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let serialization = self.template.serialization();
-        let method = match Method::of(call) {
-            Ok(m) if codec::fits(m, serialization) => m,
+        let calls = &self.calls;
+        let serialization = calls.template.serialization();
+        match Method::of(call) {
+            Ok(m) if codec::fits(m, serialization) => {}
             Ok(m) => return Err(refuse(codec::unsupported(m, serialization)).await),
             Err(e) => return Err(refuse(e.into()).await),
-        };
+        }
         let frame = self
             .mux
             .call(|id| {
-                let mut request =
-                    Vec::with_capacity(self.template.capacity(method, &call.argument));
-                self.template
-                    .encode(&mut request, id, method, &call.argument)?;
+                let mut request = Vec::with_capacity(calls.request_capacity(call));
+                calls.encode(&mut request, id, call)?;
                 Ok(request)
             })
             .await?;
-        codec::decode_response(
-            &frame.header,
-            &frame.bytes[frame.layout.meta.clone()],
-            &frame.bytes[frame.layout.body.clone()],
-            method,
-            self.template.serialization(),
-        )
+        calls.decode(&frame, call)
     }
 }
 
