@@ -14,13 +14,16 @@
 //! The floor **does not verify replies**; it is a yardstick, never a
 //! measurement of a server.
 //!
-//! Three framings ([`Framing`]):
+//! Four framings ([`Framing`]):
 //!
 //! * [`Framing::Length`]: binary protocols whose header carries the
-//!   message's length (Thrift framed, Dubbo, Ice, bolt, Motan): one or more
+//!   message's length (Thrift framed, Dubbo, Ice, bolt): one or more
 //!   length fields at fixed offsets ([`LengthField`]: offset, width, byte
 //!   order) and a constant, so that message size = constant + the sum of
 //!   the fields;
+//! * [`Framing::Motan2`]: motan2, whose body length follows its metadata,
+//!   so that no fixed offset holds it: after the 13-byte header, the
+//!   metadata and the body, each after its own 4-byte big-endian length;
 //! * [`Framing::Http1`]: HTTP/1.1 keep-alive, a reply ending after its head
 //!   and `Content-Length` bytes, or after its last chunk (Tomcat chunks);
 //! * [`Framing::H2`]: gRPC over HTTP/2: the floor writes the connection
@@ -107,6 +110,10 @@ pub enum Framing {
         fields: Vec<LengthField>,
         constant: i64,
     },
+    /// motan2: a 13-byte header, then the metadata and the body, each
+    /// after its 4-byte big-endian length (the body's length sits after
+    /// the metadata, at no fixed offset).
+    Motan2,
     Http1,
     /// gRPC over HTTP/2 to `path` (e.g. `/rpclab.Bench/Hello`) with
     /// `authority`; the request is the gRPC message (5-byte prefix and
@@ -139,10 +146,29 @@ impl Framing {
                 }
                 Ok((buf.len() >= len as usize).then_some(len as usize))
             }
+            Framing::Motan2 => motan2_reply_len(buf),
             Framing::Http1 => http1_reply_len(buf),
             Framing::H2 { .. } => Err("HTTP/2 replies are frames, not messages".into()),
         }
     }
+}
+
+/// The size of the motan2 reply at the start of `buf` (see
+/// [`Framing::Motan2`]).
+fn motan2_reply_len(buf: &[u8]) -> Result<Option<usize>, String> {
+    const HEADER: usize = 13;
+    let mut end = HEADER;
+    for section in ["metadata", "body"] {
+        let Some(len) = buf.get(end..end + 4) else {
+            return Ok(None);
+        };
+        let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        if len > MAX_REPLY {
+            return Err(format!("motan2 {section} of {len} bytes, over {MAX_REPLY}"));
+        }
+        end += 4 + len;
+    }
+    Ok((buf.len() >= end).then_some(end))
 }
 
 /// The size of the HTTP/1.1 reply at the start of `buf` (head and
@@ -639,6 +665,28 @@ mod tests {
             constant: -100,
         };
         assert!(dubbo.reply_len(&[0; 16]).is_err());
+    }
+
+    #[test]
+    fn a_motan2_reply_ends_after_its_metadata_and_body() {
+        let mut reply = vec![0xf1, 0xf1, 0, 8, 0x10, 0, 0, 0, 0, 0, 0, 0, 7];
+        reply.extend(3u32.to_be_bytes());
+        reply.extend(b"m=1");
+        reply.extend(2u32.to_be_bytes());
+        reply.extend(b"ok");
+        let whole = reply.len();
+        reply.extend(b"next");
+        for cut in 0..whole {
+            assert_eq!(
+                Framing::Motan2.reply_len(&reply[..cut]).unwrap(),
+                None,
+                "{cut}"
+            );
+        }
+        assert_eq!(Framing::Motan2.reply_len(&reply).unwrap(), Some(whole));
+        let mut huge = reply[..17].to_vec();
+        huge[13..17].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(Framing::Motan2.reply_len(&huge).is_err());
     }
 
     #[test]

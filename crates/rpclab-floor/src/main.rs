@@ -10,6 +10,12 @@
 //! rpclab-floor --target 127.0.0.1:9090 --request call.bin --length 0:4:be --constant 4
 //! # Dubbo: 16-byte header, body length at offset 12
 //! rpclab-floor --target 127.0.0.1:20880 --request call.bin --length 12:4:be --constant 16
+//! # Ice: the server's 14-byte ValidateConnection first, the size at offset 10
+//! rpclab-floor --target 127.0.0.1:10000 --request call.bin --greeting 14 --length 10:4:le
+//! # bolt: a 20-byte response header with the class, header and content lengths
+//! rpclab-floor --target 127.0.0.1:12200 --request call.bin --length 12:2:be --length 14:2:be --length 16:4:be --constant 20
+//! # motan2: metadata and body after the 13-byte header, each after its length
+//! rpclab-floor --target 127.0.0.1:8002 --request call.bin --framing motan2
 //! # HTTP/1.1 keep-alive (Hessian, SOAP): the whole request, head and body
 //! rpclab-floor --target 127.0.0.1:8080 --request post.http --framing http1
 //! # gRPC: the gRPC message (5-byte prefix + protobuf) to a method path
@@ -27,6 +33,8 @@ use std::time::Duration;
 enum FramingKind {
     /// Binary messages sized by length fields (--length, --constant).
     Length,
+    /// motan2: metadata and body after the header, each after its length.
+    Motan2,
     /// HTTP/1.1 replies with Content-Length.
     Http1,
     /// gRPC over HTTP/2 (--path).
@@ -102,6 +110,7 @@ fn run(cli: Cli) -> Result<(), String> {
             fields: cli.lengths,
             constant: cli.constant,
         },
+        FramingKind::Motan2 => Framing::Motan2,
         FramingKind::Http1 => Framing::Http1,
         FramingKind::H2 => Framing::H2 {
             path: cli.path,
