@@ -85,6 +85,63 @@ pub async fn every_operation_verified<P: Protocol>(
     counter
 }
 
+/// Every operation `P` has an exchange for, in a closed-loop cell of
+/// `callers` client programs (a connection each) making `calls` calls
+/// each against `target` with `options`: the cell runs on the poll engine
+/// and every reply is verified. An operation without an exchange (a
+/// located proxy, a registry, a call the serialization cannot carry)
+/// runs on tasks elsewhere and is skipped here; returns how many
+/// operations ran.
+#[allow(dead_code)]
+pub async fn every_operation_on_the_poll_engine<P: Protocol>(
+    target: &str,
+    options: &BTreeMap<String, String>,
+    callers: u32,
+    calls: u64,
+) -> usize {
+    use rpclab_client::runner::run_cell;
+    use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
+    let protocol = P::new(options).unwrap();
+    let mut ran = 0;
+    for operation in Operation::ALL {
+        if protocol.exchange(&operation.call()).unwrap().is_none() {
+            continue;
+        }
+        let spec = CellSpec {
+            protocol: P::NAME.into(),
+            target: target.to_owned(),
+            operation,
+            load: Load::Closed(Shape::ClientPrograms.closed(
+                callers,
+                None,
+                Stop::CallsPerWorker(calls),
+            )),
+            warmup_s: 0.0,
+            warmup_calls: 0,
+            warmup_max_s: Some(0.0),
+            steady: None,
+            min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+            percentiles: Vec::new(),
+            cooldown_s: 0.0,
+            timeout_ms: 30_000,
+            include_connect: false,
+            options: options.clone(),
+            engine: EngineChoice::Auto,
+        };
+        let report = run_cell(&spec).await.unwrap().report;
+        let what = format!("{} {operation}: {report:?}", P::NAME);
+        assert_eq!(report.engine.as_deref(), Some("poll"), "{what}");
+        assert_eq!(
+            (report.calls_ok, report.calls_failed),
+            (u64::from(callers) * calls, 0),
+            "{what}"
+        );
+        assert!(report.verified, "{what}");
+        ran += 1;
+    }
+    ran
+}
+
 /// Calls each of `ops` `rounds` times from `callers` tasks each on `conn`,
 /// all at once, checking every reply (`server` names the server in a
 /// failure).

@@ -305,4 +305,7 @@ async fn options_are_checked() {
 async fn against_a_running_server() {
     let (target, protocol) = common::running_server::<Bolt>("SOFA");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
+    // The same calls on the poll engine (a provider at the target).
+    let options = common::options_from_env("RPCLAB_SOFA_OPTIONS");
+    common::every_operation_on_the_poll_engine::<Bolt>(&target, &options, 2, 20).await;
 }

@@ -173,6 +173,9 @@ async fn connect_failures_and_mismatched_arguments() {
 async fn against_a_running_server() {
     let (target, protocol) = common::running_server::<Dubbo>("DUBBO");
     let counter = common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
+    // The same calls on the poll engine (a provider at the target).
+    let options = common::options_from_env("RPCLAB_DUBBO_OPTIONS");
+    common::every_operation_on_the_poll_engine::<Dubbo>(&target, &options, 2, 20).await;
 
     // A server-side failure comes back as a clear error: an unknown method
     // is not reachable through the contract, so check a wrong argument

@@ -723,4 +723,7 @@ proptest! {
 async fn against_a_running_server() {
     let (target, protocol) = common::running_server::<Ice>("ICE");
     common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
+    // The same calls on the poll engine (a direct proxy).
+    let options = common::options_from_env("RPCLAB_ICE_OPTIONS");
+    common::every_operation_on_the_poll_engine::<Ice>(&target, &options, 2, 20).await;
 }

@@ -266,6 +266,9 @@ async fn against_a_running_server() {
     };
     let (sent, received) = counter.totals();
     assert!(sent > 0 && received > 0);
+    // The same calls on the poll engine (a provider at the target; the
+    // Order operations of `simple` are refused on tasks, above).
+    common::every_operation_on_the_poll_engine::<Motan>(&target, &options, 2, 20).await;
 
     // Heartbeats on an idle connection are answered and calls go on.
     let with_beats = {
