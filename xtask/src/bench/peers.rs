@@ -2,8 +2,12 @@
 //! usual load generators, on the same servers, pinned as the lab pins.
 //!
 //! The servers run as in `lab run`: containers from the lab's images,
-//! pinned to the server CPUs (`rpclab-echo` for gRPC, the `hessian-servlet`
-//! and `thrift-java` manifests' first runnable variants). **The generators
+//! pinned to the server CPUs (`rpclab-echo` for gRPC; for the others the
+//! first runnable variant of the first manifest of [`Kind::servers`]:
+//! `hessian-servlet`, `thrift-java`, `ice-3.7`, `dubbo-3.3` (or
+//! `dubbo-2.6`), `motan-1.2`, `sofa-rpc`), with the ZooKeeper registry a
+//! provider needs to start beside it. The load client dials the server's
+//! port directly (no registry lookup), as the floor does. **The generators
 //! run on the host**, each process pinned to the client CPUs with
 //! `sched_setaffinity` before it starts, so that the same
 //! `/proc/<pid>/stat` counters measure all of them (a container would add
@@ -31,7 +35,10 @@
 //! the table is its median over the rounds. On a shared host one window
 //! can be slowed by anything else running, so a ratio of two tools is
 //! taken round by round (the tools of a round ran back to back) and the
-//! table gives the median of those ratios with their range.
+//! table gives the median of those ratios with their range. Per protocol,
+//! every round of every row gives the load client's CPU per call ÷ the
+//! floor's, and the summary gives their median and their maximum: issue
+//! 41's goal is a median ≤ 1.1 with no round over 1.2.
 
 use crate::basics::host;
 use crate::definitions::manifest::{Manifest, Variant};
@@ -39,6 +46,7 @@ use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
+use crate::engine::registry;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -70,8 +78,12 @@ pub struct PeersArgs {
     /// Warm-up of a JVM server before its first row (`15s`, or seconds; the JIT).
     #[arg(long = "jvm-warmup", alias = "jvm-warmup-s", value_name = "DURATION", default_value = "15", value_parser = rpclab_model::duration::parse_seconds_or_zero)]
     jvm_warmup_s: f64,
-    /// Protocols to run (grpc, hessian, thrift).
-    #[arg(long, value_delimiter = ',', default_value = "grpc,hessian,thrift")]
+    /// Protocols to run (grpc, hessian, thrift, ice, dubbo, motan2, bolt).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "grpc,hessian,thrift,ice,dubbo,motan2,bolt"
+    )]
     only: Vec<String>,
     /// CPU set of the servers (cpuset syntax), overriding the lab definition.
     #[arg(long)]
@@ -132,22 +144,56 @@ enum Kind {
     Grpc,
     Hessian,
     Thrift,
+    Ice,
+    Dubbo,
+    Motan,
+    Bolt,
 }
 
 impl Kind {
+    const ALL: [Kind; 7] = [
+        Kind::Grpc,
+        Kind::Hessian,
+        Kind::Thrift,
+        Kind::Ice,
+        Kind::Dubbo,
+        Kind::Motan,
+        Kind::Bolt,
+    ];
+
+    /// The protocol's name, as the load client's `--protocol` takes it.
     fn name(self) -> &'static str {
         match self {
             Kind::Grpc => "grpc",
             Kind::Hessian => "hessian",
             Kind::Thrift => "thrift",
+            Kind::Ice => "ice",
+            Kind::Dubbo => "dubbo",
+            Kind::Motan => "motan2",
+            Kind::Bolt => "bolt",
         }
+    }
+
+    /// The kind `--only` names (`motan` too, the framework's name).
+    fn parse(name: &str) -> Result<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.name() == name || (name == "motan" && *k == Kind::Motan))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+                anyhow!("--only: no protocol `{name}` ({})", names.join(", "))
+            })
     }
 
     fn tools(self) -> &'static [Tool] {
         match self {
             Kind::Grpc => &[Tool::Rpclab, Tool::Floor, Tool::H2load, Tool::Ghz],
             Kind::Hessian => &[Tool::Rpclab, Tool::Floor, Tool::Wrk],
-            Kind::Thrift => &[Tool::Rpclab, Tool::RpclabTasks, Tool::Floor],
+            // One call in flight per connection: the poll engine, and the
+            // tasks engine beside it.
+            Kind::Thrift | Kind::Ice | Kind::Dubbo | Kind::Motan | Kind::Bolt => {
+                &[Tool::Rpclab, Tool::RpclabTasks, Tool::Floor]
+            }
         }
     }
 
@@ -156,8 +202,61 @@ impl Kind {
         match self {
             Kind::Grpc => &[(1, 1), (16, 16), (64, 64), (1, 16), (1, 64)],
             Kind::Hessian => &[(1, 1), (16, 16), (64, 64)],
-            Kind::Thrift => &[(1, 1), (5, 5), (20, 20)],
+            Kind::Thrift | Kind::Ice | Kind::Dubbo | Kind::Motan | Kind::Bolt => {
+                &[(1, 1), (5, 5), (20, 20)]
+            }
         }
+    }
+
+    /// The server manifests whose image serves this protocol, in order of
+    /// preference: the first with a runnable variant runs (gRPC's server is
+    /// the client image's echo server).
+    fn servers(self) -> &'static [&'static str] {
+        match self {
+            Kind::Grpc => &[],
+            Kind::Hessian => &["hessian-servlet"],
+            Kind::Thrift => &["thrift-java"],
+            Kind::Ice => &["ice-3.7"],
+            Kind::Dubbo => &["dubbo-3.3", "dubbo-2.6"],
+            Kind::Motan => &["motan-1.2"],
+            Kind::Bolt => &["sofa-rpc"],
+        }
+    }
+
+    /// How the floor finds the end of a reply (the arguments after
+    /// `--framing`), and so where a recorded request ends.
+    ///
+    /// The floor replays one request with the same request id every time
+    /// (Dubbo, Ice, bolt and motan2 requests carry one): with one call in
+    /// flight per connection these servers only copy the id into the
+    /// reply, keeping nothing per id across calls, so the same id on
+    /// every call is accepted and nothing needs patching.
+    fn floor_framing(self, path: &str) -> Vec<String> {
+        let args: &[&str] = match self {
+            Kind::Grpc => return ["h2", "--path", path].map(String::from).to_vec(),
+            Kind::Hessian => &["http1"],
+            Kind::Thrift => &["length", "--length", "0:4:be", "--constant", "4"],
+            // The server's validate-connection first; a message's size
+            // (its header's included) at offset 10.
+            Kind::Ice => &["length", "--greeting", "14", "--length", "10:4:le"],
+            // A 16-byte header, the body's length at offset 12.
+            Kind::Dubbo => &["length", "--length", "12:4:be", "--constant", "16"],
+            Kind::Motan => &["motan2"],
+            // A 20-byte response header with the class, header and content
+            // lengths.
+            Kind::Bolt => &[
+                "length",
+                "--length",
+                "12:2:be",
+                "--length",
+                "14:2:be",
+                "--length",
+                "16:4:be",
+                "--constant",
+                "20",
+            ],
+        };
+        args.iter().map(|a| a.to_string()).collect()
     }
 }
 
@@ -230,15 +329,7 @@ impl Ratio {
         peer: &Rounds,
         of: impl Fn(&Measured, &Measured) -> Option<f64>,
     ) -> Option<Ratio> {
-        if us.each.len() != peer.each.len() || us.each.is_empty() {
-            return None;
-        }
-        let ratios: Vec<f64> = us
-            .each
-            .iter()
-            .zip(&peer.each)
-            .map(|(u, p)| of(u, p))
-            .collect::<Option<_>>()?;
+        let ratios = round_ratios(us, peer, of)?;
         Some(Ratio {
             low: ratios.iter().copied().fold(f64::INFINITY, f64::min),
             high: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -253,6 +344,85 @@ impl Ratio {
             format!("{:.2} [{:.2}–{:.2}]", self.median, self.low, self.high)
         }
     }
+}
+
+/// `of(client, peer)` in each round; `None` if the rounds do not pair or
+/// any round has no ratio.
+fn round_ratios(
+    us: &Rounds,
+    peer: &Rounds,
+    of: impl Fn(&Measured, &Measured) -> Option<f64>,
+) -> Option<Vec<f64>> {
+    if us.each.len() != peer.each.len() || us.each.is_empty() {
+        return None;
+    }
+    us.each
+        .iter()
+        .zip(&peer.each)
+        .map(|(u, p)| of(u, p))
+        .collect()
+}
+
+/// Client CPU per call ÷ the floor's, of one round.
+fn cpu_over_floor(us: &Measured, floor: &Measured) -> Option<f64> {
+    (floor.cpu_us_per_call > 0.0).then(|| us.cpu_us_per_call / floor.cpu_us_per_call)
+}
+
+/// Issue 41's goal for a protocol's client CPU per call ÷ the floor's: the
+/// median of the per-round ratios at most this ...
+const FLOOR_GOAL_MEDIAN: f64 = 1.1;
+/// ... and no round over this.
+const FLOOR_GOAL_MAX: f64 = 1.2;
+
+/// One protocol's per-round ratios of one engine's CPU per call ÷ the
+/// floor's, over every row (shape) and round.
+#[derive(Debug, Clone, PartialEq)]
+struct FloorSummary {
+    kind: Kind,
+    tool: Tool,
+    rounds: usize,
+    median: f64,
+    max: f64,
+}
+
+impl FloorSummary {
+    fn meets_goal(&self) -> bool {
+        self.median <= FLOOR_GOAL_MEDIAN && self.max <= FLOOR_GOAL_MAX
+    }
+}
+
+/// Per protocol (in the rows' order) and engine of the load client, the
+/// median and maximum of its per-round CPU per call ÷ the floor's over all
+/// the protocol's rows; rows without a paired floor add nothing.
+fn floor_summaries(rows: &[RowResult]) -> Vec<FloorSummary> {
+    let mut kinds: Vec<Kind> = Vec::new();
+    for r in rows {
+        if !kinds.contains(&r.kind) {
+            kinds.push(r.kind);
+        }
+    }
+    let mut out = Vec::new();
+    for kind in kinds {
+        for tool in [Tool::Rpclab, Tool::RpclabTasks] {
+            let ratios: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.kind == kind)
+                .filter_map(|r| round_ratios(r.get(tool)?, r.get(Tool::Floor)?, cpu_over_floor))
+                .flatten()
+                .collect();
+            if ratios.is_empty() {
+                continue;
+            }
+            out.push(FloorSummary {
+                kind,
+                tool,
+                rounds: ratios.len(),
+                max: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                median: median_of(ratios),
+            });
+        }
+    }
+    out
 }
 
 /// The median (of an even number, the mean of the middle two).
@@ -314,14 +484,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let kinds: Vec<Kind> = args
         .only
         .iter()
-        .map(|k| match k.as_str() {
-            "grpc" => Ok(Kind::Grpc),
-            "hessian" => Ok(Kind::Hessian),
-            "thrift" => Ok(Kind::Thrift),
-            other => Err(anyhow!(
-                "--only: no protocol `{other}` (grpc, hessian, thrift)"
-            )),
-        })
+        .map(|k| Kind::parse(k))
         .collect::<Result<_>>()?;
     let super::setup::Setup {
         lab,
@@ -377,7 +540,7 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     let load_before = load_average();
     let outcome = async {
         for kind in &kinds {
-            let (container, peer) = start_server(
+            let (containers, peer) = start_server(
                 &engine,
                 &mut builder,
                 &manifests,
@@ -386,8 +549,10 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
                 &server_cpus,
             )
             .await?;
-            let r = run_peer(&engine, &container, &peer, &kit, &args, &mut results).await;
-            engine.remove(&container).await?;
+            let r = run_peer(&engine, &containers[0], &peer, &kit, &args, &mut results).await;
+            for container in &containers {
+                engine.remove(container).await?;
+            }
             r?;
         }
         anyhow::Ok(())
@@ -419,6 +584,8 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     session.close(outcome, removed)
 }
 
+/// Starts the server of `kind` (and the registry it needs first): the
+/// containers, the server's first, and the peer the tools call.
 async fn start_server(
     engine: &Engine,
     builder: &mut Builder<'_>,
@@ -426,7 +593,8 @@ async fn start_server(
     kind: Kind,
     run_id: &str,
     cpus: &str,
-) -> Result<(String, Peer)> {
+) -> Result<(Vec<String>, Peer)> {
+    let mut registry = None;
     let (image, env, port, options, path, jvm, confinement, name) = match kind {
         Kind::Grpc => {
             let port = 50052;
@@ -441,21 +609,8 @@ async fn start_server(
                 String::from("rpclab-echo"),
             )
         }
-        Kind::Hessian | Kind::Thrift => {
-            let server = if kind == Kind::Hessian {
-                "hessian-servlet"
-            } else {
-                "thrift-java"
-            };
-            let m = manifests
-                .iter()
-                .find(|m| m.name == server)
-                .ok_or_else(|| anyhow!("no servers/{server}/server.toml"))?;
-            let v: &Variant = m
-                .variants
-                .iter()
-                .find(|v| m.not_runnable(v).is_none())
-                .ok_or_else(|| anyhow!("{server} has no runnable variant"))?;
+        _ => {
+            let (m, v) = first_runnable(manifests, kind.servers())?;
             builder.jdk().await?;
             builder.servers(&[(m, v)]).await?;
             let mut env = vec![
@@ -463,7 +618,20 @@ async fn start_server(
                 format!("JAVA_OPTS={}", m.jvm_flags.join(" ")),
             ];
             env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
-            let options = m.client_options_of(v);
+            // A provider registers itself before it serves: its registry
+            // runs beside it, on the server CPUs as in `lab run`.
+            let network = crate::engine::docker::Network::Host;
+            if let Some(r) =
+                registry::launch(engine, m.registry, run_id, cpus, &m.name, &network).await?
+            {
+                registry::ready(engine, &r, &network).await?;
+                env.extend(r.server_env());
+                registry = Some(r.id);
+            }
+            let mut options = m.client_options_of(v);
+            // The tools dial the server's port, the load client too: its
+            // poll engine runs only on a provider at the target.
+            options.remove("registry");
             let path = options
                 .get("path")
                 .cloned()
@@ -507,7 +675,7 @@ async fn start_server(
     .await?;
     eprintln!("{name} ready on {target} (cpus {cpus})");
     Ok((
-        id,
+        [id].into_iter().chain(registry).collect(),
         Peer {
             kind,
             port,
@@ -594,6 +762,23 @@ async fn run_peer(
         results.push(row);
     }
     Ok(())
+}
+
+/// The first manifest of `names` with a runnable variant, and that variant.
+fn first_runnable<'m>(
+    manifests: &'m [Manifest],
+    names: &[&str],
+) -> Result<(&'m Manifest, &'m Variant)> {
+    names
+        .iter()
+        .filter_map(|name| manifests.iter().find(|m| m.name == *name))
+        .find_map(|m| {
+            m.variants
+                .iter()
+                .find(|v| m.not_runnable(v).is_none())
+                .map(|v| (m, v))
+        })
+        .ok_or_else(|| anyhow!("none of {} has a runnable variant", names.join(", ")))
 }
 
 /// Records the load client's request to `peer`: the payload every other
@@ -827,18 +1012,7 @@ fn floor_command(peer: &Peer, kit: &Kit, l: &Load) -> Command {
     .arg(kit.dir.join(format!("{}.replay", l.kind)))
     .args(["--warmup-s", &l.warmup_s.to_string()])
     .args(["--duration-s", &format!("{}", l.seconds - l.warmup_s)]);
-    match peer.kind {
-        Kind::Grpc => c.args(["--framing", "h2", "--path", &peer.path]),
-        Kind::Hessian => c.args(["--framing", "http1"]),
-        Kind::Thrift => c.args([
-            "--framing",
-            "length",
-            "--length",
-            "0:4:be",
-            "--constant",
-            "4",
-        ]),
-    };
+    c.arg("--framing").args(peer.kind.floor_framing(&peer.path));
     c
 }
 
@@ -1099,6 +1273,12 @@ async fn record(peer: &Peer, kit: &Kit, tool: Tool) -> Result<Recorded> {
                 // clients wait for before sending.
                 s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await?;
             }
+            if peer.kind == Kind::Ice {
+                // Ice's validate-connection, which an Ice server sends
+                // first and the tasks engine waits for.
+                s.write_all(b"IceP\x01\x00\x01\x00\x03\x00\x0e\x00\x00\x00")
+                    .await?;
+            }
             let mut buf = Vec::new();
             let mut chunk = [0u8; 4096];
             loop {
@@ -1177,12 +1357,28 @@ fn extract(kind: Kind, buf: &[u8]) -> Result<Option<Recorded>> {
                 replay: buf[..end].to_vec(),
             }))
         }
-        Kind::Thrift => {
-            if buf.len() < 4 {
-                return Ok(None);
-            }
-            let end = 4 + u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-            Ok((buf.len() >= end).then(|| Recorded {
+        // Binary messages: the whole request is both.
+        binary => {
+            let be = |at: usize, width: usize| -> Option<usize> {
+                let bytes = buf.get(at..at + width)?;
+                Some(bytes.iter().fold(0, |v, b| (v << 8) | usize::from(*b)))
+            };
+            let end = match binary {
+                Kind::Thrift => be(0, 4).map(|len| 4 + len),
+                // The message's size, its header's included, little-endian.
+                Kind::Ice => buf
+                    .get(10..14)
+                    .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize),
+                Kind::Dubbo => be(12, 4).map(|len| 16 + len),
+                // A 22-byte request header with the class, header and
+                // content lengths.
+                Kind::Bolt => (|| Some(22 + be(14, 2)? + be(16, 2)? + be(18, 4)?))(),
+                // The metadata and the body after the 13-byte header, each
+                // after its length.
+                Kind::Motan => be(13, 4).and_then(|meta| Some(21 + meta + be(17 + meta, 4)?)),
+                Kind::Grpc | Kind::Hessian => unreachable!("not binary"),
+            };
+            Ok(end.filter(|end| buf.len() >= *end).map(|end| Recorded {
                 payload: buf[..end].to_vec(),
                 replay: buf[..end].to_vec(),
             }))
@@ -1321,11 +1517,10 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
         };
         let shown = |ratio: Option<Ratio>| ratio.map_or("-".into(), |r| r.render());
         let cpu_of = |mine: &Rounds, t: Tool| {
-            shown(r.get(t).and_then(|peer| {
-                Ratio::paired(mine, peer, |u, p| {
-                    (p.cpu_us_per_call > 0.0).then(|| u.cpu_us_per_call / p.cpu_us_per_call)
-                })
-            }))
+            shown(
+                r.get(t)
+                    .and_then(|peer| Ratio::paired(mine, peer, cpu_over_floor)),
+            )
         };
         let cpu = |t: Tool| cpu_of(us, t);
         let tasks = r
@@ -1347,6 +1542,27 @@ fn render(rows: &[RowResult], c: &Conditions) -> String {
             cpu(Tool::Wrk),
             tasks
         );
+    }
+    let summaries = floor_summaries(rows);
+    if !summaries.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPer protocol, the load client's CPU per call ÷ the floor's in every round of every shape (issue 41: median ≤ {FLOOR_GOAL_MEDIAN}, no round over {FLOOR_GOAL_MAX}):\n"
+        );
+        out.push_str("| protocol | engine | rounds | median | max | goal met |\n");
+        out.push_str("| --- | --- | ---: | ---: | ---: | --- |\n");
+        for s in summaries {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.2} | {:.2} | {} |",
+                s.kind.name(),
+                s.tool.name(),
+                s.rounds,
+                s.median,
+                s.max,
+                if s.meets_goal() { "yes" } else { "no" }
+            );
+        }
     }
     out
 }
@@ -1466,6 +1682,140 @@ mod tests {
         // Rounds that do not pair, or a round without a ratio: none.
         assert!(Ratio::paired(&one, &floor, cpu).is_none());
         assert!(Ratio::paired(&us, &floor, |_, _| None).is_none());
+    }
+
+    #[test]
+    fn the_floor_summary_pools_every_round_of_every_shape_per_protocol_and_engine() {
+        let m = |cpu: f64| Measured {
+            calls_per_s: 1000.0,
+            cpu_us_per_call: cpu,
+            cores_busy: cpu / 1e3,
+            server_cores: None,
+        };
+        let rounds = |cpus: &[f64]| Ok(Rounds::new(cpus.iter().map(|c| m(*c)).collect()));
+        let row = |kind, tools: Vec<(Tool, Result<Rounds, String>)>| RowResult {
+            kind,
+            connections: 1,
+            in_flight: 1,
+            tools,
+        };
+        let rows = [
+            row(
+                Kind::Ice,
+                vec![
+                    (Tool::Rpclab, rounds(&[10.5, 11.0, 13.0])),
+                    (Tool::RpclabTasks, rounds(&[20.0, 20.0, 20.0])),
+                    (Tool::Floor, rounds(&[10.0, 10.0, 10.0])),
+                ],
+            ),
+            row(
+                Kind::Ice,
+                vec![
+                    (Tool::Rpclab, rounds(&[5.0, 5.25, 5.5])),
+                    // A failed tool pairs with nothing.
+                    (Tool::RpclabTasks, Err("failed".into())),
+                    (Tool::Floor, rounds(&[5.0, 5.0, 5.0])),
+                ],
+            ),
+            // No floor (a shape with many streams): nothing to pair.
+            row(Kind::Grpc, vec![(Tool::Rpclab, rounds(&[1.0]))]),
+            row(
+                Kind::Bolt,
+                vec![
+                    (Tool::Rpclab, rounds(&[11.0, 10.0])),
+                    (Tool::Floor, rounds(&[10.0, 10.0])),
+                ],
+            ),
+        ];
+        let s = floor_summaries(&rows);
+        let near = |x: f64| (x * 1e6).round() / 1e6;
+        let got: Vec<(Kind, Tool, usize, f64, f64, bool)> = s
+            .iter()
+            .map(|s| {
+                let (median, max) = (near(s.median), near(s.max));
+                (s.kind, s.tool, s.rounds, median, max, s.meets_goal())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                // 1.05, 1.1, 1.3 and 1.0, 1.05, 1.1: median 1.075, one round
+                // over 1.2.
+                (Kind::Ice, Tool::Rpclab, 6, 1.075, 1.3, false),
+                (Kind::Ice, Tool::RpclabTasks, 3, 2.0, 2.0, false),
+                (Kind::Bolt, Tool::Rpclab, 2, 1.05, 1.1, true),
+            ]
+        );
+        let table = render(
+            &rows,
+            &Conditions {
+                rounds: 3,
+                date: String::new(),
+                git: String::new(),
+                cpu: String::new(),
+                cores: 2,
+                server_cpus: "0".into(),
+                client_cpus: "1".into(),
+                duration_s: 1.0,
+                load: (None, None),
+            },
+        );
+        let ice = table
+            .lines()
+            .find(|l| l.starts_with("| ice | rpclab-client | 6 |"))
+            .unwrap_or_else(|| panic!("{table}"));
+        assert!(ice.ends_with("| 1.30 | no |"), "{ice}");
+        assert!(
+            table.contains("| bolt | rpclab-client | 2 | 1.05 | 1.10 | yes |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn protocols_are_named_as_the_client_names_them() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::parse(kind.name()).unwrap(), kind);
+        }
+        assert_eq!(Kind::parse("motan").unwrap(), Kind::Motan);
+        let e = Kind::parse("corba").unwrap_err().to_string();
+        assert!(
+            e.contains("grpc, hessian, thrift, ice, dubbo, motan2, bolt"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn binary_requests_are_cut_where_their_framing_says() {
+        let cut = |kind, bytes: &[u8]| extract(kind, bytes).unwrap().map(|r| r.replay);
+        // Ice: the size (14-byte header included) at offset 10, little-endian.
+        let mut ice = b"IceP\x01\x00\x01\x00\x00\x00".to_vec();
+        ice.extend(16u32.to_le_bytes());
+        ice.extend([1, 2, 9]);
+        assert_eq!(cut(Kind::Ice, &ice[..15]), None);
+        assert_eq!(cut(Kind::Ice, &ice), Some(ice[..16].to_vec()));
+        // Dubbo: 16-byte header, the body's length at 12.
+        let mut dubbo = vec![0xda, 0xbb, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 7];
+        dubbo.extend(2u32.to_be_bytes());
+        dubbo.extend([1, 2, 9]);
+        assert_eq!(cut(Kind::Dubbo, &dubbo[..17]), None);
+        assert_eq!(cut(Kind::Dubbo, &dubbo), Some(dubbo[..18].to_vec()));
+        // bolt: a 22-byte request header, class, header and content lengths
+        // at 14, 16 and 18.
+        let mut bolt = vec![1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0];
+        bolt.extend(1u16.to_be_bytes());
+        bolt.extend(2u16.to_be_bytes());
+        bolt.extend(3u32.to_be_bytes());
+        bolt.extend([1, 2, 3, 4, 5, 6, 9]);
+        assert_eq!(cut(Kind::Bolt, &bolt[..27]), None);
+        assert_eq!(cut(Kind::Bolt, &bolt), Some(bolt[..28].to_vec()));
+        // motan2: metadata and body after the 13-byte header.
+        let mut motan = vec![0xf1, 0xf1, 0, 8, 0x10, 0, 0, 0, 0, 0, 0, 0, 1];
+        motan.extend(1u32.to_be_bytes());
+        motan.push(b'm');
+        assert_eq!(cut(Kind::Motan, &motan), None);
+        motan.extend(2u32.to_be_bytes());
+        motan.extend([1, 2, 9]);
+        assert_eq!(cut(Kind::Motan, &motan), Some(motan[..24].to_vec()));
     }
 
     #[test]
