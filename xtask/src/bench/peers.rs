@@ -500,7 +500,13 @@ pub async fn run(root: &Path, args: PeersArgs) -> Result<()> {
     .await?;
     let session = super::session::Session::open("bench-peers", &engine, None)?;
     let mut builder = Builder::new(&engine, root, &lab.def.build, args.verbose);
-    let binaries = super::session::build_client(&mut builder, root).await?;
+    let binaries = if kinds.contains(&Kind::Grpc) {
+        super::session::build_client(&mut builder, root).await?
+    } else {
+        // The client image only carries rpclab-echo, gRPC's server: the
+        // tools run on the host, the other servers are the lab's images.
+        host::build_static_client(root, rpclab_model::manifest::ClientBuild::Release)?
+    };
     let floor = binaries
         .client
         .parent()
