@@ -211,8 +211,9 @@ fn exchange(operation: Operation) -> IceExchange {
 /// skipped, Java's replies verified whole or in pieces.
 #[test]
 fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
-    let (client, server, calls) = golden("direct");
-    let (requests, replies) = (messages(&client), messages(&server));
+    let recording = golden("direct");
+    let calls = &recording.calls;
+    let (requests, replies) = recording.messages();
     let mut verified = 0;
     for (i, (_, case)) in calls.iter().enumerate() {
         let Some(operation) = golden_call(case) else {
@@ -250,8 +251,9 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
 /// out of step twice.
 #[test]
 fn the_exchange_fails_wrong_replies() {
-    let (_, server, calls) = golden("direct");
-    let replies = messages(&server);
+    let recording = golden("direct");
+    let calls = &recording.calls;
+    let (_, replies) = recording.messages();
     let reply_of = |case: &str| {
         let i = calls.iter().position(|(_, c)| c == case).unwrap();
         replies[i + 1].to_vec()
