@@ -71,8 +71,8 @@ pub enum BenchCommand {
     /// Measure the load client's ceiling against a tonic echo server pinned on its own CPUs.
     Client(ClientArgs),
     /// Run the load client beside the raw-socket floor, ghz, h2load and wrk
-    /// on gRPC, Hessian and Thrift servers, and write the table into
-    /// docs/client-ceiling.md.
+    /// on gRPC, Hessian, Thrift, Ice, Dubbo, motan2 and bolt servers, and
+    /// write the table into docs/client-ceiling.md.
     Peers(peers::PeersArgs),
 }
 
