@@ -115,15 +115,12 @@ pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientR
     // The engine needs an absolute host path for the bind mount.
     let dir = dir.canonicalize()?;
     std::fs::write(dir.join("spec.json"), serde_json::to_vec_pretty(spec)?)?;
+    // The watchers' first readings come before the client starts, so that
+    // they cover its window from the start however late their tasks run.
+    let mut watchers = Watchers::start(engine, server, registry, host.as_ref(), client_cpus);
+    watchers.first_readings().await;
     let (client, through_api) = start(engine, run_id, client_cpus, &dir, network, files).await?;
-    let watchers = Watchers::start(
-        engine,
-        &client,
-        server,
-        registry,
-        host.as_ref(),
-        client_cpus,
-    );
+    watchers.client_started(&client).await;
     // A server that exits under the cell ends it at once: the client would
     // otherwise wait out the profile's warm-up limit (minutes) for a first
     // verified call that no server will ever answer.
@@ -188,9 +185,12 @@ struct CellCosts {
 }
 
 impl Watchers {
+    /// Starts the samplers of a cell whose client is about to start on
+    /// `engine` (the host's only where the server's engine is this
+    /// machine's too; [`Watchers::client_started`] drops it where the
+    /// client's counters turn out not to be visible here).
     fn start(
         engine: &Engine,
-        client: &str,
         server: Option<(&Engine, &str)>,
         registry: Option<(&Engine, &str)>,
         host: Option<&HostWatch<'_>>,
@@ -213,8 +213,7 @@ impl Watchers {
         let host_sets = host.zip(server).and_then(|(h, (server_engine, id))| {
             let here = engine.endpoint.machine().is_none()
                 && server_engine.endpoint.machine().is_none()
-                && cost::visible_here(id)
-                && cost::visible_here(client);
+                && cost::visible_here(id);
             here.then(|| host_load::Sets::parse(h.server_cpus, h.registry_cpus, client_cpus).ok())
                 .flatten()
         });
@@ -223,6 +222,27 @@ impl Watchers {
             registry,
             idle,
             host: host_sets.map(|sets| (sets.clone(), host_load::start(sets))),
+        }
+    }
+
+    /// Waits until every sampler has made its first reading.
+    async fn first_readings(&self) {
+        let samplers = self.server.iter().chain(&self.registry).chain(&self.idle);
+        for sampler in samplers {
+            sampler.first_reading().await;
+        }
+        if let Some((_, sampler)) = &self.host {
+            sampler.first_reading().await;
+        }
+    }
+
+    /// `/proc/stat` says something of the cell's sets only when the client
+    /// runs on this kernel too: otherwise the host's sampler is stopped.
+    async fn client_started(&mut self, client: &str) {
+        if !cost::visible_here(client) {
+            if let Some((_, sampler)) = self.host.take() {
+                sampler.finish().await;
+            }
         }
     }
 

@@ -226,6 +226,8 @@ fn is_compiler_thread(name: &str) -> bool {
 /// placed on the window alike ([`delta_over`]).
 pub struct Sampler<S = Sample> {
     stop: Arc<Notify>,
+    /// Notified once the first reading was made (or failed).
+    first: Arc<Notify>,
     task: tokio::task::JoinHandle<Vec<S>>,
 }
 
@@ -275,20 +277,34 @@ impl<S: Send + 'static> Sampler<S> {
     {
         let stop = Arc::new(Notify::new());
         let stopped = Arc::clone(&stop);
+        let first = Arc::new(Notify::new());
+        let first_made = Arc::clone(&first);
         let task = tokio::spawn(async move {
             let mut samples = Vec::new();
             let mut tick = tokio::time::interval(SAMPLE_EVERY);
+            let mut first = Some(first_made);
             loop {
                 tokio::select! {
                     _ = tick.tick() => {}
                     _ = stopped.notified() => break,
                 }
                 samples.extend(read(false).await);
+                if let Some(first) = first.take() {
+                    first.notify_one();
+                }
             }
             samples.extend(read(true).await);
             samples
         });
-        Sampler { stop, task }
+        Sampler { stop, first, task }
+    }
+
+    /// Returns once the first reading was made: a window that opens after
+    /// this is covered from its start. (A window that opened before it, on
+    /// a busy host where the sampler's task ran late, had no cost at all:
+    /// a smoke cell's window opens 0.1 s after its client starts.)
+    pub async fn first_reading(&self) {
+        self.first.notified().await;
     }
 
     /// Stops sampling (after one last reading) and returns every sample.
