@@ -100,7 +100,7 @@ pub async fn every_operation_on_the_poll_engine<P: Protocol>(
     calls: u64,
 ) -> usize {
     use rpclab_client::runner::run_cell;
-    use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
+    use rpclab_model::spec::CellSpec;
     let protocol = P::new(options).unwrap();
     let mut ran = 0;
     for operation in Operation::ALL {
@@ -108,25 +108,8 @@ pub async fn every_operation_on_the_poll_engine<P: Protocol>(
             continue;
         }
         let spec = CellSpec {
-            protocol: P::NAME.into(),
-            target: target.to_owned(),
-            operation,
-            load: Load::Closed(Shape::ClientPrograms.closed(
-                callers,
-                None,
-                Stop::CallsPerWorker(calls),
-            )),
-            warmup_s: 0.0,
-            warmup_calls: 0,
-            warmup_max_s: Some(0.0),
-            steady: None,
-            min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
-            percentiles: Vec::new(),
-            cooldown_s: 0.0,
-            timeout_ms: 30_000,
-            include_connect: false,
             options: options.clone(),
-            engine: EngineChoice::Auto,
+            ..calls_cell(P::NAME, target, operation, callers, calls)
         };
         let report = run_cell(&spec).await.unwrap().report;
         let what = format!("{} {operation}: {report:?}", P::NAME);
@@ -573,4 +556,38 @@ pub async fn calls_fail_once_the_server_hangs_up<C: Connection>(conn: &C) -> std
         .unwrap();
     assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
     e
+}
+
+/// A closed-loop cell of `callers` client programs (a connection each)
+/// making `calls` calls each, opening its window at once, on the engine the
+/// runner picks; a test sets its options, timeout or engine on top.
+pub fn calls_cell(
+    protocol: &str,
+    target: &str,
+    operation: Operation,
+    callers: u32,
+    calls: u64,
+) -> rpclab_model::spec::CellSpec {
+    use rpclab_model::spec::{CellSpec, EngineChoice, Load, Shape, Stop};
+    CellSpec {
+        protocol: protocol.into(),
+        target: target.to_owned(),
+        operation,
+        load: Load::Closed(Shape::ClientPrograms.closed(
+            callers,
+            None,
+            Stop::CallsPerWorker(calls),
+        )),
+        warmup_s: 0.0,
+        warmup_calls: 0,
+        warmup_max_s: Some(0.0),
+        steady: None,
+        min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
+        percentiles: Vec::new(),
+        cooldown_s: 0.0,
+        timeout_ms: 30_000,
+        include_connect: false,
+        options: Default::default(),
+        engine: EngineChoice::Auto,
+    }
 }

@@ -328,28 +328,13 @@ fn cell(
     engine: EngineChoice,
 ) -> CellSpec {
     CellSpec {
-        protocol: "thrift".into(),
-        target: target.to_string(),
-        operation,
-        load: Load::Closed(Shape::ClientPrograms.closed(
-            callers,
-            None,
-            Stop::CallsPerWorker(calls),
-        )),
-        warmup_s: 0.0,
-        warmup_calls: 0,
-        warmup_max_s: Some(0.0),
-        steady: None,
-        min_calls: rpclab_model::spec::DEFAULT_MIN_CALLS,
-        percentiles: Vec::new(),
-        cooldown_s: 0.0,
         timeout_ms,
-        include_connect: false,
         options: [("transport", transport), ("protocol", protocol)]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         engine,
+        ..common::calls_cell("thrift", &target.to_string(), operation, callers, calls)
     }
 }
 
