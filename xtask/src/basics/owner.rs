@@ -20,6 +20,43 @@ pub const LABEL_PID: &str = "io.rpclab.owner.pid";
 pub const LABEL_STARTED: &str = "io.rpclab.owner.started";
 /// Label: the kernel's boot id when it started.
 pub const LABEL_BOOT: &str = "io.rpclab.owner.boot";
+/// Label: whom the run lets share its engine ([`Sharing::label`]).
+pub const LABEL_SHARING: &str = "io.rpclab.sharing";
+
+/// Whether a live run lets another run use its engine beside it.
+///
+/// A run whose numbers are read is alone on its engine: another run would
+/// share its CPUs and measure it. A check whose numbers are not read (a
+/// `scratch` profile: `smoke`) only verifies that every call works, so two
+/// checks may run side by side, each in its own network namespace, as a
+/// test suite runs its end-to-end checks; a check still refuses to start
+/// beside a measuring run, and a measuring run beside a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sharing {
+    /// Refuses, and is refused by, any other live run.
+    Alone,
+    /// Runs beside other checks.
+    WithChecks,
+}
+
+impl Sharing {
+    /// The value of [`LABEL_SHARING`] on the run's containers.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sharing::Alone => "alone",
+            Sharing::WithChecks => "checks",
+        }
+    }
+
+    /// A run's sharing as its containers' labels say it: a run labelled
+    /// before there were checks that share is alone.
+    fn of(labels: &BTreeMap<String, String>) -> Sharing {
+        match labels.get(LABEL_SHARING).map(String::as_str) {
+            Some("checks") => Sharing::WithChecks,
+            _ => Sharing::Alone,
+        }
+    }
+}
 
 /// An orchestrator process, as its containers' labels name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,10 +172,15 @@ impl Stale {
     }
 }
 
-/// Decides, for a new run, what the engine's lab containers mean: the runs
-/// whose orchestrator is gone (to remove), or an error when a run is alive
-/// or cannot be judged, since two runs would share CPUs and ports.
-pub fn stale_runs<'a>(containers: impl IntoIterator<Item = Seen<'a>>) -> Result<Vec<Stale>> {
+/// Decides, for a new run that shares as `mine` says, what the engine's lab
+/// containers mean: the runs whose orchestrator is gone (to remove), or an
+/// error when a run is alive or cannot be judged, since two runs would
+/// share CPUs and ports. A live check is left alone when the new run is a
+/// check too ([`Sharing::WithChecks`]).
+pub fn stale_runs<'a>(
+    containers: impl IntoIterator<Item = Seen<'a>>,
+    mine: Sharing,
+) -> Result<Vec<Stale>> {
     let me = Owner::me();
     let mut runs: BTreeMap<&str, Vec<Seen>> = BTreeMap::new();
     for c in containers {
@@ -165,6 +207,11 @@ pub fn stale_runs<'a>(containers: impl IntoIterator<Item = Seen<'a>>) -> Result<
                 ids: containers.iter().map(|c| c.id.to_owned()).collect(),
                 names,
             }),
+            Liveness::Alive
+                if mine == Sharing::WithChecks
+                    && containers
+                        .iter()
+                        .all(|c| Sharing::of(c.labels) == Sharing::WithChecks) => {}
             Liveness::Alive => bail!(
                 "another lab run ({run}, pid {}) is using this Docker engine: two runs would share CPUs and \
                  ports and measure each other. Wait until it ends, or stop it (`kill {}`; its containers are \
@@ -235,11 +282,14 @@ mod tests {
         let dead_labels: BTreeMap<_, _> = dead.labels().into_iter().collect();
         let mine: BTreeMap<_, _> = Owner::me().labels().into_iter().collect();
         let none = BTreeMap::new();
-        let stale = stale_runs([
-            seen("r1", "rpclab-thrift-java-r1", &dead_labels),
-            seen("r1", "rpclab-client-r1-1", &dead_labels),
-            seen("me", "rpclab-grpc-me", &mine),
-        ])
+        let stale = stale_runs(
+            [
+                seen("r1", "rpclab-thrift-java-r1", &dead_labels),
+                seen("r1", "rpclab-client-r1-1", &dead_labels),
+                seen("me", "rpclab-grpc-me", &mine),
+            ],
+            Sharing::Alone,
+        )
         .unwrap();
         assert_eq!(stale.len(), 1);
         assert_eq!(
@@ -248,7 +298,7 @@ mod tests {
         );
         assert!(stale[0].message().contains("no longer running"));
 
-        let err = stale_runs([seen("old", "rpclab-x-old", &none)])
+        let err = stale_runs([seen("old", "rpclab-x-old", &none)], Sharing::WithChecks)
             .unwrap_err()
             .to_string();
         assert!(
@@ -263,10 +313,49 @@ mod tests {
             ..Owner::me()
         };
         let live: BTreeMap<_, _> = parent.labels().into_iter().collect();
-        let err = stale_runs([seen("live", "rpclab-y-live", &live)])
+        let err = stale_runs([seen("live", "rpclab-y-live", &live)], Sharing::Alone)
             .unwrap_err()
             .to_string();
         assert!(err.contains("another lab run (live"), "{err}");
+    }
+
+    #[test]
+    fn checks_run_beside_live_checks_and_nothing_else_shares() {
+        let parent = Owner {
+            pid: std::os::unix::process::parent_id(),
+            started: process_start(std::os::unix::process::parent_id()).unwrap(),
+            ..Owner::me()
+        };
+        let labelled = |sharing: Sharing| -> BTreeMap<String, String> {
+            let mut l: BTreeMap<_, _> = parent.labels().into_iter().collect();
+            l.insert(LABEL_SHARING.into(), sharing.label().into());
+            l
+        };
+        let check = labelled(Sharing::WithChecks);
+        let alone = labelled(Sharing::Alone);
+        let unlabelled: BTreeMap<_, _> = parent.labels().into_iter().collect();
+        // A check beside a live check: nothing to remove, nothing refused.
+        let beside = [
+            seen("c", "rpclab-net-c", &check),
+            seen("c", "rpclab-thrift-c", &check),
+        ];
+        assert_eq!(stale_runs(beside, Sharing::WithChecks).unwrap(), vec![]);
+        // A measuring run beside a live check is refused...
+        let check_only = [seen("c", "rpclab-thrift-c", &check)];
+        assert!(stale_runs(check_only, Sharing::Alone).is_err());
+        // ...and a check beside a measuring run, or a run of an rpclab
+        // that did not label its sharing, or a run half labelled.
+        for others in [&alone, &unlabelled] {
+            let err = stale_runs([seen("m", "rpclab-m", others)], Sharing::WithChecks)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("another lab run (m"), "{err}");
+        }
+        let mixed = [
+            seen("x", "rpclab-a-x", &check),
+            seen("x", "rpclab-b-x", &alone),
+        ];
+        assert!(stale_runs(mixed, Sharing::WithChecks).is_err());
     }
 
     #[test]

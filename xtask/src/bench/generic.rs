@@ -80,6 +80,7 @@ impl Bench<'_> {
                     "grpc-generic",
                     &probe_options,
                     &target,
+                    self.run_id,
                 )
             },
         )

@@ -38,6 +38,7 @@ use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
@@ -189,7 +190,7 @@ impl Row {
 
 struct Bench<'a> {
     engine: &'a Engine,
-    run_id: &'a str,
+    run_id: &'a RunId,
     server_cpus: &'a str,
     client_cpus: &'a str,
     out: &'a Path,
@@ -267,7 +268,14 @@ impl Bench<'_> {
             readiness::Probe {
                 operation: self.args.operation,
                 timeout: READY_TIMEOUT,
-                ..readiness::Probe::on_host("rpclab-echo", &echo, "grpc", &options, &target)
+                ..readiness::Probe::on_host(
+                    "rpclab-echo",
+                    &echo,
+                    "grpc",
+                    &options,
+                    &target,
+                    self.run_id,
+                )
             },
         )
         .await?;

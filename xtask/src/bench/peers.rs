@@ -47,6 +47,7 @@ use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
 use crate::engine::registry;
+use crate::engine::scope::RunId;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -597,7 +598,7 @@ async fn start_server(
     builder: &mut Builder<'_>,
     manifests: &[Manifest],
     kind: Kind,
-    run_id: &str,
+    run_id: &RunId,
     cpus: &str,
 ) -> Result<(Vec<String>, Peer)> {
     let mut registry = None;
@@ -676,7 +677,7 @@ async fn start_server(
     let target = format!("127.0.0.1:{port}");
     readiness::wait(
         engine,
-        readiness::Probe::on_host(&name, &id, kind.name(), &options, &target),
+        readiness::Probe::on_host(&name, &id, kind.name(), &options, &target, run_id),
     )
     .await?;
     eprintln!("{name} ready on {target} (cpus {cpus})");

@@ -5,9 +5,10 @@
 //! they failed.
 
 use crate::basics::host::{self, StaticBinaries};
+use crate::basics::owner::Sharing;
 use crate::engine::docker::Engine;
 use crate::engine::images::Builder;
-use crate::engine::scope::RunScope;
+use crate::engine::scope::{RunId, RunScope};
 use anyhow::{anyhow, Context, Result};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// A bench run: its id (the label and name part of its containers), the
 /// scope that removes them, and the folder its files go to.
 pub(super) struct Session {
-    pub(super) run_id: String,
+    pub(super) run_id: RunId,
     pub(super) dir: PathBuf,
     /// The folder was asked for (`--out`) and stays; else it is removed
     /// when the run closes.
@@ -32,7 +33,11 @@ impl Session {
                 "[year][month][day]T[hour][minute][second]Z"
             ))
             .expect("static format");
-        let run_id = format!("{name}-{stamp}-{}", std::process::id());
+        // A bench measures: it shares its engine with no other run.
+        let run_id = RunId::new(
+            format!("{name}-{stamp}-{}", std::process::id()),
+            Sharing::Alone,
+        );
         // Removes the bench's containers should the process panic.
         let mut scope = RunScope::open(run_id.clone());
         scope.watch(engine);

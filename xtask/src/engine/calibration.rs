@@ -9,6 +9,7 @@
 use crate::basics::role::Role;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{Calibration, CalibrationFigures};
 
@@ -23,7 +24,7 @@ const SECONDS: f64 = 1.0;
 pub async fn measure(
     server_engine: &Engine,
     client_engine: &Engine,
-    run_id: &str,
+    run_id: &RunId,
     server_cpus: &str,
     client_cpus: &str,
     one_machine: bool,
@@ -66,7 +67,7 @@ pub async fn measure(
 /// sets with the ping on `cpus` and the echo on `echo_cpus`.
 async fn one(
     engine: &Engine,
-    run_id: &str,
+    run_id: &RunId,
     cpus: &str,
     role: &str,
     echo_cpus: Option<&str>,

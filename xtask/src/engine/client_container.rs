@@ -13,6 +13,7 @@ use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::host_load;
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;
@@ -53,7 +54,7 @@ pub struct HostWatch<'a> {
 /// One client cell to run.
 pub struct ClientCell<'a> {
     /// The run's id: the container carries it as its run label.
-    pub run_id: &'a str,
+    pub run_id: &'a RunId,
     /// The client container's cpuset.
     pub client_cpus: &'a str,
     /// The cell's folder on the host, mounted at `/cell`: the spec is
@@ -317,7 +318,7 @@ impl Watched {
 /// the same way once the client exits ([`collect`]).
 async fn start(
     engine: &Engine,
-    run_id: &str,
+    run_id: &RunId,
     client_cpus: &str,
     dir: &Path,
     network: &Network,

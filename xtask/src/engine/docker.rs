@@ -98,7 +98,7 @@ pub struct ContainerSpec<'a> {
     pub name: String,
     pub image: &'a str,
     pub role: ContainerRole,
-    pub run_id: &'a str,
+    pub run_id: &'a crate::engine::scope::RunId,
     pub env: Vec<String>,
     /// Overrides the image's entrypoint (e.g. another binary of the image).
     pub entrypoint: Option<Vec<String>>,
@@ -399,8 +399,12 @@ impl Engine {
     ) -> Result<String> {
         let mut labels = HashMap::from([
             (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_RUN.to_owned(), spec.run_id.to_owned()),
+            (LABEL_RUN.to_owned(), spec.run_id.to_string()),
             (LABEL_ROLE.to_owned(), spec.role.label().to_owned()),
+            (
+                crate::basics::owner::LABEL_SHARING.to_owned(),
+                spec.run_id.sharing().label().to_owned(),
+            ),
         ]);
         // Which process started it, so that a later run can tell whether
         // this one is still alive (crate::basics::owner).

@@ -19,6 +19,7 @@ use crate::basics::role::Role;
 use crate::definitions::hosts::Roles;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{Context, Result};
 use rpclab_model::manifest::{ClockOffset, HostRecord};
 use std::time::SystemTime;
@@ -135,7 +136,7 @@ pub async fn clock_offset(engine: &Engine) -> Result<ClockOffset> {
 
 /// What the manifest records of `engine`'s machine (its calibration is
 /// added by the run once measured).
-pub async fn describe(engine: &Engine, roles: &[Role], run_id: &str) -> Result<HostRecord> {
+pub async fn describe(engine: &Engine, roles: &[Role], run_id: &RunId) -> Result<HostRecord> {
     let info = engine
         .api()
         .info()
@@ -164,7 +165,7 @@ pub async fn describe(engine: &Engine, roles: &[Role], run_id: &str) -> Result<H
 
 /// The CPU model of `engine`'s machine, read in a container of the client
 /// image (so it is that machine's `/proc/cpuinfo`, wherever it is).
-async fn cpu_model(engine: &Engine, run_id: &str) -> Result<String> {
+async fn cpu_model(engine: &Engine, run_id: &RunId) -> Result<String> {
     let (_, log) = engine
         .run_to_end(
             ContainerSpec {

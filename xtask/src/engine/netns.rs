@@ -20,6 +20,7 @@
 use crate::basics::role::Role;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use std::fmt;
 use std::str::FromStr;
@@ -91,7 +92,7 @@ pub fn check(choice: Option<NetworkChoice>, multi_host: bool) -> Result<NetworkC
 pub async fn open(
     engine: &Engine,
     choice: NetworkChoice,
-    run_id: &str,
+    run_id: &RunId,
     cpus: &str,
 ) -> Result<Network> {
     if choice == NetworkChoice::Host {
@@ -126,7 +127,7 @@ pub async fn open(
 /// Starts the holder of `network` again, under its name, after the run's
 /// containers were removed (an engine that stopped answering came back);
 /// nothing for the host's network.
-pub async fn reopen(engine: &Engine, network: &Network, run_id: &str, cpus: &str) -> Result<()> {
+pub async fn reopen(engine: &Engine, network: &Network, run_id: &RunId, cpus: &str) -> Result<()> {
     if let Network::Joins(_) = network {
         open(engine, NetworkChoice::Private, run_id, cpus).await?;
     }

@@ -36,6 +36,7 @@
 
 use crate::engine::docker::Engine;
 use crate::engine::engines::Engines;
+use crate::engine::scope::RunId;
 use anyhow::{Context, Result};
 use std::time::{Duration, Instant};
 
@@ -78,14 +79,14 @@ pub enum AfterFailure {
 /// The engines of a run, watched for one that stops answering.
 pub struct Outage<'a> {
     engines: Vec<&'a Engine>,
-    run_id: &'a str,
+    run_id: &'a RunId,
     wait: Duration,
 }
 
 impl<'a> Outage<'a> {
     /// Watches every engine of `engines` for the run `run_id`, waiting up
     /// to `wait` for one that stops answering.
-    pub fn new(engines: &'a Engines, run_id: &'a str, wait: Duration) -> Outage<'a> {
+    pub fn new(engines: &'a Engines, run_id: &'a RunId, wait: Duration) -> Outage<'a> {
         Outage {
             engines: engines.distinct().into_iter().map(|(e, _)| e).collect(),
             run_id,
@@ -206,7 +207,11 @@ mod tests {
             client: engine,
             roles: Roles::single(),
         };
-        let outage = Outage::new(&engines, "20260101T000000Z-1", Duration::from_millis(1));
+        let run = RunId::new(
+            "20260101T000000Z-1".into(),
+            crate::basics::owner::Sharing::Alone,
+        );
+        let outage = Outage::new(&engines, &run, Duration::from_millis(1));
         let e = outage.after_failure().await.unwrap_err();
         let gone = e.downcast_ref::<EngineGone>().expect("EngineGone");
         assert_eq!(

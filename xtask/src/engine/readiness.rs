@@ -10,6 +10,7 @@
 use crate::basics::role::Role;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;
@@ -32,7 +33,7 @@ pub struct Probe<'a> {
     /// The server's network; in a private one, the probe runs from a
     /// container of run `run_id` pinned to `cpus` (the client's).
     pub network: &'a Network,
-    pub run_id: &'a str,
+    pub run_id: &'a RunId,
     pub cpus: &'a str,
     /// The method a generic protocol's probe calls (the options name it),
     /// for the messages; `None`: `operation`, the contract's.
@@ -57,6 +58,7 @@ impl<'a> Probe<'a> {
         protocol: &'a str,
         options: &'a BTreeMap<String, String>,
         target: &'a str,
+        run_id: &'a RunId,
     ) -> Self {
         Probe {
             name,
@@ -68,7 +70,7 @@ impl<'a> Probe<'a> {
             timeout: Duration::from_secs(120),
             hint: "",
             network: HOST,
-            run_id: "",
+            run_id,
             cpus: "",
             call: None,
             files: None,

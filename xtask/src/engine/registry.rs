@@ -10,6 +10,7 @@ use crate::basics::host;
 use crate::definitions::manifest::Registry;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ impl RunningRegistry {
 pub async fn launch(
     engine: &Engine,
     kind: Registry,
-    run_id: &str,
+    run_id: &RunId,
     cpus: &str,
     server: &str,
     network: &Network,

@@ -17,15 +17,47 @@
 //!   `kill -9`, a closed terminal): containers whose owner is gone are
 //!   removed, a live owner's refuse the new run ([`crate::basics::owner`]).
 
-use crate::basics::owner;
+use crate::basics::owner::{self, Sharing};
 use crate::definitions::hosts::Endpoint;
 use crate::engine::docker::Engine;
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A run's id, as its containers' run label and names carry it, with whom
+/// the run shares its engine ([`Sharing`]), which its containers carry too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunId {
+    id: String,
+    sharing: Sharing,
+}
+
+impl RunId {
+    pub fn new(id: String, sharing: Sharing) -> RunId {
+        RunId { id, sharing }
+    }
+
+    pub fn sharing(&self) -> Sharing {
+        self.sharing
+    }
+}
+
+/// The id as text: container names and the run label are made of it.
+impl std::ops::Deref for RunId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.id
+    }
+}
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.id)
+    }
+}
+
 /// One run's id and engines.
 pub struct RunScope {
-    id: String,
+    id: RunId,
     /// Every engine the run may start containers on, each once.
     engines: Vec<Engine>,
     /// The run removed its containers itself.
@@ -35,7 +67,7 @@ pub struct RunScope {
 impl RunScope {
     /// The scope of the run `id` (the label its containers carry), with no
     /// engine yet.
-    pub fn open(id: String) -> RunScope {
+    pub fn open(id: RunId) -> RunScope {
         RunScope {
             id,
             engines: Vec::new(),
@@ -44,21 +76,25 @@ impl RunScope {
     }
 
     /// The run's id, as its containers' run label and names carry it.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &RunId {
         &self.id
     }
 
     /// Makes `engine` this run's: removes what runs whose orchestrator is
     /// gone left behind (one line each), refuses to go on while another
-    /// run is alive or cannot be judged, and then [`RunScope::watch`]es it.
+    /// run is alive or cannot be judged (unless both are checks that share,
+    /// [`Sharing`]), and then [`RunScope::watch`]es it.
     pub async fn claim(&mut self, engine: &Engine) -> Result<()> {
         let containers = engine.lab_containers(None).await?;
-        let stale = owner::stale_runs(containers.iter().map(|c| owner::Seen {
-            id: &c.id,
-            name: &c.name,
-            run: &c.run,
-            labels: &c.labels,
-        }))?;
+        let stale = owner::stale_runs(
+            containers.iter().map(|c| owner::Seen {
+                id: &c.id,
+                name: &c.name,
+                run: &c.run,
+                labels: &c.labels,
+            }),
+            self.id.sharing(),
+        )?;
         for run in stale {
             eprintln!("{}", run.message());
             for id in &run.ids {
@@ -99,7 +135,7 @@ impl Drop for RunScope {
         if self.closed.load(Ordering::SeqCst) || !std::thread::panicking() {
             return;
         }
-        let id = self.id.clone();
+        let id = self.id.to_string();
         let endpoints: Vec<Endpoint> = self.engines.iter().map(|e| e.endpoint.clone()).collect();
         let _ = std::thread::spawn(move || remove_on_fresh_runtime(&id, &endpoints)).join();
     }
@@ -129,7 +165,7 @@ mod tests {
 
     #[test]
     fn an_engine_is_watched_once_whatever_its_spelling() {
-        let mut scope = RunScope::open("20260101T000000Z-1".into());
+        let mut scope = RunScope::open(RunId::new("20260101T000000Z-1".into(), Sharing::Alone));
         let a = Engine::unconnected("a", Endpoint::Default);
         scope.watch(&a);
         scope.watch(&Engine::unconnected(
@@ -138,7 +174,7 @@ mod tests {
         ));
         scope.watch(&Engine::unconnected("b", Endpoint::Default));
         assert_eq!(scope.engines.len(), 2);
-        assert_eq!(scope.id(), "20260101T000000Z-1");
+        assert_eq!(&**scope.id(), "20260101T000000Z-1");
         // Not panicking: dropping the scope asks no engine anything.
         drop(scope);
     }

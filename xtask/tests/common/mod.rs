@@ -21,17 +21,22 @@ pub fn xtask_command(args: &[&str]) -> Command {
     cmd
 }
 
-/// Where every test process takes an engine: one fixed file per engine
-/// (`default` for the machine's own), so that the lab tests of every test
-/// binary (run one after the other or at the same time) and of every
-/// process share it.
-pub fn engine_lock_path(engine: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("rpclab-engine-{engine}.lock"))
+/// How many lab runs share the machine's engine at once: checks (scratch
+/// profiles) may run side by side ([`engine_share`]), each in a network of
+/// its own; two keep a 2-core machine busy without starving either.
+const SLOTS: usize = 2;
+
+/// Where every test process takes an engine: one file per slot of each
+/// engine (`default` for the machine's own), so that the lab tests of every
+/// test binary (run one after the other or at the same time) and of every
+/// process share them.
+pub fn engine_lock_path(engine: &str, slot: usize) -> PathBuf {
+    std::env::temp_dir().join(format!("rpclab-engine-{engine}-{slot}.lock"))
 }
 
-/// An engine, held for as long as this lives (an exclusive lock on
-/// [`engine_lock_path`], released when dropped or when the process ends,
-/// however it ends).
+/// An engine, or a slot of it, held for as long as this lives (exclusive
+/// locks on [`engine_lock_path`] files, released when dropped or when the
+/// process ends, however it ends).
 ///
 /// When dropped it writes one line to the process's stderr, past
 /// libtest's capture: which test held which engine, how long it waited for
@@ -39,8 +44,10 @@ pub fn engine_lock_path(engine: &str) -> PathBuf {
 /// the lab lane's log (`target/xtask-test/xtask-test-lab.log`), test by test; nothing
 /// is asserted of those times.
 pub struct EngineLock {
-    _file: std::fs::File,
+    _files: Vec<std::fs::File>,
     engine: String,
+    /// `all` (the whole engine) or the slot's number.
+    held: String,
     waited: std::time::Duration,
     taken: std::time::Instant,
 }
@@ -54,44 +61,144 @@ impl Drop for EngineLock {
             .to_string();
         let _ = writeln!(
             std::io::stderr(),
-            "engine {}: {test} waited {:.0} s for it, held it {:.0} s",
+            "engine {} ({}): {test} waited {:.0} s for it, held it {:.0} s",
             self.engine,
+            self.held,
             self.waited.as_secs_f64(),
             self.taken.elapsed().as_secs_f64()
         );
     }
 }
 
-/// One lab run at a time on the machine's engine: a second one would be
-/// refused (and would share ports). Every test that starts a lab run there
-/// holds this for its whole life; it waits while another test, in this
-/// process or another, holds it.
+/// The machine's engine, alone: for a test whose run must be the only one
+/// there (a run killed and resumed, which the next run's clean-up would
+/// otherwise find; a run on the host's network, whose ports another
+/// run's check probes). It waits while any test, in this process or
+/// another, holds the engine or a slot of it.
 pub fn engine_lock() -> EngineLock {
     engine_lock_of("default")
+}
+
+/// A slot of the machine's engine, for a test whose runs are checks
+/// (scratch profiles, which the lab lets run beside each other:
+/// `Sharing::WithChecks` in xtask/src/basics/owner.rs) in networks of
+/// their own, and which looks only at its own run's containers
+/// ([`containers_of_run`]). Waits while every slot is held, or the engine
+/// is held whole.
+pub fn engine_share() -> EngineLock {
+    let asked = std::time::Instant::now();
+    let files: Vec<std::fs::File> = (0..SLOTS).map(|slot| open_lock("default", slot)).collect();
+    loop {
+        for (slot, file) in files.iter().enumerate() {
+            if file.try_lock().is_ok() {
+                let file = files.into_iter().nth(slot).unwrap();
+                return EngineLock {
+                    _files: vec![file],
+                    engine: "default".into(),
+                    held: format!("slot {slot}"),
+                    waited: asked.elapsed(),
+                    taken: std::time::Instant::now(),
+                };
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
 }
 
 /// [`engine_lock`] of a test's own engine (`c`: the private `dockerd` of
 /// the resume tests). Runs on different engines go on side by side: they
 /// share the machine's CPUs, which the tests never time, and nothing else.
 pub fn engine_lock_of(engine: &str) -> EngineLock {
-    let path = engine_lock_path(engine);
-    let file = std::fs::OpenOptions::new()
+    let asked = std::time::Instant::now();
+    // Every slot, in order (as every taker of the whole engine takes
+    // them), each on a fresh open file description: threads of one
+    // process exclude each other just as processes do.
+    let files: Vec<std::fs::File> = (0..SLOTS)
+        .map(|slot| {
+            let file = open_lock(engine, slot);
+            file.lock().unwrap_or_else(|e| {
+                panic!(
+                    "cannot lock {}: {e}",
+                    engine_lock_path(engine, slot).display()
+                )
+            });
+            file
+        })
+        .collect();
+    EngineLock {
+        _files: files,
+        engine: engine.to_string(),
+        held: "all".into(),
+        waited: asked.elapsed(),
+        taken: std::time::Instant::now(),
+    }
+}
+
+fn open_lock(engine: &str, slot: usize) -> std::fs::File {
+    let path = engine_lock_path(engine, slot);
+    std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .unwrap_or_else(|e| panic!("cannot open the engine lock {}: {e}", path.display()));
-    let asked = std::time::Instant::now();
-    // A lock on a fresh open file description: threads of one process
-    // exclude each other just as processes do.
-    file.lock()
-        .unwrap_or_else(|e| panic!("cannot lock {}: {e}", path.display()));
-    EngineLock {
-        _file: file,
-        engine: engine.to_string(),
-        waited: asked.elapsed(),
-        taken: std::time::Instant::now(),
-    }
+        .unwrap_or_else(|e| panic!("cannot open the engine lock {}: {e}", path.display()))
+}
+
+/// The run id a snapshot's manifest names, once the manifest is written
+/// (the first snapshot folder in `results`).
+pub fn run_id_in(results: &Path) -> Option<String> {
+    let snap = std::fs::read_dir(results)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.is_dir())?;
+    let text = std::fs::read_to_string(snap.join("manifest.toml")).ok()?;
+    let manifest: toml::Value = toml::from_str(&text).ok()?;
+    manifest.get("run_id")?.as_str().map(str::to_owned)
+}
+
+/// The names of the containers, running or not, that run `run_id` has on
+/// the machine's engine (its `io.rpclab.run` label): what a run beside
+/// others checks it left nothing of, where `lab clean` would remove the
+/// others' containers too.
+pub fn containers_of_run(run_id: &str) -> Vec<String> {
+    use bollard::query_parameters::ListContainersOptionsBuilder;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let docker = bollard::Docker::connect_with_local_defaults()
+            .expect("a Docker engine")
+            .negotiate_version()
+            .await
+            .expect("a Docker engine answers");
+        let filters = std::collections::HashMap::from([(
+            "label".to_owned(),
+            vec![format!("io.rpclab.run={run_id}")],
+        )]);
+        let opts = ListContainersOptionsBuilder::default()
+            .all(true)
+            .filters(&filters)
+            .build();
+        docker
+            .list_containers(Some(opts))
+            .await
+            .expect("the engine lists containers")
+            .into_iter()
+            .filter_map(|c| {
+                c.names?
+                    .first()
+                    .map(|n| n.trim_start_matches('/').to_owned())
+            })
+            .collect()
+    })
+}
+
+/// The run whose snapshot is in `results` left no container behind.
+pub fn assert_run_left_nothing(results: &Path) {
+    let run = run_id_in(results).expect("the snapshot's manifest names its run");
+    let left = containers_of_run(&run);
+    assert!(left.is_empty(), "run {run} left containers: {left:?}");
 }
 
 /// `cargo xtask <args>` to its end.

@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{engine_lock, only_snapshot, text, xtask};
+use common::{engine_share, only_snapshot, text, xtask};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
@@ -128,7 +128,7 @@ fn check_search(results: &Value, budget: u64) -> Value {
 
 #[test]
 fn lab_capacity_finds_a_rate_on_a_real_server_and_writes_its_curve() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     // A bound no machine misses at a fraction of its closed-loop rate,
     // however slow or busy (a test must not depend on the machine's
@@ -215,7 +215,7 @@ fn lab_capacity_finds_a_rate_on_a_real_server_and_writes_its_curve() {
 
 #[test]
 fn when_even_the_lowest_rate_fails_no_rate_holds_the_slo_and_the_exit_code_says_so() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     // No server answers within a microsecond: the one step, at the lowest
     // rate, fails. (The halving from a start rate down to the lowest rate,

@@ -12,7 +12,7 @@
 use crate::common;
 
 use common::lab::{check_cell, rounds_smoke_args, spawn_logged, wait_for_a_cell};
-use common::{engine_lock, only_snapshot, text, xtask};
+use common::{containers_of_run, engine_share, only_snapshot, run_id_in, text, xtask};
 use serde_json::Value;
 
 /// `lab reproduce` in interleaved rounds (profile `smoke-rounds`), on seed
@@ -21,7 +21,7 @@ use serde_json::Value;
 /// measures each once, in the recorded order.
 #[test]
 fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     let args = rounds_smoke_args(results.path());
     let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -138,18 +138,18 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
         );
     }
 
-    let clean = xtask(&["lab", "clean"]);
-    assert!(
-        text(&clean).contains("removed 0 lab container"),
-        "the run left containers: {}",
-        text(&clean)
-    );
+    let run = manifest["run_id"].as_str().unwrap();
+    let left = containers_of_run(run);
+    assert!(left.is_empty(), "the run left containers: {left:?}");
 }
 
-/// Kills the running lab container whose name contains `part` (SIGKILL,
-/// over the engine's API), as a crash of that server would end it; returns
-/// its name.
-fn kill_lab_container(part: &str) -> String {
+/// Kills the running container of the run in `results` whose name
+/// contains `part` (SIGKILL, over the engine's API), as a crash of that
+/// server would end it; returns its name. Only that run's: another run
+/// beside it may have a server of the same name.
+fn kill_lab_container(results: &std::path::Path, part: &str) -> String {
+    let run = run_id_in(results).expect("the running snapshot's manifest names its run");
+    let theirs = containers_of_run(&run);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -168,7 +168,7 @@ fn kill_lab_container(part: &str) -> String {
             .into_iter()
             .filter_map(|c| c.names.and_then(|n| n.first().cloned()))
             .map(|n| n.trim_start_matches('/').to_owned())
-            .find(|n| n.starts_with("rpclab-") && n.contains(part))
+            .find(|n| theirs.contains(n) && n.contains(part))
             .unwrap_or_else(|| panic!("no running lab container named *{part}*"));
         docker
             .kill_container(
@@ -188,7 +188,7 @@ fn kill_lab_container(part: &str) -> String {
 /// no container behind.
 #[test]
 fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_round() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     let args = rounds_smoke_args(results.path());
     let (mut run, log_path) = spawn_logged(
@@ -196,7 +196,7 @@ fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_ro
         results.path(),
     );
     wait_for_a_cell(&mut run, results.path(), &log_path);
-    let killed = kill_lab_container("2.6-kryo");
+    let killed = kill_lab_container(results.path(), "2.6-kryo");
     let status = run.wait().unwrap();
     let log = std::fs::read_to_string(&log_path).unwrap();
     assert!(
@@ -233,10 +233,8 @@ fn a_server_that_dies_between_rounds_keeps_its_cells_and_the_others_run_every_ro
         "dubbo-2.6/2.6 measured in every round ({} of at least {least}): {cells:?}",
         survivor.len()
     );
-    let clean = xtask(&["lab", "clean"]);
-    assert!(
-        text(&clean).contains("removed 0 lab container"),
-        "the run left containers: {}",
-        text(&clean)
-    );
+    let manifest: toml::Value =
+        toml::from_str(&std::fs::read_to_string(snap.join("manifest.toml")).unwrap()).unwrap();
+    let left = containers_of_run(manifest["run_id"].as_str().unwrap());
+    assert!(left.is_empty(), "the run left containers: {left:?}");
 }

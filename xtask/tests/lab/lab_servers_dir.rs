@@ -17,7 +17,7 @@
 
 use crate::common;
 
-use common::{engine_lock, only_snapshot, repo_root, text, xtask};
+use common::{engine_share, only_snapshot, repo_root, text, xtask};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -97,7 +97,7 @@ fn json(path: &Path) -> Value {
 
 #[test]
 fn a_server_folder_from_outside_runs_end_to_end_into_a_normal_snapshot() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     build_the_static_fixture();
     let results = tempfile::tempdir().unwrap();
     the_committed_protoset_is_the_fixture_s(results.path());

@@ -13,7 +13,9 @@ use crate::common;
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
-use common::{engine_lock, lab_build, only_snapshot, repo_root, text, xtask};
+use common::{
+    assert_run_left_nothing, engine_share, lab_build, only_snapshot, repo_root, run_id_in,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -56,7 +58,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     // they build (or wait for CI's build of them beside the tests) the
     // engine serves the other lab tests, which need a few images only.
     lab_build(&["--lab", "compose/full.toml", "--profile", "smoke"]);
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     // One repetition: this test is about every variant's calls, and it
     // starts each of the 41 once; the spread of repetitions is the thrift
@@ -275,13 +277,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     );
 
     // Nothing of the run is left behind.
-    let clean = xtask(&["lab", "clean"]);
-    assert!(clean.status.success(), "{}", text(&clean));
-    assert!(
-        text(&clean).contains("removed 0 lab container"),
-        "the run left containers: {}",
-        text(&clean)
-    );
+    assert_run_left_nothing(snap.parent().unwrap());
 }
 
 /// What the watchers of the every-server run saw: a thrift-java server
@@ -315,7 +311,7 @@ fn watch(run: &mut Child, results: &Path, log: &Path) -> Watched {
             if run.try_wait().expect("xtask can be waited for").is_some() {
                 break;
             }
-            if let Some(run_id) = run_id(results) {
+            if let Some(run_id) = run_id_in(results) {
                 for (id, variant) in thrift_servers(&docker, &run_id).await {
                     if !watched.confined {
                         watched.confined = inspect_confined(&docker, &id, log).await;
@@ -343,17 +339,6 @@ fn watch(run: &mut Child, results: &Path, log: &Path) -> Watched {
         }
         watched
     })
-}
-
-/// The run id in the snapshot's manifest.toml, once it is written.
-fn run_id(results: &Path) -> Option<String> {
-    let snap = std::fs::read_dir(results)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.is_dir())?;
-    let text = std::fs::read_to_string(snap.join("manifest.toml")).ok()?;
-    let manifest: toml::Value = toml::from_str(&text).ok()?;
-    manifest.get("run_id")?.as_str().map(str::to_owned)
 }
 
 /// The running thrift-java server containers of run `run_id`: each one's

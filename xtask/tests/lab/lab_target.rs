@@ -4,7 +4,7 @@
 //! the script starts itself; then a target that does not answer.
 
 use crate::common::lab::check_cell;
-use crate::common::{engine_lock, repo_root, text, xtask};
+use crate::common::{engine_share, repo_root, text, xtask};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,7 +76,7 @@ impl Drop for Service {
 
 #[test]
 fn the_ci_page_s_job_measures_a_running_service_into_snapshots_it_compares() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     crate::lab_servers_dir::build_the_static_fixture();
     let out = tempfile::tempdir().unwrap();
     let _service = Service;
@@ -165,7 +165,7 @@ fn bench_nothing_there(extra: &[&str]) -> (Option<i32>, String) {
 
 #[test]
 fn a_target_that_does_not_answer_is_one_error_naming_it() {
-    let _engine = engine_lock();
+    let _engine = engine_share();
     let out = tempfile::tempdir().unwrap();
     let results = out.path().display().to_string();
     let (code, said) = bench_nothing_there(&["--profile", "smoke", "--results-dir", &results]);

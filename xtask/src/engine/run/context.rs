@@ -16,6 +16,7 @@ use crate::engine::netns::{self, NetworkChoice};
 use crate::engine::outage::Outage;
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::resume::Interrupted;
+use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use rpclab_model::manifest::{HostRecord, ServerRecord};
 use rpclab_model::phases::{ClientTimes, Phase, Phases};
@@ -41,7 +42,7 @@ pub struct RunContext<'a> {
     /// Every server manifest the run read (the selected and the others):
     /// an interleaved run moves no server onto another's port.
     pub manifests: &'a [Manifest],
-    pub run_id: &'a str,
+    pub run_id: &'a RunId,
     /// Seed of an interleaved run's order.
     pub rounds_seed: u64,
     /// The snapshot a resumed run continues.

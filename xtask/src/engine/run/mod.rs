@@ -34,13 +34,14 @@ pub use prepare::RunOptions;
 
 use crate::basics::cpus;
 use crate::basics::host;
+use crate::basics::owner::Sharing;
 use crate::definitions::hosts::Roles;
 use crate::definitions::lab::{Lab, Profile};
 use crate::engine::engines::Engines;
 use crate::engine::netns;
 use crate::engine::outage::{EngineGone, Outage};
 use crate::engine::resume::{Asked, Interrupted, Refused};
-use crate::engine::scope::RunScope;
+use crate::engine::scope::{RunId, RunScope};
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Result};
 use context::RunContext;
@@ -145,7 +146,17 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     }
     let now = time::OffsetDateTime::now_utc();
     let stamp = stamp(now);
-    let mut scope = RunScope::open(format!("{stamp}-{}", std::process::id()));
+    // A check whose numbers are not read may share its engine with other
+    // checks; a run whose numbers are read, with no other run.
+    let sharing = if prepared.profile.scratch {
+        Sharing::WithChecks
+    } else {
+        Sharing::Alone
+    };
+    let mut scope = RunScope::open(RunId::new(
+        format!("{stamp}-{}", std::process::id()),
+        sharing,
+    ));
     // Containers of a killed run are removed; a live run is refused.
     for (engine, _) in engines.distinct() {
         scope.claim(engine).await?;
@@ -163,7 +174,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
                 &git.0,
                 prepared.profile.cv_threshold,
             )?;
-            (snapshot, (started_utc, scope.id().to_owned(), Vec::new()))
+            (snapshot, (started_utc, scope.id().to_string(), Vec::new()))
         }
     };
     eprintln!("snapshot: {}", snapshot.dir.display());
