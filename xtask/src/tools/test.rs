@@ -1,14 +1,18 @@
-//! `cargo xtask test`: the tests `cargo test --workspace` runs, in two
+//! `cargo xtask test`: the tests `cargo test --workspace` runs, in three
 //! lanes side by side instead of one binary after another.
 //!
 //! Why: `cargo test` runs its test binaries in turn. The lab's end-to-end
 //! tests (xtask's test binary `lab`) spend most of their time waiting on
-//! Docker and JVM starts, one lab run at a time; the codec, client and
-//! Maven tests are CPU-bound and use no lab run. In turn, the suite's time
-//! is the sum of both; side by side, about the longer one. The lab binary
+//! Docker and JVM starts; the codec and Maven tests are CPU-bound and use
+//! no lab run; the client's end-to-end tests (`client/tests/integration`)
+//! wait on image builds and servers. In turn, the suite's time is the sum
+//! of all; in three lanes side by side (lab, client end-to-end, the rest),
+//! about the longest one. The lab binary
 //! is built first and its lane starts while the rest compiles. Its tests
-//! take the engine's lock across processes (xtask/tests/common), so two
-//! lab runs never overlap.
+//! take the engine's locks across processes (xtask/tests/common): a test
+//! whose runs are checks (scratch profiles, which the lab lets share an
+//! engine) takes one of two slots, so two checks run side by side; a test
+//! that needs the engine alone takes it whole.
 //!
 //! The binaries are the ones `cargo test --workspace --no-run` builds (read
 //! from its JSON messages), run as cargo runs them: from their package's
@@ -61,6 +65,13 @@ impl Binary {
         self.package == "xtask" && self.kind == "test" && self.target == LAB_TARGET
     }
 
+    /// The client lane: the load client's end-to-end tests against real
+    /// servers in containers, the longest binary after the lab's (most of
+    /// it image builds and JVM starts, waited on).
+    fn is_client_end_to_end(&self) -> bool {
+        self.package == CLIENT_PACKAGE && self.kind == "test" && self.target == CLIENT_TARGET
+    }
+
     fn label(&self) -> String {
         match self.kind.as_str() {
             "test" => format!("{} ({})", self.target, self.package),
@@ -71,6 +82,8 @@ impl Binary {
 
 /// What one binary (or the doc-tests) did.
 struct Ended {
+    /// The lane it ran in.
+    lane: String,
     label: String,
     passed: bool,
     counts: String,
@@ -82,9 +95,16 @@ struct Ended {
 /// and JVM starts, so the rest of the workspace's tests compile beside it.
 const LAB_TARGET: &str = "lab";
 
+/// The client's test binary of calls to real servers
+/// (`client/tests/integration`): a lane of its own, beside the lab's and
+/// the rest's, since alone it took about as long as all the others
+/// together (450 s of 629 in a cold CI), mostly waiting.
+const CLIENT_PACKAGE: &str = "rpclab-client";
+const CLIENT_TARGET: &str = "integration";
+
 /// The lab binary's libtest threads: one for each of its tests, so that
-/// none waits for a thread. Its tests wait on each engine's lock
-/// (`xtask/tests/common`), one lab run at a time per engine: the tests of
+/// none waits for a thread. Its tests wait on each engine's locks
+/// (`xtask/tests/common`), at most two lab runs at a time per engine: the tests of
 /// a test's own engine run beside the default engine's, where a thread
 /// per CPU would leave them queued behind tests blocked on the default
 /// engine's lock.
@@ -125,34 +145,52 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
         let lab_lane = s.spawn(move || lab_lane.run());
         // The rest compiles while the lab lane runs.
         let rest_ended = build(root, args.locked, &[]).map(|(all, programs)| {
-            let rest: Vec<Binary> = all.into_iter().filter(|b| !b.is_lab()).collect();
+            let (client, rest): (Vec<Binary>, Vec<Binary>) = all
+                .into_iter()
+                .filter(|b| !b.is_lab())
+                .partition(Binary::is_client_end_to_end);
             eprintln!(
-                "the lab lane ({} binary) runs beside the rest ({}, then the doc-tests)",
+                "the lab lane ({} binary) runs beside the client's end-to-end lane ({}) and the rest ({}, then the doc-tests)",
                 lab.len(),
+                client.len(),
                 rest.len()
             );
-            Lane {
-                name: "rest",
-                binaries: &rest,
+            let lane = |name, binaries, last| Lane {
+                name,
+                binaries,
                 args: &args.args,
                 programs: &programs,
                 logs: &logs,
                 print: &print,
-                last: Some(doc_tests(root, args.locked)),
+                last,
                 threads: None,
-            }
-            .run()
+            };
+            std::thread::scope(|inner| {
+                let client_lane = lane("e2e ", &client, None);
+                let client_lane = inner.spawn(move || client_lane.run());
+                let mut ended = lane("rest", &rest, Some(doc_tests(root, args.locked))).run();
+                ended.extend(client_lane.join().expect("client lane"));
+                ended
+            })
         });
         (lab_lane.join().expect("lab lane"), rest_ended)
     });
     let rest_ended = rest_ended?;
-    let busy = |lane: &[Ended]| lane.iter().map(|e| e.seconds).sum::<f64>();
+    let busy = |lane: &str| {
+        lab_ended
+            .iter()
+            .chain(&rest_ended)
+            .filter(|e| e.lane == lane)
+            .map(|e| e.seconds)
+            .sum::<f64>()
+    };
     eprintln!(
-        "\n{} binaries in {:.0} s (lab lane {:.0} s, rest {:.0} s): {} passed, {} failed",
+        "\n{} binaries in {:.0} s (lab lane {:.0} s, client end-to-end {:.0} s, rest {:.0} s): {} passed, {} failed",
         lab_ended.len() + rest_ended.len(),
         started.elapsed().as_secs_f64(),
-        busy(&lab_ended),
-        busy(&rest_ended),
+        busy("lab"),
+        busy("e2e"),
+        busy("rest"),
         lab_ended.len() + rest_ended.len() - failed_count(&lab_ended, &rest_ended),
         failed_count(&lab_ended, &rest_ended)
     );
@@ -359,6 +397,7 @@ fn run_one(lane: &str, label: String, mut cmd: Command, log: &Path, print: &Mute
         );
     }
     Ended {
+        lane: lane.trim().to_owned(),
         label,
         passed,
         counts,
