@@ -27,7 +27,7 @@ use crate::basics::host::StaticBinaries;
 use crate::definitions::lab::Build;
 use crate::definitions::manifest::{Language, Manifest, Variant};
 use crate::engine::docker::{Engine, LABEL_INPUT_HASH, LABEL_MANAGED};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -353,25 +353,41 @@ impl<'a> Builder<'a> {
     /// than it uses the CPU, so building [`PARALLEL_SERVER_BUILDS`] at once
     /// cuts a cold run's wall time without slowing any one build much.
     pub async fn servers(&mut self, wanted: &[(&Manifest, &Variant)]) -> Result<Vec<String>> {
+        self.servers_each(wanted).await.into_iter().collect()
+    }
+
+    /// [`Builder::servers`], with each image's outcome on its own, so
+    /// that a run that measures while images build can charge a failed
+    /// build to its server alone. Every build finishes (or fails) before
+    /// this returns: a failure must not leave other builds running.
+    pub async fn servers_each(&mut self, wanted: &[(&Manifest, &Variant)]) -> Vec<Result<String>> {
         if wanted.iter().any(|(m, _)| m.language == Language::Java) {
-            self.maven().await?;
+            if let Err(e) = self.maven().await {
+                let e = format!("{e:#}");
+                return wanted.iter().map(|_| Err(anyhow!("{e}"))).collect();
+            }
         }
         let mut jobs: Vec<(BuildJob, String)> = Vec::new();
+        let mut failed: HashMap<String, String> = HashMap::new();
         for (m, v) in wanted {
             let tag = m.image(v);
-            if jobs.iter().any(|(j, _)| j.tag == tag) {
+            if jobs.iter().any(|(j, _)| j.tag == tag) || failed.contains_key(&tag) {
                 continue;
             }
-            let (ctx, dockerfile, args) = server_context(self.root, m, v)?;
-            let mut parents = vec![JDK, RUNTIME];
-            if m.language == Language::Java {
-                parents.push(MAVEN);
+            let planned = server_context(self.root, m, v).and_then(|(ctx, dockerfile, args)| {
+                let mut parents = vec![JDK, RUNTIME];
+                if m.language == Language::Java {
+                    parents.push(MAVEN);
+                }
+                self.plan(&tag, &dockerfile, ctx, args, &parents)
+            });
+            let context = format!("cannot build server {} variant {}", m.name, v.name);
+            match planned {
+                Ok(job) => jobs.push((job, context)),
+                Err(e) => {
+                    failed.insert(tag, format!("{:#}", e.context(context)));
+                }
             }
-            let job = self.plan(&tag, &dockerfile, ctx, args, &parents)?;
-            jobs.push((
-                job,
-                format!("cannot build server {} variant {}", m.name, v.name),
-            ));
         }
         let (engine, verbose) = (self.engine, self.verbose);
         let results: Vec<(String, Result<String>)> =
@@ -382,15 +398,27 @@ impl<'a> Builder<'a> {
             .buffer_unordered(PARALLEL_SERVER_BUILDS)
             .collect()
             .await;
-        // Every build finishes (or fails) before the first error is
-        // reported: a failure must not leave other builds running.
         for (tag, result) in results {
-            self.built.insert(tag, result?);
+            match result {
+                Ok(id) => {
+                    self.built.insert(tag, id);
+                }
+                Err(e) => {
+                    failed.insert(tag, format!("{e:#}"));
+                }
+            }
         }
-        Ok(wanted
+        wanted
             .iter()
-            .map(|(m, v)| self.built.get(&m.image(v)).cloned().unwrap_or_default())
-            .collect())
+            .map(|(m, v)| {
+                let tag = m.image(v);
+                match (self.built.get(&tag), failed.get(&tag)) {
+                    (_, Some(e)) => Err(anyhow!("{e}")),
+                    (Some(id), None) => Ok(id.clone()),
+                    (None, None) => Err(anyhow!("no image was built for {tag}")),
+                }
+            })
+            .collect()
     }
 }
 

@@ -128,18 +128,22 @@ impl Interrupted {
     /// Refuses unless the images just built are those the snapshot
     /// measured (tag → id, as `manifest.toml` records them). A snapshot
     /// that holds no cell measured no image (a run stopped before its
-    /// builds or its first cell ended): any image will do.
+    /// builds or its first cell ended): any image will do. Nor did it
+    /// measure an image it does not record: a check that measures while
+    /// its images build records each server image before that server's
+    /// first cell, so one it never recorded it never ran.
     pub fn check_images(&self, built: &BTreeMap<String, String>) -> Result<()> {
         if self.results.cells.is_empty() {
             return Ok(());
         }
         for (tag, id) in built {
             match self.manifest.images.get(tag) {
+                None => {}
                 Some(was) if was == id => {}
-                was => {
+                Some(was) => {
                     return Err(self.refuse(&format!(
                         "image {tag} is now {id}, the snapshot measured {}; what it runs has changed since, so start a new run",
-                        was.map_or("none", String::as_str)
+                        was
                     )))
                 }
             }
@@ -270,5 +274,10 @@ mod tests {
                 .contains("image rpclab/a:1 is now sha256:2, the snapshot measured sha256:1"),
             "{e}"
         );
+        // An image the snapshot never recorded, it never ran (a check
+        // killed before that server's image was built).
+        let mut more = built("sha256:1");
+        more.insert("rpclab/b:1".into(), "sha256:9".into());
+        assert!(i.check_images(&more).is_ok());
     }
 }

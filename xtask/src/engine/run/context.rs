@@ -11,7 +11,7 @@ use crate::basics::role::Role;
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::docker::{Engine, Network};
 use crate::engine::engines::{self, Engines};
-use crate::engine::images::Builder;
+use crate::engine::images::{Builder, PARALLEL_SERVER_BUILDS};
 use crate::engine::netns::{self, NetworkChoice};
 use crate::engine::outage::Outage;
 use crate::engine::plan::{self, Filters, Plan, Planned};
@@ -21,6 +21,7 @@ use anyhow::{bail, Result};
 use rpclab_model::manifest::{HostRecord, ServerRecord};
 use rpclab_model::phases::{ClientTimes, Phase, Phases};
 use rpclab_model::result::Calibration;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -132,12 +133,15 @@ impl RunContext<'_> {
         } = plan;
         record.planned(servers)?;
         let runnable = &runnable;
+        // A check may measure while the rest of its images build.
+        let first_only = self.measures_while_building();
         // Built again (nothing changed: found by hash) whenever an engine
         // that stopped answering came back.
-        self.through_outage(record, |record, _| {
-            Box::pin(self.build_and_calibrate(selected, runnable, record))
-        })
-        .await??;
+        let later = self
+            .through_outage(record, |record, _| {
+                Box::pin(self.build_and_calibrate(selected, runnable, first_only, record))
+            })
+            .await??;
         let network = self
             .timed(
                 Phase::Start,
@@ -171,39 +175,139 @@ impl RunContext<'_> {
                 })
                 .await?;
         }
+        if let Some(later) = later {
+            return self.run_while_building(runnable, later, record).await;
+        }
         for planned in runnable.iter().filter(|p| !p.cells.is_empty()) {
             self.run_server_through(planned, record).await?;
         }
         Ok(())
     }
 
+    /// Whether the run measures its first server while the others' images
+    /// build: a check whose numbers are not read (a `scratch` profile, such
+    /// as `smoke`), in blocks, on one engine, not resumed. Builds beside a
+    /// measurement share its CPUs, which a run whose numbers are read must
+    /// never do; a check of every variant waited for all of its images
+    /// first (32 on a cold machine, the longest wait of a cold CI).
+    fn measures_while_building(&self) -> bool {
+        self.prepared.profile.scratch
+            && self.prepared.profile.rounds.is_none()
+            && self.opts.capacity.is_none()
+            && self.resuming.is_none()
+            && self.engines.roles.is_single()
+    }
+
+    /// Measures `runnable` in blocks, one variant after the other, while
+    /// `later`'s images build in plan order ([`PARALLEL_SERVER_BUILDS`] at a
+    /// time): each variant waits for its own image (that wait is the run's
+    /// build phase), and a variant whose image failed to build is that
+    /// variant's error, as a server that fails to start is.
+    async fn run_while_building(
+        &self,
+        runnable: &[Planned<'_>],
+        later: Later<'_>,
+        record: &mut Record,
+    ) -> Result<()> {
+        let Later {
+            mut builder,
+            pending,
+        } = later;
+        let waits_for: BTreeSet<usize> = pending.iter().copied().collect();
+        let (built_tx, mut built_rx) = tokio::sync::mpsc::unbounded_channel();
+        let building = async move {
+            for chunk in pending.chunks(PARALLEL_SERVER_BUILDS) {
+                let wanted: Vec<(&Manifest, &Variant)> = chunk
+                    .iter()
+                    .map(|&i| (runnable[i].manifest, runnable[i].variant))
+                    .collect();
+                let outcomes = builder.servers_each(&wanted).await;
+                for (&i, outcome) in chunk.iter().zip(outcomes) {
+                    if built_tx.send((i, outcome)).is_err() {
+                        // The measuring ended (an error): build no more.
+                        return;
+                    }
+                }
+            }
+        };
+        let measuring = async {
+            let mut built: BTreeMap<usize, Result<String>> = BTreeMap::new();
+            for (i, planned) in runnable.iter().enumerate() {
+                if planned.cells.is_empty() {
+                    continue;
+                }
+                if waits_for.contains(&i) {
+                    let began = Instant::now();
+                    while !built.contains_key(&i) {
+                        let Some((j, outcome)) = built_rx.recv().await else {
+                            break;
+                        };
+                        built.insert(j, outcome);
+                    }
+                    self.spent(Phase::Build, began.elapsed());
+                    let (m, v) = (planned.manifest, planned.variant);
+                    match built.remove(&i) {
+                        Some(Ok(id)) => {
+                            record.server_image_built(planned.record, m.image(v), id)?
+                        }
+                        Some(Err(e)) => {
+                            record.server_failed(&m.name, &v.name, &e)?;
+                            continue;
+                        }
+                        None => bail!("the image builds ended without {}'s", m.image(v)),
+                    }
+                }
+                self.run_server_through(planned, record).await?;
+            }
+            drop(built_rx);
+            Ok(())
+        };
+        let ((), measured) = tokio::join!(building, measuring);
+        measured
+    }
+
     /// Builds every image the run needs on each engine (a build error
     /// should not come after an hour of measuring), then calibrates the
     /// host and describes each engine's machine, into the manifest; each
     /// part's time to its phase, failed or not.
+    ///
+    /// With `first_only`, only the first variant's server image is built
+    /// (the base chain, registry and client images all the same): the
+    /// rest, and the server engine's builder that builds them, come back.
     async fn build_and_calibrate(
         &self,
         selected: &[&Manifest],
         runnable: &[Planned<'_>],
+        first_only: bool,
         record: &mut Record,
-    ) -> Result<()> {
-        let builders = self
-            .timed(Phase::Build, self.build(selected, runnable, record))
+    ) -> Result<Option<Later<'_>>> {
+        let (builders, pending) = self
+            .timed(
+                Phase::Build,
+                self.build(selected, runnable, first_only, record),
+            )
             .await?;
         self.timed(Phase::Calibration, self.calibrate_hosts(&builders, record))
-            .await
+            .await?;
+        if pending.is_empty() {
+            return Ok(None);
+        }
+        let (builder, _) = builders.into_iter().next().expect("the server's engine");
+        Ok(Some(Later { builder, pending }))
     }
 
     /// Builds the images of `selected` on every engine that runs them, and
     /// the static client with its image on each: the builders, each with
-    /// its engine's roles. The server images of `runnable` go into the
-    /// manifest.
+    /// its engine's roles, and (with `first_only`) the indexes in
+    /// `runnable` of the server images left to build. The server images
+    /// built go into the manifest.
     async fn build(
         &self,
         selected: &[&Manifest],
         runnable: &[Planned<'_>],
+        first_only: bool,
         record: &mut Record,
-    ) -> Result<Vec<(Builder<'_>, Vec<Role>)>> {
+    ) -> Result<(Vec<(Builder<'_>, Vec<Role>)>, Vec<usize>)> {
         // The client compiles in the background while the images build.
         let client_build = host::StaticBuild::start(self.root, self.prepared.profile.client_build)?;
         // Every image is built on each engine that runs it (docs/multi-host.md,
@@ -217,10 +321,15 @@ impl RunContext<'_> {
         )
         .await?;
         // A target is no image of the lab's.
-        let built: Vec<&Planned<'_>> = runnable
-            .iter()
-            .filter(|p| p.manifest.target.is_none())
+        let mut to_build: Vec<usize> = (0..runnable.len())
+            .filter(|&i| runnable[i].manifest.target.is_none())
             .collect();
+        let pending = if first_only && to_build.len() > 1 {
+            to_build.split_off(1)
+        } else {
+            Vec::new()
+        };
+        let built: Vec<&Planned<'_>> = to_build.iter().map(|&i| &runnable[i]).collect();
         let wanted: Vec<(&Manifest, &Variant)> =
             built.iter().map(|p| (p.manifest, p.variant)).collect();
         let ids = builders[0].0.servers(&wanted).await?;
@@ -237,7 +346,7 @@ impl RunContext<'_> {
         for (builder, _) in &mut builders {
             builder.client(&binary).await?;
         }
-        Ok(builders)
+        Ok((builders, pending))
     }
 
     /// Calibrates the host and describes each machine of `builders`, into
@@ -338,6 +447,15 @@ impl RunContext<'_> {
 }
 
 /// Why a run none of whose selected servers can run stops, naming each.
+/// The server images a check builds while it measures
+/// ([`RunContext::run_while_building`]): the server engine's builder, and
+/// the indexes of the variants whose images are still to build, in plan
+/// order.
+struct Later<'b> {
+    builder: Builder<'b>,
+    pending: Vec<usize>,
+}
+
 fn none_can_run(servers: &[ServerRecord]) -> String {
     let reasons: Vec<String> = servers
         .iter()

@@ -162,6 +162,15 @@ impl Record {
         self.write()
     }
 
+    /// A server image built after the machines were recorded (a check that
+    /// measures while the rest of its images build): the server's record
+    /// and the server engine's images.
+    pub fn server_image_built(&mut self, record: usize, tag: String, id: String) -> Result<()> {
+        self.manifest.servers[record].image = format!("{tag}@{id}");
+        self.manifest.images.insert(tag, id);
+        self.write()
+    }
+
     /// The machines, their calibration and images. `check` sees the
     /// images first: a resumed run refuses them there when they are not
     /// those its snapshot measured, and its manifest stays untouched.
