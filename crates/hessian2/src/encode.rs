@@ -132,6 +132,27 @@ const LONG_FORMS: CompactForms = CompactForms {
     short_zero: tag::LONG_SHORT_ZERO,
 };
 
+/// The forms of the final chunk of a string or a binary: the tag that
+/// holds a length up to its maximum, the tag that with one more byte does,
+/// and the tag before a u16 length (see [`tag`]).
+struct ChunkForms {
+    direct: (u8, usize),
+    short: (u8, usize),
+    final_tag: u8,
+}
+
+const STRING_CHUNK_FORMS: ChunkForms = ChunkForms {
+    direct: (tag::STRING_DIRECT, tag::STRING_DIRECT_MAX),
+    short: (tag::STRING_SHORT, tag::STRING_SHORT_MAX),
+    final_tag: tag::STRING_FINAL,
+};
+
+const BINARY_CHUNK_FORMS: ChunkForms = ChunkForms {
+    direct: (tag::BINARY_DIRECT, tag::BINARY_DIRECT_MAX),
+    short: (tag::BINARY_SHORT, tag::BINARY_SHORT_MAX),
+    final_tag: tag::BINARY_FINAL,
+};
+
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing into `buf`, with empty tables.
     pub fn new(buf: B) -> Self {
@@ -300,16 +321,7 @@ impl<B: BufMut> Encoder<B> {
                 rest = &rest[end..];
             }
         }
-        let units = utf::utf16_len(rest);
-        if units <= tag::STRING_DIRECT_MAX {
-            self.buf.put_u8(tag::STRING_DIRECT + units as u8);
-        } else if units <= tag::STRING_SHORT_MAX {
-            self.buf
-                .put_slice(&[tag::STRING_SHORT + (units >> 8) as u8, units as u8]);
-        } else {
-            self.buf.put_u8(tag::STRING_FINAL);
-            self.buf.put_u16(units as u16);
-        }
+        self.write_final_chunk_header(utf::utf16_len(rest), &STRING_CHUNK_FORMS);
         utf::put_cesu8(&mut self.buf, rest);
     }
 
@@ -331,17 +343,25 @@ impl<B: BufMut> Encoder<B> {
             self.buf.put_slice(chunk);
             data = rest;
         }
-        let n = data.len();
-        if n <= tag::BINARY_DIRECT_MAX {
-            self.buf.put_u8(tag::BINARY_DIRECT + n as u8);
-        } else if n <= tag::BINARY_SHORT_MAX {
-            self.buf
-                .put_slice(&[tag::BINARY_SHORT + (n >> 8) as u8, n as u8]);
-        } else {
-            self.buf.put_u8(tag::BINARY_FINAL);
-            self.buf.put_u16(n as u16);
-        }
+        self.write_final_chunk_header(data.len(), &BINARY_CHUNK_FORMS);
         self.buf.put_slice(data);
+    }
+
+    /// Writes the header of a string's or a binary's final chunk of `len`
+    /// units in its shortest form: the length in the tag, in the tag and
+    /// one byte, or after the `final_tag` as a u16 (`len` is at most a
+    /// chunk's length).
+    fn write_final_chunk_header(&mut self, len: usize, forms: &ChunkForms) {
+        let (direct, direct_max) = forms.direct;
+        let (short, short_max) = forms.short;
+        if len <= direct_max {
+            self.buf.put_u8(direct + len as u8);
+        } else if len <= short_max {
+            self.buf.put_slice(&[short + (len >> 8) as u8, len as u8]);
+        } else {
+            self.buf.put_u8(forms.final_tag);
+            self.buf.put_u16(len as u16);
+        }
     }
 
     /// Writes a reference to the `index`-th list, map or object of this
