@@ -12,7 +12,8 @@
 //! - [`Order`]: the contract's Order as the golden cases write it
 //!   (nullable strings, as a Java object);
 //! - [`java_tests_enabled`], [`write_cases`] and [`JavaVerify`]: the
-//!   "Rust writes, Java reads" test, which writes every case to a folder
+//!   "Rust writes, Java reads" test ([`check_java_reads`] when it reads one
+//!   folder), which writes every case to a folder
 //!   and runs the golden project's Verify over it with Maven (also used
 //!   by the client's protocol tests, whose golden projects live under
 //!   `client/`).
@@ -27,5 +28,5 @@ mod order;
 
 pub use compare::assert_same_bytes;
 pub use golden::Golden;
-pub use maven::{all_passed, java_tests_enabled, write_cases, JavaVerify};
+pub use maven::{all_passed, check_java_reads, java_tests_enabled, write_cases, JavaVerify};
 pub use order::{Order, OrderFields, ORDER_CLASS};

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::Golden;
+
 const SKIP_VARIABLE: &str = "RPCLAB_SKIP_JAVA_TESTS";
 
 /// Whether the Java test runs: false when RPCLAB_SKIP_JAVA_TESTS=1 (and
@@ -55,6 +57,30 @@ pub fn write_cases<N: AsRef<str>>(
 /// read all `written` files.
 pub fn all_passed(written: usize) -> String {
     format!("{written} passed, 0 failed")
+}
+
+/// The whole "Rust writes, Java reads" test of a golden project that reads
+/// one folder: unless the Java tests are off ([`java_tests_enabled`]),
+/// writes `cases` to `<target_tmpdir>/<label>-java-interop`, runs the
+/// Verify that `verify` ([`JavaVerify::verify`] or
+/// [`JavaVerify::exec_exec`]) makes of the project and that folder, and
+/// panics unless Java read every file. `target_tmpdir` is the test's
+/// `env!("CARGO_TARGET_TMPDIR")`.
+pub fn check_java_reads<N: AsRef<str>>(
+    label: &str,
+    target_tmpdir: &str,
+    cases: impl IntoIterator<Item = (N, Vec<u8>)>,
+    golden: &Golden,
+    verify: fn(&Path, &Path) -> JavaVerify,
+) {
+    if !java_tests_enabled() {
+        return;
+    }
+    let dir = Path::new(target_tmpdir).join(format!("{label}-java-interop"));
+    let written = write_cases(&dir, cases);
+    if let Err(e) = verify(&golden.pom(), &dir).run(label, &all_passed(written)) {
+        panic!("{e}");
+    }
 }
 
 /// One run of a golden project's Verify with Maven.

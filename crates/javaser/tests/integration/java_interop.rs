@@ -9,24 +9,15 @@
 
 use crate::common;
 
-use std::path::Path;
-
 use common::{case_names, golden, rust_write};
-use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{check_java_reads, JavaVerify};
 
 #[test]
 fn java_reads_what_rust_writes() {
-    if !java_tests_enabled() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("javaser-java-interop");
     let cases = case_names().into_iter().map(|name| {
         let bytes = rust_write(&name).unwrap_or_else(|| panic!("{name}: no Rust writer"));
         (name, bytes)
     });
-    let written = write_cases(&dir, cases);
-    let verify = JavaVerify::verify(&golden().pom(), &dir);
-    if let Err(e) = verify.run("javaser", &all_passed(written)) {
-        panic!("{e}");
-    }
+    let tmp = env!("CARGO_TARGET_TMPDIR");
+    check_java_reads("javaser", tmp, cases, &golden(), JavaVerify::verify);
 }

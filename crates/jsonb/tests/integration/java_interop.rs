@@ -10,20 +10,12 @@
 
 use crate::common;
 
-use std::path::Path;
-
 use common::{case_names, golden, rust_write};
-use java_interop::{all_passed, java_tests_enabled, write_cases, JavaVerify};
+use java_interop::{check_java_reads, JavaVerify};
 
 #[test]
 fn java_reads_what_rust_writes() {
-    if !java_tests_enabled() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fastjson2-jsonb-java-interop");
-    let written = write_cases(&dir, case_names().into_iter().map(|n| (n, rust_write(n))));
-    let verify = JavaVerify::verify(&golden().pom(), &dir);
-    if let Err(e) = verify.run("fastjson2-jsonb", &all_passed(written)) {
-        panic!("{e}");
-    }
+    let cases = case_names().into_iter().map(|n| (n, rust_write(n)));
+    let tmp = env!("CARGO_TARGET_TMPDIR");
+    check_java_reads("fastjson2-jsonb", tmp, cases, &golden(), JavaVerify::verify);
 }
