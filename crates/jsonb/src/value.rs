@@ -209,28 +209,30 @@ pub(crate) fn write_value(w: &mut Writer, v: &Value) -> Result<(), EncodeError> 
                 write_value(w, it)?;
             }
         }
-        Value::Object(fields) => {
-            w.start_object();
-            for (k, v) in fields {
-                w.write_map_key(k)?;
-                write_value(w, v)?;
-            }
-            w.end_object();
-        }
-        Value::Bean(fields) => {
-            w.start_object();
-            for (k, v) in fields {
-                w.write_field_name(k)?;
-                write_value(w, v)?;
-            }
-            w.end_object();
-        }
+        Value::Object(fields) => write_object(w, fields, Writer::write_map_key)?,
+        Value::Bean(fields) => write_object(w, fields, Writer::write_field_name)?,
         Value::Typed(t, inner) => {
             w.write_type_name(t);
             write_value(w, inner)?;
         }
         Value::Reference(p) => w.write_reference(p)?,
     }
+    Ok(())
+}
+
+/// Writes an object of `fields`, each name written by `write_name` (a map's
+/// key or a bean's field name).
+fn write_object(
+    w: &mut Writer,
+    fields: &[(String, Value)],
+    write_name: fn(&mut Writer, &str) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    w.start_object();
+    for (name, v) in fields {
+        write_name(w, name)?;
+        write_value(w, v)?;
+    }
+    w.end_object();
     Ok(())
 }
 

@@ -128,43 +128,58 @@ impl Writer {
 
     /// An `int`, in the shortest of the four int32 forms.
     pub fn write_i32(&mut self, v: i32) {
-        let b = &mut self.buf;
-        if (-16..=47).contains(&v) {
-            b.push(v as u8);
-        } else if (-2048..=2047).contains(&v) {
-            b.extend_from_slice(&[(bc::INT32_BYTE_ZERO as i32 + (v >> 8)) as u8, v as u8]);
-        } else if (-262_144..=262_143).contains(&v) {
-            b.extend_from_slice(&[
-                (bc::INT32_SHORT_ZERO as i32 + (v >> 16)) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else {
-            b.push(bc::INT32);
-            b.extend_from_slice(&v.to_be_bytes());
+        let forms = [0, bc::INT32_BYTE_ZERO, bc::INT32_SHORT_ZERO];
+        if !self.write_compact(i64::from(v), -16..=47, forms) {
+            self.buf.push(bc::INT32);
+            self.buf.extend_from_slice(&v.to_be_bytes());
         }
     }
 
     /// A `long`, in the shortest of the five int64 forms.
     pub fn write_i64(&mut self, v: i64) {
-        let b = &mut self.buf;
-        if (-8..=15).contains(&v) {
-            b.push((bc::INT64_NUM_MIN as i64 + (v + 8)) as u8);
-        } else if (-2048..=2047).contains(&v) {
-            b.extend_from_slice(&[(bc::INT64_BYTE_ZERO as i64 + (v >> 8)) as u8, v as u8]);
-        } else if (-262_144..=262_143).contains(&v) {
-            b.extend_from_slice(&[
-                (bc::INT64_SHORT_ZERO as i64 + (v >> 16)) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else if let Ok(i) = i32::try_from(v) {
-            b.push(bc::INT64_INT);
-            b.extend_from_slice(&i.to_be_bytes());
-        } else {
-            b.push(bc::INT64);
-            b.extend_from_slice(&v.to_be_bytes());
+        let forms = [
+            bc::INT64_NUM_MIN + 8,
+            bc::INT64_BYTE_ZERO,
+            bc::INT64_SHORT_ZERO,
+        ];
+        if self.write_compact(v, -8..=15, forms) {
+            return;
         }
+        if let Ok(i) = i32::try_from(v) {
+            self.buf.push(bc::INT64_INT);
+            self.buf.extend_from_slice(&i.to_be_bytes());
+        } else {
+            self.buf.push(bc::INT64);
+            self.buf.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+
+    /// Writes `v` in the one-, two- or three-byte form that holds it
+    /// (`false` if none does): ints and longs write these alike, each with
+    /// its own range of the one-byte form and `zeros`, the tag that stands
+    /// for zero in each form. The two- and three-byte forms hold
+    /// -2048..=2047 and -262144..=262143.
+    #[inline]
+    fn write_compact(
+        &mut self,
+        v: i64,
+        one_byte: std::ops::RangeInclusive<i64>,
+        zeros: [u8; 3],
+    ) -> bool {
+        let (zero, len) = if one_byte.contains(&v) {
+            (zeros[0], 1)
+        } else if (-2048..=2047).contains(&v) {
+            (zeros[1], 2)
+        } else if (-262_144..=262_143).contains(&v) {
+            (zeros[2], 3)
+        } else {
+            return false;
+        };
+        // The tag holds the high bits, the low bytes follow big-endian.
+        self.buf
+            .push((i64::from(zero) + (v >> (8 * (len - 1)))) as u8);
+        self.buf.extend_from_slice(&v.to_be_bytes()[9 - len..]);
+        true
     }
 
     /// A `float`: integral values in -262144..=262143 as an int32, others
@@ -176,11 +191,7 @@ impl Writer {
             self.write_i32(i);
         } else {
             // Float.floatToIntBits: one canonical NaN
-            let bits = if v.is_nan() {
-                f32::NAN.to_bits()
-            } else {
-                v.to_bits()
-            };
+            let bits = if v.is_nan() { f32::NAN } else { v }.to_bits();
             self.buf.push(bc::FLOAT);
             self.buf.extend_from_slice(&bits.to_be_bytes());
         }
@@ -199,11 +210,7 @@ impl Writer {
             self.write_i64(v as i64);
         } else {
             // Double.doubleToLongBits: one canonical NaN
-            let bits = if v.is_nan() {
-                f64::NAN.to_bits()
-            } else {
-                v.to_bits()
-            };
+            let bits = if v.is_nan() { f64::NAN } else { v }.to_bits();
             self.buf.push(bc::DOUBLE);
             self.buf.extend_from_slice(&bits.to_be_bytes());
         }
@@ -271,11 +278,26 @@ impl Writer {
     }
 
     fn latin1_header(&mut self, n: usize) -> Result<(), EncodeError> {
-        if n <= bc::STR_ASCII_FIX_LEN {
-            self.buf.push(bc::STR_ASCII_FIX_0 + n as u8);
+        self.length_header(
+            n,
+            (bc::STR_ASCII_FIX_0, bc::STR_ASCII_FIX_LEN),
+            bc::STR_ASCII,
+        )
+    }
+
+    /// A length `n` in the type byte (`fix_0 + n`) while it is at most
+    /// `fix_max`, else after `tag` as an int32.
+    fn length_header(
+        &mut self,
+        n: usize,
+        (fix_0, fix_max): (u8, usize),
+        tag: u8,
+    ) -> Result<(), EncodeError> {
+        if n <= fix_max {
+            self.buf.push(fix_0 + n as u8);
         } else {
             let n = len32(n)?;
-            self.buf.push(bc::STR_ASCII);
+            self.buf.push(tag);
             self.write_i32(n);
         }
         Ok(())
@@ -295,14 +317,7 @@ impl Writer {
     /// Starts an array of `len` items (`ArrayList`, `Object[]`, ... : the
     /// items follow, there is no end marker).
     pub fn start_array(&mut self, len: usize) -> Result<(), EncodeError> {
-        if len <= bc::ARRAY_FIX_LEN {
-            self.buf.push(bc::ARRAY_FIX_0 + len as u8);
-        } else {
-            let n = len32(len)?;
-            self.buf.push(bc::ARRAY);
-            self.write_i32(n);
-        }
-        Ok(())
+        self.length_header(len, (bc::ARRAY_FIX_0, bc::ARRAY_FIX_LEN), bc::ARRAY)
     }
 
     /// Starts an object (a bean or a map); end it with [`end_object`](Self::end_object).

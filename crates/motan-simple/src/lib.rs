@@ -311,23 +311,8 @@ impl<'a> SimpleReader<'a> {
                 let n = self.size()?;
                 SimpleValue::Bytes(self.take(n)?.to_vec())
             }
-            STRING_MAP => {
-                let mut entries = Vec::new();
-                self.within(|r| {
-                    let k = r.raw_string()?;
-                    entries.push((k, r.raw_string()?));
-                    Ok(())
-                })?;
-                SimpleValue::StringMap(entries)
-            }
-            STRING_ARRAY => {
-                let mut items = Vec::new();
-                self.within(|r| {
-                    items.push(r.raw_string()?);
-                    Ok(())
-                })?;
-                SimpleValue::StringArray(items)
-            }
+            STRING_MAP => SimpleValue::StringMap(self.entries(Self::raw_string)?),
+            STRING_ARRAY => SimpleValue::StringArray(self.items(Self::raw_string)?),
             BOOL => SimpleValue::Bool(self.byte()? == 1),
             BYTE => SimpleValue::Byte(self.byte()? as i8),
             INT16 => SimpleValue::I16(i16::from_be_bytes(
@@ -348,29 +333,35 @@ impl<'a> SimpleReader<'a> {
             FLOAT64 => SimpleValue::F64(f64::from_be_bytes(
                 self.take(8)?.try_into().expect("8 bytes"),
             )),
-            MAP => {
-                let mut entries = Vec::new();
-                self.within(|r| {
-                    let k = r.value(depth + 1)?;
-                    entries.push((k, r.value(depth + 1)?));
-                    Ok(())
-                })?;
-                SimpleValue::Map(entries)
-            }
-            ARRAY => {
-                let mut items = Vec::new();
-                self.within(|r| {
-                    items.push(r.value(depth + 1)?);
-                    Ok(())
-                })?;
-                SimpleValue::Array(items)
-            }
+            MAP => SimpleValue::Map(self.entries(|r| r.value(depth + 1))?),
+            ARRAY => SimpleValue::Array(self.items(|r| r.value(depth + 1))?),
             other => return err(format!("unknown type tag {other}")),
         })
     }
 
     /// Reads items with `item` until the container's byte length is used
     /// up; an item running past it is an error (Java's size check).
+    /// The items of a container, each read by `item`.
+    fn items<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, SimpleError>,
+    ) -> Result<Vec<T>, SimpleError> {
+        let mut items = Vec::new();
+        self.within(|r| {
+            items.push(item(r)?);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
+    /// The key/value entries of a map, each key and value read by `item`.
+    fn entries<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, SimpleError>,
+    ) -> Result<Vec<(T, T)>, SimpleError> {
+        self.items(|r| Ok((item(r)?, item(r)?)))
+    }
+
     fn within(
         &mut self,
         mut item: impl FnMut(&mut Self) -> Result<(), SimpleError>,
