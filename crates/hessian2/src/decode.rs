@@ -47,6 +47,22 @@ use crate::value::{ClassDef, List, Map, Object, Value};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
+/// The compact forms of an int or a long, by how many bytes follow the
+/// tag: the form's tags and the tag that stands for zero in it.
+type CompactForms = [(std::ops::RangeInclusive<u8>, u8); 3];
+
+const INT_FORMS: CompactForms = [
+    (0x80..=0xbf, tag::INT_ZERO),
+    (0xc0..=0xcf, tag::INT_BYTE_ZERO),
+    (0xd0..=0xd7, tag::INT_SHORT_ZERO),
+];
+
+const LONG_FORMS: CompactForms = [
+    (0xd8..=0xef, tag::LONG_ZERO),
+    (0xf0..=0xff, tag::LONG_BYTE_ZERO),
+    (0x38..=0x3f, tag::LONG_SHORT_ZERO),
+];
+
 /// What [`Decoder::read_value`] does with value references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RefMode {
@@ -695,6 +711,13 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// [`unexpected`](Self::unexpected) for the tag just read, which is
+    /// left unread.
+    fn unread_unexpected(&mut self, tag: u8, expected: &'static str) -> DecodeError {
+        self.pos -= 1;
+        self.unexpected(tag, expected)
+    }
+
     fn unexpected(&self, tag: u8, expected: &'static str) -> DecodeError {
         DecodeError::UnexpectedTag {
             tag,
@@ -788,37 +811,41 @@ impl<'a> Decoder<'a> {
 
     fn int_form(&mut self) -> Result<i32> {
         let t = self.byte()?;
-        Ok(match t {
-            0x80..=0xbf => i32::from(t) - 0x90,
-            0xc0..=0xcf => ((i32::from(t) - 0xc8) << 8) | i32::from(self.byte()?),
-            0xd0..=0xd7 => {
-                let [b1, b0] = self.array()?;
-                ((i32::from(t) - 0xd4) << 16) | (i32::from(b1) << 8) | i32::from(b0)
-            }
-            b'I' => i32::from_be_bytes(self.array()?),
-            _ => {
-                self.pos -= 1;
-                return Err(self.unexpected(t, "an int"));
-            }
-        })
+        if let Some(v) = self.compact_form(t, &INT_FORMS)? {
+            return Ok(v as i32);
+        }
+        match t {
+            b'I' => Ok(i32::from_be_bytes(self.array()?)),
+            _ => Err(self.unread_unexpected(t, "an int")),
+        }
     }
 
     fn long_form(&mut self) -> Result<i64> {
         let t = self.byte()?;
-        Ok(match t {
-            0xd8..=0xef => i64::from(t) - 0xe0,
-            0xf0..=0xff => ((i64::from(t) - 0xf8) << 8) | i64::from(self.byte()?),
-            0x38..=0x3f => {
-                let [b1, b0] = self.array()?;
-                ((i64::from(t) - 0x3c) << 16) | (i64::from(b1) << 8) | i64::from(b0)
-            }
-            tag::LONG_INT => i64::from(i32::from_be_bytes(self.array()?)),
-            b'L' => i64::from_be_bytes(self.array()?),
-            _ => {
-                self.pos -= 1;
-                return Err(self.unexpected(t, "a long"));
-            }
-        })
+        if let Some(v) = self.compact_form(t, &LONG_FORMS)? {
+            return Ok(v);
+        }
+        match t {
+            tag::LONG_INT => Ok(i64::from(i32::from_be_bytes(self.array()?))),
+            b'L' => Ok(i64::from_be_bytes(self.array()?)),
+            _ => Err(self.unread_unexpected(t, "a long")),
+        }
+    }
+
+    /// The value of the compact form of an int or a long that the tag `t`
+    /// starts, or None when it starts none: `forms[n]` are the tags of the
+    /// form followed by `n` more bytes, and the tag that stands for zero in
+    /// it; the tag holds the high bits, the bytes the low ones, big-endian.
+    #[inline]
+    fn compact_form(&mut self, t: u8, forms: &CompactForms) -> Result<Option<i64>> {
+        let Some(more) = forms.iter().position(|(tags, _)| tags.contains(&t)) else {
+            return Ok(None);
+        };
+        let mut v = i64::from(t) - i64::from(forms[more].1);
+        for _ in 0..more {
+            v = (v << 8) | i64::from(self.byte()?);
+        }
+        Ok(Some(v))
     }
 
     fn double_form(&mut self) -> Result<f64> {
@@ -830,10 +857,7 @@ impl<'a> Decoder<'a> {
             tag::DOUBLE_SHORT => f64::from(i16::from_be_bytes(self.array()?)),
             tag::DOUBLE_MILL => 0.001 * f64::from(i32::from_be_bytes(self.array()?)),
             b'D' => f64::from_bits(u64::from_be_bytes(self.array()?)),
-            _ => {
-                self.pos -= 1;
-                return Err(self.unexpected(t, "a double"));
-            }
+            _ => return Err(self.unread_unexpected(t, "a double")),
         })
     }
 
@@ -842,10 +866,7 @@ impl<'a> Decoder<'a> {
         match t {
             tag::DATE => Ok(i64::from_be_bytes(self.array()?)),
             tag::DATE_MINUTE => Ok(i64::from(i32::from_be_bytes(self.array()?)) * 60_000),
-            _ => {
-                self.pos -= 1;
-                Err(self.unexpected(t, "a date"))
-            }
+            _ => Err(self.unread_unexpected(t, "a date")),
         }
     }
 
@@ -860,10 +881,7 @@ impl<'a> Decoder<'a> {
             ),
             b'S' => (usize::from(u16::from_be_bytes(self.array()?)), true),
             b'R' => (usize::from(u16::from_be_bytes(self.array()?)), false),
-            _ => {
-                self.pos -= 1;
-                return Err(self.unexpected(t, "a string"));
-            }
+            _ => return Err(self.unread_unexpected(t, "a string")),
         })
     }
 
@@ -917,10 +935,7 @@ impl<'a> Decoder<'a> {
             ),
             b'B' => (usize::from(u16::from_be_bytes(self.array()?)), true),
             b'A' => (usize::from(u16::from_be_bytes(self.array()?)), false),
-            _ => {
-                self.pos -= 1;
-                return Err(self.unexpected(t, "a binary"));
-            }
+            _ => return Err(self.unread_unexpected(t, "a binary")),
         })
     }
 
