@@ -9,23 +9,53 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The cases every SOAP server's endpoint must pass over plain HTTP: its WSDL,
  * a call, and a fault. The servers publish {@link BenchWs} through different
  * stacks (CXF in Tomcat, the JAX-WS RI's own HTTP server), so a server's test
- * starts and stops its own endpoint and hands the URL here; the cases are one
- * copy, so both stacks are held to the same wire behaviour.
+ * says how to start its own endpoint on a port and under which path; the
+ * cases are one copy, so both stacks are held to the same wire behaviour.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class SoapEndpointCases {
     static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    private final String path;
+    private String url;
+    private AutoCloseable endpoint;
+
+    /** The cases of an endpoint published under {@code path}, e.g. {@code /bench}. */
+    protected SoapEndpointCases(String path) {
+        this.path = path;
+    }
+
+    /** Publishes the endpoint on 127.0.0.1:{@code port}; closing the result stops it. */
+    protected abstract AutoCloseable start(int port) throws Exception;
+
+    @BeforeAll
+    void startEndpoint() throws Exception {
+        int port = freePort();
+        endpoint = start(port);
+        url = "http://127.0.0.1:" + port + path;
+    }
+
+    @AfterAll
+    void stopEndpoint() throws Exception {
+        endpoint.close();
+    }
+
     /** The published endpoint's URL, e.g. {@code http://127.0.0.1:8080/bench}. */
-    protected abstract String url();
+    String url() {
+        return url;
+    }
 
     /** A port nothing listens on now, for the endpoint under test. */
-    protected static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
