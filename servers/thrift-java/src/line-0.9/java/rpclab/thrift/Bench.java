@@ -49,76 +49,61 @@ public final class Bench {
     }
 
     /** How one kind of value is written and read. */
-    interface Codec<V> {
-        byte type();
+    static final class Codec<V> {
+        interface Writer<V> {
+            void write(TProtocol oprot, V value) throws TException;
+        }
 
-        void write(TProtocol oprot, V value) throws TException;
+        interface Reader<V> {
+            V read(TProtocol iprot) throws TException;
+        }
 
-        V read(TProtocol iprot) throws TException;
+        final byte type;
+        private final Writer<V> writer;
+        private final Reader<V> reader;
+
+        Codec(byte type, Writer<V> writer, Reader<V> reader) {
+            this.type = type;
+            this.writer = writer;
+            this.reader = reader;
+        }
+
+        void write(TProtocol oprot, V value) throws TException {
+            writer.write(oprot, value);
+        }
+
+        V read(TProtocol iprot) throws TException {
+            return reader.read(iprot);
+        }
     }
 
-    static final Codec<String> STRING = new Codec<String>() {
-        @Override
-        public byte type() {
-            return TType.STRING;
-        }
+    static final Codec<String> STRING = new Codec<>(TType.STRING, TProtocol::writeString, TProtocol::readString);
+    static final Codec<Order> ORDER = new Codec<>(TType.STRUCT, (oprot, order) -> order.write(oprot), Bench::readOrder);
+    static final Codec<List<Order>> ORDER_LIST = new Codec<>(TType.LIST, Bench::writeOrders, Bench::readOrders);
 
-        @Override
-        public void write(TProtocol oprot, String value) throws TException {
-            oprot.writeString(value);
-        }
+    private static Order readOrder(TProtocol iprot) throws TException {
+        Order order = new Order();
+        order.read(iprot);
+        return order;
+    }
 
-        @Override
-        public String read(TProtocol iprot) throws TException {
-            return iprot.readString();
+    private static void writeOrders(TProtocol oprot, List<Order> orders) throws TException {
+        oprot.writeListBegin(new TList(TType.STRUCT, orders.size()));
+        for (Order order : orders) {
+            order.write(oprot);
         }
-    };
+        oprot.writeListEnd();
+    }
 
-    static final Codec<Order> ORDER = new Codec<Order>() {
-        @Override
-        public byte type() {
-            return TType.STRUCT;
+    private static List<Order> readOrders(TProtocol iprot) throws TException {
+        TList list = iprot.readListBegin();
+        List<Order> orders = new ArrayList<>(list.size);
+        for (int i = 0; i < list.size; i++) {
+            orders.add(readOrder(iprot));
         }
-
-        @Override
-        public void write(TProtocol oprot, Order value) throws TException {
-            value.write(oprot);
-        }
-
-        @Override
-        public Order read(TProtocol iprot) throws TException {
-            Order order = new Order();
-            order.read(iprot);
-            return order;
-        }
-    };
-
-    static final Codec<List<Order>> ORDER_LIST = new Codec<List<Order>>() {
-        @Override
-        public byte type() {
-            return TType.LIST;
-        }
-
-        @Override
-        public void write(TProtocol oprot, List<Order> value) throws TException {
-            oprot.writeListBegin(new TList(TType.STRUCT, value.size()));
-            for (Order order : value) {
-                order.write(oprot);
-            }
-            oprot.writeListEnd();
-        }
-
-        @Override
-        public List<Order> read(TProtocol iprot) throws TException {
-            TList list = iprot.readListBegin();
-            List<Order> orders = new ArrayList<>(list.size);
-            for (int i = 0; i < list.size; i++) {
-                orders.add(ORDER.read(iprot));
-            }
-            iprot.readListEnd();
-            return orders;
-        }
-    };
+        iprot.readListEnd();
+        return orders;
+    }
 
     /**
      * An args or result struct: at most one field. Fields of another id or
@@ -137,7 +122,7 @@ public final class Bench {
             Spec(String structName, int id, String fieldName, Codec<V> codec) {
                 this.struct = new TStruct(structName);
                 this.field = new Field((short) id, fieldName);
-                this.desc = new TField(fieldName, codec.type(), (short) id);
+                this.desc = new TField(fieldName, codec.type, (short) id);
                 this.codec = codec;
             }
 
