@@ -121,8 +121,8 @@ public final class Bench {
 
             Spec(String structName, int id, String fieldName, Codec<V> codec) {
                 this.struct = new TStruct(structName);
-                this.field = new Field((short) id, fieldName);
                 this.desc = new TField(fieldName, codec.type, (short) id);
+                this.field = new Field(desc);
                 this.codec = codec;
             }
 
@@ -137,22 +137,20 @@ public final class Bench {
 
         /** The struct's one field, as the compiler's {@code _Fields}. */
         public static final class Field implements TFieldIdEnum {
-            private final short id;
-            private final String name;
+            private final TField desc;
 
-            Field(short id, String name) {
-                this.id = id;
-                this.name = name;
+            Field(TField desc) {
+                this.desc = desc;
             }
 
             @Override
             public short getThriftFieldId() {
-                return id;
+                return desc.id;
             }
 
             @Override
             public String getFieldName() {
-                return name;
+                return desc.name;
             }
         }
 
@@ -200,7 +198,7 @@ public final class Bench {
 
         @Override
         public Field fieldForId(int fieldId) {
-            return spec.field != null && spec.field.id == fieldId ? spec.field : null;
+            return spec.field != null && spec.desc.id == fieldId ? spec.field : null;
         }
 
         @Override
@@ -280,7 +278,7 @@ public final class Bench {
 
         @Override
         public String toString() {
-            return spec.struct.name + "(" + (spec.field == null ? "" : spec.field.name + ":" + value) + ")";
+            return spec.struct.name + "(" + (spec.field == null ? "" : spec.desc.name + ":" + value) + ")";
         }
     }
 
