@@ -23,7 +23,9 @@ import org.springframework.remoting.rmi.RmiInvocationHandler;
 import org.springframework.remoting.rmi.RmiProxyFactoryBean;
 import org.springframework.remoting.support.RemoteInvocation;
 import rpclab.contract.BenchService;
+import rpclab.contract.Order;
 import rpclab.rmi.RemoteBenchService;
+import rpclab.shared.ContractPayloads;
 
 /**
  * Records real JRMP conversations: the JDK's RMI client (plain stubs, and
@@ -163,10 +165,10 @@ public final class Generate {
         RemoteBenchService[] stub = new RemoteBenchService[1];
         record("jdk-lookup", () -> stub[0] = (RemoteBenchService) registry.lookup(Servers.NAME));
         record("jdk-hello", () -> check("hello aa".equals(stub[0].hello("aa"))));
-        record("jdk-order", () -> check(stub[0].echoOrder(Servers.sample(1)).getOrderId() == 10_000_000_001L));
-        record("jdk-orders", () -> check(stub[0].echoOrders(Servers.orders(100)).size() == 100));
-        record("jdk-string-1k", () -> check(stub[0].echoString(Servers.asciiText(1024)).length() == 1024));
-        record("jdk-string-100k", () -> check(stub[0].echoString(Servers.asciiText(102400)).length() == 102400));
+        record("jdk-order", () -> check(stub[0].echoOrder(ContractPayloads.sample(1, Order::new)).getOrderId() == 10_000_000_001L));
+        record("jdk-orders", () -> check(stub[0].echoOrders(ContractPayloads.samples(100, Order::new)).size() == 100));
+        record("jdk-string-1k", () -> check(stub[0].echoString(ContractPayloads.asciiText(1024)).length() == 1024));
+        record("jdk-string-100k", () -> check(stub[0].echoString(ContractPayloads.asciiText(102400)).length() == 102400));
         record("jdk-empty", () -> stub[0].empty());
         // Idle longer than the connection's last round trip (5 ms at first):
         // the JDK pings the cached connection before reusing it.
@@ -188,9 +190,9 @@ public final class Generate {
         record("spring-lookup", proxy::afterPropertiesSet);
         BenchService spring = (BenchService) proxy.getObject();
         record("spring-hello", () -> check("hello aa".equals(spring.hello("aa"))));
-        record("spring-order", () -> check(spring.echoOrder(Servers.sample(1)).getOrderId() == 10_000_000_001L));
-        record("spring-orders", () -> check(spring.echoOrders(Servers.orders(100)).size() == 100));
-        record("spring-string-1k", () -> check(spring.echoString(Servers.asciiText(1024)).length() == 1024));
+        record("spring-order", () -> check(spring.echoOrder(ContractPayloads.sample(1, Order::new)).getOrderId() == 10_000_000_001L));
+        record("spring-orders", () -> check(spring.echoOrders(ContractPayloads.samples(100, Order::new)).size() == 100));
+        record("spring-string-1k", () -> check(spring.echoString(ContractPayloads.asciiText(1024)).length() == 1024));
         record("spring-empty", spring::empty);
         Registry springRegistry = LocateRegistry.getRegistry("127.0.0.1", springPort);
         RmiInvocationHandler handler = (RmiInvocationHandler) springRegistry.lookup(Servers.NAME);

@@ -3,12 +3,9 @@ package rpclab.jrmpgolden;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.ArrayList;
-import java.util.List;
 import org.springframework.remoting.rmi.RmiServiceExporter;
 import rpclab.contract.BenchService;
 import rpclab.contract.BenchServiceImpl;
-import rpclab.contract.Order;
 import rpclab.rmi.RemoteBenchService;
 import rpclab.rmi.RemoteBenchServiceImpl;
 
@@ -45,37 +42,5 @@ final class Servers {
         exporter.setServicePort(port);
         exporter.afterPropertiesSet();
         springExporter = exporter;
-    }
-
-    /** rpclab_model::contract::ascii_text. */
-    static String asciiText(int len) {
-        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
-        StringBuilder b = new StringBuilder(len);
-        for (int i = 0; i < len; i++) {
-            b.append(alphabet.charAt((i * 31 + i / 64) % alphabet.length()));
-        }
-        return b.toString();
-    }
-
-    /** rpclab_model::contract::Order::sample. */
-    static Order sample(int i) {
-        Order o = new Order();
-        o.setOrderId(10_000_000_000L + i);
-        o.setPhone(String.format("138%08d", ((long) i * 7919) % 100_000_000L));
-        o.setName("customer-" + i);
-        o.setOrderNum(String.format("ORD-2015-%06d", i));
-        o.setOrderDate(20_150_701 + (i % 28));
-        o.setTicketType(i % 4);
-        o.setAmount(100.25 + i * 0.5);
-        o.setOrderStatus(i % 3);
-        return o;
-    }
-
-    static List<Order> orders(int n) {
-        List<Order> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(sample(i));
-        }
-        return list;
     }
 }
