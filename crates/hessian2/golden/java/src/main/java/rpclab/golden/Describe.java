@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import rpclab.shared.ContractPayloads;
 
@@ -122,65 +123,16 @@ final class Describe {
         } else if (v instanceof byte[]) {
             binary((byte[]) v);
         } else if (v.getClass().isArray()) {
-            if (seen(v)) {
-                return;
+            List<Object> items = new ArrayList<>();
+            for (int i = 0; i < Array.getLength(v); i++) {
+                items.add(Array.get(v, i));
             }
-            int n = Array.getLength(v);
-            out.append("{\"list\":[");
-            for (int i = 0; i < n; i++) {
-                if (i > 0) {
-                    out.append(',');
-                }
-                value(Array.get(v, i));
-            }
-            out.append("],\"type\":");
-            string0(arrayType(v.getClass()));
-            out.append('}');
+            container(v, "list", items, this::value, arrayType(v.getClass()));
         } else if (v instanceof Collection) {
-            if (seen(v)) {
-                return;
-            }
-            out.append("{\"list\":[");
-            boolean first = true;
-            for (Object o : (Collection<?>) v) {
-                if (!first) {
-                    out.append(',');
-                }
-                first = false;
-                value(o);
-            }
-            out.append("],\"type\":");
-            String type = impl.collectionType(v.getClass());
-            if (type == null) {
-                out.append("null");
-            } else {
-                string0(type);
-            }
-            out.append('}');
+            container(v, "list", (Collection<?>) v, this::value, impl.collectionType(v.getClass()));
         } else if (v instanceof Map) {
-            if (seen(v)) {
-                return;
-            }
-            out.append("{\"map\":[");
-            boolean first = true;
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                if (!first) {
-                    out.append(',');
-                }
-                first = false;
-                out.append('[');
-                value(e.getKey());
-                out.append(',');
-                value(e.getValue());
-                out.append(']');
-            }
-            out.append("],\"type\":");
-            if (v.getClass().equals(HashMap.class)) {
-                out.append("null");
-            } else {
-                string0(v.getClass().getName());
-            }
-            out.append('}');
+            String type = v.getClass().equals(HashMap.class) ? null : v.getClass().getName();
+            container(v, "map", ((Map<?, ?>) v).entrySet(), e -> pair(() -> value(e.getKey()), e.getValue()), type);
         } else {
             if (seen(v)) {
                 return;
@@ -188,23 +140,56 @@ final class Describe {
             out.append("{\"object\":");
             string0(v.getClass().getName());
             out.append(",\"fields\":[");
-            boolean first = true;
-            for (Field f : fields(v.getClass(), impl.reversesFields())) {
-                if (!first) {
-                    out.append(',');
-                }
-                first = false;
-                out.append('[');
-                string0(f.getName());
-                out.append(',');
-                try {
-                    value(f.get(v));
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException(e);
-                }
-                out.append(']');
-            }
+            separated(fields(v.getClass(), impl.reversesFields()), f -> pair(() -> string0(f.getName()), fieldValue(f, v)));
             out.append("]}");
+        }
+    }
+
+    /**
+     * A list or a map ({@code kind}) not seen before: {@code {"<kind>":[<items>],"type":<type>}},
+     * each item written by {@code item}, the type null when there is none.
+     */
+    private <T> void container(Object v, String kind, Iterable<T> items, Consumer<T> item, String type) {
+        if (seen(v)) {
+            return;
+        }
+        out.append("{\"").append(kind).append("\":[");
+        separated(items, item);
+        out.append("],\"type\":");
+        if (type == null) {
+            out.append("null");
+        } else {
+            string0(type);
+        }
+        out.append('}');
+    }
+
+    /** The items, each written by {@code item}, separated by commas. */
+    private <T> void separated(Iterable<T> items, Consumer<T> item) {
+        boolean first = true;
+        for (T t : items) {
+            if (!first) {
+                out.append(',');
+            }
+            first = false;
+            item.accept(t);
+        }
+    }
+
+    /** A map's entry or an object's field: {@code [<key>,<value>]}, the key written by {@code key}. */
+    private void pair(Runnable key, Object value) {
+        out.append('[');
+        key.run();
+        out.append(',');
+        value(value);
+        out.append(']');
+    }
+
+    private static Object fieldValue(Field f, Object v) {
+        try {
+            return f.get(v);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
         }
     }
 

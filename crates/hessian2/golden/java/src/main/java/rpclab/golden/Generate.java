@@ -21,11 +21,7 @@ import java.util.stream.Stream;
  */
 public final class Generate {
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: Generate caucho|lite <out-dir>");
-            System.exit(2);
-        }
-        Impl impl = Impl.named(args[0]);
+        Impl impl = Impl.fromArgs("Generate", "<out-dir>", args);
         Path dir = Paths.get(args[1]).resolve(impl.name());
         Files.createDirectories(dir);
         try (Stream<Path> old = Files.list(dir)) {

@@ -46,6 +46,19 @@ abstract class Impl {
     /** Reads count values with one Hessian2Input. */
     abstract Object[] decode(byte[] bytes, int count) throws IOException;
 
+    /**
+     * The implementation {@code args[0]} names, for a {@code program} that
+     * takes it and a folder ({@code dir} in the usage); exits with status 2
+     * and the usage when the arguments are not two.
+     */
+    static Impl fromArgs(String program, String dir, String[] args) {
+        if (args.length != 2) {
+            System.err.println("usage: " + program + " caucho|lite " + dir);
+            System.exit(2);
+        }
+        return named(args[0]);
+    }
+
     static Impl named(String name) {
         switch (name) {
             case "caucho":

@@ -15,11 +15,7 @@ import rpclab.shared.GoldenVerify;
  */
 public final class Verify {
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: Verify caucho|lite <dir>");
-            System.exit(2);
-        }
-        Impl impl = Impl.named(args[0]);
+        Impl impl = Impl.fromArgs("Verify", "<dir>", args);
         GoldenVerify.run("hessian2 golden verify with " + impl.artifact() + ": ", Paths.get(args[1]),
                 Cases.byName(), (name, c, bytes) ->
                         DeepEquals.diff(Cases.decoded(c, impl), impl.decode(bytes, c.written.length)));
