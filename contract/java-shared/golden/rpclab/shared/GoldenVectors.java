@@ -1,5 +1,6 @@
 package rpclab.shared;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,24 @@ public final class GoldenVectors {
     @FunctionalInterface
     public interface Encoder<C> {
         byte[] encode(String name, C testCase) throws Exception;
+    }
+
+    /** What a generator's Java implementation writes of one case to a stream of its own. */
+    @FunctionalInterface
+    public interface StreamEncoder<C> {
+        void encode(ByteArrayOutputStream out, String name, C testCase) throws Exception;
+    }
+
+    /**
+     * {@link #writeAll} for a generator that writes each case to a stream:
+     * the file holds what {@code encoder} wrote to a fresh one.
+     */
+    public static <C> int writeStreams(Path dir, Map<String, C> cases, StreamEncoder<C> encoder) throws Exception {
+        return writeAll(dir, cases, (name, testCase) -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            encoder.encode(out, name, testCase);
+            return out.toByteArray();
+        });
     }
 
     /**

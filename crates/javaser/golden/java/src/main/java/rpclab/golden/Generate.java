@@ -1,6 +1,5 @@
 package rpclab.golden;
 
-import java.io.ByteArrayOutputStream;
 import java.io.ObjectOutputStream;
 import java.nio.file.Path;
 
@@ -12,12 +11,10 @@ public final class Generate {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
-        int written = GoldenVectors.writeAll(dir, Cases.all(), (name, steps) -> {
-            ByteArrayOutputStream bos = new ByteArrayOutputStream();
-            try (ObjectOutputStream out = new ObjectOutputStream(bos)) {
+        int written = GoldenVectors.writeStreams(dir, Cases.all(), (bytes, name, steps) -> {
+            try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
                 Cases.write(out, steps);
             }
-            return bos.toByteArray();
         });
         System.out.println("wrote " + written + " cases to " + dir + " with Java "
             + System.getProperty("java.version"));

@@ -1,7 +1,6 @@
 package rpclab.golden;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 
 import rpclab.shared.GoldenVectors;
@@ -12,14 +11,11 @@ public final class Generate {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
-        int written = GoldenVectors.writeAll(dir, Cases.all(), (name, steps) -> {
-            ByteArrayOutputStream bos = new ByteArrayOutputStream();
-            Cases.write(Dubbo.output(bos), steps);
-            byte[] bytes = bos.toByteArray();
+        int written = GoldenVectors.writeStreams(dir, Cases.all(), (bytes, name, steps) -> {
+            Cases.write(Dubbo.output(bytes), steps);
             // self-check: Dubbo's own reader gets the case back
-            String err = Cases.check(Dubbo.input(new ByteArrayInputStream(bytes)), steps);
+            String err = Cases.check(Dubbo.input(new ByteArrayInputStream(bytes.toByteArray())), steps);
             if (err != null) throw new IllegalStateException(name + ": Java does not read its own bytes: " + err);
-            return bytes;
         });
         System.out.println("wrote " + written + " cases to " + dir + " with fastjson2 "
             + com.alibaba.fastjson2.JSON.VERSION + ", Dubbo " + org.apache.dubbo.common.Version.getVersion()
