@@ -47,6 +47,16 @@ use crate::value::{ClassDef, List, Map, Object, Value};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
+/// The `index`-th entry of a stream's table (its class definitions or its
+/// type names), or the error `unknown` makes of the index.
+fn entry<T: Clone>(table: &[T], index: i32, unknown: impl FnOnce(i64) -> DecodeError) -> Result<T> {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| table.get(i))
+        .cloned()
+        .ok_or_else(|| unknown(index.into()))
+}
+
 /// The compact forms of an int or a long, by how many bytes follow the
 /// tag: the form's tags and the tag that stands for zero in it.
 type CompactForms = [(std::ops::RangeInclusive<u8>, u8); 3];
@@ -397,23 +407,26 @@ impl<'a> Decoder<'a> {
     /// Reads a long or an int in any of their forms.
     pub fn read_i64(&mut self) -> Result<i64> {
         self.enter_item()?;
-        let t = self.next_tag()?;
-        match ValueKind::of(t) {
-            Some(ValueKind::Int) => self.int_form().map(i64::from),
-            Some(ValueKind::Long) => self.long_form(),
-            _ => Err(self.unexpected(t, "a long")),
-        }
+        self.integer("a long")
     }
 
     /// Reads a double in any of its forms, or an int or long as a double.
     pub fn read_f64(&mut self) -> Result<f64> {
         self.enter_item()?;
+        if ValueKind::of(self.next_tag()?) == Some(ValueKind::Double) {
+            return self.double_form();
+        }
+        self.integer("a double").map(|v| v as f64)
+    }
+
+    /// An int or a long in any of their forms, as a long; else the error
+    /// that `expected` was.
+    fn integer(&mut self, expected: &'static str) -> Result<i64> {
         let t = self.next_tag()?;
         match ValueKind::of(t) {
-            Some(ValueKind::Double) => self.double_form(),
-            Some(ValueKind::Int) => self.int_form().map(f64::from),
-            Some(ValueKind::Long) => self.long_form().map(|v| v as f64),
-            _ => Err(self.unexpected(t, "a double")),
+            Some(ValueKind::Int) => self.int_form().map(i64::from),
+            Some(ValueKind::Long) => self.long_form(),
+            _ => Err(self.unexpected(t, expected)),
         }
     }
 
@@ -870,25 +883,34 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// A string chunk header: (units, is_final).
-    fn string_chunk_header(&mut self) -> Result<(usize, bool)> {
+    /// A string's or a binary's chunk header: (length, is_final).
+    #[inline]
+    fn chunk_header(&mut self, forms: &tag::ChunkForms) -> Result<(usize, bool)> {
         let t = self.byte()?;
-        Ok(match t {
-            0x00..=0x1f => (usize::from(t), true),
-            0x30..=0x33 => (
-                (usize::from(t - 0x30) << 8) | usize::from(self.byte()?),
+        let (direct, direct_max) = forms.direct;
+        let (short, short_max) = forms.short;
+        let (final_tag, chunk_tag) = forms.chunks;
+        if t.wrapping_sub(direct) as usize <= direct_max {
+            Ok((usize::from(t - direct), true))
+        } else if t.wrapping_sub(short) as usize <= short_max >> 8 {
+            Ok((
+                (usize::from(t - short) << 8) | usize::from(self.byte()?),
                 true,
-            ),
-            b'S' => (usize::from(u16::from_be_bytes(self.array()?)), true),
-            b'R' => (usize::from(u16::from_be_bytes(self.array()?)), false),
-            _ => return Err(self.unread_unexpected(t, "a string")),
-        })
+            ))
+        } else if t == final_tag || t == chunk_tag {
+            Ok((
+                usize::from(u16::from_be_bytes(self.array()?)),
+                t == final_tag,
+            ))
+        } else {
+            Err(self.unread_unexpected(t, forms.what))
+        }
     }
 
     fn string_form(&mut self, out: &mut String) -> Result<()> {
         let mut dec = Cesu8Decoder::default();
         loop {
-            let (units, last) = self.string_chunk_header()?;
+            let (units, last) = self.chunk_header(&tag::STRING_CHUNKS)?;
             out.reserve(units.min(self.remaining_len()));
             let start = self.pos;
             let body = self.input.get(start..).unwrap_or_default();
@@ -908,7 +930,7 @@ impl<'a> Decoder<'a> {
 
     fn skip_string(&mut self) -> Result<()> {
         loop {
-            let (units, last) = self.string_chunk_header()?;
+            let (units, last) = self.chunk_header(&tag::STRING_CHUNKS)?;
             let start = self.pos;
             let body = self.input.get(start..).unwrap_or_default();
             match utf::skip_units(body, units) {
@@ -924,24 +946,9 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// A binary chunk header: (length, is_final).
-    fn binary_chunk_header(&mut self) -> Result<(usize, bool)> {
-        let t = self.byte()?;
-        Ok(match t {
-            0x20..=0x2f => (usize::from(t - 0x20), true),
-            0x34..=0x37 => (
-                (usize::from(t - 0x34) << 8) | usize::from(self.byte()?),
-                true,
-            ),
-            b'B' => (usize::from(u16::from_be_bytes(self.array()?)), true),
-            b'A' => (usize::from(u16::from_be_bytes(self.array()?)), false),
-            _ => return Err(self.unread_unexpected(t, "a binary")),
-        })
-    }
-
     fn binary_form(&mut self, out: &mut Vec<u8>) -> Result<()> {
         loop {
-            let (len, last) = self.binary_chunk_header()?;
+            let (len, last) = self.chunk_header(&tag::BINARY_CHUNKS)?;
             out.extend_from_slice(self.take(len)?);
             if last {
                 return Ok(());
@@ -951,7 +958,7 @@ impl<'a> Decoder<'a> {
 
     fn skip_binary(&mut self) -> Result<()> {
         loop {
-            let (len, last) = self.binary_chunk_header()?;
+            let (len, last) = self.chunk_header(&tag::BINARY_CHUNKS)?;
             self.take(len)?;
             if last {
                 return Ok(());
@@ -1024,14 +1031,10 @@ impl<'a> Decoder<'a> {
             Some(ValueKind::Int) => {
                 let at = self.pos;
                 let i = self.int_form()?;
-                usize::try_from(i)
-                    .ok()
-                    .and_then(|i| self.types.get(i))
-                    .cloned()
-                    .ok_or(DecodeError::UnknownType {
-                        index: i.into(),
-                        offset: at,
-                    })
+                entry(&self.types, i, |index| DecodeError::UnknownType {
+                    index,
+                    offset: at,
+                })
             }
             _ => Err(self.unexpected(t, "a type name or type reference")),
         }
@@ -1135,14 +1138,10 @@ impl<'a> Decoder<'a> {
                 } else {
                     i32::from(t - 0x60)
                 };
-                let class = usize::try_from(index)
-                    .ok()
-                    .and_then(|i| self.classes.get(i))
-                    .cloned()
-                    .ok_or(DecodeError::UnknownClass {
-                        index: index.into(),
-                        offset: at,
-                    })?;
+                let class = entry(&self.classes, index, |index| DecodeError::UnknownClass {
+                    index,
+                    offset: at,
+                })?;
                 let n = class.fields.len();
                 (
                     Opened::Object(ObjectHeader {

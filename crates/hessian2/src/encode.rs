@@ -132,27 +132,6 @@ const LONG_FORMS: CompactForms = CompactForms {
     short_zero: tag::LONG_SHORT_ZERO,
 };
 
-/// The forms of the final chunk of a string or a binary: the tag that
-/// holds a length up to its maximum, the tag that with one more byte does,
-/// and the tag before a u16 length (see [`tag`]).
-struct ChunkForms {
-    direct: (u8, usize),
-    short: (u8, usize),
-    final_tag: u8,
-}
-
-const STRING_CHUNK_FORMS: ChunkForms = ChunkForms {
-    direct: (tag::STRING_DIRECT, tag::STRING_DIRECT_MAX),
-    short: (tag::STRING_SHORT, tag::STRING_SHORT_MAX),
-    final_tag: tag::STRING_FINAL,
-};
-
-const BINARY_CHUNK_FORMS: ChunkForms = ChunkForms {
-    direct: (tag::BINARY_DIRECT, tag::BINARY_DIRECT_MAX),
-    short: (tag::BINARY_SHORT, tag::BINARY_SHORT_MAX),
-    final_tag: tag::BINARY_FINAL,
-};
-
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing into `buf`, with empty tables.
     pub fn new(buf: B) -> Self {
@@ -321,7 +300,7 @@ impl<B: BufMut> Encoder<B> {
                 rest = &rest[end..];
             }
         }
-        self.write_final_chunk_header(utf::utf16_len(rest), &STRING_CHUNK_FORMS);
+        self.write_final_chunk_header(utf::utf16_len(rest), &tag::STRING_CHUNKS);
         utf::put_cesu8(&mut self.buf, rest);
     }
 
@@ -343,7 +322,7 @@ impl<B: BufMut> Encoder<B> {
             self.buf.put_slice(chunk);
             data = rest;
         }
-        self.write_final_chunk_header(data.len(), &BINARY_CHUNK_FORMS);
+        self.write_final_chunk_header(data.len(), &tag::BINARY_CHUNKS);
         self.buf.put_slice(data);
     }
 
@@ -351,7 +330,7 @@ impl<B: BufMut> Encoder<B> {
     /// units in its shortest form: the length in the tag, in the tag and
     /// one byte, or after the `final_tag` as a u16 (`len` is at most a
     /// chunk's length).
-    fn write_final_chunk_header(&mut self, len: usize, forms: &ChunkForms) {
+    fn write_final_chunk_header(&mut self, len: usize, forms: &tag::ChunkForms) {
         let (direct, direct_max) = forms.direct;
         let (short, short_max) = forms.short;
         if len <= direct_max {
@@ -359,7 +338,7 @@ impl<B: BufMut> Encoder<B> {
         } else if len <= short_max {
             self.buf.put_slice(&[short + (len >> 8) as u8, len as u8]);
         } else {
-            self.buf.put_u8(forms.final_tag);
+            self.buf.put_u8(forms.chunks.0);
             self.buf.put_u16(len as u16);
         }
     }

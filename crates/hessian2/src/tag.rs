@@ -137,3 +137,30 @@ pub const OBJECT_DIRECT_MAX: u32 = 0x0f;
 
 /// Reference to an earlier list, map or object (`Q`, 0x51, + int).
 pub const REF: u8 = 0x51;
+
+/// The header forms of a string's or a binary's chunks, for the encoder
+/// and the decoder: `direct`, the tag of length 0 held in the tag and the
+/// longest such length; `short`, the first of the four tags that hold a
+/// length's high bits before one more byte, and the longest such length;
+/// `chunks`, the tags of the final and of a non-final chunk, each followed
+/// by a u16 length; `what`, what a reader expected where none of them is.
+pub(crate) struct ChunkForms {
+    pub(crate) direct: (u8, usize),
+    pub(crate) short: (u8, usize),
+    pub(crate) chunks: (u8, u8),
+    pub(crate) what: &'static str,
+}
+
+pub(crate) const STRING_CHUNKS: ChunkForms = ChunkForms {
+    direct: (STRING_DIRECT, STRING_DIRECT_MAX),
+    short: (STRING_SHORT, STRING_SHORT_MAX),
+    chunks: (STRING_FINAL, STRING_CHUNK),
+    what: "a string",
+};
+
+pub(crate) const BINARY_CHUNKS: ChunkForms = ChunkForms {
+    direct: (BINARY_DIRECT, BINARY_DIRECT_MAX),
+    short: (BINARY_SHORT, BINARY_SHORT_MAX),
+    chunks: (BINARY_FINAL, BINARY_CHUNK),
+    what: "a binary",
+};
