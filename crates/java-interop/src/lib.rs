@@ -10,7 +10,8 @@
 //! - [`assert_same_bytes`]: Rust's bytes against Java's, the first
 //!   difference shown;
 //! - [`Order`]: the contract's Order as the golden cases write it
-//!   (nullable strings, as a Java object);
+//!   (nullable strings, as a Java object), and with the feature `proptest`
+//!   `arbitrary_order`, a property test's strategy of them;
 //! - [`java_tests_enabled`], [`write_cases`] and [`JavaVerify`]: the
 //!   "Rust writes, Java reads" test ([`check_java_reads`] when it reads one
 //!   folder), which writes every case to a folder
@@ -18,8 +19,8 @@
 //!   by the client's protocol tests, whose golden projects live under
 //!   `client/`).
 //!
-//! The crate has no dependencies, so that the codec crates stay usable
-//! without the rest of the lab.
+//! The crate has no dependencies but proptest behind its feature, so that
+//! the codec crates stay usable without the rest of the lab.
 
 mod compare;
 mod golden;
@@ -29,4 +30,6 @@ mod order;
 pub use compare::assert_same_bytes;
 pub use golden::Golden;
 pub use maven::{all_passed, check_java_reads, java_tests_enabled, write_cases, JavaVerify};
+#[cfg(feature = "proptest")]
+pub use order::arbitrary_order;
 pub use order::{Order, OrderFields, ORDER_CLASS};

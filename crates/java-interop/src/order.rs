@@ -74,6 +74,29 @@ pub type OrderFields = (
     i32,
 );
 
+/// Orders of any numbers and of strings, each maybe null, that match the
+/// proptest regexes `phone`, `name` and `order_num`: a property test's
+/// strategy (feature `proptest`).
+#[cfg(feature = "proptest")]
+pub fn arbitrary_order(
+    phone: &'static str,
+    name: &'static str,
+    order_num: &'static str,
+) -> impl proptest::strategy::Strategy<Value = Order> {
+    use proptest::prelude::*;
+    (
+        any::<i64>(),
+        proptest::option::of(phone),
+        proptest::option::of(name),
+        proptest::option::of(order_num),
+        any::<i32>(),
+        any::<i32>(),
+        any::<f64>(),
+        any::<i32>(),
+    )
+        .prop_map(Order::from)
+}
+
 /// An Order from generated fields (`prop_map(Order::from)`).
 impl From<OrderFields> for Order {
     fn from(fields: OrderFields) -> Self {

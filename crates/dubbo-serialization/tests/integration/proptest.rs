@@ -8,17 +8,7 @@ use dubbo_serialization::{Reader, Value, Writer};
 use proptest::prelude::*;
 
 fn order() -> impl Strategy<Value = Order> {
-    (
-        any::<i64>(),
-        proptest::option::of(".{0,40}"),
-        proptest::option::of(".{0,40}"),
-        proptest::option::of("[ -~]{0,20}"),
-        any::<i32>(),
-        any::<i32>(),
-        any::<f64>(),
-        any::<i32>(),
-    )
-        .prop_map(Order::from)
+    java_interop::arbitrary_order(".{0,40}", ".{0,40}", "[ -~]{0,20}")
 }
 
 proptest! {

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{dialects, order_value, schemas, Order};
+use common::{dialects, order_value, schemas};
 use kryo::{Decoder, Dialect, Encoder, Value};
 use proptest::prelude::*;
 
@@ -24,17 +24,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         any::<f32>().prop_map(Value::Float),
         any::<f64>().prop_map(Value::Double),
         ".{0,80}".prop_map(Value::String),
-        (
-            any::<i64>(),
-            proptest::option::of(".{0,20}"),
-            proptest::option::of(".{0,40}"),
-            proptest::option::of("[ -~]{0,70}"),
-            any::<i32>(),
-            any::<i32>(),
-            any::<f64>(),
-            any::<i32>()
-        )
-            .prop_map(|fields| order_value(&Order::from(fields))),
+        java_interop::arbitrary_order(".{0,20}", ".{0,40}", "[ -~]{0,70}")
+            .prop_map(|order| order_value(&order)),
     ]
 }
 
