@@ -29,7 +29,9 @@ mod order;
 
 pub use compare::assert_same_bytes;
 pub use golden::Golden;
-pub use maven::{all_passed, check_java_reads, java_tests_enabled, write_cases, JavaVerify};
+pub use maven::{
+    all_passed, check_java_reads, java_reads, java_tests_enabled, write_cases, JavaVerify,
+};
 #[cfg(feature = "proptest")]
 pub use order::arbitrary_order;
 pub use order::{Order, OrderFields, ORDER_CLASS};

@@ -62,25 +62,39 @@ pub fn all_passed(written: usize) -> String {
 /// The whole "Rust writes, Java reads" test of a golden project that reads
 /// one folder: unless the Java tests are off ([`java_tests_enabled`]),
 /// writes `cases` to `<target_tmpdir>/<label>-java-interop`, runs the
-/// Verify that `verify` ([`JavaVerify::verify`] or
-/// [`JavaVerify::exec_exec`]) makes of the project and that folder, and
-/// panics unless Java read every file. `target_tmpdir` is the test's
+/// Verify that `verify` (e.g. [`JavaVerify::verify`] or
+/// [`JavaVerify::exec_exec`]) makes of the project's pom and that folder,
+/// and panics unless Java read every file. `target_tmpdir` is the test's
 /// `env!("CARGO_TARGET_TMPDIR")`.
 pub fn check_java_reads<N: AsRef<str>>(
     label: &str,
     target_tmpdir: &str,
     cases: impl IntoIterator<Item = (N, Vec<u8>)>,
     golden: &Golden,
-    verify: fn(&Path, &Path) -> JavaVerify,
+    verify: impl FnOnce(&Path, &Path) -> JavaVerify,
 ) {
+    let pom = golden.pom();
+    if let Err(e) = java_reads(label, target_tmpdir, cases, |dir| verify(&pom, dir)) {
+        panic!("{e}");
+    }
+}
+
+/// [`check_java_reads`] that returns what went wrong instead of panicking
+/// (and `Ok` when the Java tests are off), for a test that runs several
+/// Verify and reports every failure; `verify` makes the Verify of the
+/// folder.
+pub fn java_reads<N: AsRef<str>>(
+    label: &str,
+    target_tmpdir: &str,
+    cases: impl IntoIterator<Item = (N, Vec<u8>)>,
+    verify: impl FnOnce(&Path) -> JavaVerify,
+) -> Result<(), String> {
     if !java_tests_enabled() {
-        return;
+        return Ok(());
     }
     let dir = Path::new(target_tmpdir).join(format!("{label}-java-interop"));
     let written = write_cases(&dir, cases);
-    if let Err(e) = verify(&golden.pom(), &dir).run(label, &all_passed(written)) {
-        panic!("{e}");
-    }
+    verify(&dir).run(label, &all_passed(written))
 }
 
 /// One run of a golden project's Verify with Maven.
