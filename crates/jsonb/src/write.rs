@@ -176,9 +176,12 @@ impl Writer {
             return false;
         };
         // The tag holds the high bits, the low bytes follow big-endian.
-        self.buf
-            .push((i64::from(zero) + (v >> (8 * (len - 1)))) as u8);
-        self.buf.extend_from_slice(&v.to_be_bytes()[9 - len..]);
+        let tag = (i64::from(zero) + (v >> (8 * (len - 1)))) as u8;
+        match len {
+            1 => self.buf.push(tag),
+            2 => self.buf.extend_from_slice(&[tag, v as u8]),
+            _ => self.buf.extend_from_slice(&[tag, (v >> 8) as u8, v as u8]),
+        }
         true
     }
 
