@@ -851,14 +851,18 @@ impl<'a> Decoder<'a> {
     /// it; the tag holds the high bits, the bytes the low ones, big-endian.
     #[inline]
     fn compact_form(&mut self, t: u8, forms: &CompactForms) -> Result<Option<i64>> {
-        let Some(more) = forms.iter().position(|(tags, _)| tags.contains(&t)) else {
+        let [(one, one_zero), (two, two_zero), (three, three_zero)] = forms;
+        Ok(Some(if one.contains(&t) {
+            i64::from(t) - i64::from(*one_zero)
+        } else if two.contains(&t) {
+            ((i64::from(t) - i64::from(*two_zero)) << 8) | i64::from(self.byte()?)
+        } else if three.contains(&t) {
+            let [b1, b0] = self.array()?;
+            ((i64::from(t) - i64::from(*three_zero)) << 16)
+                | i64::from(u16::from_be_bytes([b1, b0]))
+        } else {
             return Ok(None);
-        };
-        let mut v = i64::from(t) - i64::from(forms[more].1);
-        for _ in 0..more {
-            v = (v << 8) | i64::from(self.byte()?);
-        }
-        Ok(Some(v))
+        }))
     }
 
     fn double_form(&mut self) -> Result<f64> {
