@@ -67,6 +67,14 @@ pub trait CallCodec: Send + Sync + 'static {
         reply: &<Self::Framing as Framing>::Reply,
         call: &Call,
     ) -> Result<Value, CallError>;
+
+    /// Why `call` is refused before anything is sent (an operation the
+    /// protocol, as configured, cannot carry), if it is. By default none
+    /// is: a call that cannot be encoded fails in [`CallCodec::encode`].
+    fn refusal(&self, call: &Call) -> Option<CallError> {
+        let _ = call;
+        None
+    }
 }
 
 /// One call made over and over on one connection of a multiplexing

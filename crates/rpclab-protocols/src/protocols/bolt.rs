@@ -56,16 +56,15 @@ pub use hessian2_draft as hessian;
 use self::codec::Header;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
 use crate::java_contract::Method;
-use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
-    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+    check_options, heartbeat_option, CallError, Protocol, WireCounter,
 };
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 /// bolt's default heartbeat interval (`bolt.tcp.heartbeat.interval`).
 pub const DEFAULT_HEARTBEAT_S: u64 = 15;
@@ -180,12 +179,10 @@ impl Protocol for Bolt {
         };
         let (read, write) =
             connect_provider(self.providers.as_ref(), target, counter, lookup, accept).await?;
-        Ok(BoltConnection::start(
-            read,
-            write,
-            self.heartbeat,
-            self.timeout_ms,
-        ))
+        let calls = BoltCalls {
+            timeout_ms: self.timeout_ms,
+        };
+        Ok(BoltConnection::start(read, write, self.heartbeat, calls))
     }
 
     /// The calls of a provider at the target: the poll engine dials it, so
@@ -241,51 +238,7 @@ impl CallCodec for BoltCalls {
 }
 
 /// One bolt connection, shared by many callers (see [`mux`](crate::mux)).
-#[derive(Debug)]
-pub struct BoltConnection {
-    mux: Mux<BoltFraming>,
-    calls: BoltCalls,
-}
-
-impl BoltConnection {
-    /// Runs the connection's tasks over a stream's two halves.
-    pub fn start<R, W>(
-        read: R,
-        write: W,
-        heartbeat: Option<Duration>,
-        timeout_ms: i32,
-    ) -> BoltConnection
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let calls = BoltCalls { timeout_ms };
-        BoltConnection {
-            mux: Mux::start(read, write, heartbeat, calls.framing()),
-            calls,
-        }
-    }
-
-    /// Whether the connection has failed or been closed by the server.
-    pub fn is_closed(&self) -> bool {
-        self.mux.is_closed()
-    }
-}
-
-impl Connection for BoltConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let calls = &self.calls;
-        let frame = self
-            .mux
-            .call(|id| {
-                let mut request = Vec::with_capacity(calls.request_capacity(call));
-                calls.encode(&mut request, id, call)?;
-                Ok(request)
-            })
-            .await?;
-        calls.decode(&frame, call)
-    }
-}
+pub type BoltConnection = MuxConnection<BoltCalls>;
 
 /// A response for a caller: its header and the whole frame.
 #[derive(Debug)]

@@ -64,17 +64,16 @@ pub mod serialization;
 use self::codec::{Header, Method, HEADER_LEN};
 use self::format::Format;
 use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
-use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
-    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+    check_options, heartbeat_option, CallError, Protocol, WireCounter,
 };
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Dubbo's default heartbeat interval.
 pub const DEFAULT_HEARTBEAT_S: u64 = 60;
@@ -200,7 +199,7 @@ impl Protocol for Dubbo {
             read,
             write,
             self.heartbeat,
-            Arc::clone(&self.format),
+            DubboCalls::new(Arc::clone(&self.format)),
         ))
     }
 
@@ -210,9 +209,7 @@ impl Protocol for Dubbo {
         if self.registry.is_some() {
             return Ok(None);
         }
-        let calls = DubboCalls {
-            format: Arc::clone(&self.format),
-        };
+        let calls = DubboCalls::new(Arc::clone(&self.format));
         Ok(Some(MuxExchange::new(calls, call)))
     }
 }
@@ -226,6 +223,13 @@ pub type DubboExchange = MuxExchange<DubboCalls>;
 #[derive(Debug, Clone)]
 pub struct DubboCalls {
     format: Arc<Format>,
+}
+
+impl DubboCalls {
+    /// The calls in a serialization.
+    pub fn new(format: Arc<Format>) -> DubboCalls {
+        DubboCalls { format }
+    }
 }
 
 impl CallCodec for DubboCalls {
@@ -293,61 +297,7 @@ pub async fn providers_of(zk: &ZooKeeper, interface: &str) -> Result<Vec<Service
 }
 
 /// One dubbo connection, shared by many callers (see [`mux`](crate::mux)).
-#[derive(Debug)]
-pub struct DubboConnection {
-    mux: Mux<DubboFraming>,
-    calls: DubboCalls,
-}
-
-impl DubboConnection {
-    /// Runs the connection's tasks over a stream's two halves.
-    pub fn start<R, W>(
-        read: R,
-        write: W,
-        heartbeat: Option<Duration>,
-        format: Arc<Format>,
-    ) -> DubboConnection
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let calls = DubboCalls { format };
-        DubboConnection {
-            mux: Mux::start(read, write, heartbeat, calls.framing()),
-            calls,
-        }
-    }
-
-    /// Sends the request `encode` writes for the request id it is given,
-    /// and waits for its reply: a call of a request that is not the
-    /// contract's (the generic invocation's, protocol `dubbo-generic`).
-    pub async fn exchange(
-        &self,
-        encode: impl FnOnce(u64) -> Result<Vec<u8>, CallError>,
-    ) -> Result<Frame, CallError> {
-        self.mux.call(encode).await
-    }
-
-    /// Whether the connection has failed or been closed by the server.
-    pub fn is_closed(&self) -> bool {
-        self.mux.is_closed()
-    }
-}
-
-impl Connection for DubboConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let calls = &self.calls;
-        let frame = self
-            .mux
-            .call(|id| {
-                let mut request = Vec::with_capacity(calls.request_capacity(call));
-                calls.encode(&mut request, id, call)?;
-                Ok(request)
-            })
-            .await?;
-        calls.decode(&frame, call)
-    }
-}
+pub type DubboConnection = MuxConnection<DubboCalls>;
 
 /// A response for a caller: its header and body.
 #[derive(Debug)]
@@ -411,7 +361,6 @@ mod tests {
     use crate::protocol::Protocol;
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
     use rpclab_model::contract::Operation;
-    use tokio::io::AsyncReadExt;
 
     use crate::testing::{assert_refused, options as opts, refusal};
 
@@ -504,20 +453,12 @@ mod tests {
 
     #[tokio::test]
     async fn the_heartbeat_is_a_two_way_event_request() {
-        let (client, mut server) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(client);
-        let conn = DubboConnection::start(
-            read,
-            write,
-            Some(Duration::from_millis(50)),
-            Arc::new(Format::Hessian2(Hessian2)),
-        );
         // Idle: a heartbeat request comes within two periods.
-        let mut header = [0u8; 17];
-        tokio::time::timeout(Duration::from_secs(2), server.read_exact(&mut header))
-            .await
-            .unwrap()
-            .unwrap();
+        let calls = DubboCalls::new(Arc::new(Format::Hessian2(Hessian2)));
+        let (conn, _server, header) = crate::mux::idle_start::<_, 17>(|read, write, beat| {
+            DubboConnection::start(read, write, beat, calls)
+        })
+        .await;
         let h = Header::decode(&header).unwrap();
         assert!(h.is_event() && h.is_request() && h.is_two_way(), "{h:?}");
         drop(conn);

@@ -60,7 +60,9 @@ use crate::protocol::{
 };
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
-use crate::protocols::dubbo::{providers_of, DubboConnection, Frame, DEFAULT_HEARTBEAT_S};
+use crate::protocols::dubbo::{
+    providers_of, DubboCalls, DubboConnection, Frame, DEFAULT_HEARTBEAT_S,
+};
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
 use crate::template::CallValues;
 use bytes::Bytes;
@@ -218,7 +220,12 @@ impl Protocol for DubboGeneric {
         )
         .await?;
         let conn = DubboGenericConnection {
-            conn: DubboConnection::start(read, write, self.heartbeat, Arc::clone(&self.format)),
+            conn: DubboConnection::start(
+                read,
+                write,
+                self.heartbeat,
+                DubboCalls::new(Arc::clone(&self.format)),
+            ),
             call: format!("{}/{}", self.interface, self.method),
             request: Arc::clone(&self.request),
             expected: self.expected.clone(),

@@ -26,8 +26,8 @@
 //!
 //! * a connection is usable once the server's validate-connection message
 //!   has arrived (Ice servers send it first; a peer that sends anything
-//!   else is not an Ice server): [`IceConnection::start`] waits for it
-//!   before starting the mux;
+//!   else is not an Ice server): [`validated`] waits for it before
+//!   the mux starts;
 //! * request ids run 1, 2, ... and wrap to 1 after `i32::MAX`, as Ice's
 //!   (0 means oneway);
 //! * in [`IceFraming`]: validate-connection messages from the server (its
@@ -57,17 +57,17 @@ pub mod locator;
 
 use self::codec::{Header, Identity, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
-use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{
-    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+    check_options, heartbeat_option, CallError, Protocol, WireCounter,
 };
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::OnceCell;
 
 /// Default seconds of write silence before a heartbeat.
@@ -188,13 +188,16 @@ impl Protocol for Ice {
         let address = self.address(target).await?;
         let stream = connect_tcp(&address).await?;
         let (read, write) = stream.into_split();
-        IceConnection::start(
-            CountingStream::new(read, counter.clone()),
+        let read = validated(CountingStream::new(read, counter.clone())).await?;
+        let calls = IceCalls {
+            identity: self.identity.clone(),
+        };
+        Ok(IceConnection::start(
+            read,
             CountingStream::new(write, counter),
-            self.identity.clone(),
             self.heartbeat,
-        )
-        .await
+            calls,
+        ))
     }
 
     /// A direct proxy's calls: the poll engine dials the target, so an
@@ -252,74 +255,36 @@ impl CallCodec for IceCalls {
     }
 }
 
-/// One Ice connection, shared by many callers (see [`mux`](crate::mux)).
-#[derive(Debug)]
-pub struct IceConnection {
-    mux: Mux<IceFraming>,
-    calls: IceCalls,
-}
+/// One Ice connection, shared by many callers (see [`mux`](crate::mux)),
+/// started once the server has validated it ([`validated`]).
+pub type IceConnection = MuxConnection<IceCalls>;
 
-impl IceConnection {
-    /// Waits for the server's validate-connection message on `read`, then
-    /// runs the connection's tasks.
-    pub async fn start<R, W>(
-        mut read: R,
-        write: W,
-        identity: Identity,
-        heartbeat: Option<Duration>,
-    ) -> Result<IceConnection, CallError>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let mut first = [0u8; HEADER_LEN];
-        match tokio::time::timeout(HANDSHAKE_TIMEOUT, read.read_exact(&mut first)).await {
-            Err(_) => {
-                return Err(CallError::Connect(format!(
-                    "no validate-connection message from the server within {HANDSHAKE_TIMEOUT:?}: \
-                     is it an Ice server?"
-                )))
-            }
-            Ok(Err(e)) => {
-                return Err(CallError::Connect(format!(
-                    "the server closed the connection before validating it: {e}"
-                )))
-            }
-            Ok(Ok(_)) => {}
-        }
-        let h = Header::decode(&first).map_err(|e| CallError::Connect(e.to_string()))?;
-        if h.message_type != codec::VALIDATE_CONNECTION {
+/// `read` once the server's validate-connection message has come on it
+/// (and been consumed): what an Ice connection waits for before it starts.
+pub async fn validated<R: AsyncRead + Unpin>(mut read: R) -> Result<R, CallError> {
+    let mut first = [0u8; HEADER_LEN];
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, read.read_exact(&mut first)).await {
+        Err(_) => {
             return Err(CallError::Connect(format!(
-                "the server's first message is of type {}, not validate-connection",
-                h.message_type
-            )));
+                "no validate-connection message from the server within {HANDSHAKE_TIMEOUT:?}: \
+                 is it an Ice server?"
+            )))
         }
-        let calls = IceCalls { identity };
-        Ok(IceConnection {
-            mux: Mux::start(read, write, heartbeat, calls.framing()),
-            calls,
-        })
+        Ok(Err(e)) => {
+            return Err(CallError::Connect(format!(
+                "the server closed the connection before validating it: {e}"
+            )))
+        }
+        Ok(Ok(_)) => {}
     }
-
-    /// Whether the connection has failed or been closed by the server.
-    pub fn is_closed(&self) -> bool {
-        self.mux.is_closed()
+    let h = Header::decode(&first).map_err(|e| CallError::Connect(e.to_string()))?;
+    if h.message_type != codec::VALIDATE_CONNECTION {
+        return Err(CallError::Connect(format!(
+            "the server's first message is of type {}, not validate-connection",
+            h.message_type
+        )));
     }
-}
-
-impl Connection for IceConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let calls = &self.calls;
-        let body = self
-            .mux
-            .call(|id| {
-                let mut request = Vec::with_capacity(calls.request_capacity(call));
-                calls.encode(&mut request, id, call)?;
-                Ok(request)
-            })
-            .await?;
-        calls.decode(&body, call)
-    }
+    Ok(read)
 }
 
 /// Ice's messages, for the [`mux`](crate::mux) (see the module

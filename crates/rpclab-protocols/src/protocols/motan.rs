@@ -61,17 +61,16 @@ pub use motan_simple as simple;
 
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
-use crate::mux::{Framing, Inbound, Mux, Split};
+use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{
-    check_options, heartbeat_option, CallError, Connection, Protocol, WireCounter,
+    check_options, heartbeat_option, CallError, Protocol, WireCounter,
 };
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 /// The group the rpclab providers export in (`MOTAN_GROUP`).
 pub const DEFAULT_GROUP: &str = "rpclab";
@@ -190,25 +189,22 @@ impl Protocol for Motan {
         };
         let (read, write) =
             connect_provider(self.providers.as_ref(), target, counter, lookup, accept).await?;
-        Ok(MotanConnection::start(
-            read,
-            write,
-            Arc::clone(&self.template),
-            self.heartbeat,
-        ))
+        let calls = MotanCalls {
+            template: Arc::clone(&self.template),
+        };
+        Ok(MotanConnection::start(read, write, self.heartbeat, calls))
     }
 
     /// The calls of a provider at the target (the poll engine dials it; a
     /// provider found in a registry is called on tasks) that the
     /// serialization can carry (a refused call fails on tasks, as ever).
     fn exchange(&self, call: &Call) -> Result<Option<MotanExchange>, CallError> {
-        let carried = Method::of(call).is_ok_and(|m| codec::fits(m, self.serialization()));
-        if self.providers.is_some() || !carried {
-            return Ok(None);
-        }
         let calls = MotanCalls {
             template: Arc::clone(&self.template),
         };
+        if self.providers.is_some() || calls.refusal(call).is_some() {
+            return Ok(None);
+        }
         Ok(Some(MuxExchange::new(calls, call)))
     }
 }
@@ -248,71 +244,20 @@ impl CallCodec for MotanCalls {
             self.template.serialization(),
         )
     }
+
+    /// An operation the serialization cannot carry.
+    fn refusal(&self, call: &Call) -> Option<CallError> {
+        let serialization = self.template.serialization();
+        match Method::of(call) {
+            Ok(m) if codec::fits(m, serialization) => None,
+            Ok(m) => Some(codec::unsupported(m, serialization)),
+            Err(e) => Some(e.into()),
+        }
+    }
 }
 
 /// One motan2 connection, shared by many callers (see [`mux`](crate::mux)).
-#[derive(Debug)]
-pub struct MotanConnection {
-    mux: Mux<MotanFraming>,
-    calls: MotanCalls,
-}
-
-impl MotanConnection {
-    /// Runs the connection's tasks over a stream's two halves.
-    pub fn start<R, W>(
-        read: R,
-        write: W,
-        template: Arc<RequestTemplate>,
-        heartbeat: Option<Duration>,
-    ) -> MotanConnection
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let calls = MotanCalls { template };
-        MotanConnection {
-            mux: Mux::start(read, write, heartbeat, calls.framing()),
-            calls,
-        }
-    }
-
-    /// Whether the connection has failed or been closed by the provider.
-    pub fn is_closed(&self) -> bool {
-        self.mux.is_closed()
-    }
-}
-
-impl Connection for MotanConnection {
-    async fn call(&self, call: &Call) -> Result<Value, CallError> {
-        let calls = &self.calls;
-        let serialization = calls.template.serialization();
-        match Method::of(call) {
-            Ok(m) if codec::fits(m, serialization) => {}
-            Ok(m) => return Err(refuse(codec::unsupported(m, serialization)).await),
-            Err(e) => return Err(refuse(e.into()).await),
-        }
-        let frame = self
-            .mux
-            .call(|id| {
-                let mut request = Vec::with_capacity(calls.request_capacity(call));
-                calls.encode(&mut request, id, call)?;
-                Ok(request)
-            })
-            .await?;
-        calls.decode(&frame, call)
-    }
-}
-
-/// A call refused before anything is sent (an operation the serialization
-/// cannot carry): the error, after yielding once. Such a call completes
-/// without ever being pending, and a closed-loop worker that repeats it at
-/// once would otherwise hold its runtime thread forever, starving the
-/// timers that end the warm-up and the window (seen with `simple` on the
-/// Order scenarios).
-async fn refuse(e: CallError) -> CallError {
-    tokio::task::yield_now().await;
-    e
-}
+pub type MotanConnection = MuxConnection<MotanCalls>;
 
 /// A response for a caller: its header and the frame's bytes.
 #[derive(Debug)]
@@ -385,7 +330,6 @@ mod tests {
     use super::*;
     use crate::mux::{check_split, route_all};
     use rpclab_model::contract::Operation;
-    use tokio::io::AsyncReadExt;
 
     use crate::testing::{assert_refused, options as opts, refusal};
 
@@ -485,17 +429,14 @@ mod tests {
 
     #[tokio::test]
     async fn the_heartbeat_speaks_when_idle() {
-        let (client, mut server) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(client);
         let template = Arc::new(
             RequestTemplate::new(Serialization::Hessian2, "rpclab", "1.0", SOURCE).unwrap(),
         );
-        let conn = MotanConnection::start(read, write, template, Some(Duration::from_millis(50)));
-        let mut beat = [0u8; 21];
-        tokio::time::timeout(Duration::from_secs(2), server.read_exact(&mut beat))
-            .await
-            .unwrap()
-            .unwrap();
+        let calls = MotanCalls { template };
+        let (conn, _server, beat) = crate::mux::idle_start::<_, 21>(|read, write, beat| {
+            MotanConnection::start(read, write, beat, calls)
+        })
+        .await;
         let h = Header::decode(&beat).unwrap();
         assert!(h.is_heartbeat() && !h.is_response(), "{h:?}");
         drop(conn);
