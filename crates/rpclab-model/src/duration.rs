@@ -86,7 +86,7 @@ pub fn go_form(text: &str) -> Option<f64> {
 
 /// A plain decimal number (digits first: no `inf`, `nan`, sign or
 /// exponent-only forms), finite and not negative.
-fn non_negative(text: &str) -> Option<f64> {
+pub(crate) fn non_negative(text: &str) -> Option<f64> {
     if !text.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
         return None;
     }
@@ -98,6 +98,7 @@ fn non_negative(text: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::refused_in_one_line;
     use proptest::prelude::*;
 
     #[test]
@@ -119,15 +120,10 @@ mod tests {
 
     #[test]
     fn what_is_no_duration_is_one_line_with_the_syntax() {
-        for bad in [
+        let bad = [
             "", "s", "-1s", "10x", "2min", "inf", "nans", "0", "0ms", "1e", "m10",
-        ] {
-            let e = parse_seconds(bad).unwrap_err();
-            assert!(
-                e.contains(DURATION_GRAMMAR) && !e.contains('\n'),
-                "{bad}: {e}"
-            );
-        }
+        ];
+        refused_in_one_line(bad, parse_seconds, DURATION_GRAMMAR);
     }
 
     proptest! {

@@ -40,3 +40,6 @@ pub mod run_error;
 pub mod spec;
 pub mod threshold;
 pub mod verdict;
+
+#[cfg(test)]
+mod testing;

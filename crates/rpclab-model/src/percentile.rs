@@ -125,24 +125,12 @@ impl<'de> Deserialize<'de> for Percentile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{refused_in_one_line, SPELLINGS};
     use proptest::prelude::*;
 
     #[test]
     fn every_spelling_of_a_percentile_reads_as_one_value() {
-        for (text, p) in [
-            ("99", Percentile::P99),
-            ("p99", Percentile::P99),
-            ("p(99)", Percentile::P99),
-            ("99.9", Percentile::P999),
-            ("p99.9", Percentile::P999),
-            ("p(99.9)", Percentile::P999),
-            ("p999", Percentile::P999),
-            ("p(99.90)", Percentile::P999),
-            ("95", Percentile::P95),
-            ("p(50)", Percentile::P50),
-            ("0", Percentile::MIN),
-            ("p(100)", Percentile::MAX),
-        ] {
+        for (text, p) in SPELLINGS {
             assert_eq!(text.parse::<Percentile>(), Ok(p), "{text}");
         }
         assert_eq!(
@@ -154,7 +142,7 @@ mod tests {
 
     #[test]
     fn what_is_no_percentile_is_refused_with_the_grammar_in_one_line() {
-        for bad in [
+        let bad = [
             "",
             "p",
             "p()",
@@ -169,11 +157,8 @@ mod tests {
             "1e2",
             "p 99x",
             "nan",
-        ] {
-            let e = bad.parse::<Percentile>().unwrap_err().to_string();
-            assert!(e.contains(PERCENTILE_GRAMMAR), "{bad}: {e}");
-            assert!(!e.contains('\n'), "{bad}");
-        }
+        ];
+        refused_in_one_line(bad, str::parse::<Percentile>, PERCENTILE_GRAMMAR);
     }
 
     #[test]
