@@ -32,7 +32,8 @@
 //! in one call still differ.
 
 use crate::error_text::shorten;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What ghz knows of the method beside the call: written into a text when
@@ -371,6 +372,59 @@ fn shown(text: &str) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
     pub unix_nanos: i128,
+}
+
+/// The numbers of a generic call's calls and connections, shared by all
+/// its connections: the next call's `{{.RequestNumber}}`, the next
+/// connection's `{{.WorkerID}}`, and whether the first connection, which
+/// makes one verified call before anything is measured, has come.
+#[derive(Debug, Default)]
+pub struct Numbering {
+    numbers: Arc<AtomicU64>,
+    workers: AtomicU64,
+    first_verified: AtomicBool,
+}
+
+impl Numbering {
+    /// A new connection's numbers.
+    pub fn worker(&self) -> Worker {
+        Worker {
+            numbers: Arc::clone(&self.numbers),
+            id: self.workers.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Whether the connection asking is the first (true once): the one
+    /// that makes the verified first call.
+    pub fn first(&self) -> bool {
+        !self.first_verified.swap(true, Ordering::AcqRel)
+    }
+}
+
+/// One connection's numbers: its `{{.WorkerID}}` and the call numbers it
+/// shares with the other connections ([`Numbering`]).
+#[derive(Clone, Debug)]
+pub struct Worker {
+    numbers: Arc<AtomicU64>,
+    id: u64,
+}
+
+impl Worker {
+    /// The next call's number, 0, 1, … across every connection.
+    pub fn next_number(&self) -> u64 {
+        self.numbers.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The values of call `n` on this connection ([`CallValues::new`]).
+    pub fn values(&self, n: u64, needs: Needs) -> CallValues {
+        CallValues::new(n, self.id, needs)
+    }
+
+    /// The next call's number and values.
+    pub fn next(&self, needs: Needs) -> (u64, CallValues) {
+        let n = self.next_number();
+        (n, self.values(n, needs))
+    }
 }
 
 /// What the values of one call are made of: its number, its connection,

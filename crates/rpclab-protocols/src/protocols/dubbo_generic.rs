@@ -64,14 +64,13 @@ use crate::protocols::dubbo::{
     providers_of, DubboCalls, DubboConnection, Frame, DEFAULT_HEARTBEAT_S,
 };
 use crate::protocols::grpc_generic::request::REQUEST_NUMBER;
-use crate::template::CallValues;
+use crate::template::{CallValues, Numbering, Worker};
 use bytes::Bytes;
 use request::{Invocation, Request};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -109,12 +108,8 @@ pub struct DubboGeneric {
     registry: Option<Providers>,
     /// Hessian2, for the connections' heartbeats.
     format: Arc<Format>,
-    /// The next call's `{{.RequestNumber}}`, shared by every connection.
-    numbers: Arc<AtomicU64>,
-    /// The next connection's `{{.WorkerID}}`.
-    workers: AtomicU64,
-    /// Set by the first connection, which makes one verified call.
-    first_verified: AtomicBool,
+    /// The calls' and connections' numbers.
+    numbering: Numbering,
 }
 
 impl Protocol for DubboGeneric {
@@ -195,9 +190,7 @@ impl Protocol for DubboGeneric {
             heartbeat: heartbeat_option(Self::NAME, options, Some(DEFAULT_HEARTBEAT_S))?,
             registry: Providers::from_options(Self::NAME, options)?,
             format: Arc::new(Format::Hessian2(Hessian2)),
-            numbers: Arc::new(AtomicU64::new(0)),
-            workers: AtomicU64::new(0),
-            first_verified: AtomicBool::new(false),
+            numbering: Numbering::default(),
         })
     }
 
@@ -230,8 +223,7 @@ impl Protocol for DubboGeneric {
             request: Arc::clone(&self.request),
             expected: self.expected.clone(),
             matched: self.matched.clone(),
-            numbers: Arc::clone(&self.numbers),
-            worker: self.workers.fetch_add(1, Ordering::Relaxed),
+            worker: self.numbering.worker(),
             same_every_call: !self.request.numbered()
                 && !self
                     .expected
@@ -239,7 +231,7 @@ impl Protocol for DubboGeneric {
                     .is_some_and(|e| e.to_string().contains(REQUEST_NUMBER)),
             reference: OnceLock::new(),
         };
-        if !self.first_verified.swap(true, Ordering::AcqRel) {
+        if self.numbering.first() {
             conn.first_call().await?;
         }
         Ok(conn)
@@ -400,9 +392,8 @@ pub struct DubboGenericConnection {
     request: Arc<Request>,
     expected: Option<Arc<Json>>,
     matched: Option<Arc<Expectation>>,
-    numbers: Arc<AtomicU64>,
     /// This connection's number, the calls' `{{.WorkerID}}`.
-    worker: u64,
+    worker: Worker,
     /// Whether every call's request and expected reply are the same.
     same_every_call: bool,
     /// The body of a reply already verified, when they are.
@@ -412,8 +403,7 @@ pub struct DubboGenericConnection {
 impl DubboGenericConnection {
     /// One call: its number and its reply.
     async fn exchange(&self) -> Result<(u64, Frame), CallError> {
-        let n = self.numbers.fetch_add(1, Ordering::Relaxed);
-        let call = CallValues::new(n, self.worker, self.request.needs());
+        let (n, call) = self.worker.next(self.request.needs());
         let frame = self
             .conn
             .exchange(|id| Ok(self.request.frame(id, &call)))

@@ -78,7 +78,7 @@ use crate::protocol::{
 };
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
-use crate::template::{self, CallValues, Needs};
+use crate::template::{self, CallValues, Needs, Numbering, Worker};
 use crate::tls::{Alpn, Transport};
 use bytes::Bytes;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
@@ -86,7 +86,6 @@ use request::{Parsed, Template};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::{GenericCall, TlsSetting};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use stream::{StreamFlags, StreamKind, StreamLink};
 use tokio::sync::OnceCell;
@@ -129,12 +128,8 @@ pub struct GrpcGeneric {
     /// The method resolved: at once from a protoset, on the first
     /// connection from reflection.
     resolved: OnceCell<Arc<Resolved>>,
-    /// The next call's `{{.RequestNumber}}`, shared by every connection.
-    numbers: Arc<AtomicU64>,
-    /// The next connection's `{{.WorkerID}}`.
-    workers: AtomicU64,
-    /// Set by the first connection, which makes one verified call.
-    first_verified: AtomicBool,
+    /// The calls' and connections' numbers.
+    numbering: Numbering,
 }
 
 /// The method, its requests encoded once, their expected replies, its
@@ -244,9 +239,7 @@ impl Protocol for GrpcGeneric {
             stream_flags_given: StreamFlags::given(options),
             transport: Transport::from_options(Self::NAME, options, Alpn::H2)?,
             resolved: OnceCell::new(),
-            numbers: Arc::new(AtomicU64::new(0)),
-            workers: AtomicU64::new(0),
-            first_verified: AtomicBool::new(false),
+            numbering: Numbering::default(),
         };
         if options.contains_key("import_paths") && !options.contains_key("proto") {
             return Err(CallError::Config(
@@ -334,11 +327,10 @@ impl Protocol for GrpcGeneric {
             link,
             flags: self.stream_flags,
             resolved: Arc::clone(resolved),
-            numbers: Arc::clone(&self.numbers),
-            worker: self.workers.fetch_add(1, Ordering::Relaxed),
+            worker: self.numbering.worker(),
             reference: OnceLock::new(),
         };
-        if !self.first_verified.swap(true, Ordering::AcqRel) {
+        if self.numbering.first() {
             conn.first_call(&path).await?;
         }
         Ok(conn)
@@ -592,9 +584,8 @@ pub struct GrpcGenericConnection {
     /// per stream).
     headers: HeaderBlocks,
     resolved: Arc<Resolved>,
-    numbers: Arc<AtomicU64>,
     /// This connection's number, the calls' `{{.WorkerID}}`.
-    worker: u64,
+    worker: Worker,
     /// A reply message already verified (for a request and an expected
     /// reply that are the same on every call).
     reference: OnceLock<Bytes>,
@@ -611,8 +602,7 @@ enum Link {
 impl GrpcGenericConnection {
     /// One unary call: its values, its request, the reply message.
     async fn exchange(&self, channel: &Channel) -> Result<(CallValues, Bytes), CallError> {
-        let n = self.numbers.fetch_add(1, Ordering::Relaxed);
-        let call = CallValues::new(n, self.worker, self.resolved.needs);
+        let (n, call) = self.worker.next(self.resolved.needs);
         let body = self.resolved.request(n).body(&call);
         let reply = channel.call(self.headers.block(&call), body).await?;
         Ok((call, reply))
@@ -702,7 +692,7 @@ impl GrpcGenericConnection {
 
 impl stream::Peer for GrpcGenericConnection {
     fn values(&self, n: u64) -> CallValues {
-        CallValues::new(n, self.worker, self.resolved.needs)
+        self.worker.values(n, self.resolved.needs)
     }
 
     fn body(&self, call: &CallValues) -> Bytes {
@@ -716,12 +706,12 @@ impl stream::Peer for GrpcGenericConnection {
     fn verify(&self, n: u64, message: &Bytes) -> Result<(), CallError> {
         // An expected reply holds only the call's number and connection
         // (`expected_of`), so values without a time or UUID check it.
-        let call = CallValues::new(n, self.worker, Needs::NONE);
+        let call = self.worker.values(n, Needs::NONE);
         GrpcGenericConnection::verify(self, &call, message)
     }
 
     fn next_number(&self) -> u64 {
-        self.numbers.fetch_add(1, Ordering::Relaxed)
+        self.worker.next_number()
     }
 }
 

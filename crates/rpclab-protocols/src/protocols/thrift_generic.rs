@@ -77,12 +77,11 @@ use crate::protocol::{
     check_options, first_call_verified, json_lines_option, json_option, CallError, Connection,
     Protocol, WireCounter,
 };
-use crate::template::{self, CallValues, Needs};
+use crate::template::{self, CallValues, Needs, Numbering, Worker};
 use rpclab_model::contract::{Call, Value};
 use rpclab_model::result::GenericCall;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use thrift::protocol::{TMessageIdentifier, TMessageType};
 
@@ -105,12 +104,8 @@ pub struct ThriftGeneric {
     framing: Framing,
     encoding: Encoding,
     resolved: Arc<Resolved>,
-    /// The next call's `{{.RequestNumber}}`, shared by every connection.
-    numbers: Arc<AtomicU64>,
-    /// The next exchange's `{{.WorkerID}}` (one per connection).
-    workers: AtomicU64,
-    /// Set by the first connection, which makes one verified call.
-    first_verified: AtomicBool,
+    /// The calls' and exchanges' numbers (an exchange per connection).
+    numbering: Numbering,
 }
 
 /// The method, its arguments encoded once, its expected reply.
@@ -208,9 +203,7 @@ impl Protocol for ThriftGeneric {
             framing: thrift.framing(),
             encoding: thrift.encoding(),
             resolved: Arc::new(resolved),
-            numbers: Arc::new(AtomicU64::new(0)),
-            workers: AtomicU64::new(0),
-            first_verified: AtomicBool::new(false),
+            numbering: Numbering::default(),
         })
     }
 
@@ -224,7 +217,7 @@ impl Protocol for ThriftGeneric {
             label: self.resolved.label.clone(),
             fresh: self.new_exchange(),
         };
-        if !self.first_verified.swap(true, Ordering::AcqRel) {
+        if self.numbering.first() {
             conn.first_call().await?;
         }
         Ok(conn)
@@ -266,9 +259,8 @@ impl ThriftGeneric {
             framing: self.framing,
             encoding: self.encoding,
             resolved: Arc::clone(&self.resolved),
-            numbers: Arc::clone(&self.numbers),
             call: CallValues::new(0, 0, Needs::NONE),
-            worker: self.workers.fetch_add(1, Ordering::Relaxed),
+            worker: self.numbering.worker(),
             args: Vec::new(),
         }
     }
@@ -543,11 +535,10 @@ pub struct GenericExchange {
     framing: Framing,
     encoding: Encoding,
     resolved: Arc<Resolved>,
-    numbers: Arc<AtomicU64>,
     /// This call's values (its `{{.RequestNumber}}`, ...).
     call: CallValues,
     /// This exchange's connection's number, its calls' `{{.WorkerID}}`.
-    worker: u64,
+    worker: Worker,
     /// The args struct of a numbered request.
     args: Vec<u8>,
 }
@@ -557,8 +548,8 @@ impl Exchange for GenericExchange {
 
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
         self.ident.sequence_number = self.ident.sequence_number.wrapping_add(1);
-        let n = self.numbers.fetch_add(1, Ordering::Relaxed);
-        self.call = CallValues::new(n, self.worker, self.resolved.needs);
+        let n;
+        (n, self.call) = self.worker.next(self.resolved.needs);
         let all = &self.resolved.args;
         let request = &all[(n % all.len() as u64) as usize];
         let args = match request.fixed() {
