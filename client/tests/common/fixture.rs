@@ -17,6 +17,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 
+/// What both shop fixtures answer to their tests' reservation request:
+/// ada (GOLD) reserves 3 apples and 100 of the 150 pears asked, numbered
+/// with the call (the thrift fixture adds the note's length).
+pub fn shop_reply() -> Value {
+    serde_json::json!({
+        "requestId": "req-{{.RequestNumber}}",
+        "sequence": "{{.RequestNumber}}",
+        "status": "PARTIAL",
+        "lines": [{"sku": "apple", "reserved": 3}, {"sku": "pear", "reserved": 100}],
+        "totalQuantity": 103,
+        "total": {"currency": "EUR", "units": 156},
+        "customer": "ada (GOLD)",
+    })
+}
+
 /// A folder of this test process's own.
 pub fn scratch() -> PathBuf {
     containers::scratch("generic")

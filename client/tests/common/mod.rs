@@ -172,24 +172,41 @@ fn spawn_callers<C: Connection>(
         .collect()
 }
 
-/// Calls every operation `rounds` times from 8 tasks each on `conn`, after
-/// a `hello("slow")` that the fake servers answer late, so that every other
-/// reply overtakes it; checks every reply.
+/// Calls every operation `rounds` times from 8 tasks each on one
+/// connection of `protocol` to the fake server at `addr`, after a
+/// `hello("slow")` that the fake servers answer late, so that every other
+/// reply overtakes it; checks every reply, and that the connection counted
+/// the 1 MiB strings' bytes both ways. The connection, for more checks.
 #[allow(dead_code)]
-pub async fn many_in_flight_out_of_order<C: Connection>(conn: &Arc<C>, rounds: usize) {
+pub async fn many_in_flight_out_of_order<P: Protocol>(
+    protocol: &P,
+    addr: SocketAddr,
+    rounds: usize,
+) -> Arc<P::Conn> {
+    let counter = WireCounter::default();
+    let conn = Arc::new(
+        protocol
+            .connect(&addr.to_string(), counter.clone())
+            .await
+            .unwrap(),
+    );
     let slow = {
-        let conn = Arc::clone(conn);
+        let conn = Arc::clone(&conn);
         tokio::spawn(async move {
             let mut call = Operation::Hello.call();
             call.argument = Value::Str("slow".into());
             conn.call(&call).await
         })
     };
-    calls_verified(conn, "fake", Operation::ALL, 8, rounds).await;
+    calls_verified(&conn, "fake", Operation::ALL, 8, rounds).await;
     assert_eq!(
         slow.await.unwrap().unwrap(),
         Value::Str("hello slow".into())
     );
+    let (sent, received) = counter.totals();
+    let strings = rounds as u64 * 8 * (1 << 20);
+    assert!(sent > strings && received > strings, "{sent} {received}");
+    conn
 }
 
 /// A child process (a server JVM, a server binary) killed when dropped, so

@@ -65,15 +65,7 @@ fn request() -> Value {
 
 /// What the fixture answers to [`request`].
 fn reply() -> Value {
-    json!({
-        "requestId": "req-{{.RequestNumber}}",
-        "sequence": "{{.RequestNumber}}",
-        "status": "PARTIAL",
-        "lines": [{"sku": "apple", "reserved": 3}, {"sku": "pear", "reserved": 100}],
-        "totalQuantity": 103,
-        "total": {"currency": "EUR", "units": 156},
-        "customer": "ada (GOLD)",
-    })
+    fixture::shop_reply()
 }
 
 /// `args` with `--call <METHOD>` in front, unless they name another.

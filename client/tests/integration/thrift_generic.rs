@@ -46,18 +46,12 @@ fn request() -> Value {
     }})
 }
 
-/// What the fixture answers to [`request`].
+/// What the fixture answers to [`request`]: the shop's reply, with the
+/// length of the request's binary note.
 fn reply() -> Value {
-    json!({
-        "requestId": "req-{{.RequestNumber}}",
-        "sequence": "{{.RequestNumber}}",
-        "status": "PARTIAL",
-        "lines": [{"sku": "apple", "reserved": 3}, {"sku": "pear", "reserved": 100}],
-        "totalQuantity": 103,
-        "total": {"currency": "EUR", "units": 156},
-        "customer": "ada (GOLD)",
-        "noteBytes": 5,
-    })
+    let mut reply = fixture::shop_reply();
+    reply["noteBytes"] = json!(5);
+    reply
 }
 
 /// `args` with `--idl <shop.thrift>` and `--call <METHOD>` in front, unless
