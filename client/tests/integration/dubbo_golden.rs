@@ -10,8 +10,9 @@ use rpclab_client::protocols::dubbo::codec::{self, Method, HEADER_LEN};
 use rpclab_client::protocols::dubbo::format::Format;
 use rpclab_client::protocols::dubbo::{Dubbo, DubboExchange};
 use rpclab_model::contract::{Operation, Order, Value};
-use rpclab_protocols::exchange::Exchange;
-use rpclab_protocols::testing::{one_exchange, options};
+use rpclab_protocols::testing::{
+    exchanges_verified, heartbeat_answered_before_the_next_request, options, wrong_replies_fail,
+};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -227,26 +228,21 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
             (Operation::Empty, "void"),
         ];
         for (operation, case) in cases {
-            for chunk in [1, 5, usize::MAX] {
-                let mut exchange = exchange(serialization, operation);
-                for id in 0..2 {
-                    let verdict = one_exchange(
-                        &mut exchange,
-                        |sent| {
-                            assert_eq!(id_of(sent), id);
-                            if operation == Operation::OrderEcho {
-                                let java = vector(serialization, "request-echo-order");
-                                assert!(sent == with_id(&java, id), "{serialization}: request");
-                            }
-                            with_id(&vector(serialization, case), id)
-                        },
-                        chunk,
-                    );
-                    verdict
-                        .unwrap()
-                        .unwrap_or_else(|e| panic!("{serialization}-{case}: {e}"));
+            let server = |id, sent: &[u8]| {
+                assert_eq!(id_of(sent), id);
+                if operation == Operation::OrderEcho {
+                    let java = vector(serialization, "request-echo-order");
+                    assert!(sent == with_id(&java, id), "{serialization}: request");
                 }
-            }
+                with_id(&vector(serialization, case), id)
+            };
+            exchanges_verified(
+                || exchange(serialization, operation),
+                &[1, 5, usize::MAX],
+                0..2,
+                server,
+                &format!("{serialization}-{case}"),
+            );
         }
     }
 }
@@ -256,28 +252,15 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
 #[test]
 fn the_exchange_fails_wrong_replies() {
     for serialization in SERIALIZATIONS {
-        let mut hello = exchange(serialization, Operation::Hello);
         let reply = |case: &'static str| {
             move |sent: &[u8]| with_id(&vector(serialization, case), id_of(sent))
         };
-        let wrong = one_exchange(&mut hello, reply("long-string"), usize::MAX);
-        assert!(
-            matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
-            "{serialization}: {wrong:?}"
-        );
-        let thrown = one_exchange(&mut hello, reply("exception"), 3);
-        assert!(
-            matches!(thrown, Ok(Err(CallError::Server(_)))),
-            "{serialization}: {thrown:?}"
-        );
-        let stale = one_exchange(
-            &mut hello,
+        wrong_replies_fail(
+            &mut exchange(serialization, Operation::Hello),
+            reply("long-string"),
+            reply("exception"),
             |sent| with_id(&vector(serialization, "hello"), id_of(sent) + 1),
-            usize::MAX,
-        );
-        assert!(
-            matches!(stale, Err(CallError::Protocol(_))),
-            "{serialization}: {stale:?}"
+            serialization,
         );
     }
 }
@@ -287,22 +270,20 @@ fn the_exchange_fails_wrong_replies() {
 #[test]
 fn the_exchange_answers_the_providers_heartbeat_with_its_next_request() {
     for serialization in SERIALIZATIONS {
-        let mut hello = exchange(serialization, Operation::Hello);
-        let verdict = one_exchange(
-            &mut hello,
-            |sent| {
-                let mut stream = vector(serialization, "heartbeat-request");
-                stream.extend(with_id(&vector(serialization, "hello"), id_of(sent)));
-                stream
-            },
+        let server = |sent: &[u8]| {
+            let mut stream = vector(serialization, "heartbeat-request");
+            stream.extend(with_id(&vector(serialization, "hello"), id_of(sent)));
+            stream
+        };
+        heartbeat_answered_before_the_next_request(
+            &mut exchange(serialization, Operation::Hello),
+            server,
             7,
+            &vector(serialization, "heartbeat-response"),
+            id_of,
+            1,
+            serialization,
         );
-        verdict.unwrap().unwrap();
-        let mut next = Vec::new();
-        hello.request(&mut next).unwrap();
-        let answer = vector(serialization, "heartbeat-response");
-        assert_eq!(next[..answer.len()], answer[..], "{serialization}");
-        assert_eq!(id_of(&next[answer.len()..]), 1, "{serialization}");
     }
 }
 

@@ -12,8 +12,9 @@ use rpclab_client::protocol::{CallError, Protocol};
 use rpclab_client::protocols::motan::codec::{self, Method, RequestTemplate, Serialization};
 use rpclab_client::protocols::motan::{Motan, MotanExchange, SOURCE};
 use rpclab_model::contract::{Operation, Order, Value};
-use rpclab_protocols::exchange::Exchange;
-use rpclab_protocols::testing::{one_exchange, options};
+use rpclab_protocols::testing::{
+    exchanges_verified, heartbeat_answered_before_the_next_request, options, wrong_replies_fail,
+};
 use std::path::Path;
 
 const SERIALIZATIONS: [Serialization; 2] = [Serialization::Hessian2, Serialization::Simple];
@@ -147,26 +148,21 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
             cases.push((Operation::OrderEcho, "order"));
         }
         for (operation, case) in cases {
-            for chunk in [1, 6, usize::MAX] {
-                let mut exchange = exchange(s, operation);
-                for id in 1..=2 {
-                    let verdict = one_exchange(
-                        &mut exchange,
-                        |sent| {
-                            assert_eq!(id_of(sent), id);
-                            if operation == Operation::Hello {
-                                let java = with_id(&vector(s, "request-hello"), id);
-                                assert!(sent == java, "{}: request", s.name());
-                            }
-                            with_id(&vector(s, case), id)
-                        },
-                        chunk,
-                    );
-                    verdict
-                        .unwrap()
-                        .unwrap_or_else(|e| panic!("{}-{case}: {e}", s.name()));
+            let server = |id, sent: &[u8]| {
+                assert_eq!(id_of(sent), id);
+                if operation == Operation::Hello {
+                    let java = with_id(&vector(s, "request-hello"), id);
+                    assert!(sent == java, "{}: request", s.name());
                 }
-            }
+                with_id(&vector(s, case), id)
+            };
+            exchanges_verified(
+                || exchange(s, operation),
+                &[1, 6, usize::MAX],
+                1..=2,
+                server,
+                &format!("{}-{case}", s.name()),
+            );
         }
     }
 }
@@ -176,29 +172,13 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
 #[test]
 fn the_exchange_fails_wrong_replies() {
     for s in SERIALIZATIONS {
-        let mut hello = exchange(s, Operation::Hello);
         let reply = |case: &'static str| move |sent: &[u8]| with_id(&vector(s, case), id_of(sent));
-        let wrong = one_exchange(&mut hello, reply("string-1k"), usize::MAX);
-        assert!(
-            matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
-            "{}: {wrong:?}",
-            s.name()
-        );
-        let thrown = one_exchange(&mut hello, reply("biz-exception"), 4);
-        assert!(
-            matches!(thrown, Ok(Err(CallError::Server(_)))),
-            "{}: {thrown:?}",
-            s.name()
-        );
-        let stale = one_exchange(
-            &mut hello,
+        wrong_replies_fail(
+            &mut exchange(s, Operation::Hello),
+            reply("string-1k"),
+            reply("biz-exception"),
             |sent| with_id(&vector(s, "hello"), id_of(sent) - 1),
-            usize::MAX,
-        );
-        assert!(
-            matches!(stale, Err(CallError::Protocol(_))),
-            "{}: {stale:?}",
-            s.name()
+            s.name(),
         );
     }
 }
@@ -208,22 +188,20 @@ fn the_exchange_fails_wrong_replies() {
 #[test]
 fn the_exchange_answers_the_providers_heartbeat_with_its_next_request() {
     for s in SERIALIZATIONS {
-        let mut hello = exchange(s, Operation::Hello);
-        let verdict = one_exchange(
-            &mut hello,
-            |sent| {
-                let mut stream = vector(s, "heartbeat-request");
-                stream.extend(with_id(&vector(s, "hello"), id_of(sent)));
-                stream
-            },
+        let server = |sent: &[u8]| {
+            let mut stream = vector(s, "heartbeat-request");
+            stream.extend(with_id(&vector(s, "hello"), id_of(sent)));
+            stream
+        };
+        heartbeat_answered_before_the_next_request(
+            &mut exchange(s, Operation::Hello),
+            server,
             5,
+            &vector(s, "heartbeat-response"),
+            id_of,
+            2,
+            s.name(),
         );
-        verdict.unwrap().unwrap();
-        let mut next = Vec::new();
-        hello.request(&mut next).unwrap();
-        let answer = vector(s, "heartbeat-response");
-        assert_eq!(next[..answer.len()], answer[..], "{}", s.name());
-        assert_eq!(id_of(&next[answer.len()..]), 2, "{}", s.name());
     }
 }
 

@@ -17,7 +17,7 @@ use rpclab_client::protocols::ice::codec::{
 };
 use rpclab_client::protocols::ice::{Ice, IceExchange};
 use rpclab_model::contract::{Operation, Order, Value};
-use rpclab_protocols::testing::one_exchange;
+use rpclab_protocols::testing::{exchanges_verified, one_exchange, wrong_replies_fail};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -192,9 +192,9 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
 
 /// An Ice message with its request id (that of a request or a reply)
 /// replaced: a reply must carry the id of the request in flight.
-fn with_id(message: &[u8], id: i32) -> Vec<u8> {
+fn with_id(message: &[u8], id: u64) -> Vec<u8> {
     let mut message = message.to_vec();
-    message[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&id.to_le_bytes());
+    message[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&(id as i32).to_le_bytes());
     message
 }
 
@@ -219,25 +219,22 @@ fn the_exchange_writes_javas_requests_and_verifies_javas_replies() {
         let Some(operation) = golden_call(case) else {
             continue;
         };
-        for chunk in [1, 9, usize::MAX] {
-            let mut exchange = exchange(operation);
-            for id in 1..=2 {
-                let verdict = one_exchange(
-                    &mut exchange,
-                    |sent| {
-                        assert_eq!(sent, with_id(requests[i], id), "{case}: request");
-                        let mut stream = Vec::new();
-                        if id == 1 {
-                            stream.extend_from_slice(replies[0]); // validate-connection
-                        }
-                        stream.extend(with_id(replies[i + 1], id));
-                        stream
-                    },
-                    chunk,
-                );
-                verdict.unwrap().unwrap_or_else(|e| panic!("{case}: {e}"));
+        let server = |id, sent: &[u8]| {
+            assert_eq!(sent, with_id(requests[i], id), "{case}: request");
+            let mut stream = Vec::new();
+            if id == 1 {
+                stream.extend_from_slice(replies[0]); // validate-connection
             }
-        }
+            stream.extend(with_id(replies[i + 1], id));
+            stream
+        };
+        exchanges_verified(
+            || exchange(operation),
+            &[1, 9, usize::MAX],
+            1..=2,
+            server,
+            case,
+        );
         verified += 1;
     }
     assert!(
@@ -259,22 +256,13 @@ fn the_exchange_fails_wrong_replies() {
         replies[i + 1].to_vec()
     };
     let mut hello = exchange(Operation::Hello);
-    let wrong = one_exchange(
+    wrong_replies_fail(
         &mut hello,
         |_| with_id(&reply_of("string-1k"), 1),
-        usize::MAX,
+        |_| with_id(&reply_of("object-not-exist"), 2),
+        |_| with_id(&reply_of("hello"), 2),
+        "ice",
     );
-    assert!(
-        matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
-        "{wrong:?}"
-    );
-    let thrown = one_exchange(&mut hello, |_| with_id(&reply_of("object-not-exist"), 2), 5);
-    assert!(
-        matches!(thrown, Ok(Err(CallError::Server(_)))),
-        "{thrown:?}"
-    );
-    let stale = one_exchange(&mut hello, |_| with_id(&reply_of("hello"), 2), usize::MAX);
-    assert!(matches!(stale, Err(CallError::Protocol(_))), "{stale:?}");
     let closed = one_exchange(&mut hello, |_| codec::close_connection().to_vec(), 3);
     assert!(matches!(closed, Err(CallError::Protocol(_))), "{closed:?}");
 }

@@ -3,7 +3,8 @@
 //! checks that a protocol refuses options it cannot honour (a protocol
 //! that accepted a typo silently would measure something the cell does not
 //! say, so every protocol tests its refusals the same way); the mutations
-//! the decoders' property tests make of real replies; the server side
+//! the decoders' property tests make of real replies; an exchange's calls
+//! against a recording of a server's frames; the server side
 //! of in-process HTTP/1.1 test servers ([`http`]); and the contract's
 //! handler for the Thrift compiler's server ([`thrift`]).
 
@@ -92,4 +93,78 @@ pub fn one_exchange<E: Exchange>(
             }
         }
     }
+}
+
+/// Calls of `exchange`'s exchanges checked against a server's recording:
+/// for each of `chunks`, a new exchange makes a call with each of `ids`
+/// (the ids its connection's requests carry), `server` checks the request
+/// of call `id` and gives the server's bytes, received `chunk` bytes at a
+/// time, and each call is verified. `what` names the case in failures.
+pub fn exchanges_verified<E: Exchange>(
+    mut exchange: impl FnMut() -> E,
+    chunks: &[usize],
+    ids: impl Iterator<Item = u64> + Clone,
+    mut server: impl FnMut(u64, &[u8]) -> Vec<u8>,
+    what: &str,
+) {
+    for &chunk in chunks {
+        let mut exchange = exchange();
+        for id in ids.clone() {
+            one_exchange(&mut exchange, |sent| server(id, sent), chunk)
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
+/// Checks that `hello` (an exchange of `hello`) fails what is not its
+/// reply: a wrong value (`wrong`) and a server's exception (`thrown`, in
+/// pieces) are failed calls, a reply to another request (`stale`) a stream
+/// out of step. Each gives the server's bytes for the request it is given.
+pub fn wrong_replies_fail<E: Exchange>(
+    hello: &mut E,
+    wrong: impl FnOnce(&[u8]) -> Vec<u8>,
+    thrown: impl FnOnce(&[u8]) -> Vec<u8>,
+    stale: impl FnOnce(&[u8]) -> Vec<u8>,
+    what: &str,
+) {
+    let wrong = one_exchange(hello, wrong, usize::MAX);
+    assert!(
+        matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
+        "{what}: {wrong:?}"
+    );
+    let thrown = one_exchange(hello, thrown, 3);
+    assert!(
+        matches!(thrown, Ok(Err(CallError::Server(_)))),
+        "{what}: {thrown:?}"
+    );
+    let stale = one_exchange(hello, stale, usize::MAX);
+    assert!(
+        matches!(stale, Err(CallError::Protocol(_))),
+        "{what}: {stale:?}"
+    );
+}
+
+/// Checks that `hello` verifies its reply behind a heartbeat request of
+/// the server's (`server`: those bytes, given the request, received
+/// `chunk` at a time), then writes the heartbeat's `answer` in front of
+/// its next request, whose id (read by `id_of`) is `next_id`.
+pub fn heartbeat_answered_before_the_next_request<E: Exchange>(
+    hello: &mut E,
+    server: impl FnOnce(&[u8]) -> Vec<u8>,
+    chunk: usize,
+    answer: &[u8],
+    id_of: impl Fn(&[u8]) -> u64,
+    next_id: u64,
+    what: &str,
+) {
+    one_exchange(hello, server, chunk).unwrap().unwrap();
+    let mut next = Vec::new();
+    hello.request(&mut next).unwrap();
+    assert_eq!(next[..answer.len()], answer[..], "{what}: the answer first");
+    assert_eq!(
+        id_of(&next[answer.len()..]),
+        next_id,
+        "{what}: then the request"
+    );
 }

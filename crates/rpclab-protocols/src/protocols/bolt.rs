@@ -309,9 +309,10 @@ impl Framing for BoltFraming {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exchange::Exchange;
     use crate::mux::{check_split, route_all};
-    use crate::testing::one_exchange;
+    use crate::testing::{
+        exchanges_verified, heartbeat_answered_before_the_next_request, wrong_replies_fail,
+    };
     use rpclab_model::contract::Operation;
 
     #[test]
@@ -353,15 +354,15 @@ mod tests {
 
     /// A golden frame (bolt/golden/vectors/5.13) with its request id
     /// replaced: a reply must carry the id of the request in flight.
-    fn with_id(frame: &[u8], id: u32) -> Vec<u8> {
+    fn with_id(frame: &[u8], id: u64) -> Vec<u8> {
         let mut frame = frame.to_vec();
-        frame[5..9].copy_from_slice(&id.to_be_bytes());
+        frame[5..9].copy_from_slice(&(id as u32).to_be_bytes());
         frame
     }
 
     /// The id of a request the exchange wrote.
-    fn id_of(request: &[u8]) -> u32 {
-        codec::frame(request).unwrap().expect("a whole frame").0.id
+    fn id_of(request: &[u8]) -> u64 {
+        codec::frame(request).unwrap().expect("a whole frame").0.id.into()
     }
 
     fn exchange(operation: Operation) -> BoltExchange {
@@ -407,26 +408,16 @@ mod tests {
             ),
         ];
         for (operation, request, response) in cases {
-            for chunk in [1, 7, usize::MAX] {
-                let mut exchange = exchange(operation);
-                for id in 1..=2 {
-                    let verdict = one_exchange(
-                        &mut exchange,
-                        |sent| {
-                            assert_eq!(id_of(sent), id, "{operation}");
-                            // SOFA-RPC's consumer sets a timeout of its own.
-                            let mut java = with_id(request, id);
-                            java[10..14].copy_from_slice(&sent[10..14]);
-                            assert_eq!(sent, java, "{operation}: the request");
-                            with_id(response, id)
-                        },
-                        chunk,
-                    );
-                    verdict
-                        .unwrap()
-                        .unwrap_or_else(|e| panic!("{operation}: {e}"));
-                }
-            }
+            let server = |id, sent: &[u8]| {
+                assert_eq!(id_of(sent), id, "{operation}");
+                // SOFA-RPC's consumer sets a timeout of its own.
+                let mut java = with_id(request, id);
+                java[10..14].copy_from_slice(&sent[10..14]);
+                assert_eq!(sent, java, "{operation}: the request");
+                with_id(response, id)
+            };
+            let what = operation.to_string();
+            exchanges_verified(|| exchange(operation), &[1, 7, usize::MAX], 1..=2, server, &what);
         }
     }
 
@@ -434,54 +425,35 @@ mod tests {
     /// a failed call, a failed call, and a stream out of step.
     #[test]
     fn the_exchange_fails_wrong_replies() {
-        let mut hello = exchange(Operation::Hello);
-        let wrong = one_exchange(
-            &mut hello,
+        wrong_replies_fail(
+            &mut exchange(Operation::Hello),
             |sent| with_id(golden!("string-1k.response.bin"), id_of(sent)),
-            usize::MAX,
-        );
-        assert!(
-            matches!(wrong, Ok(Err(CallError::WrongResponse(_)))),
-            "{wrong:?}"
-        );
-        let thrown = one_exchange(
-            &mut hello,
             |sent| with_id(golden!("hello-throws.response.bin"), id_of(sent)),
-            usize::MAX,
-        );
-        assert!(
-            matches!(thrown, Ok(Err(CallError::Server(_)))),
-            "{thrown:?}"
-        );
-        let stale = one_exchange(
-            &mut hello,
             |sent| with_id(golden!("hello.response.bin"), id_of(sent) - 1),
-            usize::MAX,
+            "bolt",
         );
-        assert!(matches!(stale, Err(CallError::Protocol(_))), "{stale:?}");
     }
 
     /// The server's heartbeat before a reply is acked in front of the next
     /// request; the ack of ours is skipped.
     #[test]
     fn the_exchange_acks_the_servers_heartbeat_with_its_next_request() {
-        let mut hello = exchange(Operation::Hello);
-        let verdict = one_exchange(
-            &mut hello,
-            |sent| {
-                let mut stream = with_id(golden!("heartbeat.request.bin"), 77);
-                stream.extend_from_slice(&codec::heartbeat_ack(5));
-                stream.extend(with_id(golden!("hello.response.bin"), id_of(sent)));
-                stream
-            },
-            3,
-        );
-        verdict.unwrap().unwrap();
-        let mut next = Vec::new();
-        hello.request(&mut next).unwrap();
+        let server = |sent: &[u8]| {
+            let mut stream = with_id(golden!("heartbeat.request.bin"), 77);
+            stream.extend_from_slice(&codec::heartbeat_ack(5));
+            stream.extend(with_id(golden!("hello.response.bin"), id_of(sent)));
+            stream
+        };
         let ack = with_id(golden!("heartbeat.response.bin"), 77);
-        assert_eq!(&next[..ack.len()], ack, "the ack first");
-        assert_eq!(id_of(&next[ack.len()..]), 2, "then the request");
+        heartbeat_answered_before_the_next_request(
+            &mut exchange(Operation::Hello),
+            server,
+            3,
+            &ack,
+            id_of,
+            2,
+            "bolt",
+        );
     }
 
     #[test]
