@@ -32,18 +32,21 @@ struct Figures {
 impl Figures {
     fn of(r: &ClientReport) -> Figures {
         let count = r.calls_ok + r.calls_failed;
-        let f = &r.failures;
-        let failed = [
-            ("Timeout", f.timeout),
-            ("Connect", f.connect),
-            ("IO", f.io),
-            ("Protocol", f.protocol),
-            ("ServerError", f.server_error),
-            ("WrongReply", f.wrong_response),
-        ]
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .collect();
+        // ghz's names of rpclab's failure kinds, in `Failures::by_kind`'s order.
+        let ghz = [
+            "Timeout",
+            "Connect",
+            "IO",
+            "Protocol",
+            "ServerError",
+            "WrongReply",
+        ];
+        let failed = ghz
+            .into_iter()
+            .zip(r.failures.by_kind())
+            .map(|(name, (_, n))| (name, n))
+            .filter(|(_, n)| *n > 0)
+            .collect();
         Figures {
             count,
             total_s: r.duration_s,
