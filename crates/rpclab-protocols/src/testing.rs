@@ -168,3 +168,26 @@ pub fn heartbeat_answered_before_the_next_request<E: Exchange>(
         "{what}: then the request"
     );
 }
+
+/// What the decoders' property tests share.
+#[cfg(test)]
+pub(crate) mod decoding {
+    use proptest::prelude::*;
+
+    /// 500 cases: each decodes real replies, mutated, with every method
+    /// (or serialization); in a debug build 2,000 took half a minute per
+    /// test. The codec crates' fuzz targets search deeper (crates/*/fuzz).
+    pub fn cases() -> ProptestConfig {
+        ProptestConfig::with_cases(500)
+    }
+
+    /// Arbitrary bytes to decode: up to 512 of them.
+    pub fn arbitrary_bytes() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(any::<u8>(), 0..512)
+    }
+
+    /// The flips of a mutated reply ([`super::flip`]): one to seven.
+    pub fn flips() -> impl Strategy<Value = Vec<(usize, u8)>> {
+        proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8)
+    }
+}

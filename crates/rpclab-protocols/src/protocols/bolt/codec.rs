@@ -666,6 +666,7 @@ mod tests {
 
     use super::*;
     use crate::testing::flip;
+    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::{ascii_text, Operation, Order, StringSize};
 
@@ -1154,7 +1155,7 @@ mod tests {
         /// Decoding arbitrary bytes as a response never panics.
         #[test]
         fn decoding_arbitrary_bytes_never_panics(
-            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            bytes in decoding::arbitrary_bytes(),
         ) {
             if let Ok(Some((h, total))) = frame(&bytes) {
                 for m in METHODS { let _ = decode_response(&h, &bytes[..total], m); }
@@ -1173,7 +1174,7 @@ mod tests {
         #[test]
         fn decoding_mutated_replies_never_panics(
             op in 0usize..OPS.len(),
-            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+            flips in decoding::flips(),
         ) {
             let mut reply = OPS[op].2.to_vec();
             flip(&mut reply, RESPONSE_HEADER_LEN, &flips);

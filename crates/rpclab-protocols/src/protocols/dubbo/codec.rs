@@ -313,6 +313,7 @@ mod tests {
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
     use crate::testing::{flip, small_operations};
     use hessian2::{Decoder, Encoder, Object, Value as HValue};
+    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::StringSize;
     use rpclab_model::contract::{self, Call, Operation};
@@ -768,16 +769,13 @@ mod tests {
         ));
     }
 
-    // 500 cases: each decodes Java's replies, mutated, with every method;
-    // in a debug build 2,000 took half a minute per test. The codec crates'
-    // fuzz targets search deeper (crates/*/fuzz).
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(500))]
+        #![proptest_config(decoding::cases())]
 
         /// Decoding arbitrary bytes as a response never panics.
         #[test]
         fn decoding_arbitrary_bytes_never_panics(
-            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            bytes in decoding::arbitrary_bytes(),
             status in prop_oneof![Just(OK), any::<u8>()],
         ) {
             // As a whole frame (header from the bytes) ...
@@ -794,7 +792,7 @@ mod tests {
         #[test]
         fn decoding_mutated_replies_never_panics(
             op in proptest::sample::select(small_operations()),
-            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+            flips in decoding::flips(),
         ) {
             let call = op.call();
             let mut reply = echo_reply(&request(&call, 1), RESPONSE_VALUE_WITH_ATTACHMENTS, false);

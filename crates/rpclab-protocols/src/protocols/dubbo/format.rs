@@ -114,6 +114,7 @@ formats! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::decoding;
     use proptest::prelude::*;
 
     /// Every serialization the client speaks, in each dialect its options
@@ -136,16 +137,14 @@ mod tests {
         formats
     }
 
-    // 500 cases: each decodes with every serialization and method; 2,000
-    // took half a minute in a debug build. crates/*/fuzz search deeper.
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(500))]
+        #![proptest_config(decoding::cases())]
 
         /// Decoding arbitrary bytes as a response body behind a valid
         /// header never panics, in any serialization.
         #[test]
         fn decoding_arbitrary_bytes_never_panics(
-            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            bytes in decoding::arbitrary_bytes(),
             status in prop_oneof![Just(codec::OK), any::<u8>()],
         ) {
             for format in every_format() {

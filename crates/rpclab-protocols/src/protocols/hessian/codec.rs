@@ -129,6 +129,7 @@ pub fn exercise(bytes: &[u8]) {
 mod tests {
     use super::*;
     use crate::testing::{flip, small_operations};
+    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::{self, Operation, StringSize};
 
@@ -253,16 +254,13 @@ mod tests {
         ));
     }
 
-    // 500 cases: each decodes Java's replies, mutated, with every method;
-    // in a debug build 2,000 took half a minute per test. The codec crates'
-    // fuzz targets search deeper (crates/*/fuzz).
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(500))]
+        #![proptest_config(decoding::cases())]
 
         /// Decoding arbitrary bytes as a reply never panics.
         #[test]
         fn decoding_arbitrary_bytes_never_panics(
-            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            bytes in decoding::arbitrary_bytes(),
         ) {
             exercise(&bytes);
             let mut framed = VERSION.to_vec();
@@ -274,7 +272,7 @@ mod tests {
         #[test]
         fn decoding_mutated_replies_never_panics(
             op in proptest::sample::select(small_operations()),
-            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+            flips in decoding::flips(),
         ) {
             let mut r = echo(&call_bytes(op));
             flip(&mut r, 0, &flips);

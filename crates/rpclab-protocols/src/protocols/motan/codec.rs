@@ -594,6 +594,7 @@ pub fn decode_response_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::{Operation, StringSize};
 
@@ -773,7 +774,7 @@ M_e
         /// Decoding arbitrary bytes never panics, as a frame or as a body.
         #[test]
         fn arbitrary_bytes_never_panic(
-            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            bytes in decoding::arbitrary_bytes(),
             status in 0u8..3,
         ) {
             for s in [Serialization::Hessian2, Serialization::Simple] {

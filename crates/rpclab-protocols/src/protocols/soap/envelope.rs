@@ -579,6 +579,7 @@ pub fn exercise(bytes: &[u8]) {
 mod tests {
     use super::*;
     use crate::testing::{flip, small_operations};
+    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::{Operation as ContractOp, StringSize};
 
@@ -708,21 +709,18 @@ mod tests {
         assert!(decode_response(&reply[..reply.len() - 40], &o).is_err());
     }
 
-    // 500 cases: each decodes Java's replies, mutated, with every method;
-    // in a debug build 2,000 took half a minute per test. The codec crates'
-    // fuzz targets search deeper (crates/*/fuzz).
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(500))]
+        #![proptest_config(decoding::cases())]
 
         #[test]
-        fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        fn decoding_arbitrary_bytes_never_panics(bytes in decoding::arbitrary_bytes()) {
             exercise(&bytes);
         }
 
         #[test]
         fn decoding_mutated_replies_never_panics(
             c in proptest::sample::select(small_operations()),
-            flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+            flips in decoding::flips(),
         ) {
             let call = c.call();
             let o = op(Method::of(&call).unwrap());
