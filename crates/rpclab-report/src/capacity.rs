@@ -393,6 +393,14 @@ mod tests {
     use super::*;
     use rpclab_model::capacity::{Asked, Percentile};
 
+    /// Steps 1, 2, … at these rates, each passing the SLO or not.
+    fn steps(rates: &[(u32, bool)]) -> Vec<Step> {
+        (1..)
+            .zip(rates)
+            .map(|(n, &(rate, pass))| step(n, rate, pass))
+            .collect()
+    }
+
     fn step(n: u32, rate: u32, pass: bool) -> Step {
         Step {
             step: n,
@@ -443,14 +451,14 @@ mod tests {
     #[test]
     fn the_conclusion_names_the_rate_found_the_last_pass_and_the_first_fail() {
         let s = search(
-            vec![
-                step(1, 1000, true),
-                step(2, 2000, false),
-                step(3, 1500, true),
-                step(4, 1750, false),
-                step(5, 1625, false),
-                step(6, 1562, true),
-            ],
+            steps(&[
+                (1000, true),
+                (2000, false),
+                (1500, true),
+                (1750, false),
+                (1625, false),
+                (1562, true),
+            ]),
             Outcome::Found,
         );
         let line = conclusion(&s);
@@ -461,7 +469,7 @@ mod tests {
         assert!(line.contains("last pass 1562 calls/s at step 6"), "{line}");
         assert!(line.contains("first fail 1625 calls/s at step 5"), "{line}");
         let none = search(
-            vec![step(1, 40, false), step(2, 20, false), step(3, 10, false)],
+            steps(&[(40, false), (20, false), (10, false)]),
             Outcome::NoRate,
         );
         let line = conclusion(&none);
@@ -479,11 +487,7 @@ mod tests {
     #[test]
     fn the_chart_draws_every_step_at_its_rate_with_the_slo_and_the_rate_found() {
         let s = search(
-            vec![
-                step(1, 1000, true),
-                step(2, 2000, false),
-                step(3, 1500, true),
-            ],
+            steps(&[(1000, true), (2000, false), (1500, true)]),
             Outcome::BudgetSpent,
         );
         let svg = chart(&s).unwrap();
