@@ -16,8 +16,8 @@ use rpclab_client::protocols::ice::codec::{
     self, Header, Identity, Method, ReplyStatus, HEADER_LEN,
 };
 use rpclab_client::protocols::ice::{Ice, IceExchange};
-use rpclab_model::contract::{Operation, Order, Value};
-use rpclab_protocols::testing::{exchanges_verified, one_exchange, wrong_replies_fail};
+use rpclab_model::contract::{Operation, Value};
+use rpclab_protocols::testing::{decoding, exchanges_verified, one_exchange, wrong_replies_fail};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -617,35 +617,11 @@ async fn connect_failures() {
 
 // ------------------------------------------------ property tests
 
-fn order() -> impl Strategy<Value = Order> {
-    (
-        any::<i64>(),
-        ".{0,40}",
-        ".{0,300}",
-        "[ -~]{0,20}",
-        any::<i32>(),
-        any::<i32>(),
-        any::<f64>().prop_filter("NaN is not equal to itself", |f| !f.is_nan()),
-        any::<i32>(),
-    )
-        .prop_map(
-            |(id, phone, name, num, date, ticket, amount, status)| Order {
-                order_id: id,
-                phone,
-                name,
-                order_num: num,
-                order_date: date,
-                ticket_type: ticket,
-                amount,
-                order_status: status,
-            },
-        )
-}
-
 fn value() -> impl Strategy<Value = (Method, Value)> {
     prop_oneof![
-        order().prop_map(|o| (Method::EchoOrder, Value::Order(o))),
-        prop::collection::vec(order(), 0..300).prop_map(|v| (Method::EchoOrders, Value::Orders(v))),
+        decoding::order().prop_map(|o| (Method::EchoOrder, Value::Order(o))),
+        prop::collection::vec(decoding::order(), 0..300)
+            .prop_map(|v| (Method::EchoOrders, Value::Orders(v))),
         ".{0,600}".prop_map(|s| (Method::EchoString, Value::Str(s))),
         Just((Method::Empty, Value::Unit)),
     ]
