@@ -208,6 +208,17 @@ pub fn check_options(
     }
 }
 
+/// The options every generic call reads, after its `call`: its request's
+/// JSON and its expected reply's, each inline or in a file
+/// ([`json_option`]), and whether the expectation is partial.
+pub const GENERIC_OPTIONS: &[&str] = &[
+    "data",
+    "data_file",
+    "expect",
+    "expect_file",
+    crate::expect::PARTIAL_OPTION,
+];
+
 /// The JSON of option `key`, or of the file in option `<key>_file` (the
 /// generic calls' `data` and `expect`); `flag` names it in errors
 /// (`--data`, and `--data-file` for the file).

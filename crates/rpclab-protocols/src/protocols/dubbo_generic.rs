@@ -56,7 +56,7 @@ use crate::expect::Expectation;
 use crate::metadata::{Metadata, Use};
 use crate::protocol::{
     check_options, first_call_verified, heartbeat_option, json_option, CallError, Connection,
-    Protocol, WireCounter,
+    Protocol, WireCounter, GENERIC_OPTIONS,
 };
 use crate::protocols::dubbo::format::Format;
 use crate::protocols::dubbo::serialization::hessian2::Hessian2;
@@ -74,15 +74,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-/// The options of this protocol.
+/// The options of this protocol after the generic call's
+/// ([`GENERIC_OPTIONS`]), which follow `call` and `types`.
 const OPTIONS: &[&str] = &[
-    "call",
-    "types",
-    "data",
-    "data_file",
-    "expect",
-    "expect_file",
-    crate::expect::PARTIAL_OPTION,
     "metadata",
     "metadata_file",
     "registry",
@@ -125,7 +119,8 @@ impl Protocol for DubboGeneric {
     const CALL_OPTION: Option<&'static str> = Some("call");
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, OPTIONS)?;
+        let known = [&["call", "types"], GENERIC_OPTIONS, OPTIONS].concat();
+        check_options(Self::NAME, options, &known)?;
         let Some(call) = options.get("call") else {
             return Err(CallError::Config(
                 "a generic Dubbo call needs the method: --call interface/method \
@@ -496,14 +491,10 @@ mod tests {
 
     #[test]
     fn calls_are_split_as_interface_and_method() {
-        assert_eq!(
-            split_call("com.example.shop.InventoryService/reserve").unwrap(),
-            ("com.example.shop.InventoryService".into(), "reserve".into())
-        );
-        assert_eq!(
-            split_call("com.example.shop.InventoryService.reserve").unwrap(),
-            ("com.example.shop.InventoryService".into(), "reserve".into())
-        );
+        let interface = "com.example.shop.InventoryService";
+        for call in [format!("{interface}/reserve"), format!("{interface}.reserve")] {
+            assert_eq!(split_call(&call).unwrap(), (interface.into(), "reserve".into()));
+        }
         for bad in ["reserve", "Service/reserve", "a.B/", "a.B/c.d"] {
             assert!(split_call(bad).is_err(), "{bad}");
         }

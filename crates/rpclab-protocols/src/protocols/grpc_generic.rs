@@ -74,7 +74,7 @@ use crate::expect::Expectation;
 use crate::metadata::{HeaderBlocks, Metadata, Use};
 use crate::protocol::{
     first_call_verified, json_lines_option, json_option, CallError, Connection, Messages, Protocol,
-    WireCounter, FIRST_CALL_TIMEOUT,
+    WireCounter, FIRST_CALL_TIMEOUT, GENERIC_OPTIONS,
 };
 use crate::protocols::grpc::conn::Channel;
 use crate::protocols::grpc::{check_target, frame, USER_AGENT};
@@ -90,14 +90,9 @@ use std::sync::{Arc, OnceLock};
 use stream::{StreamFlags, StreamKind, StreamLink};
 use tokio::sync::OnceCell;
 
-/// The options of this protocol, besides TLS's ([`crate::tls::OPTIONS`]).
+/// The options of this protocol after `call` and the generic call's
+/// ([`GENERIC_OPTIONS`]), besides TLS's ([`crate::tls::OPTIONS`]).
 const OPTIONS: &[&str] = &[
-    "call",
-    "data",
-    "data_file",
-    "expect",
-    "expect_file",
-    crate::expect::PARTIAL_OPTION,
     "metadata",
     "metadata_file",
     "protoset",
@@ -207,7 +202,8 @@ impl Protocol for GrpcGeneric {
     const CALL_OPTION: Option<&'static str> = Some("call");
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        crate::tls::check_options(Self::NAME, options, OPTIONS)?;
+        let known = [&["call"], GENERIC_OPTIONS, OPTIONS].concat();
+        crate::tls::check_options(Self::NAME, options, &known)?;
         let Some(call) = options.get("call") else {
             return Err(CallError::Config(
                 "a generic gRPC call needs the method: --call package.Service/Method".into(),
@@ -781,14 +777,10 @@ mod tests {
 
     #[test]
     fn calls_are_split_as_ghz_writes_them() {
-        assert_eq!(
-            split_call("shop.v1.Inventory/Reserve").unwrap(),
-            ("shop.v1.Inventory".into(), "Reserve".into())
-        );
-        assert_eq!(
-            split_call("shop.v1.Inventory.Reserve").unwrap(),
-            ("shop.v1.Inventory".into(), "Reserve".into())
-        );
+        for call in ["shop.v1.Inventory/Reserve", "shop.v1.Inventory.Reserve"] {
+            let split = split_call(call).unwrap();
+            assert_eq!(split, ("shop.v1.Inventory".into(), "Reserve".into()), "{call}");
+        }
         assert!(split_call("Reserve").is_err());
         assert!(split_call("shop.v1.Inventory/").is_err());
     }

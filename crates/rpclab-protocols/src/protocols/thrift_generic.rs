@@ -75,7 +75,7 @@ use crate::exchange::{Exchange, Parsed};
 use crate::expect::Expectation;
 use crate::protocol::{
     check_options, first_call_verified, json_lines_option, json_option, CallError, Connection,
-    Protocol, WireCounter,
+    Protocol, WireCounter, GENERIC_OPTIONS,
 };
 use crate::template::{self, CallValues, Needs, Numbering, Worker};
 use rpclab_model::contract::{Call, Value};
@@ -85,18 +85,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use thrift::protocol::{TMessageIdentifier, TMessageType};
 
-/// The options of this protocol.
-const OPTIONS: &[&str] = &[
-    "idl",
-    "call",
-    "data",
-    "data_file",
-    "expect",
-    "expect_file",
-    crate::expect::PARTIAL_OPTION,
-    "transport",
-    "protocol",
-];
+/// The options of this protocol after `idl`, `call` and the generic
+/// call's ([`GENERIC_OPTIONS`]).
+const OPTIONS: &[&str] = &["transport", "protocol"];
 
 /// Generic Thrift calls (see the module documentation).
 #[derive(Debug)]
@@ -167,7 +158,8 @@ impl Protocol for ThriftGeneric {
     const CALL_OPTION: Option<&'static str> = Some("call");
 
     fn new(options: &BTreeMap<String, String>) -> Result<Self, CallError> {
-        check_options(Self::NAME, options, OPTIONS)?;
+        let known = [&["idl", "call"], GENERIC_OPTIONS, OPTIONS].concat();
+        check_options(Self::NAME, options, &known)?;
         let config = |m: String| CallError::Config(m);
         let Some(idl) = options.get("idl") else {
             return Err(config(
