@@ -1133,6 +1133,13 @@ mod tests {
         )
     }
 
+    /// A scripted closed loop ([`drive_scripted`]): its calls, its
+    /// workers, and the warm-up before its window and the cool-down after.
+    fn scripted_loop(
+    ) -> impl proptest::strategy::Strategy<Value = (Vec<(u64, bool)>, u32, u64, u64)> {
+        (script(), 1u32..6, 0u64..600, 0u64..300)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -1140,11 +1147,8 @@ mod tests {
         /// and every figure rests on that one count.
         #[test]
         fn a_timed_window_counts_the_calls_completed_in_it(
-            script in script(),
-            workers in 1u32..6,
-            warmup_ms in 0u64..600,
+            (script, workers, warmup_ms, cooldown_ms) in scripted_loop(),
             window_ms in 1u64..800,
-            cooldown_ms in 0u64..300,
         ) {
             let model = rpclab_model::spec::Shape::SharedClient
                 .closed(workers, None, Stop::Seconds(window_ms as f64 / 1e3));
@@ -1178,11 +1182,8 @@ mod tests {
         /// whatever was in flight when it opened.
         #[test]
         fn a_count_window_holds_exactly_its_calls(
-            script in script(),
-            workers in 1u32..6,
+            (script, workers, warmup_ms, cooldown_ms) in scripted_loop(),
             calls in 1u64..30,
-            warmup_ms in 0u64..600,
-            cooldown_ms in 0u64..300,
             pool in proptest::bool::ANY,
         ) {
             let model = if pool {
