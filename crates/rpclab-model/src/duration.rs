@@ -113,15 +113,23 @@ mod tests {
         assert_eq!(with_unit("1.5 s"), None, "no space inside");
         assert!(near(with_unit(" 7ns "), 7e-9));
         assert_eq!(with_unit("10"), None, "a latency needs its unit");
-        assert_eq!(parse_seconds("10"), Ok(10.0));
-        assert_eq!(parse_seconds("2m"), Ok(120.0));
+        // A flag's (`lab run --duration`, ...): with a unit or bare seconds.
+        for (text, seconds) in [
+            ("10", 10.0),
+            ("3", 3.0),
+            ("10s", 10.0),
+            ("500ms", 0.5),
+            ("2m", 120.0),
+        ] {
+            assert_eq!(parse_seconds(text), Ok(seconds), "{text}");
+        }
         assert_eq!(parse_seconds_or_zero("0"), Ok(0.0));
     }
 
     #[test]
     fn what_is_no_duration_is_one_line_with_the_syntax() {
         let bad = [
-            "", "s", "-1s", "10x", "2min", "inf", "nans", "0", "0ms", "1e", "m10",
+            "", "s", "-1s", "10x", "2min", "inf", "nans", "0", "0ms", "0s", "1e", "m10", "ten",
         ];
         refused_in_one_line(bad, parse_seconds, DURATION_GRAMMAR);
     }

@@ -88,18 +88,3 @@ pub fn variant_pairs(names: &[String], selected: &[&Manifest]) -> Result<Vec<(St
     }
     Ok(pairs)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_with_or_without_a_unit() {
-        assert_eq!(parse_duration("10s"), Ok(10.0));
-        assert_eq!(parse_duration("500ms"), Ok(0.5));
-        assert_eq!(parse_duration("2m"), Ok(120.0));
-        assert_eq!(parse_duration("3"), Ok(3.0));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("ten").is_err());
-    }
-}
