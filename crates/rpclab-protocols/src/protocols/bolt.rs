@@ -58,9 +58,7 @@ use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooK
 use crate::java_contract::Method;
 use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
-use crate::protocol::{
-    check_options, heartbeat_option, CallError, Protocol, WireCounter,
-};
+use crate::protocol::{check_options, heartbeat_option, CallError, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;
@@ -362,7 +360,12 @@ mod tests {
 
     /// The id of a request the exchange wrote.
     fn id_of(request: &[u8]) -> u64 {
-        codec::frame(request).unwrap().expect("a whole frame").0.id.into()
+        codec::frame(request)
+            .unwrap()
+            .expect("a whole frame")
+            .0
+            .id
+            .into()
     }
 
     fn exchange(operation: Operation) -> BoltExchange {
@@ -417,7 +420,13 @@ mod tests {
                 with_id(response, id)
             };
             let what = operation.to_string();
-            exchanges_verified(|| exchange(operation), &[1, 7, usize::MAX], 1..=2, server, &what);
+            exchanges_verified(
+                || exchange(operation),
+                &[1, 7, usize::MAX],
+                1..=2,
+                server,
+                &what,
+            );
         }
     }
 

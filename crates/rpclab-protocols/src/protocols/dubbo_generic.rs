@@ -492,8 +492,14 @@ mod tests {
     #[test]
     fn calls_are_split_as_interface_and_method() {
         let interface = "com.example.shop.InventoryService";
-        for call in [format!("{interface}/reserve"), format!("{interface}.reserve")] {
-            assert_eq!(split_call(&call).unwrap(), (interface.into(), "reserve".into()));
+        for call in [
+            format!("{interface}/reserve"),
+            format!("{interface}.reserve"),
+        ] {
+            assert_eq!(
+                split_call(&call).unwrap(),
+                (interface.into(), "reserve".into())
+            );
         }
         for bad in ["reserve", "Service/reserve", "a.B/", "a.B/c.d"] {
             assert!(split_call(bad).is_err(), "{bad}");

@@ -779,7 +779,11 @@ mod tests {
     fn calls_are_split_as_ghz_writes_them() {
         for call in ["shop.v1.Inventory/Reserve", "shop.v1.Inventory.Reserve"] {
             let split = split_call(call).unwrap();
-            assert_eq!(split, ("shop.v1.Inventory".into(), "Reserve".into()), "{call}");
+            assert_eq!(
+                split,
+                ("shop.v1.Inventory".into(), "Reserve".into()),
+                "{call}"
+            );
         }
         assert!(split_call("Reserve").is_err());
         assert!(split_call("shop.v1.Inventory/").is_err());

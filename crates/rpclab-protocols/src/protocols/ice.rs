@@ -60,9 +60,7 @@ use self::locator::LocatorProxy;
 use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::net::{connect_tcp, CountingStream};
-use crate::protocol::{
-    check_options, heartbeat_option, CallError, Protocol, WireCounter,
-};
+use crate::protocol::{check_options, heartbeat_option, CallError, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

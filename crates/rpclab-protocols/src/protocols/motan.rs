@@ -63,9 +63,7 @@ use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, MuxConnection, Split};
 use crate::mux_exchange::{CallCodec, MuxExchange};
-use crate::protocol::{
-    check_options, heartbeat_option, CallError, Protocol, WireCounter,
-};
+use crate::protocol::{check_options, heartbeat_option, CallError, Protocol, WireCounter};
 use bytes::Bytes;
 use rpclab_model::contract::{Call, Value};
 use std::collections::BTreeMap;

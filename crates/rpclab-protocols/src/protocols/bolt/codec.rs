@@ -665,8 +665,8 @@ mod tests {
     //! by `golden/regenerate.sh`.
 
     use super::*;
-    use crate::testing::flip;
     use crate::testing::decoding;
+    use crate::testing::flip;
     use proptest::prelude::*;
     use rpclab_model::contract::{ascii_text, Operation, Order, StringSize};
 

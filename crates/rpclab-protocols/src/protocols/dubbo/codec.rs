@@ -311,9 +311,9 @@ pub fn status_error(status: u8, message: &str) -> CallError {
 mod tests {
     use super::*;
     use crate::protocols::dubbo::serialization::hessian2::{Hessian2, ID as HESSIAN2};
+    use crate::testing::decoding;
     use crate::testing::{flip, small_operations};
     use hessian2::{Decoder, Encoder, Object, Value as HValue};
-    use crate::testing::decoding;
     use proptest::prelude::*;
     use rpclab_model::contract::StringSize;
     use rpclab_model::contract::{self, Call, Operation};

@@ -128,8 +128,8 @@ pub fn exercise(bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{flip, small_operations};
     use crate::testing::decoding;
+    use crate::testing::{flip, small_operations};
     use proptest::prelude::*;
     use rpclab_model::contract::{self, Operation, StringSize};
 
