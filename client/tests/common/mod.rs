@@ -58,6 +58,22 @@ pub fn running_server<P: Protocol>(name: &str) -> (String, P) {
     (target, protocol)
 }
 
+/// Every operation against the running server an ignored test is pointed
+/// at ([`running_server`]): on tasks, 4 callers on each of 2 connections,
+/// 5 rounds ([`every_operation_verified`]), then on the poll engine, 2
+/// programs making 20 calls each ([`every_operation_on_the_poll_engine`]).
+/// The target, the protocol and the bytes counted on tasks.
+#[allow(dead_code)]
+pub async fn every_operation_against_a_running_server<P: Protocol>(
+    name: &str,
+) -> (String, P, WireCounter) {
+    let (target, protocol) = running_server::<P>(name);
+    let counter = every_operation_verified(&protocol, &target, 2, 4, 5).await;
+    let options = options_from_env(&format!("RPCLAB_{name}_OPTIONS"));
+    every_operation_on_the_poll_engine::<P>(&target, &options, 2, 20).await;
+    (target, protocol, counter)
+}
+
 /// Calls every operation `rounds` times from `callers` tasks on each of
 /// `connections` connections to `target`, checking every reply; returns the
 /// counter of the bytes on the wire.

@@ -303,9 +303,6 @@ async fn options_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_SOFA_TARGET"]
 async fn against_a_running_server() {
-    let (target, protocol) = common::running_server::<Bolt>("SOFA");
-    common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
-    // The same calls on the poll engine (a provider at the target).
-    let options = common::options_from_env("RPCLAB_SOFA_OPTIONS");
-    common::every_operation_on_the_poll_engine::<Bolt>(&target, &options, 2, 20).await;
+    // On the poll engine too: a provider at the target.
+    common::every_operation_against_a_running_server::<Bolt>("SOFA").await;
 }

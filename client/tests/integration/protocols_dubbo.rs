@@ -161,11 +161,9 @@ async fn connect_failures_and_mismatched_arguments() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running provider named by RPCLAB_DUBBO_TARGET"]
 async fn against_a_running_server() {
-    let (target, protocol) = common::running_server::<Dubbo>("DUBBO");
-    let counter = common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
-    // The same calls on the poll engine (a provider at the target).
-    let options = common::options_from_env("RPCLAB_DUBBO_OPTIONS");
-    common::every_operation_on_the_poll_engine::<Dubbo>(&target, &options, 2, 20).await;
+    // On the poll engine too: a provider at the target.
+    let (target, protocol, counter) =
+        common::every_operation_against_a_running_server::<Dubbo>("DUBBO").await;
 
     // A server-side failure comes back as a clear error: an unknown method
     // is not reachable through the contract, so check a wrong argument

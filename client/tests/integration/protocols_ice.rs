@@ -679,9 +679,6 @@ proptest! {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs a running server named by RPCLAB_ICE_TARGET"]
 async fn against_a_running_server() {
-    let (target, protocol) = common::running_server::<Ice>("ICE");
-    common::every_operation_verified(&protocol, &target, 2, 4, 5).await;
-    // The same calls on the poll engine (a direct proxy).
-    let options = common::options_from_env("RPCLAB_ICE_OPTIONS");
-    common::every_operation_on_the_poll_engine::<Ice>(&target, &options, 2, 20).await;
+    // On the poll engine too: a direct proxy.
+    common::every_operation_against_a_running_server::<Ice>("ICE").await;
 }
