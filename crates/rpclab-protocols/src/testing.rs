@@ -191,6 +191,37 @@ pub mod decoding {
         proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8)
     }
 
+    /// Checks that `decode` never panics on arbitrary bytes ([`cases`] of
+    /// them).
+    pub fn arbitrary_bytes_never_panic(decode: impl Fn(&[u8])) {
+        proptest::test_runner::TestRunner::new(cases())
+            .run(&arbitrary_bytes(), |bytes| {
+                decode(&bytes);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// Checks that decoding real replies, mutated, never panics: `reply`
+    /// gives the reply to one of the small operations
+    /// ([`super::small_operations`]), whose bytes from `from` on are
+    /// flipped ([`flips`]), and `decode` decodes it ([`cases`] of them).
+    pub fn mutated_replies_never_panic(
+        reply: impl Fn(super::Operation) -> Vec<u8>,
+        from: usize,
+        decode: impl Fn(&[u8]),
+    ) {
+        let strategy = (proptest::sample::select(super::small_operations()), flips());
+        proptest::test_runner::TestRunner::new(cases())
+            .run(&strategy, |(op, flips)| {
+                let mut reply = reply(op);
+                super::flip(&mut reply, from, &flips);
+                decode(&reply);
+                Ok(())
+            })
+            .unwrap();
+    }
+
     /// Any Order a call may carry (its amount a number: NaN never equals
     /// itself, so no round trip could be checked).
     pub fn order() -> impl Strategy<Value = Order> {

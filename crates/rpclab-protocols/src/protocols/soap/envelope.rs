@@ -579,7 +579,6 @@ pub fn exercise(bytes: &[u8]) {
 mod tests {
     use super::*;
     use crate::testing::decoding;
-    use crate::testing::{flip, small_operations};
     use proptest::prelude::*;
     use rpclab_model::contract::{Operation as ContractOp, StringSize};
 
@@ -709,27 +708,25 @@ mod tests {
         assert!(decode_response(&reply[..reply.len() - 40], &o).is_err());
     }
 
-    proptest! {
-        #![proptest_config(decoding::cases())]
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics() {
+        decoding::arbitrary_bytes_never_panic(exercise);
+    }
 
-        #[test]
-        fn decoding_arbitrary_bytes_never_panics(bytes in decoding::arbitrary_bytes()) {
-            exercise(&bytes);
-        }
-
-        #[test]
-        fn decoding_mutated_replies_never_panics(
-            c in proptest::sample::select(small_operations()),
-            flips in decoding::flips(),
-        ) {
+    #[test]
+    fn decoding_mutated_replies_never_panics() {
+        let reply = |c: ContractOp| {
             let call = c.call();
             let o = op(Method::of(&call).unwrap());
             let mut req = Vec::new();
             encode_request(&mut req, &o, &call.argument);
-            let mut reply = echo(&req, &o);
-            flip(&mut reply, 0, &flips);
-            exercise(&reply);
-        }
+            echo(&req, &o)
+        };
+        decoding::mutated_replies_never_panic(reply, 0, exercise);
+    }
+
+    proptest! {
+        #![proptest_config(decoding::cases())]
 
         /// Any text survives the envelope both ways.
         #[test]
