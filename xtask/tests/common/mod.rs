@@ -84,13 +84,21 @@ pub fn engine_lock() -> EngineLock {
 /// `Sharing::WithChecks` in xtask/src/basics/owner.rs) in networks of
 /// their own, and which looks only at its own run's containers
 /// ([`containers_of_run`]). Waits while every slot is held, or the engine
-/// is held whole.
+/// is held whole, or a test waits to hold it whole: those go first (they
+/// are short, and the every-server check is long; a check that measures
+/// while its images build loses nothing by starting later).
 pub fn engine_share() -> EngineLock {
     let asked = std::time::Instant::now();
+    // Tests start at once: a taker of the whole engine says it waits
+    // within this.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let waiting = open_file(&engine_waiting_path("default"));
     let files: Vec<std::fs::File> = (0..SLOTS).map(|slot| open_lock("default", slot)).collect();
     loop {
-        for (slot, file) in files.iter().enumerate() {
-            if file.try_lock().is_ok() {
+        // Nobody waits for the whole engine (the file is not held shared).
+        if waiting.try_lock().is_ok() {
+            let _ = waiting.unlock();
+            if let Some(slot) = files.iter().position(|f| f.try_lock().is_ok()) {
                 let file = files.into_iter().nth(slot).unwrap();
                 return EngineLock {
                     _files: vec![file],
@@ -108,23 +116,30 @@ pub fn engine_share() -> EngineLock {
 /// [`engine_lock`] of a test's own engine (`c`: the private `dockerd` of
 /// the resume tests). Runs on different engines go on side by side: they
 /// share the machine's CPUs, which the tests never time, and nothing else.
+///
+/// It says it waits (a shared lock on the engine's waiting file, which
+/// holds back new slot takers), then takes every slot when all are free
+/// at once: it never holds one slot idle while it waits for another.
 pub fn engine_lock_of(engine: &str) -> EngineLock {
     let asked = std::time::Instant::now();
-    // Every slot, in order (as every taker of the whole engine takes
-    // them), each on a fresh open file description: threads of one
-    // process exclude each other just as processes do.
-    let files: Vec<std::fs::File> = (0..SLOTS)
-        .map(|slot| {
-            let file = open_lock(engine, slot);
-            file.lock().unwrap_or_else(|e| {
-                panic!(
-                    "cannot lock {}: {e}",
-                    engine_lock_path(engine, slot).display()
-                )
-            });
-            file
-        })
-        .collect();
+    let waiting = open_file(&engine_waiting_path(engine));
+    waiting
+        .lock_shared()
+        .unwrap_or_else(|e| panic!("cannot lock {}: {e}", engine_waiting_path(engine).display()));
+    let files: Vec<std::fs::File> = (0..SLOTS).map(|slot| open_lock(engine, slot)).collect();
+    loop {
+        let taken: Vec<bool> = files.iter().map(|f| f.try_lock().is_ok()).collect();
+        if taken.iter().all(|t| *t) {
+            break;
+        }
+        for (file, taken) in files.iter().zip(taken) {
+            if taken {
+                let _ = file.unlock();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    drop(waiting);
     EngineLock {
         _files: files,
         engine: engine.to_string(),
@@ -134,13 +149,23 @@ pub fn engine_lock_of(engine: &str) -> EngineLock {
     }
 }
 
+/// The file a taker of the whole engine holds (shared) while it waits.
+fn engine_waiting_path(engine: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("rpclab-engine-{engine}-waiting.lock"))
+}
+
 fn open_lock(engine: &str, slot: usize) -> std::fs::File {
-    let path = engine_lock_path(engine, slot);
+    open_file(&engine_lock_path(engine, slot))
+}
+
+/// A lock file, opened anew: a lock on a fresh open file description, so
+/// that threads of one process exclude each other just as processes do.
+fn open_file(path: &Path) -> std::fs::File {
     std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
+        .open(path)
         .unwrap_or_else(|e| panic!("cannot open the engine lock {}: {e}", path.display()))
 }
 

@@ -13,9 +13,7 @@ use crate::common;
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
-use common::{
-    assert_run_left_nothing, engine_share, lab_build, only_snapshot, repo_root, run_id_in,
-};
+use common::{assert_run_left_nothing, engine_share, only_snapshot, repo_root, run_id_in};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -54,10 +52,9 @@ const THRESHOLDS: [&str; 2] = ["p99<1ns", "errors<=100%"];
 /// - nothing is left behind.
 #[test]
 fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
-    // Its images first, without the engine: a build is no run, and while
-    // they build (or wait for CI's build of them beside the tests) the
-    // engine serves the other lab tests, which need a few images only.
-    lab_build(&["--lab", "compose/full.toml", "--profile", "smoke"]);
+    // A slot at once: the run measures each server while the later ones'
+    // images build (or while CI's build of them goes on beside the tests),
+    // and the other lab tests use the other slot.
     let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     // One repetition: this test is about every variant's calls, and it
