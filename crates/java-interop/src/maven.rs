@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::Golden;
+use crate::golden::Golden;
 
 const SKIP_VARIABLE: &str = "RPCLAB_SKIP_JAVA_TESTS";
 

@@ -254,7 +254,8 @@ impl CapacitySearch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{refused_in_one_line, SPELLINGS};
+    use crate::percentile::SPELLINGS;
+    use crate::testing::refused_in_one_line;
 
     #[test]
     fn percentiles_read_in_the_one_grammar_else_one_line_with_the_slo_grammar() {

@@ -122,10 +122,28 @@ impl<'de> Deserialize<'de> for Percentile {
     }
 }
 
+/// Spellings of percentiles and the values they read as: what the tests
+/// of every option that takes a percentile read in full.
+#[cfg(test)]
+pub(crate) const SPELLINGS: [(&str, Percentile); 12] = [
+    ("99", Percentile::P99),
+    ("p99", Percentile::P99),
+    ("p(99)", Percentile::P99),
+    ("99.9", Percentile::P999),
+    ("p99.9", Percentile::P999),
+    ("p(99.9)", Percentile::P999),
+    ("p999", Percentile::P999),
+    ("p(99.90)", Percentile::P999),
+    ("95", Percentile::P95),
+    ("p(50)", Percentile::P50),
+    ("0", Percentile::MIN),
+    ("p(100)", Percentile::MAX),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{refused_in_one_line, SPELLINGS};
+    use crate::testing::refused_in_one_line;
     use proptest::prelude::*;
 
     #[test]

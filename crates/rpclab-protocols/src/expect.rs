@@ -31,8 +31,8 @@
 //! defaults proto3 and Java leave out), so matchers alone do not loosen
 //! the rest of the comparison.
 
+use crate::call_error::CallError;
 use crate::error_text::shorten;
-use crate::protocol::CallError;
 use regex::Regex;
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;

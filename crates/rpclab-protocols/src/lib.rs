@@ -43,6 +43,7 @@ pub mod id_hash;
 pub mod java_contract;
 pub mod metadata;
 pub mod mux;
+pub mod mux_connection;
 pub mod mux_exchange;
 pub mod net;
 pub mod prepared;

@@ -1,7 +1,7 @@
 //! The basics every layer may use: facts about the host ([`host`]), the CPU
 //! sets of each role ([`cpus`]), the roles themselves ([`role`]), how every
 //! container is confined ([`confine`]), which orchestrator owns the lab's
-//! containers ([`owner`]), the progress bar ([`progress`]) and the files under
+//! containers ([`owner`]), a run's id as they carry it ([`run_id`]), the progress bar ([`progress`]) and the files under
 //! a folder ([`tree`]). They import nothing of the crate
 //! but each other.
 
@@ -11,4 +11,5 @@ pub mod host;
 pub mod owner;
 pub mod progress;
 pub mod role;
+pub mod run_id;
 pub mod tree;

@@ -32,13 +32,13 @@ mod session;
 mod setup;
 
 use crate::basics::host;
+use crate::basics::run_id::RunId;
 use crate::definitions::lab::Lab;
 use crate::engine::client_container::{self, ClientCell, ClientRun};
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;

@@ -41,13 +41,13 @@
 //! 41's goal is a median ≤ 1.1 with no round over 1.2.
 
 use crate::basics::host;
+use crate::basics::run_id::RunId;
 use crate::definitions::manifest::{Manifest, Variant};
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
 use crate::engine::registry;
-use crate::engine::scope::RunId;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;

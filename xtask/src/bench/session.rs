@@ -6,9 +6,10 @@
 
 use crate::basics::host::{self, StaticBinaries};
 use crate::basics::owner::Sharing;
+use crate::basics::run_id::RunId;
 use crate::engine::docker::Engine;
 use crate::engine::images::Builder;
-use crate::engine::scope::{RunId, RunScope};
+use crate::engine::scope::RunScope;
 use anyhow::{anyhow, Context, Result};
 use std::future::Future;
 use std::path::{Path, PathBuf};

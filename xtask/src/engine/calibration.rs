@@ -7,9 +7,9 @@
 //! when two snapshots come from hosts of different speed and to normalise.
 
 use crate::basics::role::Role;
+use crate::basics::run_id::RunId;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{Calibration, CalibrationFigures};
 

@@ -8,12 +8,12 @@
 use crate::basics::confine;
 use crate::basics::progress;
 use crate::basics::role::Role;
+use crate::basics::run_id::RunId;
 use crate::definitions::hosts::Endpoint;
 use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::host_load;
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;

@@ -98,7 +98,7 @@ pub struct ContainerSpec<'a> {
     pub name: String,
     pub image: &'a str,
     pub role: ContainerRole,
-    pub run_id: &'a crate::engine::scope::RunId,
+    pub run_id: &'a crate::basics::run_id::RunId,
     pub env: Vec<String>,
     /// Overrides the image's entrypoint (e.g. another binary of the image).
     pub entrypoint: Option<Vec<String>>,

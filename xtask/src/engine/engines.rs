@@ -16,10 +16,10 @@
 //! docs/methodology.md, "Time across hosts").
 
 use crate::basics::role::Role;
+use crate::basics::run_id::RunId;
 use crate::definitions::hosts::Roles;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{Context, Result};
 use rpclab_model::manifest::{ClockOffset, HostRecord};
 use std::time::SystemTime;

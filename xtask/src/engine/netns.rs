@@ -18,9 +18,9 @@
 //! docs/multi-host.md), and for anyone who wants to reach a server by hand.
 
 use crate::basics::role::Role;
+use crate::basics::run_id::RunId;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use std::fmt;
 use std::str::FromStr;

@@ -34,9 +34,9 @@
 //! answer, so the failure the run sees first may well be "the load client
 //! exited with code 143" or "server exited", an answer of the engine.
 
+use crate::basics::run_id::RunId;
 use crate::engine::docker::Engine;
 use crate::engine::engines::Engines;
-use crate::engine::scope::RunId;
 use anyhow::{Context, Result};
 use std::time::{Duration, Instant};
 

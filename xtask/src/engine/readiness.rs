@@ -8,9 +8,9 @@
 //! --wait-s`), and its exit says whether the server got ready.
 
 use crate::basics::role::Role;
+use crate::basics::run_id::RunId;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
 use std::collections::BTreeMap;

@@ -7,10 +7,10 @@
 //! removed with the server.
 
 use crate::basics::host;
+use crate::basics::run_id::RunId;
 use crate::definitions::manifest::Registry;
 use crate::engine::docker::{ContainerSpec, Engine, Network};
 use crate::engine::images;
-use crate::engine::scope::RunId;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 

@@ -17,43 +17,13 @@
 //!   `kill -9`, a closed terminal): containers whose owner is gone are
 //!   removed, a live owner's refuse the new run ([`crate::basics::owner`]).
 
-use crate::basics::owner::{self, Sharing};
+use crate::basics::owner;
+use crate::basics::run_id::RunId;
+
 use crate::definitions::hosts::Endpoint;
 use crate::engine::docker::Engine;
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A run's id, as its containers' run label and names carry it, with whom
-/// the run shares its engine ([`Sharing`]), which its containers carry too.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunId {
-    id: String,
-    sharing: Sharing,
-}
-
-impl RunId {
-    pub fn new(id: String, sharing: Sharing) -> RunId {
-        RunId { id, sharing }
-    }
-
-    pub fn sharing(&self) -> Sharing {
-        self.sharing
-    }
-}
-
-/// The id as text: container names and the run label are made of it.
-impl std::ops::Deref for RunId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.id
-    }
-}
-
-impl std::fmt::Display for RunId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.id)
-    }
-}
 
 /// One run's id and engines.
 pub struct RunScope {
@@ -83,7 +53,7 @@ impl RunScope {
     /// Makes `engine` this run's: removes what runs whose orchestrator is
     /// gone left behind (one line each), refuses to go on while another
     /// run is alive or cannot be judged (unless both are checks that share,
-    /// [`Sharing`]), and then [`RunScope::watch`]es it.
+    /// [`owner::Sharing`]), and then [`RunScope::watch`]es it.
     pub async fn claim(&mut self, engine: &Engine) -> Result<()> {
         let containers = engine.lab_containers(None).await?;
         let stale = owner::stale_runs(
@@ -165,7 +135,10 @@ mod tests {
 
     #[test]
     fn an_engine_is_watched_once_whatever_its_spelling() {
-        let mut scope = RunScope::open(RunId::new("20260101T000000Z-1".into(), Sharing::Alone));
+        let mut scope = RunScope::open(RunId::new(
+            "20260101T000000Z-1".into(),
+            owner::Sharing::Alone,
+        ));
         let a = Engine::unconnected("a", Endpoint::Default);
         scope.watch(&a);
         scope.watch(&Engine::unconnected(

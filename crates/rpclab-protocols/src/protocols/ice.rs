@@ -57,7 +57,8 @@ pub mod locator;
 
 use self::codec::{Header, Identity, TcpEndpoint, HEADER_LEN};
 use self::locator::LocatorProxy;
-use crate::mux::{Framing, Inbound, MuxConnection, Split};
+use crate::mux::{Framing, Inbound, Split};
+use crate::mux_connection::MuxConnection;
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::net::{connect_tcp, CountingStream};
 use crate::protocol::{check_options, heartbeat_option, CallError, Protocol, WireCounter};

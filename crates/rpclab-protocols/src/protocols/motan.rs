@@ -61,7 +61,8 @@ pub use motan_simple as simple;
 
 use self::codec::{Header, Layout, Method, RequestTemplate, Serialization, MOTAN_SERIALIZATIONS};
 use crate::discovery::{connect_provider, Providers, ServiceUrl, ZooKeeper};
-use crate::mux::{Framing, Inbound, MuxConnection, Split};
+use crate::mux::{Framing, Inbound, Split};
+use crate::mux_connection::MuxConnection;
 use crate::mux_exchange::{CallCodec, MuxExchange};
 use crate::protocol::{check_options, heartbeat_option, CallError, Protocol, WireCounter};
 use bytes::Bytes;
