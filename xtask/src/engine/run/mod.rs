@@ -147,17 +147,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     }
     let now = time::OffsetDateTime::now_utc();
     let stamp = stamp(now);
-    // A check whose numbers are not read may share its engine with other
-    // checks; a run whose numbers are read, with no other run.
-    let sharing = if prepared.profile.scratch {
-        Sharing::WithChecks
-    } else {
-        Sharing::Alone
-    };
-    let mut scope = RunScope::open(RunId::new(
-        format!("{stamp}-{}", std::process::id()),
-        sharing,
-    ));
+    let mut scope = RunScope::open(run_id(&stamp, &prepared.profile));
     // Containers of a killed run are removed; a live run is refused.
     for (engine, _) in engines.distinct() {
         scope.claim(engine).await?;
@@ -288,6 +278,18 @@ impl Place {
             scratch,
         }
     }
+}
+
+/// The run's id (its start and this process), and whom it shares its
+/// engine with: a check whose numbers are not read, other checks; a run
+/// whose numbers are read, no other run.
+fn run_id(stamp: &str, profile: &Profile) -> RunId {
+    let sharing = if profile.scratch {
+        Sharing::WithChecks
+    } else {
+        Sharing::Alone
+    };
+    RunId::new(format!("{stamp}-{}", std::process::id()), sharing)
 }
 
 /// The interrupted snapshot `i` reopened, with the first run's start and
