@@ -57,9 +57,15 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
     }
     run.kill().unwrap();
     run.wait().unwrap();
+    // What it left: its network's holder at least. Its server too, unless
+    // the run removed it between the look above and the kill (its last
+    // cell ended: seen in CI under stress-ng), which nothing here can
+    // prevent; the resume below must remove whatever it left.
     let left = text(&xtask(&["lab", "ps"]));
+    let run_id = common::run_id_in(results.path()).expect("the snapshot names its run");
     assert!(
-        servers.iter().any(|s| left.contains(s)),
+        left.lines()
+            .any(|l| l.contains(&format!("run {run_id} ")) && l.contains("gone")),
         "kill -9 should leave its containers: {left}"
     );
     let snap = only_snapshot(results.path());
