@@ -12,6 +12,9 @@ use std::process::{Child, Command, Stdio};
 pub const ENGINE_B: &str = "unix:///run/rpclab-b.sock";
 /// The engine the resume tests stop and start, theirs alone.
 pub const ENGINE_C: &str = "unix:///run/rpclab-c.sock";
+/// The kill-and-resume test's engine, its alone: the run it kills leaves
+/// containers that any other run's clean-up would remove first.
+pub const ENGINE_D: &str = "unix:///run/rpclab-d.sock";
 
 /// How long a started `dockerd` may take to answer.
 const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(120);
@@ -161,4 +164,64 @@ fn terminate(pid: i32) {
         unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// `tags`, copied from the default engine (where `lab build` made them)
+/// to the engine at `endpoint`, each unless it has it already. A copy
+/// keeps each image's id and labels, so a run on that engine finds every
+/// image by its input hash and builds nothing; a build there would repeat
+/// the whole chain (debootstrap, the JDK, Maven's downloads).
+pub fn copy_images_to(endpoint: &str, tags: &[&str]) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use futures_util::StreamExt;
+        let from = bollard::Docker::connect_with_local_defaults()
+            .unwrap()
+            .negotiate_version()
+            .await
+            .unwrap();
+        let path = endpoint.strip_prefix("unix://").unwrap();
+        let to = bollard::Docker::connect_with_unix(path, 600, bollard::API_DEFAULT_VERSION)
+            .unwrap()
+            .negotiate_version()
+            .await
+            .unwrap();
+        let mut missing = Vec::new();
+        for &tag in tags {
+            let id = from
+                .inspect_image(tag)
+                .await
+                .unwrap_or_else(|e| panic!("{tag} is not on the default engine: {e}"))
+                .id;
+            let there = to.inspect_image(tag).await.ok().and_then(|i| i.id);
+            if there != id {
+                missing.push(tag);
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        let saved = from
+            .export_images(&missing)
+            .take_while(|chunk| std::future::ready(chunk.is_ok()))
+            .map(|chunk| chunk.unwrap());
+        let mut loading = to.import_image_stream(
+            bollard::query_parameters::ImportImageOptions::default(),
+            saved,
+            None,
+        );
+        while let Some(step) = loading.next().await {
+            step.unwrap_or_else(|e| panic!("loading {missing:?} into {endpoint} failed: {e}"));
+        }
+        for tag in missing {
+            let (a, b) = (
+                from.inspect_image(tag).await.unwrap().id,
+                to.inspect_image(tag).await.ok().and_then(|i| i.id),
+            );
+            assert_eq!(Some(a), Some(b), "{tag} was not copied whole");
+        }
+    });
 }

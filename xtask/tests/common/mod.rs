@@ -70,28 +70,31 @@ impl Drop for EngineLock {
     }
 }
 
-/// The machine's engine, alone: for a test whose run must be the only one
-/// there (a run killed and resumed, which the next run's clean-up would
-/// otherwise find; a run on the host's network, whose ports another
-/// run's check probes). It waits while any test, in this process or
-/// another, holds the engine or a slot of it.
-pub fn engine_lock() -> EngineLock {
-    engine_lock_of("default")
-}
-
 /// A slot of the machine's engine, for a test whose runs are checks
 /// (scratch profiles, which the lab lets run beside each other:
 /// `Sharing::WithChecks` in xtask/src/basics/owner.rs) in networks of
-/// their own, and which looks only at its own run's containers
-/// ([`containers_of_run`]). Waits while every slot is held, or the engine
-/// is held whole, or a test waits to hold it whole: those go first (they
-/// are short, and the every-server check is long; a check that measures
-/// while its images build loses nothing by starting later).
+/// their own (or on the host's network, on ports no other test uses), and
+/// which looks only at its own run's containers ([`containers_of_run`]).
+/// Waits while every slot is held, or a test waits to take the engine
+/// whole ([`engine_lock_of`]). A test that must be alone on an engine
+/// (a run killed and resumed, whose leftovers another run's clean-up
+/// would remove) has an engine of its own instead.
+///
+/// It lets [`engine_share_first`] go first: the every-server check is the
+/// longest, and the others queue behind it on the other slot.
 pub fn engine_share() -> EngineLock {
-    let asked = std::time::Instant::now();
-    // Tests start at once: a taker of the whole engine says it waits
-    // within this.
+    // Tests start at once: the first taker takes its slot within this.
     std::thread::sleep(std::time::Duration::from_secs(2));
+    share_of_default()
+}
+
+/// [`engine_share`] at once, for the longest check.
+pub fn engine_share_first() -> EngineLock {
+    share_of_default()
+}
+
+fn share_of_default() -> EngineLock {
+    let asked = std::time::Instant::now();
     let waiting = open_file(&engine_waiting_path("default"));
     let files: Vec<std::fs::File> = (0..SLOTS).map(|slot| open_lock("default", slot)).collect();
     loop {
@@ -113,8 +116,8 @@ pub fn engine_share() -> EngineLock {
     }
 }
 
-/// [`engine_lock`] of a test's own engine (`c`: the private `dockerd` of
-/// the resume tests). Runs on different engines go on side by side: they
+/// A test's own engine whole (`c` and `d`: the private `dockerd`s of the
+/// resume tests). Runs on different engines go on side by side: they
 /// share the machine's CPUs, which the tests never time, and nothing else.
 ///
 /// It says it waits (a shared lock on the engine's waiting file, which

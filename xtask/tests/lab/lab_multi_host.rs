@@ -6,7 +6,8 @@ use crate::common;
 
 use common::dockerd::{Dockerd, ENGINE_B};
 use common::lab::check_cell_consistency;
-use common::{engine_lock, only_snapshot, text, xtask, xtask_command};
+use common::lab::lab_ps_on;
+use common::{assert_run_left_nothing, engine_share, lab_build, only_snapshot, text, xtask};
 use serde_json::Value;
 
 /// Server and registry on the default engine, the client on a second one
@@ -15,7 +16,6 @@ use serde_json::Value;
 /// engines, and neither keeps a container.
 #[test]
 fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_engines() {
-    let _engine = engine_lock();
     let second = match Dockerd::running_or_started(ENGINE_B) {
         Ok(e) => e,
         Err(why) => {
@@ -23,7 +23,14 @@ fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_e
             return;
         }
     };
-    let results = tempfile::tempdir().unwrap();
+    // The servers' images before a slot is taken; the second engine's
+    // chain (base, runtime, client) is the run's to build there.
+    lab_build(&["--only", "thrift-java,dubbo-2.6", "--profile", "smoke"]);
+    // A slot, not the whole engine: the run is a check, and its servers'
+    // ports on the host's network are no other lab test's (theirs are in
+    // private networks; the CI page's service is on 50091).
+    let _engine = engine_share();
+    let results_dir = tempfile::tempdir().unwrap();
     let out = xtask(&[
         "lab",
         "run",
@@ -34,11 +41,11 @@ fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_e
         "--client-host",
         ENGINE_B,
         "--results-dir",
-        results.path().to_str().unwrap(),
+        results_dir.path().to_str().unwrap(),
     ]);
     let log = text(&out);
     assert!(out.status.success(), "lab run failed:\n{log}");
-    let snap = only_snapshot(results.path());
+    let snap = only_snapshot(results_dir.path());
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["complete"], Value::Bool(true), "{log}");
@@ -107,14 +114,10 @@ fn a_client_on_a_second_engine_verifies_every_call_and_the_manifest_names_both_e
         .is_some());
     assert!(hosts[1]["images"].get("rpclab/zookeeper:3.9").is_none());
 
-    // Nothing of the run is left on either engine.
-    for endpoint in ["", ENGINE_B] {
-        let mut ps = xtask_command(&["lab", "ps"]);
-        if !endpoint.is_empty() {
-            ps.env("DOCKER_HOST", endpoint);
-        }
-        let ps = text(&ps.output().unwrap());
-        assert!(ps.contains("no lab container"), "{endpoint}: {ps}");
-    }
+    // Nothing of the run is left on either engine (the machine's may run
+    // other tests' checks: only this run's containers are looked for).
+    assert_run_left_nothing(results_dir.path());
+    let ps = text(&lab_ps_on(ENGINE_B));
+    assert!(ps.contains("no lab container"), "{ENGINE_B}: {ps}");
     drop(second);
 }

@@ -1,16 +1,16 @@
 //! End-to-end: a run that is killed, or whose engine stops, loses nothing
 //! and resumes to every planned cell exactly once; the next run removes
-//! what a killed one left. Needs a running Docker engine; the engine-restart
-//! and kill-at-random tests start a `dockerd` of their own (root only; else
-//! they say SKIPPED).
+//! what a killed one left. Each test runs on a `dockerd` of its own (`c`
+//! for the engine-restart and kill-at-random tests, `d` for the
+//! kill-and-resume test; root only, else they say SKIPPED), with images
+//! built on the machine's engine and copied there, so they run beside the
+//! machine's engine's tests.
 
 use crate::common;
 
-use common::dockerd::{Dockerd, ENGINE_C};
-use common::lab::{
-    cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, spawn_logged, wait_for_a_cell,
-};
-use common::{engine_lock, engine_lock_of, lab_build, only_snapshot, text, xtask, xtask_command};
+use common::dockerd::{copy_images_to, Dockerd, ENGINE_C, ENGINE_D};
+use common::lab::{cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, wait_for_a_cell};
+use common::{engine_lock_of, lab_build, only_snapshot, text, xtask_command};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,14 @@ use std::path::{Path, PathBuf};
 /// container left.
 #[test]
 fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_once() {
-    let _engine = engine_lock();
+    // Its own engine, with the images copied before it is taken.
+    let test = "a_run_killed_mid_way_...";
+    let mut images = THRIFT_IMAGES.to_vec();
+    images.push("rpclab/server-rmi-jdk:jdk17");
+    let Some(_d) = own_engine_with(ENGINE_D, &["thrift-java", "rmi-jdk"], &images, test) else {
+        return;
+    };
+    let _engine = engine_lock_of("d");
     let results = tempfile::tempdir().unwrap();
     let args = [
         "lab",
@@ -34,9 +41,11 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
         "smoke",
     ];
     let results_dir = results.path().to_str().unwrap();
-    let (mut run, log_path) = spawn_logged(
+    let (mut run, log_path) = spawn_on(
+        ENGINE_D,
         &[&args[..], &["--results-dir", results_dir]].concat(),
         results.path(),
+        "run",
     );
     wait_for_a_cell(&mut run, results.path(), &log_path);
     // Then until a server of the run is seen running (between two servers
@@ -49,7 +58,7 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
                 std::fs::read_to_string(&log_path).unwrap_or_default()
             );
         }
-        let ps = text(&xtask(&["lab", "ps"]));
+        let ps = text(&lab_ps_on(ENGINE_D));
         if servers.iter().any(|s| ps.contains(s)) {
             break;
         }
@@ -61,7 +70,7 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
     // the run removed it between the look above and the kill (its last
     // cell ended: seen in CI under stress-ng), which nothing here can
     // prevent; the resume below must remove whatever it left.
-    let left = text(&xtask(&["lab", "ps"]));
+    let left = text(&lab_ps_on(ENGINE_D));
     let run_id = common::run_id_in(results.path()).expect("the snapshot names its run");
     assert!(
         left.lines()
@@ -75,9 +84,8 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
     let kept = before["cells"].as_array().unwrap().clone();
     assert!(!kept.is_empty());
 
-    let out = xtask(&[&args[..], &["--resume", snap.to_str().unwrap()]].concat());
-    let log = text(&out);
-    assert!(out.status.success(), "the resumed run failed:\n{log}");
+    let resume = [&args[..], &["--resume", snap.to_str().unwrap()]].concat();
+    let log = run_on(ENGINE_D, &resume, "the resumed run");
     assert!(log.contains("resuming"), "{log}");
     // The killed run's containers, recognised and removed.
     assert!(log.contains("no longer running"), "{log}");
@@ -141,92 +149,48 @@ fn a_run_killed_mid_way_is_cleaned_up_and_resumes_to_every_planned_cell_exactly_
     planned.sort();
     assert_eq!(measured, planned, "every planned cell exactly once");
     assert!(
-        text(&xtask(&["lab", "ps"])).contains("no lab container"),
+        text(&lab_ps_on(ENGINE_D)).contains("no lab container"),
         "the killed run's containers were removed"
     );
 }
 
-/// The images a run of thrift-java 0.20 needs, copied from the default
-/// engine (where `lab build` made them) to `endpoint` unless it has them.
-/// A copy keeps each image's id and labels, so the run on that engine
-/// finds every image by its input hash and builds nothing; a build there
-/// would repeat the whole chain (debootstrap, the JDK, Maven's downloads).
-fn copy_thrift_images_to(endpoint: &str) {
-    let tags = [
-        "rpclab/base:bookworm",
-        "rpclab/runtime:bookworm",
-        "rpclab/jdk:17",
-        "rpclab/maven:17",
-        "rpclab/client:latest",
-        "rpclab/server-thrift-java:0.20",
-    ];
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        use futures_util::StreamExt;
-        let from = bollard::Docker::connect_with_local_defaults()
-            .unwrap()
-            .negotiate_version()
-            .await
-            .unwrap();
-        let path = endpoint.strip_prefix("unix://").unwrap();
-        let to = bollard::Docker::connect_with_unix(path, 600, bollard::API_DEFAULT_VERSION)
-            .unwrap()
-            .negotiate_version()
-            .await
-            .unwrap();
-        let mut missing = Vec::new();
-        for tag in tags {
-            let id = from
-                .inspect_image(tag)
-                .await
-                .unwrap_or_else(|e| panic!("{tag} is not on the default engine: {e}"))
-                .id;
-            let there = to.inspect_image(tag).await.ok().and_then(|i| i.id);
-            if there != id {
-                missing.push(tag);
-            }
-        }
-        if missing.is_empty() {
-            return;
-        }
-        let saved = from
-            .export_images(&missing)
-            .take_while(|chunk| std::future::ready(chunk.is_ok()))
-            .map(|chunk| chunk.unwrap());
-        let mut loading = to.import_image_stream(
-            bollard::query_parameters::ImportImageOptions::default(),
-            saved,
-            None,
-        );
-        while let Some(step) = loading.next().await {
-            step.unwrap_or_else(|e| panic!("loading {missing:?} into {endpoint} failed: {e}"));
-        }
-        for tag in missing {
-            let (a, b) = (
-                from.inspect_image(tag).await.unwrap().id,
-                to.inspect_image(tag).await.ok().and_then(|i| i.id),
-            );
-            assert_eq!(Some(a), Some(b), "{tag} was not copied whole");
-        }
-    });
-}
+/// The images of a thrift-java 0.20 smoke run.
+const THRIFT_IMAGES: &[&str] = &[
+    "rpclab/base:bookworm",
+    "rpclab/runtime:bookworm",
+    "rpclab/jdk:17",
+    "rpclab/maven:17",
+    "rpclab/client:latest",
+    "rpclab/server-thrift-java:0.20",
+];
 
 /// The test's own engine, started, with the images of a thrift-java 0.20
 /// run (built, or found, on the default engine, then copied); None, said
 /// as `test` SKIPPED, where no `dockerd` can be started here.
 fn engine_c_with_thrift(test: &str) -> Option<Dockerd> {
-    let engine = match Dockerd::own(ENGINE_C) {
+    own_engine_with(ENGINE_C, &["thrift-java"], THRIFT_IMAGES, test)
+}
+
+/// The engine at `endpoint`, this test's own and started, with `images`:
+/// built (or found) on the default engine by `lab build --only <only>`,
+/// then copied ([`copy_images_to`]); None, said as `test` SKIPPED, where
+/// no `dockerd` can be started here. Built before the test takes its
+/// engine's lock, so the lock is held only while the test runs.
+fn own_engine_with(
+    endpoint: &'static str,
+    only: &[&str],
+    images: &[&str],
+    test: &str,
+) -> Option<Dockerd> {
+    let engine = match Dockerd::own(endpoint) {
         Ok(e) => e,
         Err(why) => {
             eprintln!("SKIPPED {test}: {why}");
             return None;
         }
     };
-    lab_build(&["--only", "thrift-java", "--profile", "smoke"]);
-    copy_thrift_images_to(ENGINE_C);
+    lab_build(&["--only", &only.join(","), "--profile", "smoke"]);
+    copy_images_to(endpoint, images);
     Some(engine)
 }
 
@@ -476,9 +440,15 @@ fn resume_from_last_line(log: &str, snap: &Path) -> String {
 /// `xtask args` on the test's engine to its end; it must succeed (else the
 /// test fails with its output and `context`). Its output.
 fn run_on_engine_c<S: AsRef<str>>(args: &[S], context: &str) -> String {
+    run_on(ENGINE_C, args, context)
+}
+
+/// `xtask args` on the engine at `endpoint` to its end; it must succeed
+/// (else the test fails with its output and `context`). Its output.
+fn run_on<S: AsRef<str>>(endpoint: &str, args: &[S], context: &str) -> String {
     let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
     let out = xtask_command(&args)
-        .env("DOCKER_HOST", ENGINE_C)
+        .env("DOCKER_HOST", endpoint)
         .output()
         .unwrap();
     let said = text(&out);

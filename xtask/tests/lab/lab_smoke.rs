@@ -13,7 +13,7 @@ use crate::common;
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
-use common::{assert_run_left_nothing, engine_share, only_snapshot, repo_root, run_id_in};
+use common::{assert_run_left_nothing, engine_share_first, only_snapshot, repo_root, run_id_in};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -55,7 +55,7 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     // A slot at once: the run measures each server while the later ones'
     // images build (or while CI's build of them goes on beside the tests),
     // and the other lab tests use the other slot.
-    let _engine = engine_share();
+    let _engine = engine_share_first();
     let results = tempfile::tempdir().unwrap();
     // One repetition: this test is about every variant's calls, and it
     // starts each of the 41 once; the spread of repetitions is the thrift
