@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod feature_union;
+mod function_length;
 mod lab_cli;
 mod no_import_cycles;
 mod report_in_browser;

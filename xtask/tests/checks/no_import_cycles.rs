@@ -68,14 +68,14 @@ fn layer_of(module: &str) -> Option<&'static str> {
 // literals gone.
 
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     Path,
     Punct(char),
 }
 
 /// The tokens of `src`, each with its line.
-fn tokens(src: &str) -> Vec<(Tok, usize)> {
+pub(crate) fn tokens(src: &str) -> Vec<(Tok, usize)> {
     let c: Vec<char> = src.chars().collect();
     let (mut i, mut line, mut out) = (0, 1, Vec::new());
     let newlines = |s: &[char]| s.iter().filter(|&&ch| ch == '\n').count();
@@ -539,7 +539,7 @@ fn describe(cycle: &[String], edges: &Edges) -> String {
     format!("{}\n{}", cycle.join(" -> "), steps.join("\n"))
 }
 
-fn xtask_src() -> PathBuf {
+pub(crate) fn xtask_src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
