@@ -500,18 +500,11 @@ mod tests {
         // (which says it is a copy); the shared Dockerfile builds it as it
         // builds the original, with the original's [build] table.
         let dir = root.path().join("servers/thrift-java-hsha");
-        let mut stack = vec![dir.clone()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.ends_with("server.toml") {
-                    continue;
-                } else if let Ok(text) = std::fs::read_to_string(&p) {
-                    let rest = text.replace("servers/thrift-java-hsha", "");
-                    assert!(!rest.contains("servers/thrift-java"), "{}", p.display());
-                }
+        let copied = crate::basics::tree::files_under(&dir, |p| !p.ends_with("server.toml"));
+        for p in copied.unwrap() {
+            if let Ok(text) = std::fs::read_to_string(&p) {
+                let rest = text.replace("servers/thrift-java-hsha", "");
+                assert!(!rest.contains("servers/thrift-java"), "{}", p.display());
             }
         }
         assert!(!dir.join("Dockerfile").exists());
