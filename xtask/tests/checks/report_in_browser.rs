@@ -24,15 +24,17 @@ fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn skip_without_chromium() -> Option<PathBuf> {
-    let found = chromium();
-    if found.is_none() {
+/// Every test's set-up: Chromium and a scratch folder for the test's pages,
+/// or `None` (the test then skips, and says so) without Chromium.
+fn chromium_and_scratch() -> Option<(PathBuf, tempfile::TempDir)> {
+    let Some(found) = chromium() else {
         eprintln!(
             "SKIPPED: no `chromium` on the PATH, so the report was not opened in a browser \
              (apt-get install chromium; .ci/run installs it)"
         );
-    }
-    found
+        return None;
+    };
+    Some((found, tempfile::tempdir().unwrap()))
 }
 
 /// What the browser made of a page.
@@ -200,10 +202,9 @@ fn reproduction(into: &Path) {
 
 #[test]
 fn every_report_renders_in_chromium_without_console_errors() {
-    let Some(chromium) = skip_without_chromium() else {
+    let Some((chromium, dir)) = chromium_and_scratch() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     type Make = fn(&Path);
     let snapshots: [(&str, Make); 4] = [
         ("default-lab", committed_snapshot),
@@ -253,10 +254,9 @@ fn every_report_renders_in_chromium_without_console_errors() {
 /// the column's values, in row order, into the DOM.
 #[test]
 fn clicking_a_header_sorts_the_rows() {
-    let Some(chromium) = skip_without_chromium() else {
+    let Some((chromium, dir)) = chromium_and_scratch() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("default-lab");
     committed_snapshot(&snap);
     render(&snap);
@@ -296,10 +296,9 @@ fn clicking_a_header_sorts_the_rows() {
 
 #[test]
 fn a_broken_script_is_caught() {
-    let Some(chromium) = skip_without_chromium() else {
+    let Some((chromium, dir)) = chromium_and_scratch() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("broken.html");
     std::fs::write(
         &page,
