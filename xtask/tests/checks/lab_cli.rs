@@ -60,20 +60,9 @@ fn a_wrong_flag_is_rejected_with_usage() {
 #[test]
 fn overlapping_cpu_sets_are_refused_before_anything_starts() {
     let results = tempfile::tempdir().unwrap();
-    let out = xtask(&[
-        "lab",
-        "run",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-        "--server-cpus",
-        "0",
-        "--client-cpus",
-        "0",
-        "--results-dir",
-        results.path().to_str().unwrap(),
-    ]);
+    let mut args = common::lab::thrift_smoke_args(results.path());
+    args.extend(["--server-cpus", "0", "--client-cpus", "0"].map(String::from));
+    let out = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!out.status.success());
     let s = text(&out);
     assert!(s.contains("server CPUs 0 overlap the client CPUs 0"), "{s}");
