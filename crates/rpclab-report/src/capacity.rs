@@ -13,7 +13,6 @@ use maud::{html, Markup};
 use rpclab_model::capacity::{CapacitySearch, Failure, Outcome, Step};
 use std::fmt::Write as _;
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// The chart's file stem (`charts/capacity.svg`).
 pub const CHART: &str = "capacity";
@@ -146,12 +145,7 @@ pub fn render(search: &CapacitySearch, markdown: bool) -> String {
             verdict(search, s),
         ]);
     }
-    let mut table = b.build();
-    if markdown {
-        table.with(Style::markdown());
-    } else {
-        table.with(Style::rounded());
-    }
+    let table = crate::format::table(b, markdown);
     let mut out = if markdown {
         format!("### capacity search\n\n{}\n\n", setup(search))
     } else {

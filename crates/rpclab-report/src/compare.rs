@@ -40,7 +40,6 @@ use rpclab_model::aggregate::{coefficient_of_variation, keys, median};
 use rpclab_model::result::{Calibration, Cell, CellFlag, CellKey, LimitSide, Results};
 use std::path::Path;
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// What a change amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -448,8 +447,7 @@ pub fn calibration_table(a: &HostRecord, b: &HostRecord) -> String {
             },
         ]);
     }
-    let mut table = t.build();
-    table.with(Style::rounded());
+    let table = crate::format::table(t, false);
     format!("Host calibration (per second, measured at the start of each run):\n{table}\n")
 }
 
@@ -692,8 +690,7 @@ impl CellTable<'_> {
                 if self.used_figures.is_empty() { "no figure".to_owned() } else { self.used_figures.join(", ") }
             ));
         }
-        let mut table = self.table.build();
-        table.with(Style::rounded());
+        let table = crate::format::table(self.table, false);
         text.push_str(&format!(
             "{table}\n{} regression(s), {} improvement(s), {} cell(s) in one snapshot only.\n\
              A change counts when it exceeds {:.0}% and {NOISE_SIGMAS}× the combined CV of both snapshots' repetitions, \

@@ -1,5 +1,29 @@
 //! Number and name formatting shared by the report's tables, charts and
-//! pages.
+//! pages, and the two looks of a text table.
+
+use tabled::builder::Builder;
+use tabled::settings::object::Columns;
+use tabled::settings::{Style, Width};
+
+/// A table in Markdown, or boxed for the terminal.
+pub fn table(rows: Builder, markdown: bool) -> String {
+    wrapped_table(rows, markdown, &[])
+}
+
+/// [`table`], where on the terminal the given columns wrap at the given
+/// widths (long reasons must not push the table off-screen).
+pub fn wrapped_table(rows: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
+    let mut t = rows.build();
+    if markdown {
+        t.with(Style::markdown());
+    } else {
+        t.with(Style::rounded());
+        for &(column, width) in wrap {
+            t.modify(Columns::one(column), Width::wrap(width).keep_words(true));
+        }
+    }
+    t.to_string()
+}
 
 /// A number at a precision that suits its size.
 pub fn fmt_value(v: f64) -> String {

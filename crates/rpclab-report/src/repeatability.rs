@@ -15,12 +15,11 @@
 //! claim decided in one only is not a flip (one run could not tell), and
 //! neither is a moved ratio whose verdict stands.
 
-use crate::format::fmt_value;
+use crate::format::{fmt_value, table};
 use anyhow::{bail, Result};
 use rpclab_model::result::Reproduction;
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, Magnitude, PairVerdict};
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// How one claim (or pair) fares across the two reproductions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -341,16 +340,6 @@ fn side_cells(s: Option<&ClaimSide>) -> [String; 2] {
     }
 }
 
-fn styled(b: Builder, markdown: bool) -> String {
-    let mut table = b.build();
-    if markdown {
-        table.with(Style::markdown());
-    } else {
-        table.with(Style::rounded());
-    }
-    table.to_string()
-}
-
 fn claims_table(c: &VerdictComparison, markdown: bool) -> String {
     let mut t = Builder::default();
     t.push_record([
@@ -373,7 +362,7 @@ fn claims_table(c: &VerdictComparison, markdown: bool) -> String {
             r.agreement.label().to_owned(),
         ]);
     }
-    styled(t, markdown)
+    table(t, markdown)
 }
 
 fn pairs_table(c: &VerdictComparison, markdown: bool) -> String {
@@ -402,7 +391,7 @@ fn pairs_table(c: &VerdictComparison, markdown: bool) -> String {
             p.agreement.label().to_owned(),
         ]);
     }
-    styled(t, markdown)
+    table(t, markdown)
 }
 
 /// The comparison as text (or Markdown): a line per snapshot without

@@ -13,14 +13,13 @@
 //! prints them and recomputes nothing, except for a snapshot written
 //! before they were stored, which [`compare`] decides on the fly.
 
-use crate::format::fmt_value;
+use crate::format::{fmt_value, table, wrapped_table};
 use crate::verdicts;
 pub use crate::verdicts::{EQUIVALENCE_TOLERANCE, MAGNITUDE_TOLERANCE, NOISE_FLOOR, NOISE_SIGMAS};
 use rpclab_model::result::{PublishedCell, Reproduction, Results, SeedSystem};
 use rpclab_model::verdict::{Basis, ClaimVerdict, Direction, PairVerdict};
 use std::fmt::Write as _;
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// A claim beside its stored verdict.
 #[derive(Clone, Debug)]
@@ -319,7 +318,7 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
         let status = system_status(cmp, s);
         b.push_record([s.key.clone(), s.published_as.clone(), standin, status]);
     }
-    out.push_str(&style(b, markdown, &[(1, 32), (3, 80)]));
+    out.push_str(&wrapped_table(b, markdown, &[(1, 32), (3, 80)]));
     out.push_str("\n\n");
     for t in &cmp.tables {
         let _ = writeln!(out, "{}{}\n", h(3), t.title);
@@ -344,7 +343,7 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
             }
             b.push_record(rec);
         }
-        out.push_str(&style(b, markdown, &[]));
+        out.push_str(&table(b, markdown));
         out.push_str("\n\n");
     }
     let missing = unmeasured(cmp);
@@ -361,7 +360,7 @@ pub fn render(cmp: &Comparison, markdown: bool) -> String {
     for c in &cmp.claims {
         b.push_record([c.text.clone(), c.label().to_owned(), c.detail().to_owned()]);
     }
-    out.push_str(&style(b, markdown, &[(0, 44), (1, 36), (2, 80)]));
+    out.push_str(&wrapped_table(b, markdown, &[(0, 44), (1, 36), (2, 80)]));
     let _ = writeln!(out, "\n\n{}\n", verdict_legend());
     if !r.deviations.is_empty() {
         let _ = writeln!(out, "{}Deviations from the post\n", h(3));
@@ -434,24 +433,6 @@ pub fn verdict_legend() -> String {
         m = MAGNITUDE_TOLERANCE * 100.0,
         e = EQUIVALENCE_TOLERANCE * 100.0
     )
-}
-
-/// A table, in markdown or boxed for the terminal, where the given columns
-/// wrap at the given widths (long reasons must not push the table off-screen).
-fn style(b: Builder, markdown: bool, wrap: &[(usize, usize)]) -> String {
-    let mut t = b.build();
-    if markdown {
-        t.with(Style::markdown());
-    } else {
-        t.with(Style::rounded());
-        for &(column, width) in wrap {
-            t.modify(
-                tabled::settings::object::Columns::one(column),
-                tabled::settings::Width::wrap(width).keep_words(true),
-            );
-        }
-    }
-    t.to_string()
 }
 
 #[cfg(test)]

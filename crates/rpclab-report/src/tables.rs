@@ -10,7 +10,6 @@
 use rpclab_model::result::{Aggregate, Results};
 use rpclab_model::spec::{Load, Shape};
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// Which columns a table has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,16 +265,11 @@ pub fn render(results: &Results, markdown: bool, force: Option<Layout>) -> Strin
         } else {
             Layout::Standard
         });
-        let mut table = match layout {
+        let rows = match layout {
             Layout::Standard => standard_rows(&aggs),
             Layout::Jmeter => jmeter_rows(&aggs),
-        }
-        .build();
-        if markdown {
-            table.with(Style::markdown());
-        } else {
-            table.with(Style::rounded());
-        }
+        };
+        let table = crate::format::table(rows, markdown);
         out.push_str(&format!(
             "{}scenario {scenario}: {}, {}\n\n{table}\n\n",
             if markdown { "### " } else { "" },
