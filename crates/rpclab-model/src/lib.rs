@@ -35,6 +35,7 @@ pub mod manifest;
 pub mod percentile;
 pub mod phases;
 pub mod plan;
+pub mod random;
 pub mod result;
 pub mod run_error;
 pub mod spec;

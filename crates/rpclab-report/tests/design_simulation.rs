@@ -16,6 +16,7 @@
 //! three standard errors of a proportion α over 10,000 runs.
 
 use rpclab_model::aggregate::{median, median_interval};
+use rpclab_model::random::SplitMix64;
 use rpclab_model::verdict::{Direction, Magnitude};
 use rpclab_report::across_starts::across_starts;
 use rpclab_report::verdicts::{band, equivalence_band, magnitude};
@@ -26,16 +27,12 @@ const FLOOR: f64 = 0.05;
 const MAGNITUDE_TOLERANCE: f64 = 0.25;
 const EQUIVALENCE_TOLERANCE: f64 = 0.10;
 
-/// SplitMix64 with Box–Muller normals: seeded, no dependency.
-struct Normal(u64);
+/// Box–Muller normals over the model's seeded SplitMix64.
+struct Normal(SplitMix64);
 
 impl Normal {
     fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        self.0.uniform()
     }
 
     fn draw(&mut self, sd: f64) -> f64 {
@@ -86,7 +83,7 @@ fn lab_rate(
     n: Noise,
     wrong: impl Fn(f64, f64, f64) -> bool,
 ) -> f64 {
-    let mut rng = Normal(seed);
+    let mut rng = Normal(SplitMix64::new(seed));
     let alpha = ALPHA / family as f64;
     let mut hits = 0;
     for _ in 0..RUNS {
@@ -111,7 +108,7 @@ fn false_direction(low: f64, high: f64, ratio: f64) -> bool {
 /// share of runs that decided a direction at a true ratio of 1, and the
 /// share whose interval excluded 1 at some look.
 fn old_design(seed: u64, max: usize, n: Noise) -> (f64, f64) {
-    let mut rng = Normal(seed);
+    let mut rng = Normal(SplitMix64::new(seed));
     let (mut wrong, mut excluded) = (0, 0);
     for _ in 0..RUNS {
         let offset = rng.draw(n.between);

@@ -11,6 +11,7 @@ use crate::common;
 use common::dockerd::{copy_images_to, Dockerd, ENGINE_C, ENGINE_D};
 use common::lab::{cell_id, check_cell_consistency, lab_ps_on, quick_thrift_args, wait_for_a_cell};
 use common::{engine_lock_of, lab_build, only_snapshot, text, xtask_command};
+use rpclab_model::random::SplitMix64;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -470,24 +471,6 @@ enum Kill {
     EngineStop,
 }
 
-/// SplitMix64: the kill points' generator, seeded and printed so that a
-/// failing sequence can be run again (`RPCLAB_KILL_SEED`).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 /// The cells of `results`'s snapshot so far, and the snapshot; none
 /// before the run has written `results.json`.
 fn written_so_far(results: &Path) -> Option<(PathBuf, Vec<Value>)> {
@@ -550,7 +533,9 @@ fn killed_at_random_points_a_run_loses_nothing_and_resumes_to_every_cell_once() 
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
     eprintln!("kill-at-random: RPCLAB_KILL_SEED={seed}, {iterations} iterations");
-    let mut rng = SplitMix(seed);
+    // The kill points' generator, seeded and printed so that a failing
+    // sequence can be run again (`RPCLAB_KILL_SEED`).
+    let mut rng = SplitMix64::new(seed);
     // The kinds alternate from one drawn from the seed: over runs of the
     // test, one iteration each, both are exercised.
     let first = rng.below(2);
