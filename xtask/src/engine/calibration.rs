@@ -8,7 +8,7 @@
 
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
-use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
+use crate::engine::containers::{ContainerRole, ContainerSpec, Containers};
 use crate::engine::images;
 use anyhow::{bail, Context, Result};
 use rpclab_model::result::{Calibration, CalibrationFigures};
@@ -22,8 +22,8 @@ const SECONDS: f64 = 1.0;
 /// both sets are on `one_machine`, the ping-pong from the client's set to
 /// the server's.
 pub async fn measure(
-    server_engine: &Engine,
-    client_engine: &Engine,
+    server_engine: &impl Containers,
+    client_engine: &impl Containers,
     run_id: &RunId,
     server_cpus: &str,
     client_cpus: &str,
@@ -66,7 +66,7 @@ pub async fn measure(
 /// One calibration container: on `cpus`, or, with `echo_cpus`, on both
 /// sets with the ping on `cpus` and the echo on `echo_cpus`.
 async fn one(
-    engine: &Engine,
+    engine: &impl Containers,
     run_id: &RunId,
     cpus: &str,
     role: &str,
@@ -101,7 +101,7 @@ async fn one(
                 binds: Vec::new(),
                 // The client image, confined as the client is.
                 confinement: &crate::basics::confine::client(),
-                network: &crate::engine::docker::Network::Host,
+                network: &crate::engine::containers::Network::Host,
             },
             20,
         )

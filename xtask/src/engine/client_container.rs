@@ -9,9 +9,9 @@ use crate::basics::confine;
 use crate::basics::progress;
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
-use crate::definitions::hosts::Endpoint;
+use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::cost;
-use crate::engine::docker::{ContainerSpec, Engine, Network};
+use crate::engine::docker::Engine;
 use crate::engine::host_load;
 use crate::engine::images;
 use anyhow::{bail, Context, Result};
@@ -317,7 +317,7 @@ impl Watched {
 /// through the API in a volume of the container's, and the folder back
 /// the same way once the client exits ([`collect`]).
 async fn start(
-    engine: &Engine,
+    engine: &impl Containers,
     run_id: &RunId,
     client_cpus: &str,
     dir: &Path,
@@ -325,7 +325,7 @@ async fn start(
     files: Option<&Path>,
 ) -> Result<(String, bool)> {
     let confinement = confine::client();
-    let through_api = engine.endpoint != Endpoint::Default;
+    let through_api = !engine.sees_local_files();
     if through_api && files.is_some() {
         bail!(
             "the client options name files of the server's folder, which reach the client only \
@@ -369,7 +369,7 @@ async fn start(
 /// the whole output so far, and the exit code that `server_gone` gave when
 /// it ended first (the server exited while the client ran).
 async fn follow(
-    engine: &Engine,
+    engine: &impl Containers,
     client: &str,
     label: &str,
     verbose: bool,
@@ -410,7 +410,7 @@ async fn follow(
 /// container removed, its output saved as `client.log`, and the report
 /// it wrote read back; a non-zero exit is an error with its last lines.
 async fn collect(
-    engine: &Engine,
+    engine: &impl Containers,
     client: &str,
     through_api: bool,
     dir: &Path,

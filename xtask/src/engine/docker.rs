@@ -8,8 +8,11 @@
 //! `lab clean` (and the clean-up on error or Ctrl-C) can find them all, even
 //! those of a run that was killed.
 
-use crate::basics::role::Role;
 use crate::definitions::hosts::Endpoint;
+use crate::engine::containers::{run_labels, Containers};
+pub use crate::engine::containers::{
+    ContainerRole, ContainerSpec, LabContainer, Network, LABEL_MANAGED, LABEL_RUN,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use bollard::models::{ContainerCreateBody, HostConfig};
 use bollard::query_parameters::{
@@ -23,12 +26,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Label on everything the lab creates.
-pub const LABEL_MANAGED: &str = "io.rpclab.managed";
-/// Label naming the run that created a container.
-pub const LABEL_RUN: &str = "io.rpclab.run";
-/// Label naming a container's role (server, client, registry).
-pub const LABEL_ROLE: &str = "io.rpclab.role";
 /// Label on images: hash of every input of the build.
 pub const LABEL_INPUT_HASH: &str = "io.rpclab.input-hash";
 
@@ -55,87 +52,6 @@ pub struct Engine {
     /// engine). Shared by the clones of this connection; every engine of a
     /// multi-host run has images, and so pins, of its own.
     pins: Arc<Mutex<HashMap<String, String>>>,
-}
-
-/// A container the lab created.
-pub struct LabContainer {
-    pub id: String,
-    pub name: String,
-    /// The run that created it.
-    pub run: String,
-    /// All its labels (the owner's among them, see [`crate::basics::owner`]).
-    pub labels: std::collections::BTreeMap<String, String>,
-}
-
-/// What a container is to its run, as its role label ([`LABEL_ROLE`]) says.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ContainerRole {
-    /// One of the run's parts.
-    Plays(Role),
-    /// A host calibration, or the machine's CPU model read, before any
-    /// server starts.
-    Calibration,
-}
-
-impl ContainerRole {
-    /// The role label's value.
-    pub fn label(self) -> &'static str {
-        match self {
-            ContainerRole::Plays(role) => role.as_str(),
-            ContainerRole::Calibration => "calibration",
-        }
-    }
-}
-
-impl From<Role> for ContainerRole {
-    fn from(role: Role) -> ContainerRole {
-        ContainerRole::Plays(role)
-    }
-}
-
-/// What to start.
-pub struct ContainerSpec<'a> {
-    pub name: String,
-    pub image: &'a str,
-    pub role: ContainerRole,
-    pub run_id: &'a crate::basics::run_id::RunId,
-    pub env: Vec<String>,
-    /// Overrides the image's entrypoint (e.g. another binary of the image).
-    pub entrypoint: Option<Vec<String>>,
-    pub cmd: Option<Vec<String>>,
-    pub cpuset: &'a str,
-    /// `host_path:container_path` bind mounts.
-    pub binds: Vec<String>,
-    /// User, capabilities, limits and filesystem: every container has one.
-    pub confinement: &'a rpclab_model::manifest::Policy,
-    /// Whose network stack it uses.
-    pub network: &'a Network,
-}
-
-/// The network stack a container uses. Every lab container talks over
-/// 127.0.0.1; what differs is whose loopback that is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Network {
-    /// The host's: every process of the machine can reach its ports. For
-    /// the side-by-side peers (host tools), `--target` and multi-host runs.
-    Host,
-    /// The namespace of the run's holder container (its name): servers,
-    /// registries and clients of one run share a loopback no host process
-    /// can reach ([`crate::engine::netns`]).
-    Joins(String),
-    /// A namespace of its own with only a loopback: the holder's.
-    Own,
-}
-
-impl Network {
-    /// Docker's `NetworkMode` for it.
-    pub fn mode(&self) -> String {
-        match self {
-            Network::Host => "host".into(),
-            Network::Joins(holder) => format!("container:{holder}"),
-            Network::Own => "none".into(),
-        }
-    }
 }
 
 impl Engine {
@@ -397,18 +313,8 @@ impl Engine {
         spec: ContainerSpec<'_>,
         files: Option<(&str, Vec<u8>)>,
     ) -> Result<String> {
-        let mut labels = HashMap::from([
-            (LABEL_MANAGED.to_owned(), "true".to_owned()),
-            (LABEL_RUN.to_owned(), spec.run_id.to_string()),
-            (LABEL_ROLE.to_owned(), spec.role.label().to_owned()),
-            (
-                crate::basics::owner::LABEL_SHARING.to_owned(),
-                spec.run_id.sharing().label().to_owned(),
-            ),
-        ]);
-        // Which process started it, so that a later run can tell whether
-        // this one is still alive (crate::basics::owner).
-        labels.extend(crate::basics::owner::Owner::me().labels());
+        // The run's labels, the owner's among them (crate::basics::owner).
+        let labels: HashMap<String, String> = run_labels(&spec).into_iter().collect();
         let mut body = ContainerCreateBody {
             // The image this run built or verified, by id (tags are shared).
             image: Some(self.pinned(spec.image)),
@@ -696,6 +602,75 @@ impl Engine {
             }
         }
         Ok(removed)
+    }
+}
+
+/// Docker runs a run's containers with the methods above: the trait's
+/// calls are theirs, unchanged.
+impl Containers for Engine {
+    fn sees_local_files(&self) -> bool {
+        self.endpoint == Endpoint::Default
+    }
+
+    async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
+        Engine::start(self, spec).await
+    }
+
+    async fn start_with_files(
+        &self,
+        spec: ContainerSpec<'_>,
+        dir: &str,
+        tar: Vec<u8>,
+    ) -> Result<String> {
+        Engine::start_with_files(self, spec, dir, tar).await
+    }
+
+    async fn exec(&self, id: &str, cmd: &[&str]) -> Result<(i64, String)> {
+        Engine::exec(self, id, cmd).await
+    }
+
+    async fn restart(&self, id: &str) -> Result<()> {
+        Engine::restart(self, id).await
+    }
+
+    async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
+        Engine::exit_code(self, id).await
+    }
+
+    async fn wait(&self, id: &str) -> Result<i64> {
+        Engine::wait(self, id).await
+    }
+
+    async fn log_tail(&self, id: &str, lines: usize) -> String {
+        Engine::log_tail(self, id, lines).await
+    }
+
+    fn follow_logs(&self, id: &str) -> impl futures_util::Stream<Item = String> + Send + '_ {
+        Engine::follow_logs(self, id)
+    }
+
+    async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
+        Engine::download(self, id, path).await
+    }
+
+    async fn remove(&self, id: &str) -> Result<()> {
+        Engine::remove(self, id).await
+    }
+
+    async fn lab_containers(&self, run_id: Option<&str>) -> Result<Vec<LabContainer>> {
+        Engine::lab_containers(self, run_id).await
+    }
+
+    async fn answers(&self, within: std::time::Duration) -> bool {
+        Engine::answers(self, within).await
+    }
+
+    async fn remove_lab_containers(&self, run_id: Option<&str>) -> Result<usize> {
+        Engine::remove_lab_containers(self, run_id).await
+    }
+
+    async fn run_to_end(&self, spec: ContainerSpec<'_>, lines: usize) -> Result<(i64, String)> {
+        Engine::run_to_end(self, spec, lines).await
     }
 }
 

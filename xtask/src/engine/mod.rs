@@ -14,6 +14,7 @@
 pub mod calibration;
 pub mod capacity;
 pub mod client_container;
+pub mod containers;
 pub mod cost;
 pub mod docker;
 pub mod engines;

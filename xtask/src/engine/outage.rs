@@ -35,6 +35,7 @@
 //! exited with code 143" or "server exited", an answer of the engine.
 
 use crate::basics::run_id::RunId;
+use crate::engine::containers::Containers;
 use crate::engine::docker::Engine;
 use crate::engine::engines::Engines;
 use anyhow::{Context, Result};
@@ -100,7 +101,7 @@ impl<'a> Outage<'a> {
     /// [`Outage::after_failure`] instead.
     pub async fn answering(&self) -> bool {
         for engine in &self.engines {
-            if !engine.answers(PING_WITHIN).await {
+            if !Containers::answers(*engine, PING_WITHIN).await {
                 return false;
             }
         }
@@ -114,7 +115,7 @@ impl<'a> Outage<'a> {
     pub async fn after_failure(&self) -> Result<AfterFailure> {
         let mut back = false;
         for engine in &self.engines {
-            if engine.answers(PING_WITHIN).await {
+            if Containers::answers(*engine, PING_WITHIN).await {
                 continue;
             }
             crate::say!(
@@ -134,8 +135,7 @@ impl<'a> Outage<'a> {
             return Ok(AfterFailure::EnginesAnswer);
         }
         for engine in &self.engines {
-            engine
-                .remove_lab_containers(Some(self.run_id))
+            Containers::remove_lab_containers(*engine, Some(self.run_id))
                 .await
                 .with_context(|| {
                     format!(
@@ -163,7 +163,7 @@ impl<'a> Outage<'a> {
             }
             tokio::time::sleep(POLL_EVERY.min(deadline - now)).await;
             let left = deadline.saturating_duration_since(Instant::now());
-            if engine.answers(PING_WITHIN.min(left.max(POLL_EVERY))).await {
+            if Containers::answers(engine, PING_WITHIN.min(left.max(POLL_EVERY))).await {
                 return Ok(started.elapsed());
             }
         }

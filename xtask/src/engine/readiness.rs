@@ -9,7 +9,7 @@
 
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
-use crate::engine::docker::{ContainerSpec, Engine, Network};
+use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::images;
 use anyhow::{bail, Result};
 use rpclab_model::contract::Operation;
@@ -86,7 +86,7 @@ impl<'a> Probe<'a> {
 
 /// Probes until a verified call succeeds, the container exits, or the time
 /// runs out; the errors carry the last lines of the server's log.
-pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
+pub async fn wait(engine: &impl Containers, p: Probe<'_>) -> Result<()> {
     if let Network::Joins(_) = p.network {
         return wait_inside(engine, p).await;
     }
@@ -129,7 +129,7 @@ pub async fn wait(engine: &Engine, p: Probe<'_>) -> Result<()> {
 
 /// What the server left when its container exited, if it did (a service
 /// the lab did not start never has).
-async fn exited(engine: &Engine, p: &Probe<'_>) -> Result<Option<String>> {
+async fn exited(engine: &impl Containers, p: &Probe<'_>) -> Result<Option<String>> {
     let Some(container) = p.container else {
         return Ok(None);
     };
@@ -145,7 +145,7 @@ async fn exited(engine: &Engine, p: &Probe<'_>) -> Result<Option<String>> {
 
 /// The last lines of the server's log under a heading, for an error; none
 /// for a service the lab did not start.
-async fn log_of(engine: &Engine, p: &Probe<'_>) -> String {
+async fn log_of(engine: &impl Containers, p: &Probe<'_>) -> String {
     match p.container {
         Some(container) => format!(
             "\n--- last lines of its log ---\n{}",
@@ -158,7 +158,7 @@ async fn log_of(engine: &Engine, p: &Probe<'_>) -> String {
 /// [`wait`] from inside the private network `p.network`: one probe
 /// container retries until it verifies a call or `p.timeout` has passed,
 /// while the server is watched for an early exit.
-async fn wait_inside(engine: &Engine, p: Probe<'_>) -> Result<()> {
+async fn wait_inside(engine: &impl Containers, p: Probe<'_>) -> Result<()> {
     let started = Instant::now();
     let mut cmd: Vec<String> = [
         "probe",

@@ -9,7 +9,7 @@
 use crate::basics::host;
 use crate::basics::run_id::RunId;
 use crate::definitions::manifest::Registry;
-use crate::engine::docker::{ContainerSpec, Engine, Network};
+use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::images;
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
@@ -39,7 +39,7 @@ impl RunningRegistry {
 /// runs; [`ready`] then waits until it answers (two steps, so that a run
 /// can tell a container's start from ZooKeeper's).
 pub async fn launch(
-    engine: &Engine,
+    engine: &impl Containers,
     kind: Registry,
     run_id: &RunId,
     cpus: &str,
@@ -73,7 +73,11 @@ pub async fn launch(
 
 /// Waits until the registry [`launch`] started answers a real request;
 /// one that does not is removed.
-pub async fn ready(engine: &Engine, registry: &RunningRegistry, network: &Network) -> Result<()> {
+pub async fn ready(
+    engine: &impl Containers,
+    registry: &RunningRegistry,
+    network: &Network,
+) -> Result<()> {
     let ready = match network {
         Network::Host => wait_zookeeper(engine, &registry.id).await,
         _ => wait_zookeeper_inside(engine, &registry.id).await,
@@ -85,7 +89,7 @@ pub async fn ready(engine: &Engine, registry: &RunningRegistry, network: &Networ
     Ok(())
 }
 
-async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {
+async fn wait_zookeeper(engine: &impl Containers, id: &str) -> Result<()> {
     let started = Instant::now();
     let deadline = Duration::from_secs(60);
     let address = format!("127.0.0.1:{ZOOKEEPER_PORT}");
@@ -128,7 +132,7 @@ async fn wait_zookeeper(engine: &Engine, id: &str) -> Result<()> {
 /// for each attempt, seconds of CPU on the registry's own core while
 /// ZooKeeper starts on it, and it made a registry's start take 8 s
 /// instead of 2.
-async fn wait_zookeeper_inside(engine: &Engine, id: &str) -> Result<()> {
+async fn wait_zookeeper_inside(engine: &impl Containers, id: &str) -> Result<()> {
     let started = Instant::now();
     let deadline = Duration::from_secs(60);
     let mut last_error = String::from("no attempt yet");

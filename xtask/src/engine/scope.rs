@@ -21,6 +21,7 @@ use crate::basics::owner;
 use crate::basics::run_id::RunId;
 
 use crate::definitions::hosts::Endpoint;
+use crate::engine::containers::Containers;
 use crate::engine::docker::Engine;
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,22 +56,7 @@ impl RunScope {
     /// run is alive or cannot be judged (unless both are checks that share,
     /// [`owner::Sharing`]), and then [`RunScope::watch`]es it.
     pub async fn claim(&mut self, engine: &Engine) -> Result<()> {
-        let containers = engine.lab_containers(None).await?;
-        let stale = owner::stale_runs(
-            containers.iter().map(|c| owner::Seen {
-                id: &c.id,
-                name: &c.name,
-                run: &c.run,
-                labels: &c.labels,
-            }),
-            self.id.sharing(),
-        )?;
-        for run in stale {
-            eprintln!("{}", run.message());
-            for id in &run.ids {
-                engine.remove(id).await?;
-            }
-        }
+        remove_stale(engine, self.id.sharing()).await?;
         self.watch(engine);
         Ok(())
     }
@@ -88,13 +74,36 @@ impl RunScope {
     pub async fn close(&self) -> Result<()> {
         let mut removed = Ok(());
         for engine in &self.engines {
-            if let Err(e) = engine.remove_lab_containers(Some(&self.id)).await {
+            if let Err(e) = Containers::remove_lab_containers(engine, Some(&self.id)).await {
                 removed = Err(e.context(format!("on {}", engine.endpoint)));
             }
         }
         self.closed.store(true, Ordering::SeqCst);
         removed
     }
+}
+
+/// Removes from `engine` what runs whose orchestrator is gone left behind
+/// (one line each); refuses to go on while another run is alive or cannot
+/// be judged, unless both are checks that share (`sharing`).
+pub async fn remove_stale(engine: &impl Containers, sharing: owner::Sharing) -> Result<()> {
+    let containers = engine.lab_containers(None).await?;
+    let stale = owner::stale_runs(
+        containers.iter().map(|c| owner::Seen {
+            id: &c.id,
+            name: &c.name,
+            run: &c.run,
+            labels: &c.labels,
+        }),
+        sharing,
+    )?;
+    for run in stale {
+        eprintln!("{}", run.message());
+        for id in &run.ids {
+            engine.remove(id).await?;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for RunScope {

@@ -11,7 +11,7 @@ use crate::basics::host;
 use crate::basics::role::Role;
 use crate::definitions::lab::Scenario;
 use crate::definitions::manifest::{Manifest, Registry, Variant, FILES_IN_CONTAINERS};
-use crate::engine::docker::{ContainerSpec, Network};
+use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::netns;
 use crate::engine::outage::AfterFailure;
 use crate::engine::readiness;
@@ -190,7 +190,8 @@ impl RunContext<'_> {
     /// Restarts the server container `id` (a cold JVM for the next
     /// repetition): stopped and started again, until its container runs.
     pub async fn restart_server(&self, id: &str) -> Result<()> {
-        self.timed(Phase::Start, self.engine.restart(id)).await
+        self.timed(Phase::Start, Containers::restart(self.engine, id))
+            .await
     }
 
     /// Starts a server variant listening on `port`, pinned to the server's
