@@ -28,7 +28,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 use basics::{cpus, host, owner};
-use cli::{capacity, outcome, reproduce, target};
+use cli::{capacity, kube, outcome, reproduce, target};
 use definitions::{hosts, lab, manifest, overrides, seeds};
 use engine::{docker, prebuild, run};
 use store::snapshot;
@@ -106,6 +106,11 @@ enum LabCommand {
         run: RunFlags,
         #[command(flatten)]
         quick: QuickFlags,
+        /// Which engine runs the containers: docker, or kubernetes (the
+        /// cluster of KUBECONFIG or ~/.kube/config; its checks only, so
+        /// far: see docs/kubernetes.md).
+        #[arg(long, value_enum, default_value = "docker")]
+        engine: kube::EngineChoice,
     },
     /// Measure a service the lab did not start, running at --target, as
     /// `lab run` measures its own servers: the lab's scenarios calling
@@ -217,12 +222,31 @@ enum LabCommand {
         check: bool,
     },
     /// List the lab's containers still present, with their run.
-    Ps,
+    Ps {
+        /// Whose containers: docker's, or the lab's Pods on kubernetes.
+        #[arg(long, value_enum, default_value = "docker")]
+        engine: kube::EngineChoice,
+    },
     /// Remove every container the lab created (and with --images, its images).
     Clean {
         /// Remove the lab's images too (the next run rebuilds them).
         #[arg(long)]
         images: bool,
+        /// Whose containers: docker's, or on kubernetes every lab
+        /// namespace (with its Pods).
+        #[arg(long, value_enum, default_value = "docker")]
+        engine: kube::EngineChoice,
+    },
+    /// Check the Kubernetes engine end to end on the cluster of KUBECONFIG
+    /// (or ~/.kube/config): its checks, an echo server Pod on an exclusive
+    /// core with a verified call in it, the host calibration as Pods, files
+    /// in and out of a Pod, every Pod's node, QoS, cpuset and image digest,
+    /// and the namespace deleted; prints one JSON line. The image must be
+    /// on the node (tools/k8s/load-image) or pullable.
+    KubeCheck {
+        /// The client image (rpclab-echo, rpclab-client, sh, tar).
+        #[arg(long, default_value = "rpclab/client:latest")]
+        image: String,
     },
 }
 
@@ -417,9 +441,15 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             prebuild::build(root, options).await
         }
         LabCommand::Run {
+            engine: kube::EngineChoice::Kubernetes,
+            run,
+            ..
+        } => kube::run_checks(run.cpus.server_cpus.as_deref()).await,
+        LabCommand::Run {
             servers,
             run,
             quick,
+            engine: kube::EngineChoice::Docker,
         } => {
             let servers_dirs = servers.servers_dirs(invoked_from);
             let ServerSelection {
@@ -479,8 +509,26 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             redecide,
             format: None,
         } => rerender(root, &snapshot, jmeter, out, redecide),
-        LabCommand::Ps => ps().await,
-        LabCommand::Clean { images } => clean(images).await,
+        LabCommand::Ps {
+            engine: kube::EngineChoice::Docker,
+        } => ps().await,
+        LabCommand::Ps {
+            engine: kube::EngineChoice::Kubernetes,
+        } => kube::ps().await,
+        LabCommand::Clean {
+            images,
+            engine: kube::EngineChoice::Docker,
+        } => clean(images).await,
+        LabCommand::Clean {
+            images,
+            engine: kube::EngineChoice::Kubernetes,
+        } => {
+            if images {
+                anyhow::bail!("--images removes the Docker engine's images: run it without --engine kubernetes");
+            }
+            kube::clean().await
+        }
+        LabCommand::KubeCheck { image } => kube::check(&image).await,
     }
 }
 

@@ -4,6 +4,7 @@
 //! it.
 
 pub mod capacity;
+pub mod kube;
 pub mod outcome;
 pub mod reproduce;
 pub mod target;

@@ -20,6 +20,7 @@ pub mod docker;
 pub mod engines;
 pub mod host_load;
 pub mod images;
+pub mod kubernetes;
 pub mod netns;
 pub mod outage;
 pub mod plan;
