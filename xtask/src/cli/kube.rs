@@ -127,6 +127,15 @@ pub async fn check(image: &str) -> Result<()> {
 
 /// The check's work on the cluster, before the clean-up: its report.
 async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serde_json::Value> {
+    // The run's own calibration code, its containers as Pods, before the
+    // server starts (as in a run: the server's core is the calibration's).
+    let calibration =
+        calibration::measure(cluster, cluster, run_id, SERVER_CPUS, "0", false).await?;
+    crate::say!(
+        "calibration: server set {:.0} rounds/s, client set {:.0} rounds/s",
+        calibration.server.cpu_rounds_per_s,
+        calibration.client.cpu_rounds_per_s
+    );
     let echo = crate::basics::confine::echo();
     let network = Network::Own;
     let server = cluster
@@ -174,14 +183,6 @@ async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serd
         .find(|c| c.id == server)
         .map(|c| c.labels.clone())
         .context("the server pod is not listed with the run's labels")?;
-    // The run's own calibration code, its containers as Pods.
-    let calibration =
-        calibration::measure(cluster, cluster, run_id, SERVER_CPUS, "0", false).await?;
-    crate::say!(
-        "calibration: server set {:.0} rounds/s, client set {:.0} rounds/s",
-        calibration.server.cpu_rounds_per_s,
-        calibration.client.cpu_rounds_per_s
-    );
     // Files in, a folder back out (the client's cell goes so).
     let mut tar = tar::Builder::new(Vec::new());
     let body = br#"{"check":"kube"}"#;

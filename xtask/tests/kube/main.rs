@@ -1,0 +1,305 @@
+//! The Kubernetes engine against a real cluster (`--test kube`): the
+//! cluster of `KUBECONFIG`, else tools/k8s/up's
+//! (`/var/lib/rpclab-k8s/kubeconfig`). With no cluster reachable each test
+//! says so and passes without testing anything. No mock of the Kubernetes
+//! API: the tests drive `cargo xtask lab kube-check` and read the cluster
+//! back with kube-rs.
+//!
+//! On this machine: `export KUBECONFIG=$(tools/k8s/up)`,
+//! `tools/k8s/load-image rpclab/client:latest`, then
+//! `cargo test -p xtask --test kube -- --test-threads 1`; `tools/k8s/down`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use std::path::PathBuf;
+use std::process::Output;
+
+/// The cluster has one exclusive core: one test on it at a time.
+static CLUSTER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The kubeconfig the tests use.
+fn kubeconfig() -> PathBuf {
+    std::env::var_os("KUBECONFIG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/var/lib/rpclab-k8s/kubeconfig".into())
+}
+
+/// A client of the cluster, or None (and why, printed) when there is none.
+async fn cluster() -> Option<kube::Client> {
+    let path = kubeconfig();
+    let skip = |why: String| {
+        eprintln!("SKIPPED: no Kubernetes cluster ({why}); start one with tools/k8s/up");
+        None
+    };
+    let file = match kube::config::Kubeconfig::read_from(&path) {
+        Ok(f) => f,
+        Err(e) => return skip(format!("{}: {e}", path.display())),
+    };
+    let config = match kube::Config::from_custom_kubeconfig(file, &Default::default()).await {
+        Ok(c) => c,
+        Err(e) => return skip(e.to_string()),
+    };
+    let client = kube::Client::try_from(config).ok()?;
+    match tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        client.apiserver_version(),
+    )
+    .await
+    {
+        Ok(Ok(_)) => Some(client),
+        Ok(Err(e)) => skip(e.to_string()),
+        Err(_) => skip("no answer in 5 s".into()),
+    }
+}
+
+fn kube_check(args: &[&str], kubeconfig: &std::path::Path) -> Output {
+    let mut all = vec!["lab", "kube-check"];
+    all.extend_from_slice(args);
+    common::xtask_command(&all)
+        .env("KUBECONFIG", kubeconfig)
+        .output()
+        .expect("xtask runs")
+}
+
+/// The lab namespaces of kube-check runs still on the cluster.
+async fn check_namespaces(client: &kube::Client) -> Vec<String> {
+    let api: Api<Namespace> = Api::all(client.clone());
+    api.list(&ListParams::default().labels("io.rpclab.managed=true"))
+        .await
+        .expect("namespaces listed")
+        .items
+        .into_iter()
+        .filter_map(|n| n.metadata.name)
+        .filter(|n| n.starts_with("rpclab-kube-check-"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pods_are_made_labelled_pinned_recorded_and_removed() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let out = kube_check(&[], &kubeconfig());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "kube-check failed:\n{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(out.stdout.trim_ascii()).expect("one JSON line");
+    // Every call verified: the probe inside the server's Pod.
+    assert!(
+        report["probe"]
+            .as_str()
+            .unwrap()
+            .starts_with("ok: hello verified"),
+        "{report}"
+    );
+    // Labelled as the Docker engine's containers, the owner's among them.
+    let labels = &report["labels"];
+    for key in [
+        "io.rpclab.managed",
+        "io.rpclab.run",
+        "io.rpclab.role",
+        "io.rpclab.owner.pid",
+        "io.rpclab.owner.boot",
+    ] {
+        assert!(labels[key].is_string(), "no {key}: {labels}");
+    }
+    assert_eq!(labels["io.rpclab.role"], "server");
+    // The server's Pod on a core of its own, recorded from inside it; every
+    // other Pod on CPUs disjoint from it; every Pod's node, policy and
+    // image digest recorded.
+    let pods = report["pods"].as_array().unwrap();
+    let server = pods
+        .iter()
+        .find(|p| p["role"] == "server")
+        .expect("the server's record");
+    assert_eq!(server["qos"], "Guaranteed", "{server}");
+    let server_set = server["cpuset"].as_str().unwrap().to_owned();
+    assert!(
+        server_set.parse::<u32>().is_ok(),
+        "one CPU, read inside the Pod: {server}"
+    );
+    for p in pods {
+        assert!(!p["node"].as_str().unwrap().is_empty(), "{p}");
+        assert_eq!(p["static_policy"], true, "{p}");
+        assert!(p["image_id"].as_str().unwrap().contains("sha256:"), "{p}");
+        let set = p["cpuset"].as_str().unwrap();
+        if p["qos"] == "Burstable" && set != "unknown" {
+            assert!(
+                !set.split(',').any(|c| c == server_set),
+                "a shared Pod on the server's exclusive CPU: {p}"
+            );
+        }
+    }
+    // A server calibration runs where the server runs: exclusive too.
+    assert!(
+        pods.iter()
+            .any(|p| p["role"] == "calibration" && p["cpuset"] == server_set.as_str()),
+        "{report}"
+    );
+    // The client runs as the lab's user, not root.
+    assert_ne!(report["client_uid"], "0");
+    // Removed: the namespace is gone, as the cluster says.
+    assert_eq!(report["namespace_gone"], true);
+    let namespace = report["namespace"].as_str().unwrap();
+    let api: Api<Namespace> = Api::all(client.clone());
+    assert!(
+        api.get_opt(namespace).await.unwrap().is_none(),
+        "{namespace} left"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_image_the_node_lacks_is_one_line_with_the_pods_event_and_nothing_is_left() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let out = kube_check(&["--image", "rpclab/not-on-the-node:1"], &kubeconfig());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("cannot start its image rpclab/not-on-the-node:1")
+            && line.contains("ErrImageNeverPull")
+            && line.contains("event:"),
+        "{stderr}"
+    );
+    assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_cluster_is_one_line_naming_the_kubeconfig() {
+    let _one = CLUSTER.lock().await;
+    let out = kube_check(&[], std::path::Path::new("/nonexistent/kubeconfig"));
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "no Kubernetes cluster reachable with the kubeconfig /nonexistent/kubeconfig"
+        ),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_without_permissions_is_told_the_verb_and_resource() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    // A service account with no role at all, in a namespace of the test's.
+    let ns = format!("rpclab-kube-test-{}", std::process::id());
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let mut namespace = Namespace::default();
+    namespace.metadata.name = Some(ns.clone());
+    namespaces
+        .create(&PostParams::default(), &namespace)
+        .await
+        .unwrap();
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), &ns);
+    let mut account = ServiceAccount::default();
+    account.metadata.name = Some("nobody".into());
+    let result = async {
+        // The service account controller may not have made it yet: make it.
+        accounts.create(&PostParams::default(), &account).await?;
+        let request = k8s_openapi::api::authentication::v1::TokenRequest::default();
+        let token = accounts
+            .create_token_request("nobody", &PostParams::default(), &request)
+            .await?
+            .status
+            .expect("a token")
+            .token;
+        anyhow::Ok(token)
+    }
+    .await;
+    let token = match result {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+            panic!("cannot make a token: {e:#}");
+        }
+    };
+    let admin = std::fs::read_to_string(kubeconfig()).unwrap();
+    let file: serde_json::Value = {
+        let parsed = kube::config::Kubeconfig::from_yaml(&admin).unwrap();
+        serde_json::to_value(parsed).unwrap()
+    };
+    let cluster = &file["clusters"][0]["cluster"];
+    let restricted = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": cluster}],
+        "users": [{"name": "nobody", "user": {"token": token}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "nobody"}}],
+        "current-context": "c",
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, serde_json::to_string(&restricted).unwrap()).unwrap();
+    let out = kube_check(&[], &path);
+    let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("may not create namespaces (missing permissions: create namespaces,"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("create pods/exec"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let mut child = common::xtask_command(&["lab", "kube-check"])
+        .env("KUBECONFIG", kubeconfig())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once its namespace holds a Pod.
+    let started = std::time::Instant::now();
+    loop {
+        if !check_namespaces(&client).await.is_empty() {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "kube-check made no namespace in 60 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    child.kill().unwrap();
+    let _ = child.wait();
+    let out = common::xtask_command(&["lab", "clean", "--engine", "kubernetes"])
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("lab namespace(s)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::all(client.clone());
+    let left = pods
+        .list(&ListParams::default().labels("io.rpclab.managed=true"))
+        .await
+        .unwrap();
+    assert!(left.items.is_empty(), "pods left: {}", left.items.len());
+}
