@@ -109,7 +109,11 @@ pub async fn check(image: &str) -> Result<()> {
     // The server's set, exclusive: its calibration measures it so too.
     cluster.exclusive_sets.insert(SERVER_CPUS.into());
     let namespace = pod::namespace_of(&run_id);
-    let outcome = exercise(&cluster, &run_id, image).await;
+    // Ctrl-C stops the work, not the clean-up.
+    let outcome = tokio::select! {
+        outcome = exercise(&cluster, &run_id, image) => outcome,
+        _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the check's namespace is deleted")),
+    };
     // Whatever happened, the run's namespace goes, and must be gone.
     let removed = cluster.remove_lab_containers(Some(&run_id)).await;
     let left = cluster.lab_namespaces(Some(&run_id)).await?.len();
