@@ -206,7 +206,11 @@ async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serd
                 run_id,
                 env: Vec::new(),
                 entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
-                cmd: Some(vec!["cp /cell/spec.json /cell/report.json && id -u".into()]),
+                // Long enough for its cpuset to be read inside it while
+                // the server holds its core.
+                cmd: Some(vec![
+                    "cp /cell/spec.json /cell/report.json && id -u && sleep 3".into(),
+                ]),
                 cpuset: "0",
                 binds: Vec::new(),
                 confinement: &client_policy,
