@@ -722,3 +722,47 @@ fn exit_code_of(status: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::
         })
         .unwrap_or(-1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Status, StatusCause, StatusDetails};
+
+    #[test]
+    fn an_execs_status_gives_its_exit_code() {
+        let success = Status {
+            status: Some("Success".into()),
+            ..Default::default()
+        };
+        assert_eq!(exit_code_of(Some(&success)), 0);
+        let failed = Status {
+            status: Some("Failure".into()),
+            reason: Some("NonZeroExitCode".into()),
+            details: Some(StatusDetails {
+                causes: Some(vec![StatusCause {
+                    reason: Some("ExitCode".into()),
+                    message: Some("3".into()),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(exit_code_of(Some(&failed)), 3);
+        assert_eq!(exit_code_of(None), -1);
+    }
+
+    #[test]
+    fn a_runs_objects_are_selected_by_its_labels() {
+        assert_eq!(
+            selector(Some("20261207T181500Z-4242")),
+            "io.rpclab.managed=true,io.rpclab.run=20261207T181500Z-4242"
+        );
+        assert_eq!(selector(None), "io.rpclab.managed=true,io.rpclab.run");
+    }
+
+    #[test]
+    fn a_message_is_one_line() {
+        assert_eq!(one_line("a\n  b\tc"), "a b c");
+    }
+}
