@@ -247,6 +247,10 @@ enum LabCommand {
         /// The client image (rpclab-echo, rpclab-client, sh, tar).
         #[arg(long, default_value = "rpclab/client:latest")]
         image: String,
+        /// Start ZooKeeper (rpclab/zookeeper:3.9, on the node) as a run's
+        /// registry, with the run's registry code, and wait until it serves.
+        #[arg(long)]
+        with_registry: bool,
     },
 }
 
@@ -528,7 +532,10 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             }
             kube::clean().await
         }
-        LabCommand::KubeCheck { image } => kube::check(&image).await,
+        LabCommand::KubeCheck {
+            image,
+            with_registry,
+        } => kube::check(&image, with_registry).await,
     }
 }
 

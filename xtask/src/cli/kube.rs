@@ -7,7 +7,9 @@
 //!   static CPU manager policy, allocatable CPU), a server Pod
 //!   (`rpclab-echo`) on an exclusive core, a verified call made inside it
 //!   by exec, the run's host calibration (`engine::calibration`, as Pods),
-//!   a Pod started with files and its folder read back, every Pod's
+//!   a Pod started with files and its folder read back, with
+//!   `--with-registry` ZooKeeper started and waited for by the run's
+//!   registry code (`engine::registry`), every Pod's
 //!   record (node, QoS, cpuset read from inside, static policy, image
 //!   digest), then the run's namespace deleted and checked gone. It prints
 //!   one JSON object, which `xtask/tests/kube` reads.
@@ -21,9 +23,10 @@ use crate::basics::cpus;
 use crate::basics::owner::Sharing;
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
-use crate::engine::calibration;
+use crate::definitions::manifest::Registry;
 use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::kubernetes::{pod, preflight, Cluster};
+use crate::engine::{calibration, registry};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 
@@ -102,7 +105,7 @@ pub async fn clean() -> Result<()> {
 }
 
 /// `lab kube-check`: see the module's documentation.
-pub async fn check(image: &str) -> Result<()> {
+pub async fn check(image: &str, with_registry: bool) -> Result<()> {
     let started = Instant::now();
     let run_id = RunId::new(format!("kube-check-{}", std::process::id()), Sharing::Alone);
     let mut cluster = connect_checked(&run_id, 1).await?;
@@ -111,7 +114,7 @@ pub async fn check(image: &str) -> Result<()> {
     let namespace = pod::namespace_of(&run_id);
     // Ctrl-C stops the work, not the clean-up.
     let outcome = tokio::select! {
-        outcome = exercise(&cluster, &run_id, image) => outcome,
+        outcome = exercise(&cluster, &run_id, image, with_registry) => outcome,
         _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the check's namespace is deleted")),
     };
     // Whatever happened, the run's namespace goes, and must be gone.
@@ -130,7 +133,12 @@ pub async fn check(image: &str) -> Result<()> {
 }
 
 /// The check's work on the cluster, before the clean-up: its report.
-async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serde_json::Value> {
+async fn exercise(
+    cluster: &Cluster,
+    run_id: &RunId,
+    image: &str,
+    with_registry: bool,
+) -> Result<serde_json::Value> {
     // The run's own calibration code, its containers as Pods, before the
     // server starts (as in a run: the server's core is the calibration's).
     let calibration =
@@ -241,6 +249,24 @@ async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serd
     }
     crate::say!("files in and out of {client}: /cell/report.json came back");
     cluster.remove(&client).await?;
+    // The run's own registry code: ZooKeeper as a Pod, ready by `srvr`
+    // sent inside it.
+    let registry = if with_registry {
+        let started = registry::launch(
+            cluster,
+            Registry::Zookeeper,
+            run_id,
+            "0",
+            "kube-check",
+            &network,
+        )
+        .await?
+        .context("a ZooKeeper registry")?;
+        registry::ready(cluster, &started, &network).await?;
+        Some(started.id)
+    } else {
+        None
+    };
     let records = cluster.records();
     Ok(serde_json::json!({
         "kubernetes": cluster.version,
@@ -253,6 +279,7 @@ async fn exercise(cluster: &Cluster, run_id: &RunId, image: &str) -> Result<serd
             "server_rounds_per_s": calibration.server.cpu_rounds_per_s,
             "client_rounds_per_s": calibration.client.cpu_rounds_per_s,
         },
+        "registry": registry,
         "pods": records,
     }))
 }

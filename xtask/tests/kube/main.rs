@@ -6,7 +6,7 @@
 //! back with kube-rs.
 //!
 //! On this machine: `export KUBECONFIG=$(tools/k8s/up)`,
-//! `tools/k8s/load-image rpclab/client:latest`, then
+//! `tools/k8s/load-image rpclab/client:latest rpclab/zookeeper:3.9`, then
 //! `cargo test -p xtask --test kube -- --test-threads 1`; `tools/k8s/down`.
 
 #[path = "../common/mod.rs"]
@@ -318,4 +318,44 @@ async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
         .await
         .unwrap();
     assert!(left.items.is_empty(), "pods left: {}", left.items.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let out = kube_check(&["--with-registry"], &kubeconfig());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("cannot start its image rpclab/zookeeper:3.9") {
+        eprintln!(
+            "SKIPPED: rpclab/zookeeper:3.9 is not on the node (tools/k8s/load-image rpclab/zookeeper:3.9)"
+        );
+        return;
+    }
+    assert!(out.status.success(), "kube-check failed:\n{stderr}");
+    assert!(stderr.contains("ZooKeeper ready after"), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(out.stdout.trim_ascii()).expect("one JSON line");
+    let registry = report["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["role"] == "registry")
+        .expect("the registry's record");
+    // On the shared pool beside the server, not on its core.
+    assert_eq!(registry["qos"], "Burstable", "{registry}");
+    let server = report["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["role"] == "server")
+        .unwrap();
+    let server_cpu: u32 = server["cpuset"].as_str().unwrap().parse().unwrap();
+    assert!(
+        !cpus(registry["cpuset"].as_str().unwrap()).contains(&server_cpu),
+        "{report}"
+    );
+    assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
 }
