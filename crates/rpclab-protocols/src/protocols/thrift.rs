@@ -1043,39 +1043,17 @@ mod tests {
         let mut framed = (reply.len() as i32).to_be_bytes().to_vec();
         framed.extend_from_slice(&reply);
         // Two replies back to back, delivered a few bytes at a time.
-        let mut wire_bytes = framed.clone();
-        wire_bytes.extend_from_slice(&framed);
-        let mut input = Received::default();
-        let mut stream = tokio_test_reader(wire_bytes, 5);
-        // The second time with the first's body known: the same answer.
-        let mut known: Option<Vec<u8>> = None;
-        for _ in 0..2 {
-            let (at, consumed, message) = read_located(
-                &mut input,
-                &mut stream,
-                Framing::Framed,
-                Encoding::Binary,
-                known.as_deref(),
-            )
-            .await
-            .unwrap();
-            assert_eq!((at, consumed), (4, framed.len()));
-            assert_eq!(message.len, reply.len());
-            known = Some(input.available()[at + message.body..at + message.len].to_vec());
-            input.consume(consumed);
-        }
+        let (_, _, known) =
+            read_back_to_back(&framed, 5, Framing::Framed, Encoding::Binary, |located| {
+                assert_eq!((located.at, located.consumed), (4, framed.len()));
+                assert_eq!(located.message.len, reply.len());
+            })
+            .await;
 
         let mut too_big = ((MAX_MESSAGE + 1) as i32).to_be_bytes().to_vec();
         too_big.extend_from_slice(&[0; 16]);
         let mut input = Received::default();
-        let result = read_located(
-            &mut input,
-            &mut tokio_test_reader(too_big, 1024),
-            Framing::Framed,
-            Encoding::Binary,
-            None,
-        )
-        .await;
+        let result = read_framed(&mut input, too_big, 1024, None).await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
         assert!(
             input.allocated() < 1 << 20,
@@ -1084,28 +1062,14 @@ mod tests {
         );
 
         let negative = (-5i32).to_be_bytes().to_vec();
-        let result = read_located(
-            &mut Received::default(),
-            &mut tokio_test_reader(negative, 4),
-            Framing::Framed,
-            Encoding::Binary,
-            None,
-        )
-        .await;
+        let result = read_framed(&mut Received::default(), negative, 4, None).await;
         assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
 
         // A frame shorter than its message, with or without its body known.
-        for known in [None, known.as_deref()] {
+        for known in [None, Some(&known[..])] {
             let mut short = ((reply.len() - 1) as i32).to_be_bytes().to_vec();
             short.extend_from_slice(&reply[..reply.len() - 1]);
-            let result = read_located(
-                &mut Received::default(),
-                &mut tokio_test_reader(short, 64),
-                Framing::Framed,
-                Encoding::Binary,
-                known,
-            )
-            .await;
+            let result = read_framed(&mut Received::default(), short, 64, known).await;
             assert!(matches!(result, Err(CallError::Protocol(_))), "{result:?}");
         }
     }
@@ -1119,39 +1083,86 @@ mod tests {
                 encoding,
                 &encode(Framing::Buffered, encoding, &call, 8),
             );
-            let mut bytes = reply.clone();
-            bytes.extend_from_slice(&reply);
-            let mut input = Received::default();
-            let mut stream = tokio_test_reader(bytes, 1000);
-            // The second time with the first's body known: the same answer.
-            let mut known: Option<Vec<u8>> = None;
-            for _ in 0..2 {
-                let (at, consumed, message) = read_located(
-                    &mut input,
-                    &mut stream,
-                    Framing::Buffered,
-                    encoding,
-                    known.as_deref(),
-                )
-                .await
-                .unwrap();
-                assert_eq!((at, consumed), (0, reply.len()));
-                let body = &input.available()[message.body..message.len];
-                assert!(decode_reply(body, encoding, Method::EchoString).unwrap() == call.expected);
-                known = Some(body.to_vec());
-                input.consume(consumed);
-            }
+            let (mut input, mut stream, known) =
+                read_back_to_back(&reply, 1000, Framing::Buffered, encoding, |located| {
+                    assert_eq!((located.at, located.consumed), (0, reply.len()));
+                    let body = located.body;
+                    assert!(
+                        decode_reply(body, encoding, Method::EchoString).unwrap() == call.expected
+                    );
+                })
+                .await;
             // Then the server hangs up.
             let result = read_located(
                 &mut input,
                 &mut stream,
                 Framing::Buffered,
                 encoding,
-                known.as_deref(),
+                Some(&known),
             )
             .await;
             assert!(matches!(result, Err(CallError::Io(_))), "{result:?}");
         }
+    }
+
+    /// What [`read_back_to_back`] located, each time.
+    struct Located<'a> {
+        at: usize,
+        consumed: usize,
+        message: scan::Message,
+        body: &'a [u8],
+    }
+
+    /// Two copies of `message` back to back, received `chunk` bytes per
+    /// read, each read as `framing` and `encoding` say: the second time
+    /// with the first's body known, which must locate the same. `check`
+    /// sees each; the input and the stream are returned for what comes
+    /// next, with the body read.
+    async fn read_back_to_back(
+        message: &[u8],
+        chunk: usize,
+        framing: Framing,
+        encoding: Encoding,
+        mut check: impl FnMut(Located<'_>),
+    ) -> (Received, impl AsyncRead + Unpin, Vec<u8>) {
+        let mut input = Received::default();
+        let mut stream = tokio_test_reader([message, message].concat(), chunk);
+        let mut known: Option<Vec<u8>> = None;
+        for _ in 0..2 {
+            let (at, consumed, message) =
+                read_located(&mut input, &mut stream, framing, encoding, known.as_deref())
+                    .await
+                    .unwrap();
+            let body = input.available()[at + message.body..at + message.len].to_vec();
+            check(Located {
+                at,
+                consumed,
+                message,
+                body: &body,
+            });
+            known = Some(body);
+            input.consume(consumed);
+        }
+        (input, stream, known.unwrap())
+    }
+
+    /// A framed binary message read into `input` from `bytes`, received
+    /// `chunk` bytes per read.
+    async fn read_framed(
+        input: &mut Received,
+        bytes: Vec<u8>,
+        chunk: usize,
+        known_body: Option<&[u8]>,
+    ) -> Result<(usize, usize, scan::Message), CallError> {
+        let mut stream = tokio_test_reader(bytes, chunk);
+        read_located(
+            input,
+            &mut stream,
+            Framing::Framed,
+            Encoding::Binary,
+            known_body,
+        )
+        .await
     }
 
     /// A reader that hands out `bytes` at most `chunk` bytes per read.
