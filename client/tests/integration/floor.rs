@@ -126,33 +126,34 @@ mod grpc {
     use tonic::{Request, Response, Status};
 
     use pb::bench_server::{Bench, BenchServer};
+    use rpclab_protocols::protocols::grpc::echo_server::Echo;
     use rpclab_protocols::protocols::grpc::server_pb as pb;
 
+    /// The lab's echo server ([`Echo`]), counting the hellos it answers and
+    /// checking their name.
     struct Hello(Arc<AtomicU64>);
 
     #[tonic::async_trait]
     impl Bench for Hello {
         async fn echo_order(&self, r: Request<pb::Order>) -> Result<Response<pb::Order>, Status> {
-            Ok(Response::new(r.into_inner()))
+            Echo.echo_order(r).await
         }
         async fn echo_orders(
             &self,
             r: Request<pb::OrderList>,
         ) -> Result<Response<pb::OrderList>, Status> {
-            Ok(Response::new(r.into_inner()))
+            Echo.echo_orders(r).await
         }
         async fn echo_string(&self, r: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
-            Ok(Response::new(r.into_inner()))
+            Echo.echo_string(r).await
         }
         async fn hello(&self, r: Request<pb::Text>) -> Result<Response<pb::Text>, Status> {
             assert_eq!(r.get_ref().value, "aa");
             self.0.fetch_add(1, Ordering::Relaxed);
-            Ok(Response::new(pb::Text {
-                value: format!("hello {}", r.into_inner().value),
-            }))
+            Echo.hello(r).await
         }
-        async fn empty(&self, _: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
-            Ok(Response::new(pb::Nothing {}))
+        async fn empty(&self, r: Request<pb::Nothing>) -> Result<Response<pb::Nothing>, Status> {
+            Echo.empty(r).await
         }
     }
 
