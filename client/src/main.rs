@@ -426,16 +426,14 @@ impl Generic {
         put("protoset", path(&self.protoset));
         put("proto", path(&self.proto));
         put("import_paths", self.import_paths.clone());
-        put(
-            "stream_call_count",
-            self.stream_call_count.map(|n| n.to_string()),
-        );
-        put("stream_call_duration", self.stream_call_duration.clone());
-        put("stream_interval", self.stream_interval.clone());
-        put(
-            "stream_dynamic_messages",
-            self.stream_dynamic_messages.then(|| "true".to_owned()),
-        );
+        for (key, value) in rpclab_client::ghz::plan::stream_options(
+            self.stream_call_count,
+            &self.stream_call_duration,
+            &self.stream_interval,
+            self.stream_dynamic_messages,
+        ) {
+            put(key, value);
+        }
         put("expect", self.expect.clone());
         put("expect_file", path(&self.expect_file));
         put(

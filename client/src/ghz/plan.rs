@@ -140,16 +140,14 @@ pub fn plan(
     put("import_paths", args.import_paths.clone());
     put("metadata", args.metadata.clone());
     put("metadata_file", path(&args.metadata_file));
-    put(
-        "stream_call_count",
-        args.stream_call_count.map(|n| n.to_string()),
-    );
-    put("stream_call_duration", args.stream_call_duration.clone());
-    put("stream_interval", args.stream_interval.clone());
-    put(
-        "stream_dynamic_messages",
-        args.stream_dynamic_messages.then(|| "true".to_owned()),
-    );
+    for (key, value) in stream_options(
+        args.stream_call_count,
+        &args.stream_call_duration,
+        &args.stream_interval,
+        args.stream_dynamic_messages,
+    ) {
+        put(key, value);
+    }
     // ghz's TLS: on, against the system's roots, unless --insecure.
     let tls = if args.insecure {
         "off"
@@ -222,6 +220,27 @@ pub fn plan(
         cpus: args.cpus,
         labels,
     })
+}
+
+/// ghz's stream flags (`--stream-call-count`, `--stream-call-duration`,
+/// `--stream-interval`, `--stream-dynamic-messages`) as the options of a
+/// generic call, `None` where a flag is not given: what `rpclab ghz` and
+/// `rpclab --call` both pass on.
+pub fn stream_options(
+    call_count: Option<u64>,
+    call_duration: &Option<String>,
+    interval: &Option<String>,
+    dynamic_messages: bool,
+) -> [(&'static str, Option<String>); 4] {
+    [
+        ("stream_call_count", call_count.map(|n| n.to_string())),
+        ("stream_call_duration", call_duration.clone()),
+        ("stream_interval", interval.clone()),
+        (
+            "stream_dynamic_messages",
+            dynamic_messages.then(|| "true".to_owned()),
+        ),
+    ]
 }
 
 /// The first flag given that cannot mean here what it means in ghz, and
