@@ -591,6 +591,46 @@ pub async fn calls_fail_once_the_server_hangs_up<C: Connection>(conn: &C) -> std
     e
 }
 
+/// The tests of a multiplexed protocol `$protocol` against its fake server
+/// (`$fake`, an async fn of the calling module's `Behaviour`, `NORMAL` the
+/// plain one, whose server has an `addr` and, for the heartbeats, the
+/// [`Heartbeats`] it `seen`): a cancelled call
+/// leaves the connection usable; with `thrown` (the error its
+/// `hello("throw")` gives), also [`a_thrown_exception_and_heartbeats_both_ways`]
+/// and [`calls_fail_once_the_server_hangs_up`].
+macro_rules! fake_server_tests {
+    ($protocol:ty, $fake:ident) => {
+        #[tokio::test]
+        async fn a_cancelled_call_leaves_the_connection_usable() {
+            let server = $fake(NORMAL).await;
+            let protocol = <$protocol>::new(&common::options(&[])).unwrap();
+            let conn = common::connect(&protocol, server.addr).await;
+            common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
+        }
+    };
+    ($protocol:ty, $fake:ident, thrown: $thrown:expr) => {
+        common::fake_server_tests!($protocol, $fake);
+
+        #[tokio::test]
+        async fn exceptions_and_heartbeats_both_ways() {
+            let server = $fake(Behaviour::HEARTBEAT_FIRST).await;
+            let protocol = <$protocol>::new(&common::options(&[("heartbeat_s", "1")])).unwrap();
+            let conn = common::connect(&protocol, server.addr).await;
+            common::a_thrown_exception_and_heartbeats_both_ways(&conn, &server.seen, $thrown).await;
+        }
+
+        #[tokio::test]
+        async fn a_server_that_hangs_up_fails_the_calls() {
+            let server = $fake(Behaviour::hanging_up_after(1)).await;
+            let protocol = <$protocol>::new(&common::options(&[])).unwrap();
+            let conn = common::connect(&protocol, server.addr).await;
+            common::calls_fail_once_the_server_hangs_up(&conn).await;
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use fake_server_tests;
+
 /// A closed-loop cell of `callers` client programs (a connection each)
 /// making `calls` calls each, opening its window at once, on the engine the
 /// runner picks; a test sets its options, timeout or engine on top.

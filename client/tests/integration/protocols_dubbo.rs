@@ -114,32 +114,11 @@ async fn every_operation_many_in_flight_on_one_connection() {
     common::many_in_flight_out_of_order(&dubbo, server.addr, 10).await;
 }
 
-#[tokio::test]
-async fn exceptions_and_server_heartbeats() {
-    let server = fake_provider(Behaviour::HEARTBEAT_FIRST).await;
-    let dubbo = Dubbo::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = common::connect(&dubbo, server.addr).await;
-    common::a_thrown_exception_and_heartbeats_both_ways(
-        &conn,
-        &server.seen,
-        "exception java.lang.IllegalArgumentException: no throwing",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_cancelled_call_leaves_the_connection_usable() {
-    let server = fake_provider(NORMAL).await;
-    let conn = common::connect(&Dubbo::new(&options(&[])).unwrap(), server.addr).await;
-    common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
-}
-
-#[tokio::test]
-async fn a_server_that_hangs_up_fails_the_calls() {
-    let server = fake_provider(Behaviour::hanging_up_after(1)).await;
-    let conn = common::connect(&Dubbo::new(&options(&[])).unwrap(), server.addr).await;
-    common::calls_fail_once_the_server_hangs_up(&conn).await;
-}
+common::fake_server_tests!(
+    Dubbo,
+    fake_provider,
+    thrown: "exception java.lang.IllegalArgumentException: no throwing"
+);
 
 #[tokio::test]
 async fn connect_failures_and_mismatched_arguments() {

@@ -17,7 +17,9 @@ use rpclab_client::protocols::ice::codec::{
 };
 use rpclab_client::protocols::ice::{Ice, IceExchange};
 use rpclab_model::contract::{Operation, Value};
-use rpclab_protocols::testing::{decoding, exchanges_verified, one_exchange, wrong_replies_fail};
+use rpclab_protocols::testing::{
+    decoding, exchange_of, exchanges_verified, one_exchange, with_id_at, wrong_replies_fail,
+};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -193,17 +195,12 @@ fn java_wrote_rust_reads_and_writes_the_same_bytes() {
 /// An Ice message with its request id (that of a request or a reply)
 /// replaced: a reply must carry the id of the request in flight.
 fn with_id(message: &[u8], id: u64) -> Vec<u8> {
-    let mut message = message.to_vec();
-    message[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&(id as i32).to_le_bytes());
-    message
+    with_id_at(message, HEADER_LEN, &(id as i32).to_le_bytes())
 }
 
+/// A direct proxy's exchange.
 fn exchange(operation: Operation) -> IceExchange {
-    Ice::new(&options(&[]))
-        .unwrap()
-        .exchange(&operation.call())
-        .unwrap()
-        .expect("a direct proxy has an exchange")
+    exchange_of(&Ice::new(&options(&[])).unwrap(), operation)
 }
 
 /// The poll engine's exchange on a new connection: Java's requests (ids
@@ -577,12 +574,7 @@ async fn a_server_that_closes_fails_the_calls_clearly() {
     assert!(conn.is_closed());
 }
 
-#[tokio::test]
-async fn a_cancelled_call_leaves_the_connection_usable() {
-    let server = fake_server(NORMAL).await;
-    let conn = common::connect(&Ice::new(&options(&[])).unwrap(), server.addr).await;
-    common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
-}
+common::fake_server_tests!(Ice, fake_server);
 
 #[tokio::test]
 async fn connect_failures() {

@@ -189,32 +189,11 @@ async fn refused_calls_do_not_starve_the_runtime() {
     spinner.abort();
 }
 
-#[tokio::test]
-async fn exceptions_and_provider_heartbeats() {
-    let server = fake_provider(Behaviour::HEARTBEAT_FIRST).await;
-    let motan = Motan::new(&options(&[("heartbeat_s", "1")])).unwrap();
-    let conn = common::connect(&motan, server.addr).await;
-    common::a_thrown_exception_and_heartbeats_both_ways(
-        &conn,
-        &server.seen,
-        "motan business exception (errcode 500): provider call process error, org err:no throwing",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_cancelled_call_leaves_the_connection_usable() {
-    let server = fake_provider(NORMAL).await;
-    let conn = common::connect(&Motan::new(&options(&[])).unwrap(), server.addr).await;
-    common::a_cancelled_call_leaves_the_connection_usable(&conn).await;
-}
-
-#[tokio::test]
-async fn a_provider_that_hangs_up_fails_the_calls() {
-    let server = fake_provider(Behaviour::hanging_up_after(1)).await;
-    let conn = common::connect(&Motan::new(&options(&[])).unwrap(), server.addr).await;
-    common::calls_fail_once_the_server_hangs_up(&conn).await;
-}
+common::fake_server_tests!(
+    Motan,
+    fake_provider,
+    thrown: "motan business exception (errcode 500): provider call process error, org err:no throwing"
+);
 
 #[tokio::test]
 async fn connect_and_discovery_failures_are_clear() {
