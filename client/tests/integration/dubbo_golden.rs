@@ -11,7 +11,8 @@ use rpclab_client::protocols::dubbo::format::Format;
 use rpclab_client::protocols::dubbo::{Dubbo, DubboExchange};
 use rpclab_model::contract::{Operation, Order, Value};
 use rpclab_protocols::testing::{
-    exchanges_verified, heartbeat_answered_before_the_next_request, options, wrong_replies_fail,
+    exchange_of, exchanges_verified, heartbeat_answered_before_the_next_request, options,
+    with_id_at, wrong_replies_fail,
 };
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -198,18 +199,12 @@ fn dubbo(serialization: &str) -> Dubbo {
 }
 
 fn exchange(serialization: &str, operation: Operation) -> DubboExchange {
-    dubbo(serialization)
-        .exchange(&operation.call())
-        .unwrap()
-        .expect("dubbo at a target has an exchange")
+    exchange_of(&dubbo(serialization), operation)
 }
 
-/// A golden frame with its request id replaced: a reply must carry the id
-/// of the request in flight.
+/// A golden frame with its request id replaced (see [`with_id_at`]).
 fn with_id(frame: &[u8], id: u64) -> Vec<u8> {
-    let mut frame = frame.to_vec();
-    frame[4..12].copy_from_slice(&id.to_be_bytes());
-    frame
+    with_id_at(frame, 4, &id.to_be_bytes())
 }
 
 fn id_of(request: &[u8]) -> u64 {

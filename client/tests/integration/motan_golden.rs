@@ -13,7 +13,8 @@ use rpclab_client::protocols::motan::codec::{self, Method, RequestTemplate, Seri
 use rpclab_client::protocols::motan::{Motan, MotanExchange, SOURCE};
 use rpclab_model::contract::{Operation, Order, Value};
 use rpclab_protocols::testing::{
-    exchanges_verified, heartbeat_answered_before_the_next_request, options, wrong_replies_fail,
+    exchange_of, exchanges_verified, heartbeat_answered_before_the_next_request, options,
+    with_id_at, wrong_replies_fail,
 };
 use std::path::Path;
 
@@ -118,19 +119,13 @@ fn heartbeats_are_javas_bytes() {
 }
 
 fn exchange(s: Serialization, operation: Operation) -> MotanExchange {
-    Motan::new(&options(&[("serialization", s.name())]))
-        .unwrap()
-        .exchange(&operation.call())
-        .unwrap()
-        .expect("motan2 at a target has an exchange")
+    let motan = Motan::new(&options(&[("serialization", s.name())])).unwrap();
+    exchange_of(&motan, operation)
 }
 
-/// A golden frame with its request id replaced: a reply must carry the id
-/// of the request in flight.
+/// A golden frame with its request id replaced (see [`with_id_at`]).
 fn with_id(frame: &[u8], id: u64) -> Vec<u8> {
-    let mut frame = frame.to_vec();
-    frame[5..13].copy_from_slice(&id.to_be_bytes());
-    frame
+    with_id_at(frame, 5, &id.to_be_bytes())
 }
 
 fn id_of(request: &[u8]) -> u64 {

@@ -61,6 +61,24 @@ pub fn flip(bytes: &mut [u8], from: usize, flips: &[(usize, u8)]) {
     }
 }
 
+/// The poll engine's exchange of `protocol` for a call of `operation`;
+/// panics if there is none (a protocol that dials its target has one).
+pub fn exchange_of<P: Protocol>(protocol: &P, operation: Operation) -> P::Exchange {
+    protocol
+        .exchange(&operation.call())
+        .unwrap()
+        .unwrap_or_else(|| panic!("{} has no exchange for {operation}", P::NAME))
+}
+
+/// A golden frame with the request id's bytes (`id`, as its protocol
+/// writes them) put at `at`: a reply must carry the id of the request in
+/// flight.
+pub fn with_id_at(frame: &[u8], at: usize, id: &[u8]) -> Vec<u8> {
+    let mut frame = frame.to_vec();
+    frame[at..at + id.len()].copy_from_slice(id);
+    frame
+}
+
 /// One call of `exchange` as the poll engine makes it: its request
 /// written, the server's bytes (`server`, given the request) received
 /// `chunk` bytes at a time (a short read each), the reply parsed after

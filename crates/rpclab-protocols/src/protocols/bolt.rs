@@ -310,7 +310,8 @@ mod tests {
     use super::*;
     use crate::mux::{check_split, route_all};
     use crate::testing::{
-        exchanges_verified, heartbeat_answered_before_the_next_request, wrong_replies_fail,
+        exchange_of, exchanges_verified, heartbeat_answered_before_the_next_request, with_id_at,
+        wrong_replies_fail,
     };
     use rpclab_model::contract::Operation;
 
@@ -354,9 +355,7 @@ mod tests {
     /// A golden frame (bolt/golden/vectors/5.13) with its request id
     /// replaced: a reply must carry the id of the request in flight.
     fn with_id(frame: &[u8], id: u64) -> Vec<u8> {
-        let mut frame = frame.to_vec();
-        frame[5..9].copy_from_slice(&(id as u32).to_be_bytes());
-        frame
+        with_id_at(frame, 5, &(id as u32).to_be_bytes())
     }
 
     /// The id of a request the exchange wrote.
@@ -370,12 +369,7 @@ mod tests {
     }
 
     fn exchange(operation: Operation) -> BoltExchange {
-        let call = operation.call();
-        Bolt::new(&BTreeMap::new())
-            .unwrap()
-            .exchange(&call)
-            .unwrap()
-            .expect("bolt at a target has an exchange")
+        exchange_of(&Bolt::new(&BTreeMap::new()).unwrap(), operation)
     }
 
     macro_rules! golden {
