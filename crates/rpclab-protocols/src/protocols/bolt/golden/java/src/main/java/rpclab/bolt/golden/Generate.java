@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import rpclab.contract.BenchService;
+import rpclab.contract.Order;
+import rpclab.shared.ContractPayloads;
 
 /**
  * Writes the bolt golden vectors: the frames a real SOFA-RPC consumer sends
@@ -118,9 +120,9 @@ public final class Generate {
         BenchService missing = consumer(url, "missing");
 
         List<String> names = new ArrayList<>();
-        record(out, names, "order-echo", sent, received, () -> bench.echoOrder(Golden.sample(1)));
-        record(out, names, "orders-echo", sent, received, () -> bench.echoOrders(Golden.samples(100)));
-        record(out, names, "string-1k", sent, received, () -> bench.echoString(Golden.asciiText(1024)));
+        record(out, names, "order-echo", sent, received, () -> bench.echoOrder(ContractPayloads.sample(1, Order::new)));
+        record(out, names, "orders-echo", sent, received, () -> bench.echoOrders(ContractPayloads.samples(100, Order::new)));
+        record(out, names, "string-1k", sent, received, () -> bench.echoString(ContractPayloads.asciiText(1024)));
         record(out, names, "hello", sent, received, () -> bench.hello("aa"));
         record(out, names, "empty", sent, received, bench::empty);
         record(out, names, "hello-throws", sent, received, () -> throwing.hello("aa"));
