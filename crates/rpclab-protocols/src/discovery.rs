@@ -242,6 +242,56 @@ where
     ))
 }
 
+/// The providers of one protocol that a registry lists, sorted from its
+/// nodes' URLs, and the nodes skipped, each with why: what the dubbo, bolt
+/// and motan2 lookups each make of the nodes they read.
+#[derive(Debug, Default)]
+pub struct Listed {
+    pub providers: Vec<ServiceUrl>,
+    pub skipped: Vec<String>,
+}
+
+impl Listed {
+    /// Sorts what a node holds (`label` names it): a provider of
+    /// `protocol`, or skipped for its protocol or its error.
+    pub fn add(&mut self, protocol: &str, label: &str, url: Result<ServiceUrl, String>) {
+        match url {
+            Ok(p) if p.protocol == protocol => self.providers.push(p),
+            Ok(p) => self
+                .skipped
+                .push(format!("{label} (protocol {})", p.protocol)),
+            Err(e) => self.skipped.push(e),
+        }
+    }
+
+    /// What was skipped, to end an error: ` (skipped: a; b)`, or nothing.
+    pub fn skipped_note(&self) -> String {
+        if self.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" (skipped: {})", self.skipped.join("; "))
+        }
+    }
+
+    /// The providers; none is a connect error saying that registry
+    /// `registry` has no `what` under `path`, what was skipped, and `hint`.
+    pub fn providers(
+        self,
+        registry: &str,
+        what: &str,
+        path: &str,
+        hint: &str,
+    ) -> Result<Vec<ServiceUrl>, CallError> {
+        if self.providers.is_empty() {
+            return Err(CallError::Connect(format!(
+                "registry {registry}: no {what} under {path}{}{hint}",
+                self.skipped_note()
+            )));
+        }
+        Ok(self.providers)
+    }
+}
+
 /// A provider URL as registries hold them (`protocol://host:port/path?k=v&...`):
 /// Dubbo and SOFA-RPC write this form, Motan a close cousin.
 #[derive(Clone, Debug, PartialEq, Eq)]

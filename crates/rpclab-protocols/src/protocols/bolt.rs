@@ -54,7 +54,7 @@ pub mod codec;
 pub use hessian2_draft as hessian;
 
 use self::codec::Header;
-use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::discovery::{connect_provider, url_decode, Listed, Providers, ServiceUrl, ZooKeeper};
 use crate::java_contract::Method;
 use crate::mux::{Framing, Inbound, Split};
 use crate::mux_connection::MuxConnection;
@@ -97,33 +97,21 @@ impl Bolt {
 /// The providers of the contract registered in ZooKeeper, online ones only.
 pub async fn lookup(zk: &ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
     let children = zk.children_with_data(PROVIDERS_PATH).await?;
-    let mut found = Vec::new();
-    let mut skipped = Vec::new();
+    let mut listed = Listed::default();
     for (name, data) in children {
         let url = url_decode(&name);
         if data.as_slice() == [0] {
-            skipped.push(format!("{url} (offline)"));
-            continue;
-        }
-        match ServiceUrl::parse(&url) {
-            Ok(p) if p.protocol == "bolt" => found.push(p),
-            Ok(p) => skipped.push(format!("{url} (protocol {})", p.protocol)),
-            Err(e) => skipped.push(format!("{url} ({e})")),
+            listed.skipped.push(format!("{url} (offline)"));
+        } else {
+            listed.add("bolt", &url, ServiceUrl::parse(&url));
         }
     }
-    if found.is_empty() {
-        return Err(CallError::Connect(format!(
-            "registry {}: no online bolt provider under {PROVIDERS_PATH}{}; is the SOFA-RPC \
-             provider up and registered?",
-            zk.url(),
-            if skipped.is_empty() {
-                String::new()
-            } else {
-                format!(" (found: {})", skipped.join(", "))
-            }
-        )));
-    }
-    Ok(found)
+    listed.providers(
+        zk.url(),
+        "online bolt provider",
+        PROVIDERS_PATH,
+        "; is the SOFA-RPC provider up and registered?",
+    )
 }
 
 impl Protocol for Bolt {

@@ -63,7 +63,7 @@ pub mod serialization;
 
 use self::codec::{Header, Method, HEADER_LEN};
 use self::format::Format;
-use crate::discovery::{connect_provider, url_decode, Providers, ServiceUrl, ZooKeeper};
+use crate::discovery::{connect_provider, url_decode, Listed, Providers, ServiceUrl, ZooKeeper};
 use crate::mux::{Framing, Inbound, Split};
 use crate::mux_connection::MuxConnection;
 use crate::mux_exchange::{CallCodec, MuxExchange};
@@ -271,28 +271,12 @@ async fn discover(zk: ZooKeeper) -> Result<Vec<ServiceUrl>, CallError> {
 /// the contract's, or any interface a generic call names.
 pub async fn providers_of(zk: &ZooKeeper, interface: &str) -> Result<Vec<ServiceUrl>, CallError> {
     let path = format!("/dubbo/{interface}/providers");
-    let mut providers = Vec::new();
-    let mut skipped = Vec::new();
+    let mut listed = Listed::default();
     for child in zk.children(&path).await? {
         let url = url_decode(&child);
-        match ServiceUrl::parse(&url) {
-            Ok(p) if p.protocol == "dubbo" => providers.push(p),
-            Ok(p) => skipped.push(format!("{url} (protocol {})", p.protocol)),
-            Err(e) => skipped.push(e),
-        }
+        listed.add("dubbo", &url, ServiceUrl::parse(&url));
     }
-    if providers.is_empty() {
-        return Err(CallError::Connect(format!(
-            "registry {}: no dubbo provider under {path}{}",
-            zk.url(),
-            if skipped.is_empty() {
-                String::new()
-            } else {
-                format!(" (skipped: {})", skipped.join("; "))
-            }
-        )));
-    }
-    Ok(providers)
+    listed.providers(zk.url(), "dubbo provider", &path, "")
 }
 
 /// One dubbo connection, shared by many callers (see [`mux`](crate::mux)).

@@ -18,7 +18,7 @@
 //! exactly that, since it is the usual mistake.
 
 use super::codec::SERVICE;
-use crate::discovery::{ServiceUrl, ZooKeeper};
+use crate::discovery::{Listed, ServiceUrl, ZooKeeper};
 use crate::protocol::CallError;
 
 /// The path of the available providers of the contract's service in `group`.
@@ -36,8 +36,8 @@ pub async fn lookup(zk: &ZooKeeper, group: &str) -> Result<Vec<ServiceUrl>, Call
         Err(CallError::Connect(m)) if m.ends_with("node not exists") => Vec::new(),
         Err(e) => return Err(e),
     };
-    let (providers, skipped) = parse_nodes(&nodes);
-    if providers.is_empty() {
+    let listed = parse_nodes(&nodes);
+    if listed.providers.is_empty() {
         let unavailable = format!("/motan/{group}/{SERVICE}/unavailableServer");
         let parked = zk.children(&unavailable).await.unwrap_or_default();
         let why = if !parked.is_empty() {
@@ -49,8 +49,8 @@ pub async fn lookup(zk: &ZooKeeper, group: &str) -> Result<Vec<ServiceUrl>, Call
                 parked.join(", "),
                 "feature.configserver.heartbeat"
             )
-        } else if !skipped.is_empty() {
-            format!(" (skipped: {})", skipped.join("; "))
+        } else if !listed.skipped.is_empty() {
+            listed.skipped_note()
         } else {
             " (is the provider's group the client's `group` option?)".to_owned()
         };
@@ -59,22 +59,20 @@ pub async fn lookup(zk: &ZooKeeper, group: &str) -> Result<Vec<ServiceUrl>, Call
             zk.url()
         )));
     }
-    Ok(providers)
+    Ok(listed.providers)
 }
 
 /// The motan2 provider URLs among `(child name, node data)` pairs, and why
 /// the others were skipped.
-pub fn parse_nodes(nodes: &[(String, Vec<u8>)]) -> (Vec<ServiceUrl>, Vec<String>) {
-    let mut providers = Vec::new();
-    let mut skipped = Vec::new();
+pub fn parse_nodes(nodes: &[(String, Vec<u8>)]) -> Listed {
+    let mut listed = Listed::default();
     for (name, data) in nodes {
-        match node_url(data).and_then(|url| ServiceUrl::parse(&url)) {
-            Ok(p) if p.protocol == "motan2" => providers.push(p),
-            Ok(p) => skipped.push(format!("{name}: protocol {}", p.protocol)),
-            Err(e) => skipped.push(format!("{name}: {e}")),
-        }
+        let url = node_url(data)
+            .and_then(|url| ServiceUrl::parse(&url))
+            .map_err(|e| format!("{name}: {e}"));
+        listed.add("motan2", name, url);
     }
-    (providers, skipped)
+    listed
 }
 
 /// The URL a node holds: a Java-serialized `String` or plain UTF-8.
@@ -182,7 +180,7 @@ mod tests {
             ),
             ("junk".to_owned(), vec![0xff]),
         ];
-        let (providers, skipped) = parse_nodes(&nodes);
+        let Listed { providers, skipped } = parse_nodes(&nodes);
         assert_eq!(providers.len(), 1);
         assert_eq!(providers[0].address(), "127.0.0.1:8002");
         assert_eq!(providers[0].params["serialization"], "hessian2");
