@@ -12,10 +12,12 @@ use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::grpc::{pb, Grpc};
 use rpclab_model::contract::{Operation, StringSize, Value};
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 const DATA: u8 = 0;
 const HEADERS: u8 = 1;
@@ -173,10 +175,22 @@ fn greeting(name_call: &rpclab_model::contract::Call) -> Vec<u8> {
     .encode_to_vec()
 }
 
-async fn listen() -> (TcpListener, String) {
+/// A server on a local port that accepts one client (its preface read)
+/// and runs `serve` on it, with the listener for the connections a test
+/// expects next: the address to dial and the server's task.
+async fn serve<F, Fut>(serve: F) -> (String, JoinHandle<Fut::Output>)
+where
+    F: FnOnce(Peer, TcpListener) -> Fut + Send + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    (listener, addr)
+    let server = tokio::spawn(async move {
+        let peer = Peer::accept(&listener).await;
+        serve(peer, listener).await
+    });
+    (addr, server)
 }
 
 fn grpc() -> Grpc {
@@ -185,11 +199,9 @@ fn grpc() -> Grpc {
 
 #[tokio::test]
 async fn continuation_padding_priority_and_ping_are_handled() {
-    let (listener, addr) = listen().await;
     let call = Operation::Hello.call();
     let message = greeting(&call);
-    let server = tokio::spawn(async move {
-        let mut peer = Peer::accept(&listener).await;
+    let (addr, server) = serve(move |mut peer, _| async move {
         peer.send(SETTINGS, 0, 0, &[]).await;
         for _ in 0..2 {
             let (stream, _) = peer.request().await;
@@ -225,7 +237,8 @@ async fn continuation_padding_priority_and_ping_are_handled() {
                 .await;
         }
         peer
-    });
+    })
+    .await;
     let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
     for _ in 0..2 {
         assert_eq!(conn.call(&call).await.unwrap(), call.expected);
@@ -235,11 +248,9 @@ async fn continuation_padding_priority_and_ping_are_handled() {
 
 #[tokio::test]
 async fn the_servers_send_windows_and_frame_size_are_respected() {
-    let (listener, addr) = listen().await;
     let call = Operation::StringEcho(StringSize::M1).call();
     let (acked, settings_acked) = oneshot::channel();
-    let server = tokio::spawn(async move {
-        let mut peer = Peer::accept(&listener).await;
+    let (addr, server) = serve(move |mut peer, _| async move {
         // A stream window of 1000 bytes; frames of the smallest size.
         peer.settle(4, 1000).await; // SETTINGS_INITIAL_WINDOW_SIZE
         acked.send(()).unwrap();
@@ -267,7 +278,8 @@ async fn the_servers_send_windows_and_frame_size_are_respected() {
         }
         peer.reply(stream, &[]).await;
         body
-    });
+    })
+    .await;
     let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
     settings_acked.await.unwrap();
     let Value::Str(text) = &call.argument else {
@@ -285,11 +297,9 @@ async fn the_servers_send_windows_and_frame_size_are_respected() {
 
 #[tokio::test]
 async fn rst_stream_and_goaway_are_io_errors_and_the_next_call_reconnects() {
-    let (listener, addr) = listen().await;
     let call = Operation::Hello.call();
     let message = greeting(&call);
-    let server = tokio::spawn(async move {
-        let mut peer = Peer::accept(&listener).await;
+    let (addr, server) = serve(move |mut peer, listener| async move {
         let (one, _) = peer.request().await;
         let (two, _) = peer.request().await;
         let (_three, _) = peer.request().await;
@@ -305,7 +315,8 @@ async fn rst_stream_and_goaway_are_io_errors_and_the_next_call_reconnects() {
         let (stream, _) = again.request().await;
         again.reply(stream, &message).await;
         (peer, again)
-    });
+    })
+    .await;
     let conn = Arc::new(grpc().connect(&addr, WireCounter::default()).await.unwrap());
     // Three calls in flight at once, on streams 1, 3, 5 in order.
     let (a, b, c) = tokio::join!(conn.call(&call), conn.call(&call), conn.call(&call));
@@ -337,13 +348,11 @@ async fn rst_stream_and_goaway_are_io_errors_and_the_next_call_reconnects() {
 /// still sends on the reset stream is ignored.
 #[tokio::test]
 async fn a_call_given_up_resets_its_stream_and_frees_its_place() {
-    let (listener, addr) = listen().await;
     let call = Operation::Hello.call();
     let message = greeting(&call);
     let (acked, settings_acked) = oneshot::channel();
     let (sent, request_read) = oneshot::channel();
-    let server = tokio::spawn(async move {
-        let mut peer = Peer::accept(&listener).await;
+    let (addr, server) = serve(move |mut peer, _| async move {
         peer.settle(3, 1).await; // SETTINGS_MAX_CONCURRENT_STREAMS
         acked.send(()).unwrap();
         let (first, _) = peer.request().await;
@@ -363,7 +372,8 @@ async fn a_call_given_up_resets_its_stream_and_frees_its_place() {
         peer.reply(first, b"late").await;
         peer.reply(second, &message).await;
         peer
-    });
+    })
+    .await;
     let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
     settings_acked.await.unwrap();
     tokio::select! {
@@ -381,10 +391,8 @@ async fn a_call_given_up_resets_its_stream_and_frees_its_place() {
 
 #[tokio::test]
 async fn broken_framing_is_a_protocol_error() {
-    let (listener, addr) = listen().await;
     let call = Operation::Hello.call();
-    let server = tokio::spawn(async move {
-        let mut peer = Peer::accept(&listener).await;
+    let (addr, server) = serve(move |mut peer, listener| async move {
         let (_, _) = peer.request().await;
         // An index far beyond both tables.
         peer.send(HEADERS, END_HEADERS, 1, &[0xff, 0x80, 0x10])
@@ -401,7 +409,8 @@ async fn broken_framing_is_a_protocol_error() {
         let (_, _) = again.request().await;
         again.send(DATA, 0, 0, b"data on stream 0").await;
         again
-    });
+    })
+    .await;
     let conn = grpc().connect(&addr, WireCounter::default()).await.unwrap();
     for says in ["HPACK", "DATA on stream 0"] {
         match conn.call(&call).await {
