@@ -72,6 +72,17 @@ impl Struct {
         self.fields.iter().find(|f| f.name == name)
     }
 
+    /// The fields of `set` (a struct value's, by id) with their
+    /// definitions, in `set`'s order; an id the struct does not have is
+    /// left out.
+    pub fn set_fields<'a, V>(
+        &'a self,
+        set: &'a [(i16, V)],
+    ) -> impl Iterator<Item = (&'a Field, &'a V)> + 'a {
+        set.iter()
+            .filter_map(|(id, v)| Some((self.fields.iter().find(|f| f.id == *id)?, v)))
+    }
+
     pub fn field_names(&self) -> String {
         listed(self.fields.iter().map(|f| &f.name))
     }

@@ -148,6 +148,12 @@ fn mismatch(path: &str, expected: &str, json: &Json) -> String {
     format!("{path}: expected {expected}, got {}", got(json))
 }
 
+/// A [`mismatch`] where `ty` wanted JSON of another form (`an array`, `an
+/// object`).
+fn form_mismatch(path: &str, schema: &Schema, ty: &Ty, form: &str, json: &Json) -> String {
+    mismatch(path, &format!("{} ({form})", schema.type_name(ty)), json)
+}
+
 /// Builds values of the table from JSON.
 pub struct FromJson<'a> {
     pub schema: &'a Schema,
@@ -234,11 +240,7 @@ impl FromJson<'_> {
                     .map(|(i, item)| self.value(t, item, &format!("{path}[{i}]")))
                     .collect::<Result<_, _>>()
                     .map(Value::List),
-                other => Err(mismatch(
-                    path,
-                    &format!("{} (an array)", schema.type_name(ty)),
-                    other,
-                )),
+                other => Err(form_mismatch(path, schema, ty, "an array", other)),
             },
             Ty::Map(k, v) => match json {
                 Json::Object(entries) => entries
@@ -250,11 +252,7 @@ impl FromJson<'_> {
                     })
                     .collect::<Result<_, String>>()
                     .map(Value::Map),
-                other => Err(mismatch(
-                    path,
-                    &format!("{} (an object)", schema.type_name(ty)),
-                    other,
-                )),
+                other => Err(form_mismatch(path, schema, ty, "an object", other)),
             },
             Ty::Struct(i) => {
                 let def = &schema.structs[*i];
@@ -418,27 +416,15 @@ pub fn to_json(schema: &Schema, ty: &Ty, value: &Value) -> Json {
         (Value::Map(entries), Ty::Map(k, v)) => Json::Object(
             entries
                 .iter()
-                .map(|(key, value)| {
-                    let key = match to_json(schema, k, key) {
-                        Json::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (key, to_json(schema, v, value))
-                })
+                .map(|(key, value)| (key_text(schema, k, key), to_json(schema, v, value)))
                 .collect(),
         ),
-        (Value::Struct(fields), Ty::Struct(i)) => {
-            let def = &schema.structs[*i];
-            Json::Object(
-                fields
-                    .iter()
-                    .filter_map(|(id, v)| {
-                        let field = def.fields.iter().find(|f| f.id == *id)?;
-                        Some((field.name.clone(), to_json(schema, &field.ty, v)))
-                    })
-                    .collect(),
-            )
-        }
+        (Value::Struct(fields), Ty::Struct(i)) => Json::Object(
+            schema.structs[*i]
+                .set_fields(fields)
+                .map(|(field, v)| (field.name.clone(), to_json(schema, &field.ty, v)))
+                .collect(),
+        ),
         (Value::Text(text), _) => Json::String(text.written()),
         (Value::Number { value, .. }, _) => Json::String(value.written()),
         // A value decoded against its type always matches it.
@@ -461,35 +447,34 @@ pub fn to_text(schema: &Schema, ty: &Ty, value: &Value) -> String {
             entries
                 .iter()
                 .map(|(key, value)| {
-                    let key = match to_json(schema, k, key) {
-                        Json::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    format!("{}:{}", Json::String(key), to_text(schema, v, value))
+                    let key = Json::String(key_text(schema, k, key));
+                    format!("{key}:{}", to_text(schema, v, value))
                 })
                 .collect(),
             '{',
             '}',
         ),
-        (Value::Struct(fields), Ty::Struct(i)) => {
-            let def = &schema.structs[*i];
-            list(
-                fields
-                    .iter()
-                    .filter_map(|(id, v)| {
-                        let field = def.fields.iter().find(|f| f.id == *id)?;
-                        Some(format!(
-                            "{}:{}",
-                            Json::String(field.name.clone()),
-                            to_text(schema, &field.ty, v)
-                        ))
-                    })
-                    .collect(),
-                '{',
-                '}',
-            )
-        }
+        (Value::Struct(fields), Ty::Struct(i)) => list(
+            schema.structs[*i]
+                .set_fields(fields)
+                .map(|(field, v)| {
+                    let name = Json::String(field.name.clone());
+                    format!("{name}:{}", to_text(schema, &field.ty, v))
+                })
+                .collect(),
+            '{',
+            '}',
+        ),
         _ => to_json(schema, ty, value).to_string(),
+    }
+}
+
+/// A map key as a JSON object's key: a string as it is, any other value
+/// as its JSON text.
+fn key_text(schema: &Schema, ty: &Ty, key: &Value) -> String {
+    match to_json(schema, ty, key) {
+        Json::String(s) => s,
+        other => other.to_string(),
     }
 }
 
