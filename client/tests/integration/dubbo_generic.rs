@@ -31,6 +31,14 @@ const JDK: &str = "rpclab/jdk:17";
 const MAVEN: &str = "rpclab/maven:17";
 const ZOOKEEPER: &str = "rpclab/zookeeper:3.9";
 const SERVICE: &str = "com.example.shop.InventoryService";
+/// The shop's `reserve` (of [`SERVICE`]) and its parameter's type, as a
+/// generic call names them.
+const RESERVE: [&str; 4] = [
+    "--call",
+    "com.example.shop.InventoryService/reserve",
+    "--types",
+    "com.example.shop.ReserveRequest",
+];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -150,6 +158,13 @@ fn refusal(args: &[&str]) -> String {
     cli::refusal(client(args), args)
 }
 
+/// The flags of a call of [`RESERVE`] to the shop `at` (`--target` or
+/// `--registry`, and where) with `data` (`--data` or `--data-file`, and
+/// what).
+fn reserve_call<'a>(at: [&'a str; 2], data: [&'a str; 2]) -> Vec<&'a str> {
+    [&at[..], &RESERVE[..], &data[..]].concat()
+}
+
 /// A reservation request with nested POJOs in a list and the call's number.
 fn request() -> Value {
     json!([{
@@ -184,18 +199,8 @@ fn assert_verified(report: &Value, calls: u64, method: &str) {
 #[test]
 fn partial_expectations_and_matchers_verify_every_reply() {
     let shop = Shop::start();
-    let reserve = format!("{SERVICE}/reserve");
     let data = request().to_string();
-    let call = [
-        "--target",
-        &shop.target,
-        "--call",
-        &reserve,
-        "--types",
-        "com.example.shop.ReserveRequest",
-        "--data",
-        &data,
-    ];
+    let call = reserve_call(["--target", &shop.target], ["--data", &data]);
     let partial =
         json!({"status": "PARTIAL", "lines": [{"sku": "apple"}, {"reserved": 20}]}).to_string();
     let verified = report(&[&call[..], &cli::partially_expected(&partial, "25")].concat());
@@ -238,16 +243,7 @@ fn partial_expectations_and_matchers_verify_every_reply() {
         std::env::temp_dir().join(format!("rpclab-dubbo-array-{}.jsonl", std::process::id()));
     std::fs::write(&lines, format!("{}\n{}\n", request(), bob)).unwrap();
     let file = lines.display().to_string();
-    let array = [
-        "--target",
-        &shop.target,
-        "--call",
-        &reserve,
-        "--types",
-        "com.example.shop.ReserveRequest",
-        "--data-file",
-        &file,
-    ];
+    let array = reserve_call(["--target", &shop.target], ["--data-file", &file]);
     let either = json!({"customer": {"$regex": "^(ada|bob)$"}, "status": "PARTIAL"}).to_string();
     let verified = report(&[&array[..], &cli::partially_expected(&either, "20")].concat());
     assert_verified(&verified, 40, "reserve");
@@ -268,21 +264,13 @@ fn partial_expectations_and_matchers_verify_every_reply() {
 #[test]
 fn generic_calls_through_zookeeper_are_verified_and_bad_input_is_one_line() {
     let shop = Shop::start();
-    let reserve = format!("{SERVICE}/reserve");
     let data = request().to_string();
     let expect = reply().to_string();
     let through_registry = [
-        "--registry",
-        &shop.registry,
-        "--call",
-        &reserve,
-        "--types",
-        "com.example.shop.ReserveRequest",
-        "--data",
-        &data,
-        "--expect",
-        &expect,
-    ];
+        &reserve_call(["--registry", &shop.registry], ["--data", &data])[..],
+        &["--expect", &expect],
+    ]
+    .concat();
 
     // A POJO in and out, found through ZooKeeper, every reply compared.
     let verified = report(
