@@ -148,107 +148,10 @@ async fn exercise(
         calibration.server.cpu_rounds_per_s,
         calibration.client.cpu_rounds_per_s
     );
-    let echo = crate::basics::confine::echo();
     let network = Network::Own;
-    let server = cluster
-        .start(ContainerSpec {
-            name: format!("rpclab-echo-{run_id}"),
-            image,
-            role: Role::Server.into(),
-            run_id,
-            env: vec![format!("RPCLAB_PORT={ECHO_PORT}")],
-            entrypoint: Some(vec![crate::basics::host::ECHO_BINARY.to_owned()]),
-            cmd: None,
-            cpuset: SERVER_CPUS,
-            binds: Vec::new(),
-            confinement: &echo,
-            network: &network,
-        })
-        .await?;
-    let server_ip = cluster.address(&server).await?;
-    crate::say!("server pod {server} runs at {server_ip}");
-    // A verified call of the contract, made inside the server's Pod.
-    let target = format!("127.0.0.1:{ECHO_PORT}");
-    let (code, said) = cluster
-        .exec(
-            &server,
-            &[
-                "rpclab-client",
-                "probe",
-                "--protocol",
-                "grpc",
-                "--target",
-                &target,
-                "--wait-s",
-                "30",
-            ],
-        )
-        .await?;
-    if code != 0 {
-        bail!("the probe in {server} exited with {code}: {said}");
-    }
-    crate::say!("verified call in {server}: {}", said.trim());
-    // The labels and the owner, as the run's containers carry them.
-    let listed = cluster.lab_containers(Some(run_id)).await?;
-    let labels = listed
-        .iter()
-        .find(|c| c.id == server)
-        .map(|c| c.labels.clone())
-        .context("the server pod is not listed with the run's labels")?;
-    // Files in, a folder back out (the client's cell goes so).
-    let mut tar = tar::Builder::new(Vec::new());
-    let body = br#"{"check":"kube"}"#;
-    let mut header = tar::Header::new_gnu();
-    header.set_size(body.len() as u64);
-    header.set_mode(0o644);
-    header.set_cksum();
-    tar.append_data(&mut header, "spec.json", &body[..])?;
-    let tar = tar.into_inner()?;
-    let client_policy = crate::basics::confine::client();
-    let client = cluster
-        .start_with_files(
-            ContainerSpec {
-                name: format!("rpclab-client-{run_id}"),
-                image,
-                role: Role::Client.into(),
-                run_id,
-                env: Vec::new(),
-                entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
-                // Long enough for its cpuset to be read inside it while
-                // the server holds its core.
-                cmd: Some(vec![
-                    "cp /cell/spec.json /cell/report.json && id -u && sleep 3".into(),
-                ]),
-                cpuset: "0",
-                binds: Vec::new(),
-                confinement: &client_policy,
-                network: &network,
-            },
-            "/cell",
-            tar,
-        )
-        .await?;
-    let code = cluster.wait(&client).await?;
-    let log = cluster.log_tail(&client, 5).await;
-    if code != 0 {
-        bail!("the client pod exited with {code}: {log}");
-    }
-    let folder = cluster.download(&client, "/cell").await?;
-    let mut back = tar::Archive::new(&folder[..]);
-    let mut report = None;
-    for entry in back.entries()? {
-        let mut entry = entry?;
-        if entry.path()?.ends_with("report.json") {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut entry, &mut text)?;
-            report = Some(text);
-        }
-    }
-    if report.as_deref().map(str::as_bytes) != Some(&body[..]) {
-        bail!("the client pod's /cell/report.json came back as {report:?}");
-    }
-    crate::say!("files in and out of {client}: /cell/report.json came back");
-    cluster.remove(&client).await?;
+    let (server, server_ip, said, labels) =
+        serve_and_probe(cluster, run_id, image, &network).await?;
+    let log = files_in_and_out(cluster, run_id, image, &network).await?;
     // The run's own registry code: ZooKeeper as a Pod, ready by `srvr`
     // sent inside it.
     let registry = if with_registry {
@@ -282,4 +185,133 @@ async fn exercise(
         "registry": registry,
         "pods": records,
     }))
+}
+
+/// The lab's echo server as the run's server Pod, on its exclusive core,
+/// and a verified call of the contract made inside that Pod: the server's
+/// id, its Pod IP, what the probe said, and the labels it is listed with.
+async fn serve_and_probe(
+    cluster: &Cluster,
+    run_id: &RunId,
+    image: &str,
+    network: &Network,
+) -> Result<(
+    String,
+    String,
+    String,
+    std::collections::BTreeMap<String, String>,
+)> {
+    let echo = crate::basics::confine::echo();
+    let server = cluster
+        .start(ContainerSpec {
+            name: format!("rpclab-echo-{run_id}"),
+            image,
+            role: Role::Server.into(),
+            run_id,
+            env: vec![format!("RPCLAB_PORT={ECHO_PORT}")],
+            entrypoint: Some(vec![crate::basics::host::ECHO_BINARY.to_owned()]),
+            cmd: None,
+            cpuset: SERVER_CPUS,
+            binds: Vec::new(),
+            confinement: &echo,
+            network,
+        })
+        .await?;
+    let server_ip = cluster.address(&server).await?;
+    crate::say!("server pod {server} runs at {server_ip}");
+    // A verified call of the contract, made inside the server's Pod.
+    let target = format!("127.0.0.1:{ECHO_PORT}");
+    let (code, said) = cluster
+        .exec(
+            &server,
+            &[
+                "rpclab-client",
+                "probe",
+                "--protocol",
+                "grpc",
+                "--target",
+                &target,
+                "--wait-s",
+                "30",
+            ],
+        )
+        .await?;
+    if code != 0 {
+        bail!("the probe in {server} exited with {code}: {said}");
+    }
+    crate::say!("verified call in {server}: {}", said.trim());
+    // The labels and the owner, as the run's containers carry them.
+    let listed = cluster.lab_containers(Some(run_id)).await?;
+    let labels = listed
+        .iter()
+        .find(|c| c.id == server)
+        .map(|c| c.labels.clone())
+        .context("the server pod is not listed with the run's labels")?;
+    Ok((server, server_ip, said, labels))
+}
+
+/// A client Pod given a folder of files, which copies one and ends; the
+/// folder copied back out must hold it (a client's cell goes so). What
+/// the Pod printed (its user id).
+async fn files_in_and_out(
+    cluster: &Cluster,
+    run_id: &RunId,
+    image: &str,
+    network: &Network,
+) -> Result<String> {
+    // Files in, a folder back out (the client's cell goes so).
+    let mut tar = tar::Builder::new(Vec::new());
+    let body = br#"{"check":"kube"}"#;
+    let mut header = tar::Header::new_gnu();
+    header.set_size(body.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "spec.json", &body[..])?;
+    let tar = tar.into_inner()?;
+    let client_policy = crate::basics::confine::client();
+    let client = cluster
+        .start_with_files(
+            ContainerSpec {
+                name: format!("rpclab-client-{run_id}"),
+                image,
+                role: Role::Client.into(),
+                run_id,
+                env: Vec::new(),
+                entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
+                // Long enough for its cpuset to be read inside it while
+                // the server holds its core.
+                cmd: Some(vec![
+                    "cp /cell/spec.json /cell/report.json && id -u && sleep 3".into(),
+                ]),
+                cpuset: "0",
+                binds: Vec::new(),
+                confinement: &client_policy,
+                network,
+            },
+            "/cell",
+            tar,
+        )
+        .await?;
+    let code = cluster.wait(&client).await?;
+    let log = cluster.log_tail(&client, 5).await;
+    if code != 0 {
+        bail!("the client pod exited with {code}: {log}");
+    }
+    let folder = cluster.download(&client, "/cell").await?;
+    let mut back = tar::Archive::new(&folder[..]);
+    let mut report = None;
+    for entry in back.entries()? {
+        let mut entry = entry?;
+        if entry.path()?.ends_with("report.json") {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut entry, &mut text)?;
+            report = Some(text);
+        }
+    }
+    if report.as_deref().map(str::as_bytes) != Some(&body[..]) {
+        bail!("the client pod's /cell/report.json came back as {report:?}");
+    }
+    crate::say!("files in and out of {client}: /cell/report.json came back");
+    cluster.remove(&client).await?;
+    Ok(log)
 }

@@ -78,9 +78,12 @@ fn no_function_of_xtask_is_over_120_lines() {
         for (name, first, last) in functions(&src) {
             let lines = last - first + 1;
             if lines > MOST_LINES {
+                let shown = file
+                    .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                    .unwrap_or(file);
                 long.push(format!(
-                    "{}:{first} fn {name}: {lines} lines",
-                    file.display()
+                    "xtask/{}:{first} fn {name}: {lines} lines",
+                    shown.display()
                 ));
             }
         }

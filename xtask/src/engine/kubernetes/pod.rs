@@ -30,6 +30,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rpclab_model::manifest::Policy;
 use std::collections::BTreeMap;
 
 /// The name of the lab's container in every Pod.
@@ -234,58 +235,9 @@ pub fn pod(
     }
     let policy = spec.confinement;
     let (uid, gid) = user_of(&policy.user)?;
-    let memory = Quantity(policy.memory_bytes.to_string());
-    let mut amounts = BTreeMap::from([("memory".to_owned(), memory)]);
-    if let Cpu::Exclusive(n) = cpu {
-        amounts.insert("cpu".into(), Quantity(n.to_string()));
-    }
-    let resources = ResourceRequirements {
-        limits: Some(amounts.clone()),
-        requests: Some(amounts),
-        ..Default::default()
-    };
-    let security = SecurityContext {
-        run_as_user: Some(uid),
-        run_as_group: Some(gid),
-        run_as_non_root: Some(uid != 0),
-        allow_privilege_escalation: Some(!policy.no_new_privileges),
-        read_only_root_filesystem: Some(policy.read_only_rootfs),
-        capabilities: Some(Capabilities {
-            drop: Some(policy.cap_drop.clone()),
-            add: (!policy.cap_add.is_empty()).then(|| policy.cap_add.clone()),
-        }),
-        ..Default::default()
-    };
-    let mut volumes = Vec::new();
-    let mut mounts = Vec::new();
-    for (i, (path, options)) in policy.tmpfs.iter().enumerate() {
-        let name = format!("tmpfs-{i}");
-        volumes.push(Volume {
-            name: name.clone(),
-            empty_dir: Some(EmptyDirVolumeSource {
-                medium: Some("Memory".into()),
-                size_limit: tmpfs_size(options),
-            }),
-            ..Default::default()
-        });
-        mounts.push(VolumeMount {
-            name,
-            mount_path: path.clone(),
-            ..Default::default()
-        });
-    }
-    let env = spec
-        .env
-        .iter()
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            EnvVar {
-                name: k.to_owned(),
-                value: Some(v.to_owned()),
-                ..Default::default()
-            }
-        })
-        .collect::<Vec<_>>();
+    let security = security_of(policy, uid, gid);
+    let (mut volumes, mut mounts) = tmpfs_volumes(&policy.tmpfs);
+    let env = env_of(spec);
     let mut main = Container {
         name: MAIN.into(),
         image: Some(spec.image.to_owned()),
@@ -293,7 +245,7 @@ pub fn pod(
         command: spec.entrypoint.clone(),
         args: spec.cmd.clone(),
         env: (!env.is_empty()).then_some(env),
-        resources: Some(resources.clone()),
+        resources: Some(resources_of(policy, cpu)),
         security_context: Some(security.clone()),
         volume_mounts: None,
         ..Default::default()
@@ -301,69 +253,11 @@ pub fn pod(
     let mut init_containers = None;
     let mut containers = Vec::new();
     if let Some(dir) = files {
-        volumes.push(Volume {
-            name: "files".into(),
-            empty_dir: Some(EmptyDirVolumeSource {
-                medium: Some("Memory".into()),
-                size_limit: Some(Quantity("256Mi".into())),
-            }),
-            ..Default::default()
-        });
-        volumes.push(Volume {
-            name: "seed".into(),
-            config_map: Some(ConfigMapVolumeSource {
-                name: files_map_name(&pod_name(spec)),
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
-        let files_mount = VolumeMount {
-            name: "files".into(),
-            mount_path: dir.to_owned(),
-            ..Default::default()
-        };
-        mounts.push(files_mount.clone());
-        // The helpers take no CPU of their own: a Guaranteed Pod needs
-        // limits on every container, so theirs are the smallest.
-        let small = ResourceRequirements {
-            limits: Some(helper_amounts(cpu)),
-            requests: Some(helper_amounts(cpu)),
-            ..Default::default()
-        };
-        init_containers = Some(vec![Container {
-            name: "files".into(),
-            image: Some(spec.image.to_owned()),
-            image_pull_policy: Some(pull.to_owned()),
-            command: Some(vec![
-                "tar".into(),
-                "-xf".into(),
-                format!("{SEED}/{SEED_KEY}"),
-                "-C".into(),
-                dir.to_owned(),
-            ]),
-            resources: Some(small.clone()),
-            security_context: Some(security.clone()),
-            volume_mounts: Some(vec![
-                files_mount.clone(),
-                VolumeMount {
-                    name: "seed".into(),
-                    mount_path: SEED.into(),
-                    read_only: Some(true),
-                    ..Default::default()
-                },
-            ]),
-            ..Default::default()
-        }]);
-        containers.push(Container {
-            name: KEEPER.into(),
-            image: Some(spec.image.to_owned()),
-            image_pull_policy: Some(pull.to_owned()),
-            command: Some(vec!["sleep".into(), "infinity".into()]),
-            resources: Some(small),
-            security_context: Some(security.clone()),
-            volume_mounts: Some(vec![files_mount]),
-            ..Default::default()
-        });
+        let helpers = FilesHelpers::new(spec, dir, cpu, pull, &security);
+        volumes.extend(helpers.volumes);
+        mounts.push(helpers.mount);
+        init_containers = Some(vec![helpers.unpacker]);
+        containers.push(helpers.keeper);
     }
     main.volume_mounts = (!mounts.is_empty()).then_some(mounts);
     containers.insert(0, main);
@@ -397,6 +291,170 @@ pub fn pod(
         }),
         ..Default::default()
     })
+}
+
+/// The main container's requests and limits, equal (Guaranteed QoS when
+/// `cpu` is exclusive): the confinement's memory, and the exclusive CPUs.
+fn resources_of(policy: &Policy, cpu: Cpu) -> ResourceRequirements {
+    let memory = Quantity(policy.memory_bytes.to_string());
+    let mut amounts = BTreeMap::from([("memory".to_owned(), memory)]);
+    if let Cpu::Exclusive(n) = cpu {
+        amounts.insert("cpu".into(), Quantity(n.to_string()));
+    }
+    ResourceRequirements {
+        limits: Some(amounts.clone()),
+        requests: Some(amounts),
+        ..Default::default()
+    }
+}
+
+/// The confinement as a container's security context: its user, no
+/// privilege escalation, the read-only root, the capabilities.
+fn security_of(policy: &Policy, uid: i64, gid: i64) -> SecurityContext {
+    SecurityContext {
+        run_as_user: Some(uid),
+        run_as_group: Some(gid),
+        run_as_non_root: Some(uid != 0),
+        allow_privilege_escalation: Some(!policy.no_new_privileges),
+        read_only_root_filesystem: Some(policy.read_only_rootfs),
+        capabilities: Some(Capabilities {
+            drop: Some(policy.cap_drop.clone()),
+            add: (!policy.cap_add.is_empty()).then(|| policy.cap_add.clone()),
+        }),
+        ..Default::default()
+    }
+}
+
+/// The confinement's tmpfs folders as memory-backed volumes, and their
+/// mounts.
+fn tmpfs_volumes(tmpfs: &BTreeMap<String, String>) -> (Vec<Volume>, Vec<VolumeMount>) {
+    let mut volumes = Vec::new();
+    let mut mounts = Vec::new();
+    for (i, (path, options)) in tmpfs.iter().enumerate() {
+        let name = format!("tmpfs-{i}");
+        volumes.push(Volume {
+            name: name.clone(),
+            empty_dir: Some(EmptyDirVolumeSource {
+                medium: Some("Memory".into()),
+                size_limit: tmpfs_size(options),
+            }),
+            ..Default::default()
+        });
+        mounts.push(VolumeMount {
+            name,
+            mount_path: path.clone(),
+            ..Default::default()
+        });
+    }
+    (volumes, mounts)
+}
+
+/// The spec's `KEY=value` environment as the Pod's variables.
+fn env_of(spec: &ContainerSpec<'_>) -> Vec<EnvVar> {
+    spec.env
+        .iter()
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            EnvVar {
+                name: k.to_owned(),
+                value: Some(v.to_owned()),
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+/// What a Pod with files in a folder adds: the folder (memory-backed) and
+/// the ConfigMap seed's volume, the folder's mount for the main container,
+/// an init container that unpacks the seed into it, and a keeper that
+/// holds the Pod open so the files can be copied out after the main
+/// container ends.
+struct FilesHelpers {
+    volumes: [Volume; 2],
+    mount: VolumeMount,
+    unpacker: Container,
+    keeper: Container,
+}
+
+impl FilesHelpers {
+    fn new(
+        spec: &ContainerSpec<'_>,
+        dir: &str,
+        cpu: Cpu,
+        pull: &str,
+        security: &SecurityContext,
+    ) -> FilesHelpers {
+        let volumes = [
+            Volume {
+                name: "files".into(),
+                empty_dir: Some(EmptyDirVolumeSource {
+                    medium: Some("Memory".into()),
+                    size_limit: Some(Quantity("256Mi".into())),
+                }),
+                ..Default::default()
+            },
+            Volume {
+                name: "seed".into(),
+                config_map: Some(ConfigMapVolumeSource {
+                    name: files_map_name(&pod_name(spec)),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        ];
+        let mount = VolumeMount {
+            name: "files".into(),
+            mount_path: dir.to_owned(),
+            ..Default::default()
+        };
+        // The helpers take no CPU of their own: a Guaranteed Pod needs
+        // limits on every container, so theirs are the smallest.
+        let small = ResourceRequirements {
+            limits: Some(helper_amounts(cpu)),
+            requests: Some(helper_amounts(cpu)),
+            ..Default::default()
+        };
+        let unpacker = Container {
+            name: "files".into(),
+            image: Some(spec.image.to_owned()),
+            image_pull_policy: Some(pull.to_owned()),
+            command: Some(vec![
+                "tar".into(),
+                "-xf".into(),
+                format!("{SEED}/{SEED_KEY}"),
+                "-C".into(),
+                dir.to_owned(),
+            ]),
+            resources: Some(small.clone()),
+            security_context: Some(security.clone()),
+            volume_mounts: Some(vec![
+                mount.clone(),
+                VolumeMount {
+                    name: "seed".into(),
+                    mount_path: SEED.into(),
+                    read_only: Some(true),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        };
+        let keeper = Container {
+            name: KEEPER.into(),
+            image: Some(spec.image.to_owned()),
+            image_pull_policy: Some(pull.to_owned()),
+            command: Some(vec!["sleep".into(), "infinity".into()]),
+            resources: Some(small),
+            security_context: Some(security.clone()),
+            volume_mounts: Some(vec![mount.clone()]),
+            ..Default::default()
+        };
+        FilesHelpers {
+            volumes,
+            mount,
+            unpacker,
+            keeper,
+        }
+    }
 }
 
 /// A helper container's requests and limits: memory, and for a Guaranteed
