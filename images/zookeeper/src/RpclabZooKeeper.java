@@ -14,14 +14,19 @@ import sun.misc.Signal;
 
 /**
  * rpclab ZooKeeper launcher: a standalone Apache ZooKeeper server
- * (ZooKeeperServerMain) listening only on 127.0.0.1:ZK_PORT (default 2181).
+ * (ZooKeeperServerMain) listening only on RPCLAB_BIND:ZK_PORT (default
+ * 127.0.0.1:2181; RPCLAB_BIND=0.0.0.0 for every interface, as a registry on
+ * another machine than its providers and clients needs).
  *
  * <p>Writes zoo.cfg from the environment (ZK_PORT, ZK_DATA_DIR, ZK_CONF), prints
- * "rpclab zookeeper ready on 127.0.0.1:PORT" once the server answers "srvr"
+ * "rpclab zookeeper ready on BIND:PORT" once the server answers "srvr"
  * in standalone mode, and stops cleanly on SIGTERM/SIGINT (exit status 0).
  */
 public final class RpclabZooKeeper {
-    static final String HOST = "127.0.0.1";
+    /** The interface ZooKeeper listens on. */
+    static final String HOST = env("RPCLAB_BIND", "127.0.0.1");
+    /** Where this container reaches it. */
+    static final String LOCAL = HOST.equals("0.0.0.0") ? "127.0.0.1" : HOST;
 
     public static void main(String[] args) throws Exception {
         int port = intEnv("ZK_PORT", 2181);
@@ -96,7 +101,7 @@ public final class RpclabZooKeeper {
 
     static String fourLetterWord(int port, String word) {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(HOST, port), 1000);
+            s.connect(new InetSocketAddress(LOCAL, port), 1000);
             s.setSoTimeout(2000);
             OutputStream out = s.getOutputStream();
             out.write(word.getBytes(StandardCharsets.US_ASCII));

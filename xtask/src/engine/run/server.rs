@@ -210,6 +210,9 @@ impl RunContext<'_> {
             // The interface to listen on: 127.0.0.1 unless the client is
             // on another machine (docs/multi-host.md).
             format!("RPCLAB_BIND={}", self.engines.roles.bind),
+            // The address the client calls it at, which it registers and
+            // hands out (today the same as the interface it binds).
+            format!("RPCLAB_ADVERTISE={}", self.engines.roles.server_address),
         ];
         env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
         env.extend(registry.map(|r| r.server_env()).unwrap_or_default());

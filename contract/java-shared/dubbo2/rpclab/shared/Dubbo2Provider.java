@@ -22,11 +22,13 @@ import rpclab.contract.BenchService;
 /**
  * The Dubbo 2 (com.alibaba:dubbo 2.5 and 2.6) provider of
  * rpclab.contract.BenchService over the dubbo protocol, written once for both
- * lines: it exports the service on 127.0.0.1:RPCLAB_PORT and registers it
- * under /dubbo/rpclab.contract.BenchService/providers in the ZooKeeper at
+ * lines: it exports the service on RPCLAB_BIND:RPCLAB_PORT (default
+ * 127.0.0.1) and registers it, as RPCLAB_ADVERTISE:RPCLAB_PORT (default the
+ * bind address, or 127.0.0.1 for 0.0.0.0), under
+ * /dubbo/rpclab.contract.BenchService/providers in the ZooKeeper at
  * ZK_ADDRESS (default zookeeper://127.0.0.1:2181). Each line's
  * `BenchProvider` gives what differs ({@link Line}) and its transporter
- * bound to 127.0.0.1 (registered as {@link #TRANSPORTER}).
+ * bound to {@link #BIND} (registered as {@link #TRANSPORTER}).
  *
  * <p>Environment: DUBBO_SERIALIZATION (default hessian2; the line's
  * serializations), DUBBO_THREADS (fixed business thread pool, default 200).
@@ -34,11 +36,14 @@ import rpclab.contract.BenchService;
  * seed used the equivalent Spring XML (dubbo:application, dubbo:registry,
  * dubbo:protocol threads="200", dubbo:service).
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and
+ * <p>Prints "rpclab server ready on BIND:PORT" once exported and
  * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
  */
 public final class Dubbo2Provider {
-    public static final String HOST = "127.0.0.1";
+    /** The interface the transporter listens on (RPCLAB_BIND). */
+    public static final String BIND = Env.bind();
+    /** The address registered and put in the provider URL (RPCLAB_ADVERTISE). */
+    public static final String ADVERTISE = Env.advertise();
     /** The name of each line's loopback transporter (META-INF/dubbo/...Transporter). */
     public static final String TRANSPORTER = "rpclab-netty";
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
@@ -83,8 +88,9 @@ public final class Dubbo2Provider {
     }
 
     /**
-     * Makes Dubbo's idea of "the local host" 127.0.0.1, so that the URL it
-     * registers says 127.0.0.1, never a container/LAN/bridge address.
+     * Makes Dubbo's idea of "the local host" {@link #ADVERTISE} (127.0.0.1
+     * by default), so that the URL it registers says that address, never a
+     * container/LAN/bridge address Dubbo would pick itself.
      *
      * <p>Dubbo 2 refuses 127.x wherever a provider address can be configured
      * (DUBBO_IP_TO_REGISTRY/DUBBO_IP_TO_BIND=127.0.0.1: "Specified invalid ...
@@ -122,17 +128,17 @@ public final class Dubbo2Provider {
         pinNetUtils();
     }
 
-    /** Sets the address NetUtils caches (and returns from getLocalHost()) to 127.0.0.1. */
+    /** Sets the address NetUtils caches (and returns from getLocalHost()) to {@link #ADVERTISE}. */
     public static void pinNetUtils() {
         try {
             Field address = NetUtils.class.getDeclaredField("LOCAL_ADDRESS");
             address.setAccessible(true);
-            address.set(null, InetAddress.getByName(HOST));
+            address.set(null, InetAddress.getByName(ADVERTISE));
         } catch (ReflectiveOperationException | UnknownHostException e) {
-            throw new IllegalStateException("cannot pin Dubbo's local host to " + HOST, e);
+            throw new IllegalStateException("cannot pin Dubbo's local host to " + ADVERTISE, e);
         }
-        if (!HOST.equals(NetUtils.getLocalHost())) {
-            throw new IllegalStateException("Dubbo's local host is " + NetUtils.getLocalHost() + ", not " + HOST);
+        if (!ADVERTISE.equals(NetUtils.getLocalHost())) {
+            throw new IllegalStateException("Dubbo's local host is " + NetUtils.getLocalHost() + ", not " + ADVERTISE);
         }
     }
 
@@ -146,7 +152,8 @@ public final class Dubbo2Provider {
         registry.setTimeout(30_000);
 
         ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
-        protocol.setHost(HOST);
+        // A 127.x host Dubbo 2 replaces by its local host, pinned to the same.
+        protocol.setHost(ADVERTISE);
         protocol.setSerialization(serialization);
         protocol.setThreadpool("fixed");
         protocol.setThreads(threads);
@@ -157,8 +164,8 @@ public final class Dubbo2Provider {
         protocol.setParameters(params);
 
         return Dubbo2Export.contract(application, registry, protocol, url -> {
-            if (!HOST.equals(url.getHost())) {
-                throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + HOST + ": " + url);
+            if (!ADVERTISE.equals(url.getHost())) {
+                throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + ADVERTISE + ": " + url);
             }
         });
     }
@@ -181,7 +188,7 @@ public final class Dubbo2Provider {
         }
 
         ServiceConfig<BenchService> service = start(line, port, registry, serialization, threads);
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port)
                 + " (dubbo " + Version.getVersion() + ", serialization " + serialization
                 + ", threads " + threads + ", registry " + registry + ")", () -> {
                     service.unexport();

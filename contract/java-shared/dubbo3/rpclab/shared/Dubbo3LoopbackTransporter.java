@@ -10,7 +10,7 @@ import org.apache.dubbo.remoting.transport.netty4.NettyTransporter;
 
 /**
  * Dubbo 3's netty4 transporter, except that the server socket is bound to
- * 127.0.0.1 instead of 0.0.0.0.
+ * RPCLAB_BIND (default 127.0.0.1) instead of 0.0.0.0.
  *
  * <p>Why: Dubbo treats every 127.x address as "invalid" for a provider.
  * AbstractServer replaces a 127.x bind.ip with 0.0.0.0 and ServiceConfig
@@ -27,7 +27,7 @@ public class Dubbo3LoopbackTransporter extends NettyTransporter {
         return new LoopbackNettyServer(url, handler);
     }
 
-    /** NettyServer whose bind address is 127.0.0.1:port. */
+    /** NettyServer whose bind address is RPCLAB_BIND:port. */
     static final class LoopbackNettyServer extends NettyServer {
         LoopbackNettyServer(URL url, ChannelHandler handler) throws RemotingException {
             super(url, handler);
@@ -35,7 +35,7 @@ public class Dubbo3LoopbackTransporter extends NettyTransporter {
 
         @Override
         public InetSocketAddress getBindAddress() {
-            return new InetSocketAddress(Dubbo3Loopback.HOST, super.getBindAddress().getPort());
+            return new InetSocketAddress(Dubbo3Loopback.BIND, super.getBindAddress().getPort());
         }
     }
 }

@@ -35,6 +35,24 @@ public final class Serving {
     }
 
     /**
+     * Where a server says it serves, for its ready line: `BIND:PORT`, and
+     * `, advertised as ADVERTISE:PORT` when the address it registers and
+     * hands out differs from the one it listens on (so the line is today's
+     * with the defaults).
+     */
+    public static String where(int port) {
+        return where(port, "");
+    }
+
+    /** {@link #where(int)} with `path` after each address (an HTTP server's service path). */
+    public static String where(int port, String path) {
+        String bind = Env.bind();
+        String advertise = Env.advertise();
+        return bind + ":" + port + path
+                + (bind.equals(advertise) ? "" : ", advertised as " + advertise + ":" + port + path);
+    }
+
+    /**
      * Installs the SIGTERM/SIGINT handlers, prints `readyLine`, waits for a
      * signal, runs `stop` (a failure is printed, not thrown), prints "rpclab
      * server stopped" and exits with status 0.

@@ -11,7 +11,8 @@ import rpclab.shared.Dubbo2Provider;
 
 /**
  * Dubbo 2.5's default transporter ("netty": Netty 3, org.jboss.netty 3.2.5),
- * except that the server socket is bound to 127.0.0.1 instead of 0.0.0.0.
+ * except that the server socket is bound to RPCLAB_BIND (default 127.0.0.1)
+ * instead of 0.0.0.0.
  *
  * <p>Why: Dubbo treats every 127.x address as "invalid" for a provider:
  * AbstractServer replaces a 127.x bind.ip with 0.0.0.0 and ServiceConfig
@@ -30,7 +31,7 @@ public class LoopbackNettyTransporter extends NettyTransporter {
         return new LoopbackNettyServer(url, listener);
     }
 
-    /** Netty 3 NettyServer whose bind address is 127.0.0.1:port. */
+    /** Netty 3 NettyServer whose bind address is RPCLAB_BIND:port. */
     static final class LoopbackNettyServer extends NettyServer {
         LoopbackNettyServer(URL url, ChannelHandler handler) throws RemotingException {
             super(url, handler);
@@ -38,7 +39,7 @@ public class LoopbackNettyTransporter extends NettyTransporter {
 
         @Override
         public InetSocketAddress getBindAddress() {
-            return new InetSocketAddress(Dubbo2Provider.HOST, super.getBindAddress().getPort());
+            return new InetSocketAddress(Dubbo2Provider.BIND, super.getBindAddress().getPort());
         }
     }
 }

@@ -21,20 +21,23 @@ import rpclab.shared.Serving;
 
 /**
  * rpclab Apache Dubbo 3.3 provider: exports rpclab.contract.BenchService over
- * the dubbo protocol on 127.0.0.1:RPCLAB_PORT (default 20880) and registers it
- * (interface-level, under /dubbo/rpclab.contract.BenchService/providers) in the
- * ZooKeeper at ZK_ADDRESS (default zookeeper://127.0.0.1:2181).
+ * the dubbo protocol on RPCLAB_BIND:RPCLAB_PORT (default 127.0.0.1:20880) and
+ * registers it as RPCLAB_ADVERTISE (default the bind address, or 127.0.0.1
+ * for 0.0.0.0; interface-level, under
+ * /dubbo/rpclab.contract.BenchService/providers) in the ZooKeeper at
+ * ZK_ADDRESS (default zookeeper://127.0.0.1:2181).
  *
  * <p>Environment: DUBBO_SERIALIZATION (default hessian2; see SERIALIZATIONS),
  * DUBBO_THREADS (fixed business thread pool, default 200). Configured with the
  * DubboBootstrap API; the seed used the equivalent Spring XML
  * (dubbo:application, dubbo:registry, dubbo:protocol threads="200", dubbo:service).
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and
+ * <p>Prints "rpclab server ready on BIND:PORT" once exported and
  * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
  */
 public final class BenchProvider {
-    static final String HOST = Dubbo3Loopback.HOST;
+    /** The host registered and put in the provider URL (RPCLAB_ADVERTISE). */
+    static final String HOST = Dubbo3Loopback.ADVERTISE;
     static final int DEFAULT_PORT = 20880;
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
     static final String DEFAULT_SERIALIZATION = "hessian2";
@@ -71,7 +74,7 @@ public final class BenchProvider {
     }
 
     /**
-     * Makes Dubbo's idea of "the local host" 127.0.0.1 (see
+     * Makes Dubbo's idea of "the local host" {@link #HOST} (see
      * {@link Dubbo3Loopback#pinLocalHost()}).
      */
     public static void pinLocalHost() {
@@ -80,8 +83,9 @@ public final class BenchProvider {
 
     /** Exports the service; returns the started bootstrap. */
     static DubboBootstrap start(int port, String registryAddress, String serialization, int threads) {
-        // The address Dubbo registers: 127.0.0.1, never a container/bridge IP.
-        // (The socket itself is bound to 127.0.0.1 by Dubbo3LoopbackTransporter.)
+        // The address Dubbo registers: RPCLAB_ADVERTISE, never a container/bridge
+        // IP Dubbo would pick. (The socket itself is bound to RPCLAB_BIND by
+        // Dubbo3LoopbackTransporter.)
         pinLocalHost();
         // No QoS/telnet server, no metrics/metadata ports, no caches on disk.
         System.setProperty("dubbo.application.qos-enable", "false");
@@ -165,7 +169,7 @@ public final class BenchProvider {
 
         DubboBootstrap bootstrap = start(port, registry, serialization, threads);
         // stop(): unregisters from ZooKeeper, closes the server
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port)
                 + " (dubbo " + org.apache.dubbo.common.Version.getVersion()
                 + ", serialization " + serialization + ", threads " + threads + ", registry " + registry + ")",
                 bootstrap::stop);
