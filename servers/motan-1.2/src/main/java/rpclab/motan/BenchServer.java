@@ -16,9 +16,11 @@ import rpclab.shared.Serving;
 
 /**
  * rpclab Weibo Motan provider: exports rpclab.contract.BenchService over the
- * motan2 protocol on 127.0.0.1:RPCLAB_PORT (default 8002) and registers it in
- * the ZooKeeper at ZK_ADDRESS (default zookeeper://127.0.0.1:2181), under
- * /motan/MOTAN_GROUP/rpclab.contract.BenchService/server/127.0.0.1:PORT.
+ * motan2 protocol on RPCLAB_BIND:RPCLAB_PORT (default 127.0.0.1:8002) and
+ * registers it in the ZooKeeper at ZK_ADDRESS (default
+ * zookeeper://127.0.0.1:2181), under
+ * /motan/MOTAN_GROUP/rpclab.contract.BenchService/server/ADVERTISE:PORT
+ * (RPCLAB_ADVERTISE: default the bind address, or 127.0.0.1 for 0.0.0.0).
  *
  * <p>Environment: MOTAN_SERIALIZATION (hessian2, the default, or simple),
  * MOTAN_GROUP (default rpclab), MOTAN_REGISTRY ("zookeeper", the default:
@@ -32,11 +34,14 @@ import rpclab.shared.Serving;
  * the registry heartbeat switcher is turned on; this provider turns it on once
  * exported, as a Motan application does when it is ready for traffic.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and made
+ * <p>Prints "rpclab server ready on BIND:PORT" once exported and made
  * available; SIGTERM/SIGINT unregister, stop and exit with status 0.
  */
 public final class BenchServer {
-    static final String HOST = "127.0.0.1";
+    /** The interface the endpoint factory's server listens on (RPCLAB_BIND). */
+    static final String BIND = Env.bind();
+    /** The host registered and put in the exported URL (RPCLAB_ADVERTISE). */
+    static final String ADVERTISE = Env.advertise();
     static final int DEFAULT_PORT = 8002;
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
     static final Set<String> SERIALIZATIONS = Set.of("hessian2", "simple");
@@ -62,7 +67,7 @@ public final class BenchServer {
     }
 
     /**
-     * ServiceConfig that registers 127.0.0.1.
+     * ServiceConfig that registers {@link #ADVERTISE} (127.0.0.1 by default).
      *
      * <p>Motan treats 127.x as "invalid" for a provider host (NetUtils.isInvalidLocalHost)
      * and replaces it with getLocalHostAddress(), the first non-loopback address it finds
@@ -74,11 +79,11 @@ public final class BenchServer {
         private static final long serialVersionUID = 1L;
 
         protected String getLocalHostAddress() {
-            return HOST;
+            return ADVERTISE;
         }
 
         protected String getLocalHostAddress(List<URL> registryUrls) {
-            return HOST;
+            return ADVERTISE;
         }
     }
 
@@ -172,12 +177,12 @@ public final class BenchServer {
         for (Exporter<BenchService> exporter : service.getExporters()) {
             URL url = exporter.getUrl();
             System.out.println("rpclab motan exported " + url.toFullStr());
-            if (!HOST.equals(url.getHost())) {
-                throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + HOST + ": " + url);
+            if (!ADVERTISE.equals(url.getHost())) {
+                throw new IllegalStateException("exported URL host is " + url.getHost() + ", not " + ADVERTISE + ": " + url);
             }
         }
 
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + " (motan " + motanVersion()
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port) + " (motan " + motanVersion()
                 + ", motan2, serialization " + serialization + ", group " + group + ", registry " + registryType
                 + " at " + zkAddress(zk) + ")", () -> {
                     MotanSwitcherUtil.setSwitcherValue(MotanConstants.REGISTRY_HEARTBEAT_SWITCHER, false);

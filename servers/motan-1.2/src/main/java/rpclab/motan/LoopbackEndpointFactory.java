@@ -28,11 +28,12 @@ import org.jboss.netty.channel.socket.nio.NioServerSocketChannelFactory;
 
 /**
  * Motan's netty (netty 3, Motan's default transport) endpoint factory whose
- * servers listen on 127.0.0.1 only.
+ * servers listen on RPCLAB_BIND only (127.0.0.1 unless the lab says
+ * otherwise).
  *
  * <p>Why: Motan's NettyServer binds {@code new InetSocketAddress(port)}, the
  * wildcard address, and has no setting for the bind host; the lab allows
- * 127.0.0.1 traffic only. This server is assembled from Motan's own netty
+ * traffic on the interface it names only (127.0.0.1 by default). This server is assembled from Motan's own netty
  * pieces (NettyDecoder and NettyEncoder with the URL's codec, one
  * NettyChannelHandler on a StandardThreadExecutor, NettyServerChannelManage
  * for the connection limit), configured from the same URL parameters with the
@@ -49,7 +50,7 @@ public class LoopbackEndpointFactory extends NettyEndpointFactory {
         return new LoopbackNettyServer(url, messageHandler);
     }
 
-    /** A motan netty server bound to 127.0.0.1:port. */
+    /** A motan netty server bound to RPCLAB_BIND:port (default 127.0.0.1). */
     static final class LoopbackNettyServer extends AbstractServer {
         private final MessageHandler messageHandler;
         private ExecutorService boss;
@@ -103,7 +104,7 @@ public class LoopbackEndpointFactory extends NettyEndpointFactory {
                 pipeline.addLast("nettyChannelHandler", handler);
                 return pipeline;
             });
-            serverChannel = bootstrap.bind(new InetSocketAddress(BenchServer.HOST, url.getPort()));
+            serverChannel = bootstrap.bind(new InetSocketAddress(BenchServer.BIND, url.getPort()));
             setLocalAddress((InetSocketAddress) serverChannel.getLocalAddress());
             state = ChannelState.ALIVE;
             return true;
