@@ -13,7 +13,9 @@ import rpclab.shared.Serving;
 
 /**
  * rpclab SOFA-RPC provider: exports rpclab.contract.BenchService over bolt
- * (hessian2) on 127.0.0.1:RPCLAB_PORT (default 12200) and registers it in the
+ * (hessian2) on RPCLAB_BIND:RPCLAB_PORT (default 127.0.0.1:12200) and
+ * registers it, as RPCLAB_ADVERTISE (default the bind address, or 127.0.0.1
+ * for 0.0.0.0), in the
  * ZooKeeper at ZK_ADDRESS (default zookeeper://127.0.0.1:2181), under
  * /sofa-rpc/rpclab.contract.BenchService/providers.
  *
@@ -24,11 +26,14 @@ import rpclab.shared.Serving;
  * with SOFA-RPC's own API (ProviderConfig, ServerConfig, RegistryConfig), the
  * same objects its Spring XML / SOFABoot configuration builds.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported and
+ * <p>Prints "rpclab server ready on BIND:PORT" once exported and
  * registered; SIGTERM/SIGINT unregister, stop and exit with status 0.
  */
 public final class BenchProvider {
-    static final String HOST = "127.0.0.1";
+    /** The interface the server listens on (RPCLAB_BIND). */
+    static final String BIND = Env.bind();
+    /** The host it registers (RPCLAB_ADVERTISE). */
+    static final String ADVERTISE = Env.advertise();
     static final int DEFAULT_PORT = 12200;
     static final String DEFAULT_REGISTRY = "zookeeper://127.0.0.1:2181";
     /** 0: keep SOFA-RPC's default pool size. */
@@ -64,12 +69,13 @@ public final class BenchProvider {
         ServerConfig server = new ServerConfig()
                 .setProtocol("bolt")
                 .setPort(port)
-                // bound to 127.0.0.1 only ...
-                .setHost(HOST)
-                // ... and registered as 127.0.0.1: SOFA replaces a loopback
-                // host by the machine's first non-loopback address when it
-                // builds the registered URL, unless a virtual host is set.
-                .setVirtualHost(HOST)
+                // bound to RPCLAB_BIND only (127.0.0.1 by default) ...
+                .setHost(BIND)
+                // ... and registered as RPCLAB_ADVERTISE: SOFA replaces a
+                // loopback or any-address host by the machine's first
+                // non-loopback address when it builds the registered URL,
+                // unless a virtual host is set.
+                .setVirtualHost(ADVERTISE)
                 .setSerialization("hessian2")
                 .setDaemon(false)
                 .setAdaptivePort(false);
@@ -111,7 +117,7 @@ public final class BenchProvider {
 
         ProviderConfig<BenchService> provider = start(port, zk, core, max);
 
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port)
                 + " (sofa-rpc " + Version.VERSION + ", bolt, hessian2, business pool core " + core
                 + " / max " + max + ", registry " + zk + ")", () -> {
                     provider.unExport(); // unregisters from ZooKeeper
