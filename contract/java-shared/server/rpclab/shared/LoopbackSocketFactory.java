@@ -8,8 +8,11 @@ import java.rmi.server.RMISocketFactory;
 
 /**
  * RMI's process-wide socket factory, installed with
- * RMISocketFactory.setSocketFactory: server sockets bound to 127.0.0.1 (the
- * JDK default binds every interface) and plain client sockets.
+ * RMISocketFactory.setSocketFactory: server sockets bound to RPCLAB_BIND
+ * (default 127.0.0.1; the JDK default binds every interface) and plain client
+ * sockets. The stubs name RPCLAB_ADVERTISE (java.rmi.server.hostname; default
+ * the bind address, or 127.0.0.1 for 0.0.0.0), the address a client reaches
+ * the server at.
  *
  * <p>Why the global factory rather than per-object RMIServerSocketFactory
  * arguments: objects exported without custom factories keep the plain
@@ -19,11 +22,14 @@ import java.rmi.server.RMISocketFactory;
  * (rmi-jdk, rmi-spring, dubbo-rmi).
  */
 public final class LoopbackSocketFactory extends RMISocketFactory {
-    public static final String HOST = "127.0.0.1";
+    /** The interface the server sockets listen on (RPCLAB_BIND). */
+    public static final String BIND = Env.bind();
+    /** The host the stubs name (RPCLAB_ADVERTISE). */
+    public static final String ADVERTISE = Env.advertise();
 
     @Override
     public ServerSocket createServerSocket(int port) throws IOException {
-        return new ServerSocket(port, 128, InetAddress.getByName(HOST));
+        return new ServerSocket(port, 128, InetAddress.getByName(BIND));
     }
 
     @Override
@@ -33,7 +39,7 @@ public final class LoopbackSocketFactory extends RMISocketFactory {
 
     /** Pins the stubs' host and installs the factory; call before anything touches RMI. */
     public static void install() throws IOException {
-        System.setProperty("java.rmi.server.hostname", HOST);
+        System.setProperty("java.rmi.server.hostname", ADVERTISE);
         RMISocketFactory.setSocketFactory(new LoopbackSocketFactory());
     }
 }

@@ -15,8 +15,9 @@ import rpclab.shared.Serving;
 /**
  * rpclab's Dubbo 2.6 provider on Dubbo's "rmi" protocol (seed 000 D/E):
  * com.alibaba.dubbo.rpc.protocol.rmi.RmiProtocol exports the service through
- * Spring's RmiServiceExporter, with an RMI registry on 127.0.0.1:RPCLAB_PORT
- * (default 1101) and the name rpclab.contract.BenchService (the service
+ * Spring's RmiServiceExporter, with an RMI registry on
+ * RPCLAB_BIND:RPCLAB_PORT (default 127.0.0.1:1101; its stubs name
+ * RPCLAB_ADVERTISE, see LoopbackSocketFactory) and the name rpclab.contract.BenchService (the service
  * path). Dubbo's RmiProtocol does not set a service port, so Spring exports
  * the object on an anonymous port; clients find it in the registry's stub.
  * No Dubbo registry ("N/A"): consumers address the RMI registry directly.
@@ -25,7 +26,7 @@ import rpclab.shared.Serving;
  * set it, and printed in the exported URL; RmiProtocol ignores it (RMI
  * always uses Java serialization). See NOTES.md.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT"; SIGTERM/SIGINT
+ * <p>Prints "rpclab server ready on BIND:PORT"; SIGTERM/SIGINT
  * unexport and exit with status 0.
  */
 public final class DubboRmiProvider {
@@ -46,7 +47,7 @@ public final class DubboRmiProvider {
         ServiceConfig<BenchService> service =
                 Dubbo2Export.contract(application, new RegistryConfig(RegistryConfig.NO_AVAILABLE), protocol);
 
-        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port)
                 + " (dubbo " + Version.getVersion() + " rmi protocol, Spring " + SpringVersion.getVersion()
                 + " RmiServiceExporter, serialization setting " + serialization + ")", () -> {
                     service.unexport();

@@ -8,18 +8,19 @@ import rpclab.shared.LoopbackSocketFactory;
 import rpclab.shared.Serving;
 
 /**
- * rpclab's plain JDK RMI server: an RMI registry on 127.0.0.1:RPCLAB_PORT
- * (default 1099) and the RemoteBenchService exported on the same port,
- * bound in the registry under RMI_NAME (default rpclab.contract.BenchService).
- * java.rmi.server.hostname is 127.0.0.1, so the stub the registry hands out
- * names 127.0.0.1:RPCLAB_PORT.
+ * rpclab's plain JDK RMI server: an RMI registry on RPCLAB_BIND:RPCLAB_PORT
+ * (default 127.0.0.1:1099) and the RemoteBenchService exported on the same
+ * port, bound in the registry under RMI_NAME (default
+ * rpclab.contract.BenchService). java.rmi.server.hostname is
+ * RPCLAB_ADVERTISE (default the bind address, or 127.0.0.1 for 0.0.0.0), so
+ * the stub the registry hands out names RPCLAB_ADVERTISE:RPCLAB_PORT.
  *
  * <p>The implementation and the registry are held in static fields: RMI's
  * object table only keeps weak references to exported objects that no client
  * has marked "dirty" through the distributed GC, and a collected
  * implementation would make every later call fail with NoSuchObjectException.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT"; SIGTERM/SIGINT unexport
+ * <p>Prints "rpclab server ready on BIND:PORT"; SIGTERM/SIGINT unexport
  * and exit with status 0.
  */
 public final class RmiServer {
@@ -41,7 +42,7 @@ public final class RmiServer {
         RemoteBenchService stub = (RemoteBenchService) UnicastRemoteObject.exportObject(impl, port);
         registry.rebind(name, stub);
 
-        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port)
                 + " (JDK RMI " + System.getProperty("java.version") + ", registry and service on one port, name "
                 + name + ", stub " + stub + ")", () -> {
                     try {

@@ -10,9 +10,10 @@ import rpclab.shared.Serving;
  * rpclab.contract.BenchService (not a java.rmi.Remote interface, so through
  * Spring's RMI invoker: the registry binds an RmiInvocationHandler whose
  * invoke(RemoteInvocation) calls the service) with an RMI registry on
- * 127.0.0.1:RPCLAB_PORT (default 1100) and the service on the same port.
+ * RPCLAB_BIND:RPCLAB_PORT (default 127.0.0.1:1100) and the service on the
+ * same port; its stubs name RPCLAB_ADVERTISE (see LoopbackSocketFactory).
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT"; SIGTERM/SIGINT close
+ * <p>Prints "rpclab server ready on BIND:PORT"; SIGTERM/SIGINT close
  * the context (the exporter unbinds and unexports) and exit with status 0.
  */
 public final class SpringRmiServer {
@@ -23,7 +24,7 @@ public final class SpringRmiServer {
         ClassPathXmlApplicationContext context = new ClassPathXmlApplicationContext("rmi-server.xml");
         String port = context.getEnvironment().getProperty("RPCLAB_PORT", "1100");
 
-        Serving.untilSignalled("rpclab server ready on " + LoopbackSocketFactory.HOST + ":" + port
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(Integer.parseInt(port))
                 + " (Spring " + SpringVersion.getVersion() + " RmiServiceExporter, JDK "
                 + System.getProperty("java.version") + ")", context::close);
     }
