@@ -17,7 +17,8 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 
 /**
  * The embedded Apache Tomcat 9 the servlet servers run in, set up the same
- * way for each: one HTTP/1.1 NIO connector bound to 127.0.0.1, a temporary
+ * way for each: one HTTP/1.1 NIO connector bound to RPCLAB_BIND (default
+ * 127.0.0.1; the services it hosts name whatever host a request came to), a temporary
  * base directory, one root context the server adds its servlets to.
  *
  * <p>Environment ({@link #serve}): RPCLAB_PORT, TOMCAT_THREADS
@@ -29,7 +30,8 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
  * before they existed).
  */
 public final class EmbeddedTomcat {
-    public static final String HOST = "127.0.0.1";
+    /** The interface the connector listens on (RPCLAB_BIND, default 127.0.0.1). */
+    public static final String HOST = Env.bind();
 
     private EmbeddedTomcat() {}
 
@@ -115,7 +117,7 @@ public final class EmbeddedTomcat {
     /**
      * A servlet server's main: reads the settings (a bad one is refused with
      * status 2), starts Tomcat with `servlets`, prints "rpclab server ready on
-     * 127.0.0.1:PORT" + `path` + " (" + `what` + ", tomcat VERSION, threads N,
+     * BIND:PORT" + `path` + " (" + `what` + ", tomcat VERSION, threads N,
      * maxKeepAliveRequests K)" (", TLS..." before the parenthesis closes when
      * serving HTTPS) and serves until SIGTERM/SIGINT ({@link Serving}).
      */
@@ -133,7 +135,7 @@ public final class EmbeddedTomcat {
             return;
         }
         Tomcat tomcat = start(port, threads, keepAlive, tls, servlets);
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + path + " (" + what
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port, path) + " (" + what
                 + ", tomcat " + org.apache.catalina.util.ServerInfo.getServerNumber() + ", threads " + threads
                 + ", maxKeepAliveRequests " + keepAlive + (tls == null ? "" : ", " + tls.describe()) + ")",
                 () -> stop(tomcat));

@@ -13,14 +13,16 @@ import rpclab.shared.EmbeddedTomcat;
  * rpclab Apache CXF server: {@link BenchWs} published through CXF's JAX-WS
  * frontend on CXF's servlet transport ({@link CXFNonSpringServlet}, mapped at
  * /services/*) in the lab's {@link EmbeddedTomcat} (Tomcat 9, HTTP/1.1 NIO
- * connector bound to 127.0.0.1). The service is at /services/bench, its WSDL at
- * /services/bench?wsdl.
+ * connector bound to RPCLAB_BIND, default 127.0.0.1). The service is at
+ * /services/bench, its WSDL at /services/bench?wsdl; CXF's servlet writes the
+ * host a request came to into the WSDL's soap:address, so RPCLAB_ADVERTISE is
+ * not needed.
  *
  * <p>Environment: RPCLAB_PORT (default 8092), TOMCAT_THREADS (default 200 =
  * Tomcat's maxThreads default), TOMCAT_MAX_KEEPALIVE_REQUESTS (default -1 =
  * unlimited; Tomcat's own default is 100).
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once Tomcat has started;
+ * <p>Prints "rpclab server ready on BIND:PORT/services/bench" once Tomcat has started;
  * SIGTERM/SIGINT stop Tomcat and exit with status 0.
  */
 public final class BenchServer {

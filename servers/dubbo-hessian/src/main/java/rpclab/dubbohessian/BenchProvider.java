@@ -15,19 +15,23 @@ import rpclab.shared.Serving;
  * over one of Dubbo's HTTP protocols, DUBBO_PROTOCOL: "hessian" (Caucho's
  * HessianSkeleton behind Dubbo's servlet) or "webservice" (Apache CXF's
  * simple frontend behind it), both at
- * http://127.0.0.1:RPCLAB_PORT/rpclab.contract.BenchService in an embedded
- * Tomcat bound to 127.0.0.1 ({@link LoopbackTomcatHttpBinder}).
+ * http://RPCLAB_ADVERTISE:RPCLAB_PORT/rpclab.contract.BenchService in an
+ * embedded Tomcat bound to RPCLAB_BIND ({@link LoopbackTomcatHttpBinder};
+ * both 127.0.0.1 unless the lab says otherwise).
  *
  * <p>Environment: RPCLAB_PORT (default 8093), DUBBO_PROTOCOL (default
  * hessian), DUBBO_THREADS (Tomcat's maxThreads through Dubbo's threads,
  * default 200). No registry (N/A): clients of HTTP protocols address the
  * provider by URL, as the seed's consumers could.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once exported;
+ * <p>Prints "rpclab server ready on BIND:PORT/..." once exported;
  * SIGTERM/SIGINT unexport, stop and exit with status 0.
  */
 public final class BenchProvider {
-    public static final String HOST = "127.0.0.1";
+    /** The interface Tomcat listens on (RPCLAB_BIND). */
+    public static final String BIND = Env.bind();
+    /** The host of the exported URL (RPCLAB_ADVERTISE). */
+    public static final String ADVERTISE = Env.advertise();
     static final int DEFAULT_PORT = 8093;
 
     private BenchProvider() {}
@@ -36,7 +40,7 @@ public final class BenchProvider {
         ApplicationConfig application = new ApplicationConfig("rpclab-dubbo-" + protocolName + "-provider");
         application.setQosEnable(false);
         ProtocolConfig protocol = new ProtocolConfig(protocolName, port);
-        protocol.setHost(HOST);
+        protocol.setHost(ADVERTISE);
         protocol.setServer(LoopbackTomcatHttpBinder.NAME);
         protocol.setThreads(threads);
         return Dubbo2Export.contract(application, new RegistryConfig(RegistryConfig.NO_AVAILABLE), protocol);
@@ -58,7 +62,7 @@ public final class BenchProvider {
             return;
         }
         ServiceConfig<BenchService> service = start(protocol, port, threads);
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + "/" + BenchService.class.getName()
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port, "/" + BenchService.class.getName())
                 + " (dubbo " + Version.getVersion() + ", protocol " + protocol + ", threads " + threads + ")", () -> {
                     service.unexport();
                     com.alibaba.dubbo.config.DubboShutdownHook.getDubboShutdownHook().destroyAll();

@@ -17,7 +17,8 @@ import org.apache.catalina.startup.Tomcat;
 /**
  * Dubbo 2.6's "tomcat" HTTP binder (the servlet container of Dubbo's
  * hessian and webservice protocols: Dubbo's DispatcherServlet at /* in an
- * embedded Tomcat), except that the connector is bound to 127.0.0.1.
+ * embedded Tomcat), except that the connector is bound to RPCLAB_BIND
+ * (default 127.0.0.1).
  *
  * <p>Why: Dubbo's own TomcatHttpServer sets only the port, so Tomcat listens
  * on every interface, and it starts Tomcat in its constructor, so a subclass
@@ -51,7 +52,7 @@ public class LoopbackTomcatHttpBinder implements HttpBinder {
                 tomcat.setBaseDir(base.getAbsolutePath());
                 Connector connector = new Connector("org.apache.coyote.http11.Http11NioProtocol");
                 connector.setPort(url.getPort());
-                connector.setProperty("address", BenchProvider.HOST);
+                connector.setProperty("address", BenchProvider.BIND);
                 connector.setProperty("maxThreads",
                         String.valueOf(url.getParameter(Constants.THREADS_KEY, Constants.DEFAULT_THREADS)));
                 connector.setProperty("maxConnections", String.valueOf(url.getParameter(Constants.ACCEPTS_KEY, -1)));
@@ -66,7 +67,7 @@ public class LoopbackTomcatHttpBinder implements HttpBinder {
                 ServletManager.getInstance().addServletContext(url.getPort(), context.getServletContext());
                 tomcat.start();
             } catch (Exception e) {
-                throw new IllegalStateException("cannot start Tomcat on " + BenchProvider.HOST + ":" + url.getPort(), e);
+                throw new IllegalStateException("cannot start Tomcat on " + BenchProvider.BIND + ":" + url.getPort(), e);
             }
         }
 

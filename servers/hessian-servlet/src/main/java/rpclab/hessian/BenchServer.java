@@ -10,9 +10,10 @@ import rpclab.shared.EmbeddedTomcat;
 
 /**
  * rpclab Hessian-over-HTTP server: Caucho's {@link HessianServlet} serving
- * {@code rpclab.contract.BenchService} at {@code http://127.0.0.1:PORT/hessian/bench}
+ * {@code rpclab.contract.BenchService} at {@code http://BIND:PORT/hessian/bench}
  * in the lab's {@link EmbeddedTomcat} (Tomcat 9, HTTP/1.1 NIO connector bound
- * to 127.0.0.1).
+ * to RPCLAB_BIND, default 127.0.0.1; Hessian hands out no address, so
+ * RPCLAB_ADVERTISE is not used).
  *
  * <p>Environment: RPCLAB_PORT (default 8090), TOMCAT_THREADS (default 200),
  * TOMCAT_MAX_KEEPALIVE_REQUESTS (default -1 = unlimited; set 100 to see
@@ -21,7 +22,7 @@ import rpclab.shared.EmbeddedTomcat;
  * <p>Deserialization is restricted to an allow-list (HessianServlet's
  * whitelist mode): the contract's classes and the JDK's collection types.
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once Tomcat has started;
+ * <p>Prints "rpclab server ready on BIND:PORT/hessian/bench" once Tomcat has started;
  * SIGTERM/SIGINT stop Tomcat and exit with status 0.
  */
 public final class BenchServer {

@@ -9,9 +9,10 @@ import rpclab.shared.Serving;
 
 /**
  * rpclab "Java 6 WebService" server: {@link BenchWs} published with
- * {@code Endpoint.publish("http://127.0.0.1:PORT/bench")} on the JDK's
- * built-in HTTP server, by the JAX-WS reference implementation. WSDL at
- * {@code /bench?wsdl}.
+ * {@code Endpoint.publish("http://BIND:PORT/bench")} (RPCLAB_BIND, default
+ * 127.0.0.1) on the JDK's built-in HTTP server, by the JAX-WS reference
+ * implementation. WSDL at {@code /bench?wsdl}; its soap:address names the
+ * host the request for it came to, so RPCLAB_ADVERTISE is not needed.
  *
  * <p>Environment: RPCLAB_PORT (default 8091), JAXWS_THREADS (default 200: a
  * fixed pool set with Endpoint.setExecutor; 0 keeps Endpoint.publish's
@@ -21,11 +22,12 @@ import rpclab.shared.Serving;
  * sockets; the JDK HTTP server's own default is false, which costs a
  * delayed-ACK wait of about 40 ms per reply on Linux).
  *
- * <p>Prints "rpclab server ready on 127.0.0.1:PORT" once published;
+ * <p>Prints "rpclab server ready on BIND:PORT/bench" once published;
  * SIGTERM/SIGINT stop the endpoint and exit with status 0.
  */
 public final class BenchServer {
-    public static final String HOST = "127.0.0.1";
+    /** The interface the HTTP server listens on (RPCLAB_BIND). */
+    public static final String HOST = Env.bind();
     public static final String PATH = "/bench";
     static final int DEFAULT_PORT = 8091;
 
@@ -55,7 +57,7 @@ public final class BenchServer {
             return;
         }
         Endpoint endpoint = start(port, threads);
-        Serving.untilSignalled("rpclab server ready on " + HOST + ":" + port + PATH
+        Serving.untilSignalled("rpclab server ready on " + Serving.where(port, PATH)
                 + " (" + endpoint.getClass().getName() + " from "
                 + new java.io.File(endpoint.getClass().getProtectionDomain().getCodeSource().getLocation().getPath()).getName()
                 + ", threads " + (threads > 0 ? Integer.toString(threads) : "default executor")
