@@ -1,13 +1,20 @@
 #!/bin/bash
 # rpclab Ice server entrypoint: ICE_DEPLOYMENT picks how the server runs.
 #
-#   direct   the Java server alone, adapter on tcp -h 127.0.0.1 -p $RPCLAB_PORT.
+#   direct   the Java server alone, adapter on tcp -h $RPCLAB_BIND -p $RPCLAB_PORT.
 #   icegrid  as seed 001 deployed Ice: an IceGrid registry (its client
-#            endpoint, the locator, on 127.0.0.1:$RPCLAB_PORT) and an IceGrid
-#            node in this container; the application (one server, adapter
-#            BenchAdapter on a dynamic 127.0.0.1 port) is deployed with
-#            icegridadmin and activated by the node at once. Clients resolve
-#            `bench @ BenchAdapter` through IceGrid/Locator.
+#            endpoint, the locator, on $RPCLAB_BIND:$RPCLAB_PORT) and an
+#            IceGrid node in this container; the application (one server,
+#            adapter BenchAdapter on a dynamic $RPCLAB_BIND port) is deployed
+#            with icegridadmin and activated by the node at once. Clients
+#            resolve `bench @ BenchAdapter` through IceGrid/Locator.
+#
+# RPCLAB_BIND is the interface to listen on (default 127.0.0.1; 0.0.0.0: all)
+# and RPCLAB_ADVERTISE the address clients reach the server at (default the
+# bind address, or 127.0.0.1 for 0.0.0.0). When they differ, the adapter
+# publishes (and so registers with IceGrid) tcp -h $RPCLAB_ADVERTISE, on the
+# fixed port RPCLAB_PORT + 1 under IceGrid (a published endpoint needs a
+# port), and the registry publishes its locator at $RPCLAB_ADVERTISE too.
 #
 # ICE_THREADS sizes the server's thread pool (Ice.ThreadPool.Server.Size and
 # SizeMax; Ice's own default is 1). JAVA_OPTS (the manifest's jvm_flags)
@@ -15,6 +22,15 @@
 set -euo pipefail
 
 port="${RPCLAB_PORT:-10000}"
+bind="${RPCLAB_BIND:-127.0.0.1}"
+advertise="${RPCLAB_ADVERTISE:-}"
+if [[ -z "$advertise" ]]; then
+  advertise="$bind"
+  [[ "$bind" == 0.0.0.0 ]] && advertise=127.0.0.1
+fi
+# Where the processes of this container reach each other.
+local_host="$bind"
+[[ "$bind" == 0.0.0.0 ]] && local_host=127.0.0.1
 threads="${ICE_THREADS:-4}"
 props=(
   "--Ice.ThreadPool.Server.Size=${threads}"
@@ -35,7 +51,15 @@ icegrid) ;;
   ;;
 esac
 
-locator="IceGrid/Locator:tcp -h 127.0.0.1 -p ${port}"
+locator="IceGrid/Locator:tcp -h ${local_host} -p ${port}"
+registry_published=()
+adapter_endpoints="tcp -h ${bind}"
+adapter_published=""
+if [[ "$advertise" != "$bind" ]]; then
+  registry_published=("--IceGrid.Registry.Client.PublishedEndpoints=tcp -h ${advertise} -p ${port}")
+  adapter_endpoints="tcp -h ${bind} -p $((port + 1))"
+  adapter_published="tcp -h ${advertise} -p $((port + 1))"
+fi
 data=/tmp/icegrid
 rm -rf "$data"
 mkdir -p "$data/registry" "$data/node"
@@ -51,14 +75,15 @@ stop() {
 trap 'stop; exit 143' TERM INT
 
 # The registry: its locator on $RPCLAB_PORT, its other endpoints on
-# dynamic loopback ports; any user/password is accepted by icegridadmin
+# dynamic ports of the local host; any user/password is accepted by icegridadmin
 # (the container is the only client on the host's loopback).
 icegridregistry \
   --Ice.ProgramName=icegridregistry \
   --IceGrid.InstanceName=IceGrid \
-  --IceGrid.Registry.Client.Endpoints="tcp -h 127.0.0.1 -p ${port}" \
-  --IceGrid.Registry.Server.Endpoints="tcp -h 127.0.0.1" \
-  --IceGrid.Registry.Internal.Endpoints="tcp -h 127.0.0.1" \
+  --IceGrid.Registry.Client.Endpoints="tcp -h ${bind} -p ${port}" \
+  "${registry_published[@]}" \
+  --IceGrid.Registry.Server.Endpoints="tcp -h ${local_host}" \
+  --IceGrid.Registry.Internal.Endpoints="tcp -h ${local_host}" \
   --IceGrid.Registry.LMDB.Path="$data/registry" \
   --IceGrid.Registry.AdminPermissionsVerifier=IceGrid/NullPermissionsVerifier \
   --IceGrid.Registry.DynamicRegistration=0 &
@@ -83,7 +108,7 @@ icegridnode \
   --Ice.ProgramName=icegridnode \
   --Ice.Default.Locator="$locator" \
   --IceGrid.Node.Name=node1 \
-  --IceGrid.Node.Endpoints="tcp -h 127.0.0.1" \
+  --IceGrid.Node.Endpoints="tcp -h ${local_host}" \
   --IceGrid.Node.Data="$data/node" \
   --IceGrid.Node.CollocateRegistry=0 &
 pids+=($!)
@@ -100,7 +125,10 @@ app="$data/application.xml"
     kv="${p#--}"
     echo "<property name=\"${kv%%=*}\" value=\"${kv#*=}\"/>"
   done
-  echo '<adapter name="BenchAdapter" id="BenchAdapter" endpoints="tcp -h 127.0.0.1"/>'
+  if [[ -n "$adapter_published" ]]; then
+    echo "<property name=\"BenchAdapter.PublishedEndpoints\" value=\"${adapter_published}\"/>"
+  fi
+  echo "<adapter name=\"BenchAdapter\" id=\"BenchAdapter\" endpoints=\"${adapter_endpoints}\"/>"
   echo '</server></node></application></icegrid>'
 } >"$app"
 admin "application add $app"

@@ -19,8 +19,9 @@ import Ice.Util;
  * operation's parameters and writing its return value with Ice 3.6's own
  * encapsulation streams (encoding 1.1), field by field in Slice order.
  *
- * <p>Deployments as in ice-3.7: direct on {@code tcp -h 127.0.0.1 -p
- * $RPCLAB_PORT}, or activated by an IceGrid node with {@code BenchAdapter.*}
+ * <p>Deployments as in ice-3.7: direct on {@code tcp -h $RPCLAB_BIND -p
+ * $RPCLAB_PORT} (default 127.0.0.1; published as RPCLAB_ADVERTISE when that
+ * differs), or activated by an IceGrid node with {@code BenchAdapter.*}
  * properties.
  */
 public final class BenchServer {
@@ -84,14 +85,27 @@ public final class BenchServer {
         }
     }
 
+    /** The trimmed value of `name`, or `dflt` when it is unset or blank (as rpclab.shared.Env). */
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.trim().isEmpty() ? dflt : v.trim();
+    }
+
     public static void main(String[] args) {
         Communicator communicator = Util.initialize(args);
         try {
             ObjectAdapter adapter;
             if (communicator.getProperties().getProperty("BenchAdapter.Endpoints").isEmpty()) {
                 String port = System.getenv().getOrDefault("RPCLAB_PORT", "10000");
+                String bind = env("RPCLAB_BIND", "127.0.0.1");
+                String advertise = env("RPCLAB_ADVERTISE", bind.equals("0.0.0.0") ? "127.0.0.1" : bind);
+                if (!advertise.equals(bind)) {
+                    // What a proxy this adapter makes names: where clients reach it.
+                    communicator.getProperties().setProperty("BenchAdapter.PublishedEndpoints",
+                            "tcp -h " + advertise + " -p " + port);
+                }
                 adapter = communicator.createObjectAdapterWithEndpoints(
-                        "BenchAdapter", "tcp -h 127.0.0.1 -p " + port);
+                        "BenchAdapter", "tcp -h " + bind + " -p " + port);
             } else {
                 adapter = communicator.createObjectAdapter("BenchAdapter");
             }

@@ -14,8 +14,10 @@ import rpclab.Order;
  *
  * <ul>
  *   <li>direct: no adapter configuration is given, so the adapter listens on
- *       {@code tcp -h 127.0.0.1 -p $RPCLAB_PORT} and clients use the direct
- *       proxy {@code bench:tcp -h 127.0.0.1 -p $RPCLAB_PORT};
+ *       {@code tcp -h $RPCLAB_BIND -p $RPCLAB_PORT} (default 127.0.0.1),
+ *       publishes {@code tcp -h $RPCLAB_ADVERTISE -p $RPCLAB_PORT} when that
+ *       differs, and clients use the direct proxy
+ *       {@code bench:tcp -h ADDRESS -p $RPCLAB_PORT};
  *   <li>IceGrid: the IceGrid node activates this program with
  *       {@code --Ice.Config=...} holding {@code BenchAdapter.Endpoints},
  *       {@code BenchAdapter.AdapterId} and {@code Ice.Default.Locator}, so the
@@ -53,13 +55,26 @@ public final class BenchServer {
         public void empty(Current current) {}
     }
 
+    /** The trimmed value of `name`, or `dflt` when it is unset or blank (as rpclab.shared.Env). */
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.trim().isEmpty() ? dflt : v.trim();
+    }
+
     public static void main(String[] args) {
         try (Communicator communicator = Util.initialize(args)) {
             ObjectAdapter adapter;
             if (communicator.getProperties().getProperty("BenchAdapter.Endpoints").isEmpty()) {
                 String port = System.getenv().getOrDefault("RPCLAB_PORT", "10000");
+                String bind = env("RPCLAB_BIND", "127.0.0.1");
+                String advertise = env("RPCLAB_ADVERTISE", bind.equals("0.0.0.0") ? "127.0.0.1" : bind);
+                if (!advertise.equals(bind)) {
+                    // What a proxy this adapter makes names: where clients reach it.
+                    communicator.getProperties().setProperty("BenchAdapter.PublishedEndpoints",
+                            "tcp -h " + advertise + " -p " + port);
+                }
                 adapter = communicator.createObjectAdapterWithEndpoints(
-                        "BenchAdapter", "tcp -h 127.0.0.1 -p " + port);
+                        "BenchAdapter", "tcp -h " + bind + " -p " + port);
             } else {
                 adapter = communicator.createObjectAdapter("BenchAdapter");
             }
