@@ -33,7 +33,11 @@
 //!
 //! Per call, beyond the codec's own work, the exchange copies the reply's
 //! frame once into `Bytes` (what `route` takes, for the mux hands it to
-//! another task): one allocation and a `memcpy` of the reply.
+//! another task): one allocation and a `memcpy` of the reply. The request
+//! is encoded once: a call's request differs from the one before only in
+//! its id, so a codec that can write an id into a request it encoded
+//! ([`CallCodec::restamp`]) has its first request copied and restamped
+//! for every later call, as the floor replays one request.
 
 use crate::call_error::CallError;
 use crate::exchange::{Exchange, Parsed};
@@ -68,6 +72,16 @@ pub trait CallCodec: Send + Sync + 'static {
         call: &Call,
     ) -> Result<Value, CallError>;
 
+    /// Writes `id` into `request`, a whole request this codec encoded for
+    /// the same call with another id, so that it is byte for byte what
+    /// [`CallCodec::encode`] writes for `id`; false if the protocol's
+    /// requests cannot be restamped (its requests are then encoded anew
+    /// for every call). None can by default.
+    fn restamp(&self, request: &mut [u8], id: u64) -> bool {
+        let _ = (request, id);
+        false
+    }
+
     /// Why `call` is refused before anything is sent (an operation the
     /// protocol, as configured, cannot carry), if it is. By default none
     /// is: a call that cannot be encoded fails in [`CallCodec::encode`].
@@ -95,6 +109,19 @@ pub struct MuxExchange<C: CallCodec> {
     /// Answers to the server's requests (its heartbeats), written before
     /// the next request.
     answers: Vec<u8>,
+    /// The call's request as first encoded, restamped for each later call.
+    template: Template,
+}
+
+/// What [`MuxExchange`] knows of its call's request.
+#[derive(Debug)]
+enum Template {
+    /// Nothing yet: no request was encoded.
+    Untried,
+    /// The last request, whose id the codec rewrites.
+    Kept(Vec<u8>),
+    /// The codec cannot restamp: every request is encoded.
+    Unsupported,
 }
 
 impl<C: CallCodec> MuxExchange<C> {
@@ -108,6 +135,7 @@ impl<C: CallCodec> MuxExchange<C> {
             id: 0,
             routed: 0,
             answers: Vec::new(),
+            template: Template::Untried,
         }
     }
 }
@@ -121,10 +149,28 @@ impl<C: CallCodec> Exchange for MuxExchange<C> {
         self.id = nth_id(FramingOf::<C>::FIRST_ID, FramingOf::<C>::MAX_ID, self.sent);
         self.sent = self.sent.wrapping_add(1);
         self.routed = 0;
-        if out.capacity() == 0 {
-            out.reserve(self.codec.request_capacity(&self.call));
+        let restamped = match &mut self.template {
+            Template::Kept(request) => self.codec.restamp(request, self.id),
+            Template::Untried | Template::Unsupported => false,
+        };
+        if let (true, Template::Kept(request)) = (restamped, &self.template) {
+            out.clear();
+            out.extend_from_slice(request);
+        } else {
+            if out.capacity() == 0 {
+                out.reserve(self.codec.request_capacity(&self.call));
+            }
+            self.codec.encode(out, self.id, &self.call)?;
+            if let Template::Untried = self.template {
+                // Kept if the codec can restamp it (tried on a copy).
+                let mut request = out.clone();
+                self.template = if self.codec.restamp(&mut request, self.id) {
+                    Template::Kept(request)
+                } else {
+                    Template::Unsupported
+                };
+            }
         }
-        self.codec.encode(out, self.id, &self.call)?;
         if !self.answers.is_empty() {
             out.splice(0..0, self.answers.drain(..));
         }

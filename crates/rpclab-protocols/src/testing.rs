@@ -12,6 +12,7 @@ pub mod http;
 pub mod thrift;
 
 use crate::exchange::{Exchange, Parsed};
+use crate::mux_exchange::CallCodec;
 use crate::protocol::{CallError, Protocol};
 use rpclab_model::contract::{Operation, StringSize};
 use std::collections::BTreeMap;
@@ -265,5 +266,40 @@ pub mod decoding {
                     order_status: status,
                 },
             )
+    }
+}
+
+/// Checks [`CallCodec::restamp`]: for every operation `codec` carries, a
+/// request encoded with the first of `ids` and restamped with each of the
+/// others is byte for byte the request encoded with that id, and an
+/// exchange's requests are the codec's, whether restamped or not.
+pub fn restamped_requests_are_encoded_requests<C: CallCodec + Clone>(codec: &C, ids: &[u64]) {
+    for operation in Operation::ALL {
+        let call = operation.call();
+        if codec.refusal(&call).is_some() {
+            continue;
+        }
+        let encoded = |id| {
+            let mut out = Vec::new();
+            codec.encode(&mut out, id, &call).unwrap();
+            out
+        };
+        let first = encoded(ids[0]);
+        for &id in ids {
+            let mut restamped = first.clone();
+            assert!(codec.restamp(&mut restamped, id), "{operation}: {id}");
+            assert_eq!(restamped, encoded(id), "{operation}: request {id}");
+        }
+        let mut exchange = crate::mux_exchange::MuxExchange::new(codec.clone(), &call);
+        let mut out = Vec::new();
+        for n in 0..3 {
+            exchange.request(&mut out).unwrap();
+            let id = crate::mux::nth_id(
+                <C::Framing as crate::mux::Framing>::FIRST_ID,
+                <C::Framing as crate::mux::Framing>::MAX_ID,
+                n,
+            );
+            assert_eq!(out, encoded(id), "{operation}: the exchange's request {n}");
+        }
     }
 }

@@ -219,6 +219,11 @@ impl CallCodec for BoltCalls {
         )
     }
 
+    fn restamp(&self, request: &mut [u8], id: u64) -> bool {
+        // Within 1..=u32::MAX, as in `encode`.
+        codec::restamp_request(request, id as u32)
+    }
+
     fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
         codec::decode_response(&frame.header, &frame.bytes, Method::of(call)?)
     }
@@ -445,6 +450,19 @@ mod tests {
             id_of,
             2,
             "bolt",
+        );
+    }
+
+    /// A request is encoded once per exchange and restamped with each
+    /// call's id, the same bytes as encoded, up to the largest id.
+    #[test]
+    fn restamped_requests_are_encoded_requests() {
+        let calls = BoltCalls {
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+        };
+        crate::testing::restamped_requests_are_encoded_requests(
+            &calls,
+            &[1, 2, 0x0102_0304, u64::from(u32::MAX)],
         );
     }
 

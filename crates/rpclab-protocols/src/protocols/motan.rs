@@ -51,9 +51,10 @@
 //! # Per-call work
 //!
 //! One request buffer, sized up front (never regrown; the meta map of
-//! each method is encoded once per protocol instance and copied); the
-//! reply is decoded straight into the contract value. The rest is the
-//! mux's.
+//! each method is encoded once per protocol instance and copied; on the
+//! poll engine the whole request is encoded once and restamped with each
+//! call's id); the reply is decoded straight into the contract value. The
+//! rest is the mux's.
 
 pub mod codec;
 pub mod registry;
@@ -232,6 +233,10 @@ impl CallCodec for MotanCalls {
     fn encode(&self, out: &mut Vec<u8>, id: u64, call: &Call) -> Result<(), CallError> {
         self.template
             .encode(out, id, Method::of(call)?, &call.argument)
+    }
+
+    fn restamp(&self, request: &mut [u8], id: u64) -> bool {
+        codec::restamp_request(request, id)
     }
 
     fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
@@ -423,6 +428,22 @@ mod tests {
                 assert_eq!(value, Operation::Hello.call().expected);
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// A request is encoded once per exchange and restamped with each
+    /// call's id, the same bytes as encoded, in both serializations.
+    #[test]
+    fn restamped_requests_are_encoded_requests() {
+        for serialization in [Serialization::Hessian2, Serialization::Simple] {
+            let template = RequestTemplate::new(serialization, "rpclab", "1.0", SOURCE).unwrap();
+            let calls = MotanCalls {
+                template: Arc::new(template),
+            };
+            crate::testing::restamped_requests_are_encoded_requests(
+                &calls,
+                &[1, 2, 0x0102_0304_0506_0708, u64::MAX],
+            );
         }
     }
 

@@ -376,6 +376,19 @@ pub fn encode_request(
     Ok(())
 }
 
+/// Writes request id `id` into `request`, a request [`encode_request`]
+/// wrote with another id: then what it writes for `id` (the id is the
+/// only part of a request that changes from call to call).
+pub fn restamp_request(request: &mut [u8], id: u32) -> bool {
+    match request.get_mut(5..9) {
+        Some(at) => {
+            at.copy_from_slice(&id.to_be_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
 fn write_order(w: &mut Writer<'_>, order: &contract::Order) {
     w.object(ORDER_CLASS, &ORDER_FIELDS);
     w.long(order.order_id);

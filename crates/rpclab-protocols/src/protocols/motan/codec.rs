@@ -396,6 +396,20 @@ impl RequestTemplate {
     }
 }
 
+/// Writes request id `id` into `request`, a request
+/// [`RequestTemplate::encode`] wrote with another id: then what it writes
+/// for `id` (the id is the only part of a request that changes from call
+/// to call).
+pub fn restamp_request(request: &mut [u8], id: u64) -> bool {
+    match request.get_mut(5..HEADER_LEN) {
+        Some(at) => {
+            at.copy_from_slice(&id.to_be_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
 /// The error for an operation `serialization` cannot carry.
 pub fn unsupported(method: Method, serialization: Serialization) -> CallError {
     CallError::Config(format!(
