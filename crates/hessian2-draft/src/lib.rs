@@ -30,7 +30,7 @@
 #![forbid(unsafe_code)]
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The most nested containers the reader follows (a Throwable with its
 /// causes and stack trace needs about 6).
@@ -201,6 +201,15 @@ impl<'a> Writer<'a> {
             self.int(i as i32);
             return;
         }
+        self.definition(class, fields);
+        self.out.push(b'o');
+        self.int(self.classes.len() as i32);
+        self.classes.push(class);
+    }
+
+    /// The definition of `class` with `fields` (`O`, the name's length and
+    /// characters, the field count and names), as Java writes it.
+    fn definition(&mut self, class: &str, fields: &[&str]) {
         self.out.push(b'O');
         self.int(class.len() as i32);
         self.out.extend_from_slice(class.as_bytes());
@@ -208,9 +217,6 @@ impl<'a> Writer<'a> {
         for f in fields {
             self.string(f);
         }
-        self.out.push(b'o');
-        self.int(self.classes.len() as i32);
-        self.classes.push(class);
     }
 
     /// Starts a list of `len` values, typed (`[string`, ...) or untyped
@@ -282,6 +288,36 @@ pub struct ClassDef {
     pub fields: Vec<String>,
 }
 
+/// A class definition known before reading, with its bytes as a stream
+/// carries it (Java writes a definition the same way every time), so that
+/// [`Reader::begin_known_object`] recognises it by one comparison instead
+/// of reading its name and field names into new strings, every message.
+#[derive(Clone, Debug)]
+pub struct KnownClass {
+    wire: Vec<u8>,
+    def: Arc<ClassDef>,
+}
+
+impl KnownClass {
+    /// The class `name` with `fields`, in the order Java declares them.
+    pub fn new(name: &str, fields: &[&str]) -> KnownClass {
+        let mut wire = Vec::new();
+        Writer::new(&mut wire).definition(name, fields);
+        KnownClass {
+            wire,
+            def: Arc::new(ClassDef {
+                name: name.to_owned(),
+                fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+            }),
+        }
+    }
+
+    /// The definition's bytes, as a stream carries them.
+    pub fn wire(&self) -> &[u8] {
+        &self.wire
+    }
+}
+
 /// What starts a list: its type (if any) and length (`None` until `z`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListStart {
@@ -311,8 +347,8 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     /// Shared, so that starting an object costs a reference count, not a
-    /// copy of its field names.
-    classes: Vec<Rc<ClassDef>>,
+    /// copy of its field names (and a known class no copy at all).
+    classes: Vec<Arc<ClassDef>>,
     types: Vec<String>,
     refs: u32,
     depth: usize,
@@ -638,10 +674,23 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// [`Reader::begin_object`] where the object is most likely of class
+    /// `known`: a definition byte for byte `known`'s is taken as read, with
+    /// no string made (the stream numbers it as if read); anything else is
+    /// read as `begin_object` reads it.
+    pub fn begin_known_object(&mut self, known: &KnownClass) -> Result<Arc<ClassDef>, DraftError> {
+        if self.buf[self.pos..].starts_with(&known.wire) {
+            // The definition `class_def` would read, numbered the same.
+            self.pos += known.wire.len();
+            self.classes.push(Arc::clone(&known.def));
+        }
+        self.begin_object()
+    }
+
     /// Starts an object: reads a definition if one comes first, then the
     /// instance tag. Returns the class definition (its fields are read
     /// next, in order); an error if the value is not an object.
-    pub fn begin_object(&mut self) -> Result<Rc<ClassDef>, DraftError> {
+    pub fn begin_object(&mut self) -> Result<Arc<ClassDef>, DraftError> {
         if self.peek()? == b'O' {
             self.pos += 1;
             self.class_def()?;
@@ -652,7 +701,7 @@ impl<'a> Reader<'a> {
                 let def = usize::try_from(i)
                     .ok()
                     .and_then(|i| self.classes.get(i))
-                    .map(Rc::clone);
+                    .map(Arc::clone);
                 match def {
                     Some(def) => {
                         self.refs += 1;
@@ -688,7 +737,7 @@ impl<'a> Reader<'a> {
                 None => return self.err("null field name"),
             }
         }
-        self.classes.push(Rc::new(ClassDef { name, fields }));
+        self.classes.push(Arc::new(ClassDef { name, fields }));
         Ok(())
     }
 
@@ -958,6 +1007,49 @@ mod tests {
             written(|w| w.string("😀")),
             [0x02, 0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]
         );
+    }
+
+    /// A known class's definition is recognised without being read, and
+    /// numbered as a read one: the same definitions and values follow.
+    #[test]
+    fn a_known_class_reads_as_a_read_one() {
+        let known = KnownClass::new("a.B", &["x", "y"]);
+        let body = written(|w| {
+            w.object("a.B", &["x", "y"]);
+            w.int(1);
+            w.object("a.C", &["z"]);
+            w.string("s");
+            w.object("a.B", &["x", "y"]);
+            w.int(2);
+            w.null();
+        });
+        let read = |known: Option<&KnownClass>| {
+            let mut r = Reader::new(&body);
+            let first = match known {
+                Some(k) => r.begin_known_object(k).unwrap(),
+                None => r.begin_object().unwrap(),
+            };
+            assert_eq!(r.int().unwrap(), 1);
+            assert_eq!(
+                r.value().unwrap(),
+                DValue::Object("a.C".into(), vec![("z".into(), DValue::String("s".into()))])
+            );
+            let again = r.value().unwrap();
+            assert_eq!(r.remaining(), 0);
+            ((*first).clone(), again)
+        };
+        assert_eq!(read(Some(&known)), read(None));
+        assert_eq!(read(None).0, *known.def);
+        // Another class, or the known one spelt otherwise: read as usual.
+        let other = KnownClass::new("a.B", &["x"]);
+        assert_eq!(read(Some(&other)), read(None));
+        let mut long_form = body.clone();
+        long_form.splice(1..2, [b'I', 0, 0, 0, 3]);
+        let mut r = Reader::new(&long_form);
+        assert_eq!(*r.begin_known_object(&known).unwrap(), *known.def);
+        assert_eq!(r.int().unwrap(), 1);
+        // Not an object at all: the same error as begin_object's.
+        assert!(Reader::new(b"N").begin_known_object(&known).is_err());
     }
 
     #[test]

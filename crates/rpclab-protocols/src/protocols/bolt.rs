@@ -47,8 +47,12 @@
 //!
 //! # Per-call work
 //!
-//! One request buffer, sized up front from the argument; the reply is
-//! decoded straight into the contract value. The rest is the mux's.
+//! One request buffer, sized up front from the argument (on the poll
+//! engine the request is encoded once and restamped with each call's id);
+//! the reply is decoded straight into the contract value, its
+//! `SofaResponse` (and `Order`) class definition recognised by one
+//! comparison with Java's bytes rather than read into strings. The rest
+//! is the mux's.
 
 pub mod codec;
 pub use hessian2_draft as hessian;

@@ -35,8 +35,9 @@
 
 use crate::java_contract::Method;
 use crate::protocol::CallError;
-use hessian2_draft::{DValue, DraftError, Reader, Writer};
+use hessian2_draft::{DValue, DraftError, KnownClass, Reader, Writer};
 use rpclab_model::contract::{self, Value};
+use std::sync::LazyLock;
 
 pub const PROTOCOL_V1: u8 = 1;
 pub const TYPE_RESPONSE: u8 = 0;
@@ -73,6 +74,19 @@ pub const SERVICE: &str = "rpclab.contract.BenchService";
 pub const TARGET_SERVICE: &str = "rpclab.contract.BenchService:1.0";
 pub const ORDER_CLASS: &str = "rpclab.contract.Order";
 pub const ORDER_FIELDS: [&str; 8] = crate::java_contract::ORDER_FIELDS;
+
+/// The `SofaResponse` definition every response starts with (a response is
+/// a stream of its own), and `Order`'s: recognised without being read
+/// ([`Reader::begin_known_object`]); `SofaResponse`'s fields in the order
+/// SOFA-RPC's Hessian writes them.
+static RESPONSE_DEF: LazyLock<KnownClass> = LazyLock::new(|| {
+    KnownClass::new(
+        RESPONSE_CLASS,
+        &["isError", "errorMsg", "appResponse", "responseProps"],
+    )
+});
+static ORDER_DEF: LazyLock<KnownClass> =
+    LazyLock::new(|| KnownClass::new(ORDER_CLASS, &ORDER_FIELDS));
 
 // Header keys (`RemotingConstants`).
 pub const HEAD_SERVICE: &str = "service";
@@ -464,7 +478,7 @@ pub fn decode_response(h: &Header, frame: &[u8], method: Method) -> Result<Value
         )));
     }
     let mut r = Reader::new(p.content);
-    let def = r.begin_object().map_err(malformed)?;
+    let def = r.begin_known_object(&RESPONSE_DEF).map_err(malformed)?;
     if def.name != RESPONSE_CLASS {
         return Err(CallError::Protocol(format!(
             "response content is a {}, expected {RESPONSE_CLASS}",
@@ -592,7 +606,7 @@ pub fn explain(v: &DValue, method: Method) -> CallError {
 /// An order, fields matched by name; `Ok(None)` for an object of another
 /// class (the reader is then inside it: the caller rewinds).
 fn read_order(r: &mut Reader<'_>) -> Result<Option<contract::Order>, DraftError> {
-    let def = r.begin_object()?;
+    let def = r.begin_known_object(&ORDER_DEF)?;
     if def.name != ORDER_CLASS {
         return Ok(None);
     }
@@ -756,6 +770,34 @@ mod tests {
             let value = decode(response, method).unwrap_or_else(|e| panic!("{op}: {e}"));
             assert!(value == call.expected, "{op}: {value:?}");
         }
+    }
+
+    /// Java writes the known definitions byte for byte as they are
+    /// recognised (SOFA-RPC 5.13 and 5.5), so that no response reads them.
+    #[test]
+    fn javas_definitions_are_the_known_ones() {
+        let contains = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+        let mut orders = 0;
+        for (op, _, response) in OPS.iter().chain(&[
+            (
+                Operation::Hello,
+                &[][..],
+                include_bytes!("golden/vectors/5.5/hello.response.bin").as_slice(),
+            ),
+            (
+                Operation::OrderEcho,
+                &[][..],
+                include_bytes!("golden/vectors/5.5/order-echo.response.bin").as_slice(),
+            ),
+        ]) {
+            let content = parts(&whole(response), response).content;
+            assert!(content.starts_with(RESPONSE_DEF.wire()), "{op}");
+            if matches!(op, Operation::OrderEcho | Operation::OrdersEcho) {
+                assert!(contains(content, ORDER_DEF.wire()), "{op}");
+                orders += 1;
+            }
+        }
+        assert_eq!(orders, 3);
     }
 
     #[test]
