@@ -17,7 +17,10 @@
 //! and decodes replies with the protocol's [`CallCodec`], which its async
 //! connection calls too. A reply is decoded and compared with the call's
 //! expected value ([`crate::protocol::verify`]), as the async connection's
-//! [`verified_call`](crate::protocol::Connection::verified_call) does.
+//! [`verified_call`](crate::protocol::Connection::verified_call) does,
+//! unless the codec finds it to be exactly the expected value where it
+//! lies ([`CallCodec::is_expected`], motan2's strings): then no value is
+//! made. Any other reply is decoded, so a wrong one fails as ever.
 //!
 //! What the exchange does with what is not the reply:
 //!
@@ -82,6 +85,16 @@ pub trait CallCodec: Send + Sync + 'static {
         false
     }
 
+    /// Whether `reply` is without a doubt `call`'s expected value, told
+    /// without making the value (a string compared where it lies in the
+    /// reply): true only where [`CallCodec::decode`] would give exactly
+    /// the expected value. False: the reply is decoded and compared, which
+    /// also says what is wrong with it. None can tell by default.
+    fn is_expected(&self, reply: &<Self::Framing as Framing>::Reply, call: &Call) -> bool {
+        let _ = (reply, call);
+        false
+    }
+
     /// Why `call` is refused before anything is sent (an operation the
     /// protocol, as configured, cannot carry), if it is. By default none
     /// is: a call that cannot be encoded fails in [`CallCodec::encode`].
@@ -143,7 +156,9 @@ impl<C: CallCodec> MuxExchange<C> {
 type FramingOf<C> = <C as CallCodec>::Framing;
 
 impl<C: CallCodec> Exchange for MuxExchange<C> {
-    type Outcome = Value;
+    /// The reply's value, or `None` for a reply the codec found to be the
+    /// expected value in place ([`CallCodec::is_expected`]).
+    type Outcome = Option<Value>;
 
     fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
         self.id = nth_id(FramingOf::<C>::FIRST_ID, FramingOf::<C>::MAX_ID, self.sent);
@@ -177,7 +192,10 @@ impl<C: CallCodec> Exchange for MuxExchange<C> {
         Ok(())
     }
 
-    fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Value, CallError>>, CallError> {
+    fn reply(
+        &mut self,
+        input: &[u8],
+    ) -> Result<Parsed<Result<Option<Value>, CallError>>, CallError> {
         loop {
             let rest = &input[self.routed..];
             let (head, len) = match self.framing.split(rest)? {
@@ -193,10 +211,12 @@ impl<C: CallCodec> Exchange for MuxExchange<C> {
             match self.framing.route(head, frame)? {
                 Inbound::Reply { id, reply } if id == self.id => {
                     let consumed = std::mem::take(&mut self.routed);
-                    return Ok(Parsed::Complete {
-                        consumed,
-                        outcome: self.codec.decode(&reply, &self.call),
-                    });
+                    let outcome = if self.codec.is_expected(&reply, &self.call) {
+                        Ok(None)
+                    } else {
+                        self.codec.decode(&reply, &self.call).map(Some)
+                    };
+                    return Ok(Parsed::Complete { consumed, outcome });
                 }
                 Inbound::Reply { id, .. } => return Err(wrong_id::<C>(id, self.id)),
                 Inbound::Answer(answer) => self.answers.extend_from_slice(&answer),
@@ -206,8 +226,11 @@ impl<C: CallCodec> Exchange for MuxExchange<C> {
         }
     }
 
-    fn verify(&self, value: Value) -> Result<(), CallError> {
-        verify(value, &self.call)
+    fn verify(&self, value: Option<Value>) -> Result<(), CallError> {
+        match value {
+            None => Ok(()),
+            Some(value) => verify(value, &self.call),
+        }
     }
 }
 

@@ -53,8 +53,9 @@
 //! One request buffer, sized up front (never regrown; the meta map of
 //! each method is encoded once per protocol instance and copied; on the
 //! poll engine the whole request is encoded once and restamped with each
-//! call's id); the reply is decoded straight into the contract value. The
-//! rest is the mux's.
+//! call's id); the reply is decoded straight into the contract value, or
+//! on the poll engine, for a string, compared with the expected one where
+//! it lies in the reply, no value made. The rest is the mux's.
 
 pub mod codec;
 pub mod registry;
@@ -247,6 +248,18 @@ impl CallCodec for MotanCalls {
             Method::of(call)?,
             self.template.serialization(),
         )
+    }
+
+    fn is_expected(&self, frame: &Frame, call: &Call) -> bool {
+        Method::of(call).is_ok_and(|method| {
+            codec::is_expected(
+                &frame.header,
+                &frame.bytes[frame.layout.body.clone()],
+                method,
+                self.template.serialization(),
+                &call.expected,
+            )
+        })
     }
 
     /// An operation the serialization cannot carry.

@@ -468,6 +468,33 @@ pub fn decode_response(
     }
 }
 
+/// Whether the response to a call of `method` with `header` and `body` is
+/// without a doubt `expected`, read without making a value: a hessian2
+/// string compared where it lies (what [`decode_response`] would decode to
+/// `expected`). False for anything else, which is then decoded.
+pub fn is_expected(
+    header: &Header,
+    body: &[u8],
+    method: Method,
+    serialization: Serialization,
+    expected: &Value,
+) -> bool {
+    let Value::Str(want) = expected else {
+        return false;
+    };
+    if !matches!(method, Method::EchoString | Method::Hello)
+        || serialization != Serialization::Hessian2
+        || !header.is_response()
+        || header.status != STATUS_NORMAL
+        || header.is_gzip()
+        || header.serialization != serialization.id()
+    {
+        return false;
+    }
+    let mut dec = Decoder::new(body);
+    matches!(dec.read_str(), Ok(got) if got == want.as_str()) && dec.is_empty()
+}
+
 /// Status 1: the exception Motan put in `M_e`, as a server error.
 fn exception(status: u8, meta: &[u8]) -> CallError {
     let error = parse_meta(meta).ok().and_then(|m| {
@@ -686,6 +713,90 @@ mod tests {
         assert!(RequestTemplate::new(Serialization::Simple, "a\nb", "1.0", "x").is_err());
     }
 
+    /// A reply is the expected string in place exactly when it decodes to
+    /// it: not a wrong string, a null, trailing bytes, an exception, a
+    /// gzipped or "simple" body, nor another method's reply.
+    #[test]
+    fn the_expected_string_is_found_in_place() {
+        let hello = Value::Str("hello aa".into());
+        let h = |s: Serialization| Header {
+            flags: FLAG_RESPONSE,
+            version: VERSION,
+            status: STATUS_NORMAL,
+            serialization: s.id(),
+            id: 1,
+        };
+        let header = h(Serialization::Hessian2);
+        let yes = |body: &[u8], m| is_expected(&header, body, m, Serialization::Hessian2, &hello);
+        assert!(yes(b"\x08hello aa", Method::Hello));
+        assert!(yes(b"\x08hello aa", Method::EchoString));
+        // In two chunks: not borrowed, still read.
+        assert!(yes(b"R\x00\x05helloS\x00\x03 aa", Method::Hello));
+        for (body, m) in [
+            (&b"\x08hello ab"[..], Method::Hello),
+            (b"\x07hello a", Method::Hello),
+            (b"\x08hello aaN", Method::Hello),
+            (b"N", Method::Hello),
+            (b"", Method::Hello),
+            (b"\x08hello aa", Method::Empty),
+            (b"\x08hello aa", Method::EchoOrder),
+        ] {
+            assert!(!yes(body, m), "{body:?} {m:?}");
+        }
+        let mut other = header;
+        other.status = STATUS_EXCEPTION;
+        let body = b"\x08hello aa";
+        assert!(!is_expected(
+            &other,
+            body,
+            Method::Hello,
+            Serialization::Hessian2,
+            &hello
+        ));
+        other = header;
+        other.flags |= FLAG_GZIP;
+        assert!(!is_expected(
+            &other,
+            body,
+            Method::Hello,
+            Serialization::Hessian2,
+            &hello
+        ));
+        other = header;
+        other.flags = 0;
+        assert!(!is_expected(
+            &other,
+            body,
+            Method::Hello,
+            Serialization::Hessian2,
+            &hello
+        ));
+        other = header;
+        other.serialization = Serialization::Simple.id();
+        assert!(!is_expected(
+            &other,
+            body,
+            Method::Hello,
+            Serialization::Hessian2,
+            &hello
+        ));
+        let simple = h(Serialization::Simple);
+        assert!(!is_expected(
+            &simple,
+            body,
+            Method::Hello,
+            Serialization::Simple,
+            &hello
+        ));
+        assert!(!is_expected(
+            &header,
+            body,
+            Method::Hello,
+            Serialization::Hessian2,
+            &Value::Unit
+        ));
+    }
+
     #[test]
     fn responses_decode_both_serializations() {
         let reply = response(1, Serialization::Hessian2, b"\x08hello aa");
@@ -785,7 +896,8 @@ M_e
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// Decoding arbitrary bytes never panics, as a frame or as a body.
+        /// Decoding arbitrary bytes never panics, as a frame or as a body;
+        /// a body found to be the expected value in place decodes to it.
         #[test]
         fn arbitrary_bytes_never_panic(
             bytes in decoding::arbitrary_bytes(),
@@ -795,7 +907,16 @@ M_e
                 for m in Method::ALL {
                     let _ = decode_response_frame(&bytes, m, s);
                     let header = Header { flags: FLAG_RESPONSE, version: VERSION, status, serialization: s.id(), id: 1 };
-                    let _ = decode_response(&header, &bytes, &bytes, m, s);
+                    let decoded = decode_response(&header, &bytes, &bytes, m, s);
+                    if let Ok(Value::Str(got)) = &decoded {
+                        let expected = Value::Str(got.clone());
+                        prop_assert!(is_expected(&header, &bytes, m, s, &expected) || s == Serialization::Simple);
+                    }
+                    for expected in [Value::Str(String::new()), Value::Str("hello aa".into())] {
+                        if is_expected(&header, &bytes, m, s, &expected) {
+                            prop_assert!(matches!(&decoded, Ok(v) if *v == expected), "{:?}", decoded);
+                        }
+                    }
                 }
             }
         }
