@@ -249,6 +249,25 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// The length of the string `want` as [`Writer::string`] (and Java) writes
+/// it, if `bytes` start with exactly that (`None` otherwise, and for a
+/// string that is not ASCII or longer than one chunk): a string recognised
+/// where it lies, without reading it into a new one.
+pub fn written_string_at(bytes: &[u8], want: &str) -> Option<usize> {
+    let n = want.len();
+    if !want.is_ascii() || n > 0x8000 {
+        return None;
+    }
+    let header = if n <= 0x1f { 1 } else { 3 };
+    let head = bytes.get(..header)?;
+    let head_ok = if n <= 0x1f {
+        head[0] == n as u8
+    } else {
+        head == [b'S', (n >> 8) as u8, n as u8]
+    };
+    (head_ok && bytes.get(header..header + n)? == want.as_bytes()).then_some(header + n)
+}
+
 // ---- reading ---------------------------------------------------------------
 
 /// A value read generically (exceptions, fields this client does not use).
@@ -1050,6 +1069,39 @@ mod tests {
         assert_eq!(r.int().unwrap(), 1);
         // Not an object at all: the same error as begin_object's.
         assert!(Reader::new(b"N").begin_known_object(&known).is_err());
+    }
+
+    /// A string is recognised in place exactly where it is written so.
+    #[test]
+    fn a_written_string_is_recognised_where_it_lies() {
+        for s in [
+            "",
+            "aa",
+            &"x".repeat(31),
+            &"x".repeat(32),
+            &"y".repeat(0x8000),
+        ] {
+            let mut b = written(|w| w.string(s));
+            let len = b.len();
+            b.extend_from_slice(b"N");
+            assert_eq!(written_string_at(&b, s), Some(len), "{}", s.len());
+            assert_eq!(written_string_at(&b[..len - 1], s), None);
+            if !s.is_empty() {
+                assert_eq!(written_string_at(&b, &s[1..]), None);
+                let mut other = b.clone();
+                other[len - 1] ^= 1;
+                assert_eq!(written_string_at(&other, s), None);
+            }
+        }
+        // Not one ASCII chunk: never recognised (read instead).
+        assert_eq!(written_string_at(&written(|w| w.string("é")), "é"), None);
+        let long = "z".repeat(0x8001);
+        assert_eq!(
+            written_string_at(&written(|w| w.string(&long)), &long),
+            None
+        );
+        // The long form of a short string is not how it is written.
+        assert_eq!(written_string_at(b"S\x00\x02aa", "aa"), None);
     }
 
     #[test]

@@ -231,6 +231,12 @@ impl CallCodec for BoltCalls {
     fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
         codec::decode_response(&frame.header, &frame.bytes, Method::of(call)?)
     }
+
+    fn is_expected(&self, frame: &Frame, call: &Call) -> bool {
+        Method::of(call).is_ok_and(|method| {
+            codec::is_expected(&frame.header, &frame.bytes, method, &call.expected)
+        })
+    }
 }
 
 /// One bolt connection, shared by many callers (see [`mux`](crate::mux)).

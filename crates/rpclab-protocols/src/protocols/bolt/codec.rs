@@ -35,7 +35,7 @@
 
 use crate::java_contract::Method;
 use crate::protocol::CallError;
-use hessian2_draft::{DValue, DraftError, KnownClass, Reader, Writer};
+use hessian2_draft::{written_string_at, DValue, DraftError, KnownClass, Reader, Writer};
 use rpclab_model::contract::{self, Value};
 use std::sync::LazyLock;
 
@@ -516,6 +516,38 @@ pub fn decode_response(h: &Header, frame: &[u8], method: Method) -> Result<Value
     }
 }
 
+/// Whether the response frame `frame` (with header `h`) to a call of
+/// `method` is without a doubt the string `expected`, told where it lies:
+/// a SUCCESS hessian2 `SofaResponse` written as SOFA-RPC writes one with no
+/// error, that string as its `appResponse` and null `responseProps`, which
+/// [`decode_response`] decodes to exactly `expected`. False for anything
+/// else, which is then decoded.
+pub fn is_expected(h: &Header, frame: &[u8], method: Method, expected: &Value) -> bool {
+    let Value::Str(want) = expected else {
+        return false;
+    };
+    if !matches!(method, Method::EchoString | Method::Hello)
+        || h.is_request()
+        || h.status != SUCCESS
+        || h.codec != HESSIAN2
+        || frame.len() != h.total()
+    {
+        return false;
+    }
+    let p = parts(h, frame);
+    // The definition, the instance (`o`, class 0), isError false,
+    // errorMsg null, then appResponse and responseProps.
+    let Some(rest) = p
+        .content
+        .strip_prefix(RESPONSE_DEF.wire())
+        .and_then(|rest| rest.strip_prefix(b"o\x90FN"))
+    else {
+        return false;
+    };
+    p.class == RESPONSE_CLASS.as_bytes()
+        && written_string_at(rest, want).is_some_and(|n| rest[n..] == *b"N")
+}
+
 /// The appResponse: the method's value, or the service's exception (an
 /// `Err` inside the `Ok`: the body itself was well-formed).
 fn read_app_response(
@@ -770,6 +802,42 @@ mod tests {
             let value = decode(response, method).unwrap_or_else(|e| panic!("{op}: {e}"));
             assert!(value == call.expected, "{op}: {value:?}");
         }
+    }
+
+    /// Java's hello and 1 KiB string replies are found to be the expected
+    /// strings where they lie; a wrong string, an exception, another
+    /// method's reply are not (they are decoded).
+    #[test]
+    fn javas_string_replies_are_found_in_place() {
+        let hello = vector!("hello.response.bin");
+        let k1 = vector!("string-1k.response.bin");
+        let expected = |op: Operation| op.call().expected;
+        let yes = |frame: &[u8], m, op| is_expected(&whole(frame), frame, m, &expected(op));
+        assert!(yes(hello, Method::Hello, Operation::Hello));
+        let k1_op = Operation::StringEcho(StringSize::K1);
+        assert!(yes(k1, Method::EchoString, k1_op));
+        assert!(!yes(k1, Method::Hello, Operation::Hello));
+        assert!(!yes(hello, Method::EchoString, k1_op));
+        assert!(!yes(hello, Method::Empty, Operation::Hello));
+        assert!(!yes(
+            vector!("hello-throws.response.bin"),
+            Method::Hello,
+            Operation::Hello
+        ));
+        assert!(!yes(
+            vector!("empty.response.bin"),
+            Method::Empty,
+            Operation::Empty
+        ));
+        let mut status = hello.to_vec();
+        status[10..12].copy_from_slice(&SERVER_EXCEPTION.to_be_bytes());
+        assert!(!yes(&status, Method::Hello, Operation::Hello));
+        assert!(!is_expected(
+            &whole(hello),
+            &hello[..hello.len() - 1],
+            Method::Hello,
+            &expected(Operation::Hello)
+        ));
     }
 
     /// Java writes the known definitions byte for byte as they are
@@ -1182,6 +1250,11 @@ mod tests {
         fn strings_round_trip(s in ".{0,2000}") {
             let frame = response(9, |w| w.string(&s));
             prop_assert_eq!(decode(&frame, Method::EchoString).unwrap(), Value::Str(s.clone()));
+            // Found where it lies when it is one ASCII chunk, never if not.
+            let expected = Value::Str(s.clone());
+            prop_assert_eq!(is_expected(&whole(&frame), &frame, Method::EchoString, &expected), s.is_ascii());
+            let other = Value::Str(format!("{s}x"));
+            prop_assert!(!is_expected(&whole(&frame), &frame, Method::EchoString, &other));
         }
 
         /// Decoding arbitrary bytes as a response never panics.
@@ -1209,9 +1282,17 @@ mod tests {
             flips in decoding::flips(),
         ) {
             let mut reply = OPS[op].2.to_vec();
-            flip(&mut reply, RESPONSE_HEADER_LEN, &flips);
+            flip(&mut reply, 0, &flips);
             if let Ok(Some((h, total))) = frame(&reply) {
-                for m in METHODS { let _ = decode_response(&h, &reply[..total], m); }
+                for m in METHODS {
+                    let decoded = decode_response(&h, &reply[..total], m);
+                    // A reply found to be the expected value in place
+                    // decodes to it.
+                    let expected = OPS[op].0.call().expected;
+                    if is_expected(&h, &reply[..total], m, &expected) {
+                        prop_assert!(matches!(&decoded, Ok(v) if *v == expected), "{:?}", decoded);
+                    }
+                }
             }
         }
     }
