@@ -1,34 +1,13 @@
-//! `--engine kubernetes`: the lab's commands on a Kubernetes cluster
-//! (`engine::kubernetes`).
-//!
-//! * `lab kube-check`: the engine's end-to-end check on a real cluster,
-//!   with the lab's own image and confinement and the run's own code where
-//!   it is engine-neutral: connect and check the cluster (permissions, the
-//!   static CPU manager policy, allocatable CPU), a server Pod
-//!   (`rpclab-echo`) on an exclusive core, a verified call made inside it
-//!   by exec, the run's host calibration (`engine::calibration`, as Pods),
-//!   a Pod started with files and its folder read back, with
-//!   `--with-registry` ZooKeeper started and waited for by the run's
-//!   registry code (`engine::registry`), every Pod's
-//!   record (node, QoS, cpuset read from inside, static policy, image
-//!   digest), then the run's namespace deleted and checked gone. It prints
-//!   one JSON object, which `xtask/tests/kube` reads.
-//! * `lab run --engine kubernetes`: the cluster's checks, each failure one
-//!   line before anything starts; the run's cells on a cluster are not
-//!   wired yet (the run's plan, servers and cells still drive Docker).
-//! * `lab ps` and `lab clean` with `--engine kubernetes`: the lab's Pods,
-//!   and the deletion of every lab namespace.
+//! `--engine`: which engine runs a command's containers, and the
+//! Kubernetes commands' entry points. The Kubernetes engine is compiled in
+//! with xtask's `kubernetes` feature (`cargo xtask-kube`, docs/kubernetes.md):
+//! kube-rs and the API's types add minutes to a cold build, which the Docker
+//! lab and CI's critical path do without. Without the feature, each entry
+//! point is one line that says how to get it.
 
-use crate::basics::cpus;
-use crate::basics::owner::Sharing;
-use crate::basics::role::Role;
-use crate::basics::run_id::RunId;
-use crate::definitions::manifest::Registry;
-use crate::engine::containers::{ContainerSpec, Containers, Network};
-use crate::engine::kubernetes::{pod, preflight, Cluster};
-use crate::engine::{calibration, registry};
-use anyhow::{bail, Context, Result};
-use std::time::Instant;
+#[cfg(feature = "kubernetes")]
+use crate::cli::kube_cluster;
+use anyhow::Result;
 
 /// Which engine runs a command's containers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -40,278 +19,50 @@ pub enum EngineChoice {
     Kubernetes,
 }
 
-/// The server's cpuset in the check: its CPU count is what its Pod
-/// asks (one whole CPU; the kubelet picks which).
-const SERVER_CPUS: &str = "1";
-
-/// The port `rpclab-echo` listens on in the check's server Pod.
-const ECHO_PORT: u16 = 50051;
-
-/// Connects and checks the cluster for a run whose servers take
-/// `server_cpus`' count of whole CPUs; one line for what is missing.
-pub async fn connect_checked(run_id: &str, exclusive_cpus: u32) -> Result<Cluster> {
-    let cluster = Cluster::connect().await?;
-    let node = preflight::check(
-        &cluster,
-        &pod::namespace_of(run_id),
-        &preflight::Ask { exclusive_cpus },
+/// What an xtask built without the engine says, for `what`.
+#[cfg(not(feature = "kubernetes"))]
+fn without_the_engine(what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} needs the Kubernetes engine, which this xtask was built without: \
+         run it as `cargo xtask-kube lab ...` (xtask with its `kubernetes` feature; docs/kubernetes.md)"
     )
-    .await?;
-    crate::say!(
-        "Kubernetes {} at {} (kubeconfig {}): node {} with {} allocatable CPU, static CPU manager policy {}",
-        cluster.version,
-        cluster.server,
-        cluster.kubeconfig.display(),
-        node.name,
-        node.allocatable_millis as f64 / 1000.0,
-        if node.static_policy { "on" } else { "off" }
-    );
-    Ok(cluster)
 }
 
-/// `lab run --engine kubernetes`: the checks, then the line that says
-/// what is not there yet.
+/// `lab run --engine kubernetes`: the cluster's checks, then the line that
+/// says what is not there yet.
 pub async fn run_checks(server_cpus: Option<&str>) -> Result<()> {
-    let exclusive = cpus::CpuSet::parse(server_cpus.unwrap_or("1"))
-        .map(|s| s.len() as u32)
-        .unwrap_or(1);
-    connect_checked(&format!("preflight-{}", std::process::id()), exclusive).await?;
-    bail!(
-        "the cluster passed the run's checks, but a lab run's cells do not run on Kubernetes yet \
-         (the engine is there: `cargo xtask lab kube-check` runs it end to end); run without --engine kubernetes"
-    )
+    #[cfg(feature = "kubernetes")]
+    return kube_cluster::run_checks(server_cpus).await;
+    #[cfg(not(feature = "kubernetes"))]
+    {
+        let _ = server_cpus;
+        Err(without_the_engine("--engine kubernetes"))
+    }
 }
 
-/// `lab ps --engine kubernetes`.
+/// `lab ps --engine kubernetes`: the lab's Pods.
 pub async fn ps() -> Result<()> {
-    let cluster = Cluster::connect().await?;
-    let pods = cluster.lab_containers(None).await?;
-    if pods.is_empty() {
-        println!("no lab pod");
-    }
-    for p in pods {
-        println!("{}  run {}", p.id, p.run);
-    }
-    Ok(())
+    #[cfg(feature = "kubernetes")]
+    return kube_cluster::ps().await;
+    #[cfg(not(feature = "kubernetes"))]
+    Err(without_the_engine("--engine kubernetes"))
 }
 
 /// `lab clean --engine kubernetes`: every lab namespace, and its Pods.
 pub async fn clean() -> Result<()> {
-    let cluster = Cluster::connect().await?;
-    let pods = cluster.lab_containers(None).await?.len();
-    let namespaces = cluster.remove_namespaces(None).await?;
-    println!("removed {namespaces} lab namespace(s) and their {pods} pod(s)");
-    Ok(())
+    #[cfg(feature = "kubernetes")]
+    return kube_cluster::clean().await;
+    #[cfg(not(feature = "kubernetes"))]
+    Err(without_the_engine("--engine kubernetes"))
 }
 
-/// `lab kube-check`: see the module's documentation.
+/// `lab kube-check`: the engine's end-to-end check on a real cluster.
 pub async fn check(image: &str, with_registry: bool) -> Result<()> {
-    let started = Instant::now();
-    let run_id = RunId::new(format!("kube-check-{}", std::process::id()), Sharing::Alone);
-    let mut cluster = connect_checked(&run_id, 1).await?;
-    // The server's set, exclusive: its calibration measures it so too.
-    cluster.exclusive_sets.insert(SERVER_CPUS.into());
-    let namespace = pod::namespace_of(&run_id);
-    // Ctrl-C stops the work, not the clean-up.
-    let outcome = tokio::select! {
-        outcome = exercise(&cluster, &run_id, image, with_registry) => outcome,
-        _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the check's namespace is deleted")),
-    };
-    // Whatever happened, the run's namespace goes, and must be gone.
-    let removed = cluster.remove_lab_containers(Some(&run_id)).await;
-    let left = cluster.lab_namespaces(Some(&run_id)).await?.len();
-    let mut report = outcome?;
-    removed.context("cannot remove the check's namespace")?;
-    if left > 0 {
-        bail!("namespace {namespace} is still there after its deletion");
+    #[cfg(feature = "kubernetes")]
+    return kube_cluster::check(image, with_registry).await;
+    #[cfg(not(feature = "kubernetes"))]
+    {
+        let _ = (image, with_registry);
+        Err(without_the_engine("lab kube-check"))
     }
-    report["namespace"] = namespace.into();
-    report["namespace_gone"] = true.into();
-    report["seconds"] = started.elapsed().as_secs_f64().round().into();
-    println!("{}", serde_json::to_string(&report)?);
-    Ok(())
-}
-
-/// The check's work on the cluster, before the clean-up: its report.
-async fn exercise(
-    cluster: &Cluster,
-    run_id: &RunId,
-    image: &str,
-    with_registry: bool,
-) -> Result<serde_json::Value> {
-    // The run's own calibration code, its containers as Pods, before the
-    // server starts (as in a run: the server's core is the calibration's).
-    let calibration =
-        calibration::measure(cluster, cluster, run_id, SERVER_CPUS, "0", false).await?;
-    crate::say!(
-        "calibration: server set {:.0} rounds/s, client set {:.0} rounds/s",
-        calibration.server.cpu_rounds_per_s,
-        calibration.client.cpu_rounds_per_s
-    );
-    let network = Network::Own;
-    let (server, server_ip, said, labels) =
-        serve_and_probe(cluster, run_id, image, &network).await?;
-    let log = files_in_and_out(cluster, run_id, image, &network).await?;
-    // The run's own registry code: ZooKeeper as a Pod, ready by `srvr`
-    // sent inside it.
-    let registry = if with_registry {
-        let started = registry::launch(
-            cluster,
-            Registry::Zookeeper,
-            run_id,
-            "0",
-            "kube-check",
-            &network,
-        )
-        .await?
-        .context("a ZooKeeper registry")?;
-        registry::ready(cluster, &started, &network).await?;
-        Some(started.id)
-    } else {
-        None
-    };
-    let records = cluster.records();
-    Ok(serde_json::json!({
-        "kubernetes": cluster.version,
-        "server": server,
-        "server_ip": server_ip,
-        "probe": said.trim(),
-        "labels": labels,
-        "client_uid": log.trim(),
-        "calibration": {
-            "server_rounds_per_s": calibration.server.cpu_rounds_per_s,
-            "client_rounds_per_s": calibration.client.cpu_rounds_per_s,
-        },
-        "registry": registry,
-        "pods": records,
-    }))
-}
-
-/// The lab's echo server as the run's server Pod, on its exclusive core,
-/// and a verified call of the contract made inside that Pod: the server's
-/// id, its Pod IP, what the probe said, and the labels it is listed with.
-async fn serve_and_probe(
-    cluster: &Cluster,
-    run_id: &RunId,
-    image: &str,
-    network: &Network,
-) -> Result<(
-    String,
-    String,
-    String,
-    std::collections::BTreeMap<String, String>,
-)> {
-    let echo = crate::basics::confine::echo();
-    let server = cluster
-        .start(ContainerSpec {
-            name: format!("rpclab-echo-{run_id}"),
-            image,
-            role: Role::Server.into(),
-            run_id,
-            env: vec![format!("RPCLAB_PORT={ECHO_PORT}")],
-            entrypoint: Some(vec![crate::basics::host::ECHO_BINARY.to_owned()]),
-            cmd: None,
-            cpuset: SERVER_CPUS,
-            binds: Vec::new(),
-            confinement: &echo,
-            network,
-        })
-        .await?;
-    let server_ip = cluster.address(&server).await?;
-    crate::say!("server pod {server} runs at {server_ip}");
-    // A verified call of the contract, made inside the server's Pod.
-    let target = format!("127.0.0.1:{ECHO_PORT}");
-    let (code, said) = cluster
-        .exec(
-            &server,
-            &[
-                "rpclab-client",
-                "probe",
-                "--protocol",
-                "grpc",
-                "--target",
-                &target,
-                "--wait-s",
-                "30",
-            ],
-        )
-        .await?;
-    if code != 0 {
-        bail!("the probe in {server} exited with {code}: {said}");
-    }
-    crate::say!("verified call in {server}: {}", said.trim());
-    // The labels and the owner, as the run's containers carry them.
-    let listed = cluster.lab_containers(Some(run_id)).await?;
-    let labels = listed
-        .iter()
-        .find(|c| c.id == server)
-        .map(|c| c.labels.clone())
-        .context("the server pod is not listed with the run's labels")?;
-    Ok((server, server_ip, said, labels))
-}
-
-/// A client Pod given a folder of files, which copies one and ends; the
-/// folder copied back out must hold it (a client's cell goes so). What
-/// the Pod printed (its user id).
-async fn files_in_and_out(
-    cluster: &Cluster,
-    run_id: &RunId,
-    image: &str,
-    network: &Network,
-) -> Result<String> {
-    // Files in, a folder back out (the client's cell goes so).
-    let mut tar = tar::Builder::new(Vec::new());
-    let body = br#"{"check":"kube"}"#;
-    let mut header = tar::Header::new_gnu();
-    header.set_size(body.len() as u64);
-    header.set_mode(0o644);
-    header.set_cksum();
-    tar.append_data(&mut header, "spec.json", &body[..])?;
-    let tar = tar.into_inner()?;
-    let client_policy = crate::basics::confine::client();
-    let client = cluster
-        .start_with_files(
-            ContainerSpec {
-                name: format!("rpclab-client-{run_id}"),
-                image,
-                role: Role::Client.into(),
-                run_id,
-                env: Vec::new(),
-                entrypoint: Some(vec!["/bin/sh".into(), "-c".into()]),
-                // Long enough for its cpuset to be read inside it while
-                // the server holds its core.
-                cmd: Some(vec![
-                    "cp /cell/spec.json /cell/report.json && id -u && sleep 3".into(),
-                ]),
-                cpuset: "0",
-                binds: Vec::new(),
-                confinement: &client_policy,
-                network,
-            },
-            "/cell",
-            tar,
-        )
-        .await?;
-    let code = cluster.wait(&client).await?;
-    let log = cluster.log_tail(&client, 5).await;
-    if code != 0 {
-        bail!("the client pod exited with {code}: {log}");
-    }
-    let folder = cluster.download(&client, "/cell").await?;
-    let mut back = tar::Archive::new(&folder[..]);
-    let mut report = None;
-    for entry in back.entries()? {
-        let mut entry = entry?;
-        if entry.path()?.ends_with("report.json") {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut entry, &mut text)?;
-            report = Some(text);
-        }
-    }
-    if report.as_deref().map(str::as_bytes) != Some(&body[..]) {
-        bail!("the client pod's /cell/report.json came back as {report:?}");
-    }
-    crate::say!("files in and out of {client}: /cell/report.json came back");
-    cluster.remove(&client).await?;
-    Ok(log)
 }

@@ -5,6 +5,8 @@
 
 pub mod capacity;
 pub mod kube;
+#[cfg(feature = "kubernetes")]
+pub mod kube_cluster;
 pub mod outcome;
 pub mod reproduce;
 pub mod target;

@@ -4,7 +4,7 @@
 //! a run carries.
 //!
 //! Two engines implement it: Docker ([`crate::engine::docker::Engine`],
-//! over its API) and Kubernetes ([`crate::engine::kubernetes::Cluster`],
+//! over its API) and Kubernetes (`engine::kubernetes::Cluster`, with the `kubernetes` feature,
 //! one Pod per container in a namespace per run). The run code that starts,
 //! watches, reads and removes containers (readiness, the registry, the
 //! client's cell, the host calibration) is written against the trait, so

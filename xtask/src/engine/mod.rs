@@ -20,6 +20,7 @@ pub mod docker;
 pub mod engines;
 pub mod host_load;
 pub mod images;
+#[cfg(feature = "kubernetes")]
 pub mod kubernetes;
 pub mod netns;
 pub mod outage;

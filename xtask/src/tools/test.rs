@@ -20,7 +20,9 @@
 //! `--` passed on. Each binary's whole output is kept in
 //! `target/xtask-test/<binary>.log`; a line is printed as each ends, and a
 //! failed one's output is printed whole. The doc-tests run last in the
-//! other lane (`cargo test --workspace --doc`).
+//! other lane (`cargo test --workspace --doc`), then xtask's with its
+//! `kubernetes` feature (the Kubernetes engine's unit tests and its
+//! cluster test binary).
 //!
 //! The same build makes the workspace's programs (the fixtures' servers
 //! among them); each test binary gets their paths as `RPCLAB_BIN_<NAME>`
@@ -169,6 +171,7 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
                 let client_lane = lane("e2e ", &client, None);
                 let client_lane = inner.spawn(move || client_lane.run());
                 let mut ended = lane("rest", &rest, Some(doc_tests(root, args.locked))).run();
+                ended.extend(kubernetes(root, &args, &logs, &print));
                 ended.extend(client_lane.join().expect("client lane"));
                 ended
             })
@@ -210,6 +213,57 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
         failed.len(),
         logs.display()
     )
+}
+
+/// What xtask's `kubernetes` feature adds (the Kubernetes engine,
+/// docs/kubernetes.md): xtask's unit tests with the engine compiled in, and
+/// the test binary against a real cluster, which says SKIPPED where none
+/// answers. Built last in the rest's lane, after its other binaries ran,
+/// so that the engine's compile (kube-rs and the API's types, minutes on
+/// a cold 2-core machine) is on no other test's way; its logs go to
+/// `kubernetes/` beside the others.
+fn kubernetes(root: &Path, args: &TestArgs, logs: &Path, print: &Mutex<()>) -> Vec<Ended> {
+    const BUILD: &[&str] = &[
+        "--features",
+        "xtask/kubernetes",
+        "--bin",
+        "xtask",
+        "--test",
+        "kube",
+    ];
+    let logs = logs.join("kubernetes");
+    let built = std::fs::create_dir_all(&logs)
+        .context("cannot create the kubernetes logs' folder")
+        .and_then(|()| build(root, args.locked, BUILD));
+    match built {
+        Ok((binaries, programs)) => {
+            let binaries: Vec<Binary> = binaries
+                .into_iter()
+                .filter(|b| b.package == "xtask")
+                .collect();
+            Lane {
+                name: "rest",
+                binaries: &binaries,
+                args: &args.args,
+                programs: &programs,
+                logs: &logs,
+                print,
+                last: None,
+                threads: None,
+            }
+            .run()
+        }
+        Err(e) => {
+            eprintln!("[rest] FAILED xtask with its kubernetes feature: {e:#}");
+            vec![Ended {
+                lane: "rest".into(),
+                label: "xtask --features kubernetes (build)".into(),
+                passed: false,
+                counts: format!("{e:#}"),
+                seconds: 0.0,
+            }]
+        }
+    }
 }
 
 fn failed_count(a: &[Ended], b: &[Ended]) -> usize {
