@@ -20,9 +20,9 @@
 //! `--` passed on. Each binary's whole output is kept in
 //! `target/xtask-test/<binary>.log`; a line is printed as each ends, and a
 //! failed one's output is printed whole. The doc-tests run last in the
-//! other lane (`cargo test --workspace --doc`), then xtask's with its
+//! other lane (`cargo test --workspace --doc`); xtask's with its
 //! `kubernetes` feature (the Kubernetes engine's unit tests and its
-//! cluster test binary).
+//! cluster test binary) are built and run beside that lane.
 //!
 //! The same build makes the workspace's programs (the fixtures' servers
 //! among them); each test binary gets their paths as `RPCLAB_BIN_<NAME>`
@@ -170,8 +170,9 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
             std::thread::scope(|inner| {
                 let client_lane = lane("e2e ", &client, None);
                 let client_lane = inner.spawn(move || client_lane.run());
+                let kubernetes = inner.spawn(|| kubernetes(root, &args, &logs, &print));
                 let mut ended = lane("rest", &rest, Some(doc_tests(root, args.locked))).run();
-                ended.extend(kubernetes(root, &args, &logs, &print));
+                ended.extend(kubernetes.join().expect("kubernetes build"));
                 ended.extend(client_lane.join().expect("client lane"));
                 ended
             })
@@ -218,10 +219,11 @@ pub fn run(root: &Path, args: TestArgs) -> Result<()> {
 /// What xtask's `kubernetes` feature adds (the Kubernetes engine,
 /// docs/kubernetes.md): xtask's unit tests with the engine compiled in, and
 /// the test binary against a real cluster, which says SKIPPED where none
-/// answers. Built last in the rest's lane, after its other binaries ran,
-/// so that the engine's compile (kube-rs and the API's types, minutes on
-/// a cold 2-core machine) is on no other test's way; its logs go to
-/// `kubernetes/` beside the others.
+/// answers. Built beside the rest's lane once the workspace's tests are
+/// built (the doc-tests' cargo waits for it), so that the engine's compile
+/// (kube-rs and the API's types, minutes on a cold 2-core machine) is on
+/// no test's way: run after the rest, it ended a cold CI 155 s after the
+/// lab lane. Its logs go to `kubernetes/` beside the others.
 fn kubernetes(root: &Path, args: &TestArgs, logs: &Path, print: &Mutex<()>) -> Vec<Ended> {
     const BUILD: &[&str] = &[
         "--features",
