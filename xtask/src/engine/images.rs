@@ -253,11 +253,7 @@ impl<'a> Builder<'a> {
                 .tag_image(&self.build.base_image, Some(opts))
                 .await?;
         } else {
-            eprintln!(
-                "{} cannot be pulled (no registry reachable?); making the base with debootstrap from {}",
-                self.build.base_image, self.build.debian_mirror
-            );
-            let tarball = debootstrap_rootfs(&self.build.debian_mirror)?;
+            let tarball = base_rootfs(self.root, self.build)?;
             let (repo, tag) = BASE.split_once(':').expect("BASE has a tag");
             self.engine.import_rootfs(tarball, repo, tag).await?;
         }
@@ -559,6 +555,44 @@ fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
         return Ok(Vec::new());
     }
     crate::basics::tree::files_under(dir, |p| crate::basics::tree::has_extension(p, "crt"))
+}
+
+/// The base's root as a tar: the one debootstrap made for an earlier
+/// engine of this checkout (kept under `target/rpclab-base/`, by mirror),
+/// else a new one, then kept there. A second engine (the multi-host
+/// client's, a test's own) gets the same Debian root without a second
+/// debootstrap's downloads and unpacking, which in a cold CI ran beside
+/// the first engine's image builds.
+fn base_rootfs(root: &Path, build: &Build) -> Result<Vec<u8>> {
+    let kept = root.join("target/rpclab-base").join(format!(
+        "bookworm-minbase-{}.tar",
+        &hex::encode(Sha256::digest(build.debian_mirror.as_bytes()))[..16]
+    ));
+    if let Ok(tar) = std::fs::read(&kept) {
+        if !tar.is_empty() {
+            eprintln!(
+                "{} cannot be pulled (no registry reachable?); using the Debian root debootstrap made earlier ({})",
+                build.base_image,
+                kept.display()
+            );
+            return Ok(tar);
+        }
+    }
+    eprintln!(
+        "{} cannot be pulled (no registry reachable?); making the base with debootstrap from {}",
+        build.base_image, build.debian_mirror
+    );
+    let tar = debootstrap_rootfs(&build.debian_mirror)?;
+    // Written whole under another name, then renamed: a process reading it
+    // meanwhile finds none or all of it. Not kept is only slower next time.
+    let partial = kept.with_extension(format!("tar.{}", std::process::id()));
+    let keep = std::fs::create_dir_all(kept.parent().expect("a file under target/"))
+        .and_then(|()| std::fs::write(&partial, &tar))
+        .and_then(|()| std::fs::rename(&partial, &kept));
+    if keep.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    Ok(tar)
 }
 
 /// Makes a minimal Debian bookworm root with debootstrap and returns it as a tar.
