@@ -176,6 +176,8 @@ pub struct Manifest {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Passed to the client's protocol module (e.g. Thrift's transport).
+    /// [`SERVER_HOST`] in a value is the host the client reaches the
+    /// server at (an IceGrid locator's `-h`), filled in by the run.
     #[serde(default)]
     pub client_options: BTreeMap<String, String>,
     /// The server listens on the address in `RPCLAB_BIND` (127.0.0.1 when
@@ -214,6 +216,13 @@ pub struct Manifest {
 /// on this machine, or the folder as the client's and the probe's
 /// containers mount it.
 pub const FILES_IN_CONTAINERS: &str = "/server";
+
+/// In a client option's value, the host the client reaches the server at,
+/// as the run knows it only once it has chosen the machines: 127.0.0.1 on
+/// one machine or in a run's private network, the server's machine's
+/// address when the client is on another (an IceGrid locator names the
+/// registry's host, which is the server's container's).
+pub const SERVER_HOST: &str = "{server_host}";
 
 fn no_registry() -> Registry {
     Registry::None
@@ -282,12 +291,25 @@ impl Manifest {
         options
     }
 
-    /// [`Manifest::client_options_of`] with every file the options name
-    /// ([`ProtocolName::file_options`]) under `folder`: the server's
-    /// folder here ([`Manifest::dir`]) for a probe this process makes, or
-    /// [`FILES_IN_CONTAINERS`] for a container that mounts it there.
-    pub fn client_options_at(&self, variant: &Variant, folder: &Path) -> BTreeMap<String, String> {
+    /// [`Manifest::client_options_of`] as a client calling `target`
+    /// (`HOST:PORT`) takes them: [`SERVER_HOST`] replaced by its host, and
+    /// every file the options name ([`ProtocolName::file_options`]) under
+    /// `folder`: the server's folder here ([`Manifest::dir`]) for a probe
+    /// this process makes, or [`FILES_IN_CONTAINERS`] for a container that
+    /// mounts it there.
+    pub fn client_options_at(
+        &self,
+        variant: &Variant,
+        folder: &Path,
+        target: &str,
+    ) -> BTreeMap<String, String> {
         let mut options = self.client_options_of(variant);
+        let host = target.rsplit_once(':').map_or(target, |(host, _)| host);
+        for value in options.values_mut() {
+            if value.contains(SERVER_HOST) {
+                *value = value.replace(SERVER_HOST, host);
+            }
+        }
         for key in self.protocol.file_options() {
             if let Some(file) = options.get_mut(*key) {
                 *file = folder.join(&*file).display().to_string();
@@ -562,7 +584,7 @@ fn check_client_options(m: &Manifest, v: &Variant) -> Result<()> {
         }
     }
     m.protocol
-        .check(&m.client_options_at(v, &m.dir))
+        .check(&m.client_options_at(v, &m.dir, "127.0.0.1:1"))
         .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
@@ -689,6 +711,27 @@ pub fn java_thrift_for_tests(extra: &str) -> Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_icegrid_servers_locator_names_the_host_the_client_calls_them_at() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let all = load_with(root, &[]).unwrap();
+        for name in ["ice-3.6-icegrid", "ice-3.7-icegrid"] {
+            let m = all.iter().find(|m| m.name == name).unwrap();
+            assert!(m.bind_from_env, "{name} binds RPCLAB_BIND");
+            let v = &m.variants[0];
+            for host in ["127.0.0.1", "10.0.0.7"] {
+                let target = format!("{host}:{}", m.port);
+                let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
+                assert_eq!(
+                    options["locator"],
+                    format!("IceGrid/Locator:tcp -h {host} -p {}", m.port),
+                    "{name}"
+                );
+                assert!(options.values().all(|value| !value.contains(SERVER_HOST)));
+            }
+        }
+    }
 
     #[test]
     fn a_typo_names_the_file_line_and_column() {
@@ -874,7 +917,7 @@ build_args = { S_VERSION = "1" }
             shop.named_files(v),
             ["reply.json", "request.json", "shop.protoset"]
         );
-        let inside = shop.client_options_at(v, Path::new(FILES_IN_CONTAINERS));
+        let inside = shop.client_options_at(v, Path::new(FILES_IN_CONTAINERS), "127.0.0.1:50051");
         assert_eq!(inside["protoset"], "/server/shop.protoset");
         assert_eq!(inside["call"], "shop.v1.Inventory/Reserve");
         assert_eq!(shop.jvm_of(v), None);

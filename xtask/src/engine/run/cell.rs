@@ -85,13 +85,14 @@ impl RunContext<'_> {
             settled,
         } = *at;
         let target = self.address_of(m, running.port);
+        let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
         let mut spec: CellSpec = self.prepared.profile.cell_spec(
             m.protocol.as_str(),
             target,
             scenario.operation,
             scenario.load(level, &self.prepared.profile)?,
             scenario.include_connect,
-            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
+            options,
         );
         // The percentiles the run judges that a report does not keep
         // unless asked (`p(97.5)<2ms`, `lab capacity --percentile 97.5`).
@@ -200,12 +201,14 @@ impl RunContext<'_> {
         }) else {
             return Ok(None);
         };
+        let target = self.address_of(m, at.port);
+        let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
         let first = profile.priming_spec(
             m.protocol.as_str(),
-            self.address_of(m, at.port),
+            target,
             scenario.operation,
             scenario.load(level, profile)?,
-            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS)),
+            options,
         );
         let label = format!(
             "{} {} · priming · {} · level {level}",

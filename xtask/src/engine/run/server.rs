@@ -255,9 +255,9 @@ impl RunContext<'_> {
         // private one (with the folder's files mounted).
         let here = *self.network() == Network::Host;
         let options = if here {
-            m.client_options_at(v, &m.dir)
+            m.client_options_at(v, &m.dir, &target)
         } else {
-            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS))
+            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target)
         };
         let call = m.call_of(v);
         let hint = match &m.target {
