@@ -29,6 +29,12 @@ SERVICE_CIDR=10.96.0.0/24
 # bridge is no gateway and has no address of its own.
 POD_CIDR=10.244.0.0/24
 CNI_BRIDGE=rpclabk8s0
+# The image registry of tools/k8s/registry, plain HTTP on the loopback; up
+# tells the cluster's containerd so (hosts.toml under $STATE/certs.d).
+REGISTRY_PORT=5000
+REGISTRY_ADDR=127.0.0.1:$REGISTRY_PORT
+# Its binary, cached apart from the cluster's pins (tools/k8s/registry builds it).
+REGISTRY_BIN=$RPCLAB_K8S_CACHE/$GO_VERSION-registry-$REGISTRY_VERSION/bin/registry
 
 # The processes of the cluster, in start order.
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet)
