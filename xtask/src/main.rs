@@ -251,6 +251,12 @@ enum LabCommand {
         /// registry, with the run's registry code, and wait until it serves.
         #[arg(long)]
         with_registry: bool,
+        /// Push every image the check uses from the Docker engine to this
+        /// registry (host[:port][/path], e.g. 127.0.0.1:5000 of
+        /// tools/k8s/registry), and have its Pods pull them from there
+        /// (imagePullPolicy IfNotPresent) instead of finding them on the node.
+        #[arg(long, value_name = "REGISTRY")]
+        image_registry: Option<String>,
     },
 }
 
@@ -535,7 +541,8 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
         LabCommand::KubeCheck {
             image,
             with_registry,
-        } => kube::check(&image, with_registry).await,
+            image_registry,
+        } => kube::check(&image, with_registry, image_registry.as_deref()).await,
     }
 }
 

@@ -57,12 +57,12 @@ pub async fn clean() -> Result<()> {
 }
 
 /// `lab kube-check`: the engine's end-to-end check on a real cluster.
-pub async fn check(image: &str, with_registry: bool) -> Result<()> {
+pub async fn check(image: &str, with_registry: bool, image_registry: Option<&str>) -> Result<()> {
     #[cfg(feature = "kubernetes")]
-    return kube_cluster::check(image, with_registry).await;
+    return kube_cluster::check(image, with_registry, image_registry).await;
     #[cfg(not(feature = "kubernetes"))]
     {
-        let _ = (image, with_registry);
+        let _ = (image, with_registry, image_registry);
         Err(without_the_engine("lab kube-check"))
     }
 }

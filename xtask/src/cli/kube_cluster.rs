@@ -13,7 +13,11 @@
 //!   registry code (`engine::registry`), every Pod's
 //!   record (node, QoS, cpuset read from inside, static policy, image
 //!   digest), then the run's namespace deleted and checked gone. It prints
-//!   one JSON object, which `xtask/tests/kube` reads.
+//!   one JSON object, which `xtask/tests/kube` reads. With
+//!   `--image-registry REGISTRY`, the registry is asked first (`GET /v2/`),
+//!   and every image the check uses is pushed to it from the Docker engine
+//!   (`engine::kubernetes::push`) once the cluster passed its checks; its
+//!   Pods then pull them from there (`IfNotPresent`).
 //! * `lab run --engine kubernetes`: the cluster's checks, each failure one
 //!   line before anything starts; the run's cells on a cluster are not
 //!   wired yet (the run's plan, servers and cells still drive Docker).
@@ -26,8 +30,10 @@ use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
 use crate::definitions::manifest::Registry;
 use crate::engine::containers::{ContainerSpec, Containers, Network};
+use crate::engine::docker::Engine;
+use crate::engine::kubernetes::push::{self, ImageRegistry};
 use crate::engine::kubernetes::{pod, preflight, Cluster};
-use crate::engine::{calibration, registry};
+use crate::engine::{calibration, images, registry};
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 
@@ -96,12 +102,25 @@ pub async fn clean() -> Result<()> {
 }
 
 /// `lab kube-check`: see the module's documentation.
-pub async fn check(image: &str, with_registry: bool) -> Result<()> {
+pub async fn check(image: &str, with_registry: bool, image_registry: Option<&str>) -> Result<()> {
     let started = Instant::now();
+    // The image registry answers, before anything else is asked.
+    let image_registry = match image_registry {
+        Some(r) => {
+            let r = ImageRegistry::parse(r)?;
+            r.check().await?;
+            Some(r)
+        }
+        None => None,
+    };
     let run_id = RunId::new(format!("kube-check-{}", std::process::id()), Sharing::Alone);
     let mut cluster = connect_checked(&run_id, 1).await?;
     // The server's set, exclusive: its calibration measures it so too.
     cluster.exclusive_sets.insert(SERVER_CPUS.into());
+    let pushed = match &image_registry {
+        Some(r) => push_images(&mut cluster, r, image, with_registry).await?,
+        None => Vec::new(),
+    };
     let namespace = pod::namespace_of(&run_id);
     // Ctrl-C stops the work, not the clean-up.
     let outcome = tokio::select! {
@@ -118,9 +137,31 @@ pub async fn check(image: &str, with_registry: bool) -> Result<()> {
     }
     report["namespace"] = namespace.into();
     report["namespace_gone"] = true.into();
+    report["image_registry"] = image_registry.map(|r| r.address().to_owned()).into();
+    report["pushed"] = serde_json::to_value(&pushed)?;
     report["seconds"] = started.elapsed().as_secs_f64().round().into();
     println!("{}", serde_json::to_string(&report)?);
     Ok(())
+}
+
+/// Pushes every image the check uses to `registry` (the client image, the
+/// calibration's, ZooKeeper's with `--with-registry`), from the Docker
+/// engine; the cluster's Pods name them there from now on.
+async fn push_images(
+    cluster: &mut Cluster,
+    registry: &ImageRegistry,
+    image: &str,
+    with_registry: bool,
+) -> Result<Vec<push::Pushed>> {
+    let mut wanted = vec![image, images::CLIENT];
+    if with_registry {
+        wanted.push(images::ZOOKEEPER);
+    }
+    wanted.dedup();
+    let engine = Engine::connect().await?;
+    let pushed = push::push_all(&engine, registry, &wanted).await?;
+    cluster.use_pushed(pushed.clone());
+    Ok(pushed)
 }
 
 /// The check's work on the cluster, before the clean-up: its report.

@@ -8,6 +8,9 @@
 //! On this machine: `export KUBECONFIG=$(tools/k8s/up)`,
 //! `tools/k8s/load-image rpclab/client:latest rpclab/zookeeper:3.9`, then
 //! `cargo test -p xtask --test kube -- --test-threads 1`; `tools/k8s/down`.
+//! The image registry's test wants `tools/k8s/registry up` too (the
+//! registry of `RPCLAB_TEST_IMAGE_REGISTRY`, else 127.0.0.1:5000): without
+//! one answering it says SKIPPED.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -357,5 +360,229 @@ async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
         !cpus(registry["cpuset"].as_str().unwrap()).contains(&server_cpu),
         "{report}"
     );
+    assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+}
+
+/// The registry the image registry's test pushes to.
+fn image_registry() -> String {
+    std::env::var("RPCLAB_TEST_IMAGE_REGISTRY").unwrap_or_else(|_| "127.0.0.1:5000".into())
+}
+
+/// Whether a registry answers `GET /v2/` at `address` (plain HTTP).
+async fn registry_answers(address: &str) -> Result<(), String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let asked = async {
+        let mut s = tokio::net::TcpStream::connect(address).await?;
+        let request = format!("GET /v2/ HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+        s.write_all(request.as_bytes()).await?;
+        let mut head = vec![0u8; 64];
+        let n = s.read(&mut head).await?;
+        Ok::<_, std::io::Error>(String::from_utf8_lossy(&head[..n]).into_owned())
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(5), asked).await {
+        Ok(Ok(head)) if head.starts_with("HTTP/1.1 200") => Ok(()),
+        Ok(Ok(head)) => Err(format!("it answered {:?}", head.lines().next())),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("no answer in 5 s".into()),
+    }
+}
+
+/// `ctr` on the node's containerd (tools/k8s's: its pins and socket), in
+/// the kubelet's namespace: its status and output.
+fn node_ctr(args: &[&str]) -> (bool, String) {
+    let script = r#". tools/k8s/lib.sh; [ -S "$CONTAINERD_SOCK" ] || { echo "no socket $CONTAINERD_SOCK"; exit 2; }
+exec "$RPCLAB_K8S_BIN/ctr" --address "$CONTAINERD_SOCK" -n k8s.io "$@" 2>&1"#;
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg("_")
+        .args(args)
+        .current_dir(common::repo_root())
+        .output()
+        .expect("bash runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pods_pull_the_images_pushed_to_the_image_registry_and_record_their_digest() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let registry = image_registry();
+    if let Err(why) = registry_answers(&registry).await {
+        eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
+        return;
+    }
+    let _one = CLUSTER.lock().await;
+    // The node must not have it: the Pods' image comes from the registry.
+    let reference = format!("{registry}/rpclab/client:latest");
+    let (listed, out) = node_ctr(&["images", "ls", "-q"]);
+    if !listed {
+        eprintln!("SKIPPED: cannot reach the node's containerd as tools/k8s runs it: {out}");
+        return;
+    }
+    if out.lines().any(|l| l == reference) {
+        let (removed, out) = node_ctr(&["images", "rm", "--sync", &reference]);
+        assert!(removed, "cannot remove {reference} from the node: {out}");
+    }
+    let out = kube_check(&["--image-registry", &registry], &kubeconfig());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "kube-check failed:\n{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(out.stdout.trim_ascii()).expect("one JSON line");
+    assert_eq!(report["image_registry"], registry.as_str(), "{report}");
+    let pushed = report["pushed"].as_array().unwrap();
+    let client_image = pushed
+        .iter()
+        .find(|p| p["image"] == "rpclab/client:latest")
+        .unwrap_or_else(|| panic!("rpclab/client:latest not pushed: {report}"));
+    assert_eq!(client_image["reference"], reference.as_str());
+    let digest = client_image["digest"].as_str().unwrap();
+    assert!(digest.starts_with("sha256:"), "{client_image}");
+    assert!(
+        stderr.contains(&format!(
+            "pushed rpclab/client:latest as {reference} ({digest})"
+        )),
+        "{stderr}"
+    );
+    // Every Pod named the registry's reference, pulled it IfNotPresent, and
+    // ran the digest the push gave, as the cluster reports it.
+    let pods = report["pods"].as_array().unwrap();
+    assert!(!pods.is_empty(), "{report}");
+    for p in pods {
+        assert_eq!(p["image"], reference.as_str(), "{p}");
+        assert_eq!(p["pull"], "IfNotPresent", "{p}");
+        assert_eq!(p["pushed_digest"], digest, "{p}");
+        assert_eq!(
+            p["image_id"].as_str().unwrap(),
+            format!("{registry}/rpclab/client@{digest}"),
+            "{p}"
+        );
+    }
+    // Pulled from the registry: the node has the reference again, at that digest.
+    let (ok, out) = node_ctr(&["images", "ls", &format!("name=={reference}")]);
+    assert!(ok && out.contains(digest), "{out}");
+    assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_image_registry_that_does_not_answer_is_one_line_before_anything_starts() {
+    let _one = CLUSTER.lock().await;
+    // Port 1 on the loopback: nothing listens there.
+    let out = kube_check(&["--image-registry", "127.0.0.1:1"], &kubeconfig());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with(
+            "error: the image registry 127.0.0.1:1 does not answer GET http://127.0.0.1:1/v2/: "
+        ) && errors[0].contains("refused"),
+        "{stderr}"
+    );
+    // Before anything: not even the cluster was asked.
+    assert!(!stderr.contains("Kubernetes v"), "{stderr}");
+    if let Some(client) = cluster().await {
+        assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+    }
+}
+
+/// A registry that refuses every push: tools/k8s/registry's binary,
+/// read-only, on a free loopback port with an empty storage folder of its
+/// own; killed when dropped.
+struct ReadOnlyRegistry {
+    child: std::process::Child,
+    address: String,
+    _storage: tempfile::TempDir,
+}
+
+impl ReadOnlyRegistry {
+    /// None (and why) where tools/k8s/registry has not built it.
+    fn start() -> Option<ReadOnlyRegistry> {
+        let out = std::process::Command::new("bash")
+            .args(["-c", ". tools/k8s/lib.sh; echo \"$REGISTRY_BIN\""])
+            .current_dir(common::repo_root())
+            .output()
+            .expect("bash runs");
+        let bin = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if !bin.is_file() {
+            eprintln!(
+                "SKIPPED: no registry binary at {} (tools/k8s/registry up builds it)",
+                bin.display()
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let storage = tempfile::tempdir().unwrap();
+        let config = storage.path().join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog: {{level: error}}\nstorage:\n  filesystem: {{rootdirectory: {}}}\n  maintenance:\n    readonly: {{enabled: true}}\nhttp: {{addr: {address}}}\n",
+                storage.path().join("data").display()
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new(bin)
+            .arg("serve")
+            .arg(&config)
+            .env("OTEL_TRACES_EXPORTER", "none")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the registry starts");
+        Some(ReadOnlyRegistry {
+            child,
+            address,
+            _storage: storage,
+        })
+    }
+}
+
+impl Drop for ReadOnlyRegistry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_said() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let Some(registry) = ReadOnlyRegistry::start() else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    while registry_answers(&registry.address).await.is_err() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the read-only registry does not answer"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let _one = CLUSTER.lock().await;
+    let out = kube_check(&["--image-registry", &registry.address], &kubeconfig());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    let expected = format!(
+        "error: the image registry {0} refused rpclab/client:latest (pushed as {0}/rpclab/client:latest): ",
+        registry.address
+    );
+    assert!(
+        errors[0].starts_with(&expected) && errors[0].contains("Method not allowed"),
+        "{stderr}"
+    );
+    // Refused before any Pod: no namespace made.
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
 }

@@ -12,10 +12,14 @@
 //! Every Pod the cluster started is recorded ([`PodRecord`]): its node,
 //! QoS class, the cpuset read from inside it, whether its node runs the
 //! static CPU manager policy, and the image digest it ran.
-//! [`preflight`] checks a cluster before anything starts.
+//! [`preflight`] checks a cluster before anything starts. Images reach
+//! the nodes loaded into their runtime (`imagePullPolicy: Never`), or
+//! pushed to a registry the cluster pulls from ([`push`],
+//! `--image-registry`; `IfNotPresent`).
 
 pub mod pod;
 pub mod preflight;
+pub mod push;
 
 use crate::basics::role::Role;
 use crate::engine::containers::{
@@ -62,7 +66,13 @@ pub struct PodRecord {
     pub cpuset: String,
     /// Whether its node runs the static CPU manager policy.
     pub static_policy: bool,
+    /// The image the Pod named: the lab's tag, or its reference in the
+    /// registry it was pushed to (`--image-registry`).
     pub image: String,
+    /// Its pull policy (`Never`: loaded into the node; `IfNotPresent`: pushed).
+    pub pull: String,
+    /// The digest the push gave, for a pushed image.
+    pub pushed_digest: Option<String>,
     /// The image as the Pod ran it (its status' `imageID`, a digest).
     pub image_id: String,
     /// Its address on the cluster's network.
@@ -85,9 +95,11 @@ pub struct Cluster {
     /// The CPU sets of those roles: a calibration measures the set its
     /// role will run on, so one on such a set is exclusive too.
     pub exclusive_sets: BTreeSet<String>,
-    /// The image pull policy: `Never` for images loaded into the node's
-    /// runtime, `IfNotPresent` for a registry's.
+    /// The image pull policy of an image loaded into the node's runtime
+    /// (`Never`); a pushed one is pulled `IfNotPresent`.
     pub pull: String,
+    /// Images pushed to a registry, by the lab's tag ([`Cluster::use_pushed`]).
+    pushed: BTreeMap<String, push::Pushed>,
     /// Nodes known to run the static CPU manager policy.
     static_nodes: Arc<Mutex<BTreeMap<String, bool>>>,
     /// The namespaces this process applied.
@@ -146,6 +158,7 @@ impl Cluster {
             exclusive: BTreeSet::from([Role::Server]),
             exclusive_sets: BTreeSet::new(),
             pull: "Never".into(),
+            pushed: BTreeMap::new(),
             static_nodes: Arc::default(),
             namespaces: Arc::default(),
             pods: Arc::default(),
@@ -155,6 +168,21 @@ impl Cluster {
 
     pub fn client(&self) -> &kube::Client {
         &self.client
+    }
+
+    /// From now on, a Pod of a pushed image names its reference in the
+    /// registry, pulled `IfNotPresent`; other images stay as they are.
+    pub fn use_pushed(&mut self, pushed: Vec<push::Pushed>) {
+        self.pushed
+            .extend(pushed.into_iter().map(|p| (p.image.clone(), p)));
+    }
+
+    /// The image a Pod of `image` names, and its pull policy.
+    fn image_of<'a>(&'a self, image: &'a str) -> (&'a str, &'a str) {
+        match self.pushed.get(image) {
+            Some(p) => (p.reference.as_str(), "IfNotPresent"),
+            None => (image, self.pull.as_str()),
+        }
     }
 
     /// Every Pod this connection started, as the manifest records them.
@@ -225,7 +253,9 @@ impl Cluster {
     ) -> Result<String> {
         let ns = self.ensure_namespace(&spec).await?;
         let cpu = self.cpu_of(&spec)?;
-        let manifest = pod::pod(&spec, &ns, cpu, &self.pull, files.as_ref().map(|(d, _)| *d))?;
+        let (image, pull) = self.image_of(spec.image);
+        let spec = ContainerSpec { image, ..spec };
+        let manifest = pod::pod(&spec, &ns, cpu, pull, files.as_ref().map(|(d, _)| *d))?;
         let name = pod::pod_name(&spec);
         let id = pod::container_id(&ns, &name);
         if let Some((_, tar)) = files {
@@ -344,6 +374,7 @@ impl Cluster {
             _ => "unknown".into(),
         };
         let static_policy = self.static_policy(&node).await.unwrap_or(false);
+        let pushed = self.pushed.values().find(|p| p.reference == image);
         let record = PodRecord {
             namespace: ns.to_owned(),
             pod: name.to_owned(),
@@ -354,6 +385,8 @@ impl Cluster {
             cpuset,
             static_policy,
             image: image.to_owned(),
+            pull: pushed.map_or(self.pull.clone(), |_| "IfNotPresent".into()),
+            pushed_digest: pushed.map(|p| p.digest.clone()),
             image_id,
             ip: status.pod_ip.unwrap_or_default(),
         };
