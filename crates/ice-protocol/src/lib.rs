@@ -243,6 +243,28 @@ pub fn encode_request(
     out[start + 10..start + 14].copy_from_slice(&size.to_le_bytes());
 }
 
+/// Where a request message's request id lies: the 4 bytes after the
+/// header.
+pub const REQUEST_ID_AT: std::ops::Range<usize> = HEADER_LEN..HEADER_LEN + 4;
+
+/// Writes `request_id` into `message`, a whole request message
+/// [`encode_request`] wrote with another id: then what it writes for
+/// `request_id` (the id is the only part of a request that changes from
+/// call to call). False, and nothing written, for bytes that are not a
+/// request message.
+pub fn restamp_request(message: &mut [u8], request_id: i32) -> bool {
+    if message.get(8) != Some(&REQUEST) {
+        return false;
+    }
+    match message.get_mut(REQUEST_ID_AT) {
+        Some(at) => {
+            at.copy_from_slice(&request_id.to_le_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
 // ---------------------------------------------------------------- decoding
 
 fn malformed(why: impl Into<String>) -> Error {
@@ -722,6 +744,29 @@ mod tests {
             assert_eq!(Reader::new(&out).read_size().unwrap(), n);
         }
         assert!(Reader::new(&[255, 0, 0, 0, 0x80]).read_size().is_err());
+    }
+
+    /// A restamped request is the request encoded with that id; other
+    /// messages are left alone.
+    #[test]
+    fn restamped_requests_are_encoded_requests() {
+        let encoded = |id| {
+            let mut out = Vec::new();
+            encode_request(&mut out, id, &Identity::parse("bench"), "hello", 0, |o| {
+                write_string(o, "aa")
+            });
+            out
+        };
+        let first = encoded(1);
+        for id in [1, 2, 0x0102_0304, i32::MAX] {
+            let mut request = first.clone();
+            assert!(restamp_request(&mut request, id));
+            assert_eq!(request, encoded(id), "{id}");
+        }
+        let mut other = validate_connection();
+        assert!(!restamp_request(&mut other, 7));
+        assert_eq!(other, validate_connection());
+        assert!(!restamp_request(&mut first[..HEADER_LEN + 3].to_vec(), 7));
     }
 
     #[test]

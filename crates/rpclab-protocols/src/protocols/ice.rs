@@ -50,7 +50,11 @@
 //! # Per-call work
 //!
 //! One request buffer, sized up front; the reply is decoded straight into
-//! the contract value. The rest is the mux's.
+//! the contract value. On the poll engine the request is encoded once and
+//! restamped with each call's id, and a string reply is compared with the
+//! expected string where it lies in the reply, no value made
+//! ([`codec::is_expected`]; any other reply is decoded and compared). The
+//! rest is the mux's.
 
 pub mod codec;
 pub mod locator;
@@ -249,8 +253,17 @@ impl CallCodec for IceCalls {
         )
     }
 
+    fn restamp(&self, request: &mut [u8], id: u64) -> bool {
+        // Within 1..=i32::MAX, as in `encode`.
+        codec::restamp_request(request, id as i32)
+    }
+
     fn decode(&self, body: &Bytes, call: &Call) -> Result<Value, CallError> {
         codec::decode_reply(body, call.operation.method())
+    }
+
+    fn is_expected(&self, body: &Bytes, call: &Call) -> bool {
+        codec::is_expected(body, call.operation.method(), &call.expected)
     }
 }
 
@@ -396,6 +409,19 @@ mod tests {
             &[("identity", "")],
             &[("transport", "x")],
         ]);
+    }
+
+    /// A request is encoded once per exchange and restamped with each
+    /// call's id, the same bytes as encoded, up to the largest id.
+    #[test]
+    fn restamped_requests_are_encoded_requests() {
+        let calls = IceCalls {
+            identity: Identity::parse("bench"),
+        };
+        crate::testing::restamped_requests_are_encoded_requests(
+            &calls,
+            &[1, 2, 0x0102_0304, i32::MAX as u64],
+        );
     }
 
     #[test]

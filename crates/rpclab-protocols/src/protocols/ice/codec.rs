@@ -145,6 +145,42 @@ pub fn decode_reply(body: &[u8], method: Method) -> Result<Value, CallError> {
     read_return(reply_params(body, method.name())?, method)
 }
 
+/// Whether a reply body (from the status byte) to a call of `method` is
+/// without a doubt `expected`, told where it lies without making a value:
+/// a success whose encapsulation (encoding 1.1, as Ice writes it) holds
+/// exactly that string, its size in the short form for fewer than 255
+/// bytes, and nothing after it. [`decode_reply`] decodes such a body to
+/// exactly `expected`; anything else (another status, encoding or
+/// spelling, a wrong string) is false, and is then decoded.
+pub fn is_expected(body: &[u8], method: Method, expected: &Value) -> bool {
+    let Value::Str(want) = expected else {
+        return false;
+    };
+    if !matches!(method, Method::EchoString | Method::Hello) {
+        return false;
+    }
+    let n = want.len();
+    // Status, the encapsulation's size and encoding, the string's size.
+    let head = if n < 255 { 7 + 1 } else { 7 + 5 };
+    // The encapsulation's size counts itself, not the status.
+    let Some(encaps) = i32::try_from(n + head - 1).ok() else {
+        return false;
+    };
+    let Some((prefix, string)) = body.split_at_checked(head) else {
+        return false;
+    };
+    let size_ok = if n < 255 {
+        prefix[7] == n as u8
+    } else {
+        prefix[7] == 255 && prefix[8..12] == (n as i32).to_le_bytes()
+    };
+    prefix[0] == ReplyStatus::Ok as u8
+        && prefix[1..5] == encaps.to_le_bytes()
+        && prefix[5..7] == [ENCODING_1_1.0, ENCODING_1_1.1]
+        && size_ok
+        && string == want.as_bytes()
+}
+
 /// Reads `method`'s parameter from a request's parameters.
 pub fn read_argument(params: &[u8], method: Method) -> Result<Value, CallError> {
     // The parameters have the same shapes as the return values.
@@ -180,6 +216,118 @@ pub fn read_order(r: &mut Reader<'_>) -> Result<Order, CallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{decoding, flip};
+    use proptest::prelude::*;
+
+    /// A success reply's body (from the status byte) carrying `v`, as Ice
+    /// writes it.
+    fn body(v: &Value) -> Vec<u8> {
+        let mut reply = Vec::new();
+        encode_reply(&mut reply, 1, ReplyStatus::Ok, |o| write_value(o, v));
+        reply.split_off(HEADER_LEN + 4)
+    }
+
+    /// Whether `body` is found to be `expected` in place, which must then
+    /// be what decoding it gives.
+    fn found(body: &[u8], method: Method, expected: &Value) -> bool {
+        let yes = is_expected(body, method, expected);
+        if yes {
+            let decoded = decode_reply(body, method);
+            assert!(
+                matches!(&decoded, Ok(v) if v == expected),
+                "{body:?}: {decoded:?}"
+            );
+        }
+        yes
+    }
+
+    /// A reply is the expected string in place exactly when it is written
+    /// as Ice writes it and decodes to it: not a wrong string, a cut or a
+    /// longer one, another status or encoding, bytes after it, a size
+    /// written long, nor another method's reply.
+    #[test]
+    fn the_expected_string_is_found_in_place() {
+        for s in [
+            "",
+            "hello aa",
+            &"x".repeat(254),
+            &"y".repeat(255),
+            &"é".repeat(300),
+        ] {
+            let want = Value::Str(s.to_owned());
+            let good = body(&want);
+            assert!(found(&good, Method::Hello, &want), "{}", s.len());
+            assert!(found(&good, Method::EchoString, &want));
+            assert!(!found(&good, Method::Empty, &want));
+            assert!(!found(&good, Method::EchoOrder, &want));
+            assert!(!found(&good, Method::Hello, &Value::Str(format!("{s}x"))));
+            assert!(!found(&good, Method::Hello, &Value::Unit));
+            let mut longer = good.clone();
+            longer.push(0);
+            assert!(!found(&longer, Method::Hello, &want));
+            assert!(!found(&good[..good.len() - 1], Method::Hello, &want));
+            for (at, byte) in [
+                (0, ReplyStatus::UserException as u8),
+                (1, 0),
+                (5, 2),
+                (6, 0),
+                (6, 2),
+            ] {
+                let mut other = good.clone();
+                other[at] = byte;
+                assert!(!found(&other, Method::Hello, &want), "{at} {byte}");
+            }
+            if !s.is_empty() {
+                let mut other = good.clone();
+                *other.last_mut().unwrap() ^= 1;
+                assert!(!found(&other, Method::Hello, &want));
+            }
+        }
+        // The size in its long form: decoded, not found in place.
+        let mut long_size = vec![ReplyStatus::Ok as u8];
+        long_size.extend_from_slice(&(6 + 5 + 2i32).to_le_bytes());
+        long_size.extend_from_slice(&[1, 1, 255, 2, 0, 0, 0, b'a', b'a']);
+        let aa = Value::Str("aa".into());
+        assert!(matches!(decode_reply(&long_size, Method::Hello), Ok(v) if v == aa));
+        assert!(!found(&long_size, Method::Hello, &aa));
+        // Encoding 1.0: decoded, not found in place.
+        let mut one_oh = body(&aa);
+        one_oh[6] = 0;
+        assert!(matches!(decode_reply(&one_oh, Method::Hello), Ok(v) if v == aa));
+        assert!(!found(&one_oh, Method::Hello, &aa));
+    }
+
+    proptest! {
+        #![proptest_config(decoding::cases())]
+
+        /// Every string Ice writes is found in place, never another one.
+        #[test]
+        fn written_strings_are_found_in_place(s in ".{0,600}") {
+            let want = Value::Str(s.clone());
+            prop_assert!(found(&body(&want), Method::EchoString, &want));
+            let other = Value::Str(format!("{s}x"));
+            prop_assert!(!found(&body(&want), Method::EchoString, &other));
+        }
+
+        /// On arbitrary bytes, and on a real reply mutated (status,
+        /// encapsulation and string alike), a body found in place decodes
+        /// to the expected value.
+        #[test]
+        fn found_in_place_means_decoded_to_it(
+            bytes in decoding::arbitrary_bytes(),
+            flips in decoding::flips(),
+            s in prop_oneof![Just(String::new()), Just("hello aa".to_owned()), "[a-c]{0,3}"],
+        ) {
+            let want = Value::Str(s);
+            let mut mutated = body(&want);
+            flip(&mut mutated, 0, &flips);
+            for m in Method::ALL {
+                found(&bytes, m, &want);
+                found(&mutated, m, &want);
+            }
+        }
+    }
+
     #[test]
     fn request_layout() {
         let mut out = Vec::new();
