@@ -463,6 +463,29 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// Whether the next value is the string `want` as
+    /// [`Encoder::write_string`](crate::Encoder::write_string) (and Java)
+    /// writes it, found by comparing bytes where they lie, no string made:
+    /// then it is read, as [`read_str`](Self::read_str) would read it
+    /// (`true`); else nothing is read (`false`). Only for a `want` that is
+    /// ASCII (the same bytes in CESU-8) and one chunk long; false for any
+    /// other.
+    pub fn read_written_str(&mut self, want: &str) -> bool {
+        let n = want.len();
+        if !want.is_ascii() || n > crate::encode::STRING_CHUNK_UNITS {
+            return false;
+        }
+        let (header, h) = tag::STRING_CHUNKS.final_header(n);
+        let rest = self.remaining();
+        let found = rest.get(..h) == Some(&header[..h])
+            && rest.get(h..h + n) == Some(want.as_bytes())
+            && self.enter_item().is_ok();
+        if found {
+            self.pos += h + n;
+        }
+        found
+    }
+
     /// Reads a string, borrowing it from the input when it is one chunk of
     /// plain UTF-8 (no supplementary characters), which is the common case.
     pub fn read_str(&mut self) -> Result<Cow<'a, str>> {

@@ -331,16 +331,8 @@ impl<B: BufMut> Encoder<B> {
     /// one byte, or after the `final_tag` as a u16 (`len` is at most a
     /// chunk's length).
     fn write_final_chunk_header(&mut self, len: usize, forms: &tag::ChunkForms) {
-        let (direct, direct_max) = forms.direct;
-        let (short, short_max) = forms.short;
-        if len <= direct_max {
-            self.buf.put_u8(direct + len as u8);
-        } else if len <= short_max {
-            self.buf.put_slice(&[short + (len >> 8) as u8, len as u8]);
-        } else {
-            self.buf.put_u8(forms.chunks.0);
-            self.buf.put_u16(len as u16);
-        }
+        let (header, n) = forms.final_header(len);
+        self.buf.put_slice(&header[..n]);
     }
 
     /// Writes a reference to the `index`-th list, map or object of this

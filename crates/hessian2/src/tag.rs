@@ -151,6 +151,25 @@ pub(crate) struct ChunkForms {
     pub(crate) what: &'static str,
 }
 
+impl ChunkForms {
+    /// The header of a final chunk of `len` units in its shortest form
+    /// (the length in the tag, in the tag and one byte, or after the final
+    /// chunk's tag as a u16; `len` is at most a chunk's length): its bytes
+    /// and how many of them there are.
+    pub(crate) fn final_header(&self, len: usize) -> ([u8; 3], usize) {
+        let (direct, direct_max) = self.direct;
+        let (short, short_max) = self.short;
+        if len <= direct_max {
+            ([direct + len as u8, 0, 0], 1)
+        } else if len <= short_max {
+            ([short + (len >> 8) as u8, len as u8, 0], 2)
+        } else {
+            let [high, low] = (len as u16).to_be_bytes();
+            ([self.chunks.0, high, low], 3)
+        }
+    }
+}
+
 pub(crate) const STRING_CHUNKS: ChunkForms = ChunkForms {
     direct: (STRING_DIRECT, STRING_DIRECT_MAX),
     short: (STRING_SHORT, STRING_SHORT_MAX),

@@ -163,3 +163,57 @@ proptest! {
         prop_assert!(dec.is_empty());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A string found where it lies is the string read, and is read to the
+    /// same place: every ASCII string of one chunk written by the encoder
+    /// is found, never a longer or another one, on arbitrary bytes too.
+    #[test]
+    fn written_strings_are_found_where_they_lie(
+        s in "[ -~]{0,1100}",
+        big in 0usize..3,
+        other in "[ -~]{0,40}",
+        bytes in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        let s = if big == 0 { "y".repeat(0x8000 - 1 + s.len() % 3) } else { s };
+        let mut encoded = Vec::new();
+        let mut enc = Encoder::new(&mut encoded);
+        enc.write_string(&s);
+        enc.write_int(7);
+        let mut found = Decoder::new(&encoded);
+        prop_assert_eq!(found.read_written_str(&s), s.len() <= 0x8000);
+        if s.len() <= 0x8000 {
+            prop_assert_eq!(found.read_i32().unwrap(), 7);
+        }
+        let longer = format!("{s}x");
+        prop_assert!(!Decoder::new(&encoded).read_written_str(&longer));
+        // Wherever it says yes, reading says the same, to the same place.
+        for (input, want) in [(&encoded[..], &other), (&bytes[..], &other), (&bytes[..], &String::new())] {
+            let mut fast = Decoder::new(input);
+            if fast.read_written_str(want) {
+                let mut slow = Decoder::new(input);
+                prop_assert_eq!(slow.read_str().unwrap(), want.as_str());
+                prop_assert_eq!(fast.position(), slow.position());
+            } else {
+                prop_assert_eq!(fast.position(), 0);
+            }
+        }
+    }
+}
+
+/// Not ASCII, longer than a chunk, or under a class definition: not found
+/// in place (read instead).
+#[test]
+fn strings_not_found_in_place() {
+    for s in ["\u{e9}", &"z".repeat(0x8001)] {
+        let mut encoded = Vec::new();
+        Encoder::new(&mut encoded).write_string(s);
+        assert!(!Decoder::new(&encoded).read_written_str(s));
+        assert_eq!(Decoder::new(&encoded).read_string().unwrap(), s);
+    }
+    // The long form of a short string is not how it is written.
+    assert!(!Decoder::new(b"S\x00\x02aa").read_written_str("aa"));
+    assert!(Decoder::new(b"\x02aa").read_written_str("aa"));
+}
