@@ -8,6 +8,7 @@
 use rpclab_client::protocol::{CallError, Protocol};
 use rpclab_client::protocols::dubbo::codec::{self, Method, HEADER_LEN};
 use rpclab_client::protocols::dubbo::format::Format;
+use rpclab_client::protocols::dubbo::serialization::hessian2::PROVIDER_ATTACHMENTS;
 use rpclab_client::protocols::dubbo::{Dubbo, DubboExchange};
 use rpclab_model::contract::{Operation, Order, Value};
 use rpclab_protocols::testing::{
@@ -117,6 +118,51 @@ fn values_decode_to_the_contract_values() {
             decode(serialization, "void", Method::Hello),
             Err(CallError::WrongResponse(_))
         ));
+    }
+}
+
+/// Java's hessian2 string replies (Dubbo 3.3's and 2.6's) are found to be
+/// the expected strings where they lie, so the poll engine makes no value
+/// of them; every other reply of every serialization is not (it is
+/// decoded), and whatever is found decodes to the expected value.
+#[test]
+fn javas_hessian2_string_replies_are_found_in_place() {
+    let cases = [
+        "exception-no-message",
+        "exception",
+        "hello",
+        "long-string",
+        "order",
+        "orders",
+        "service-not-found",
+        "unicode-string",
+        "void",
+    ];
+    let hello = Value::Str("hello aa".into());
+    let long = Value::Str("x".repeat(70_000));
+    // The providers' attachments, recognised by their bytes (not skipped).
+    for line in ["3.3", "2.6"] {
+        let bytes = vector(&format!("{line}/hessian2"), "hello");
+        assert!(bytes.ends_with(PROVIDER_ATTACHMENTS), "{line}");
+    }
+    for serialization in SERIALIZATIONS {
+        let format = format(serialization);
+        for case in cases {
+            let bytes = vector(serialization, case);
+            let (header, total) = codec::frame(&bytes).unwrap().unwrap();
+            let body = &bytes[HEADER_LEN..total];
+            for (method, expected) in [(Method::Hello, &hello), (Method::EchoString, &long)] {
+                let found = format.is_expected(&header, body, method, expected);
+                let want = serialization.ends_with("/hessian2")
+                    && ((case, method) == ("hello", Method::Hello)
+                        || (case, method) == ("long-string", Method::EchoString));
+                assert_eq!(found, want, "{serialization}-{case} {method:?}");
+                if found {
+                    let decoded = format.decode_response(&header, body, method);
+                    assert!(matches!(&decoded, Ok(v) if v == expected), "{decoded:?}");
+                }
+            }
+        }
     }
 }
 

@@ -19,8 +19,9 @@
 //! expected value ([`crate::protocol::verify`]), as the async connection's
 //! [`verified_call`](crate::protocol::Connection::verified_call) does,
 //! unless the codec finds it to be exactly the expected value where it
-//! lies ([`CallCodec::is_expected`], motan2's strings): then no value is
-//! made. Any other reply is decoded, so a wrong one fails as ever.
+//! lies ([`CallCodec::is_expected`]: the string replies of motan2, bolt,
+//! Ice and Dubbo's hessian2): then no value is made. Any other reply is
+//! decoded, so a wrong one fails as ever.
 //!
 //! What the exchange does with what is not the reply:
 //!

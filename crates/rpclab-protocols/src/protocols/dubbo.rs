@@ -55,7 +55,10 @@
 //! One request buffer, sized up front from the argument (never regrown);
 //! the reply's body is decoded straight into the contract value (its
 //! strings and list). The rest is the mux's (one oneshot, one map entry,
-//! no copy of the reply).
+//! no copy of the reply). On the poll engine the request is encoded once
+//! and restamped with each call's id, and in hessian2 a string reply is
+//! compared with the expected string where it lies, no value made
+//! ([`codec::is_expected`]; any other reply is decoded and compared).
 
 pub mod codec;
 pub mod format;
@@ -250,9 +253,20 @@ impl CallCodec for DubboCalls {
             .encode_request(out, id, Method::of(call)?, &call.argument)
     }
 
+    fn restamp(&self, request: &mut [u8], id: u64) -> bool {
+        codec::restamp_request(request, id)
+    }
+
     fn decode(&self, frame: &Frame, call: &Call) -> Result<Value, CallError> {
         self.format
             .decode_response(&frame.header, &frame.body, Method::of(call)?)
+    }
+
+    fn is_expected(&self, frame: &Frame, call: &Call) -> bool {
+        Method::of(call).is_ok_and(|method| {
+            self.format
+                .is_expected(&frame.header, &frame.body, method, &call.expected)
+        })
     }
 }
 
@@ -432,6 +446,28 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A request is encoded once per exchange and restamped with each
+    /// call's id, the same bytes as encoded, in every serialization, up to
+    /// the largest id.
+    #[test]
+    fn restamped_requests_are_encoded_requests() {
+        let mut tried = 0;
+        for name in Format::names() {
+            for kryo in ["4", "5"] {
+                let options = opts(&[("kryo", kryo)]);
+                let Some(Ok(format)) = Format::new(name, &options) else {
+                    continue;
+                };
+                crate::testing::restamped_requests_are_encoded_requests(
+                    &DubboCalls::new(Arc::new(format)),
+                    &[0, 1, 2, 0x0102_0304_0506_0708, u64::MAX],
+                );
+                tried += 1;
+            }
+        }
+        assert!(tried > Format::names().len(), "{tried}");
     }
 
     #[tokio::test]

@@ -222,6 +222,24 @@ pub fn encode_request<S: Serialization>(
     seal(out, FLAG_REQUEST | FLAG_TWOWAY | ser.id(), 0, id)
 }
 
+/// Writes request id `id` into `request`, a request [`encode_request`]
+/// wrote with another id: then what it writes for `id` (the id is the
+/// only part of a request that changes from call to call, and only its
+/// header holds it, whatever the serialization). False, and nothing
+/// written, for bytes that are not a dubbo frame.
+pub fn restamp_request(request: &mut [u8], id: u64) -> bool {
+    if request.get(..2) != Some(&MAGIC[..]) {
+        return false;
+    }
+    match request.get_mut(4..12) {
+        Some(at) => {
+            at.copy_from_slice(&id.to_be_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
 // ---- responses ---------------------------------------------------------------
 
 /// Decodes the response to a call of `method`: `header` and its `body`.
@@ -262,6 +280,45 @@ pub fn decode_response<S: Serialization>(
         input.skip_object()?;
     }
     Ok(value)
+}
+
+/// Whether the response `header` and `body` to a call of `method` is
+/// without a doubt the string `expected`, told where it lies: what
+/// [`decode_response`] reads, in the same order (the call's serialization,
+/// status OK, a value with or without attachments, the attachments
+/// well-formed), with the value compared where it lies
+/// ([`ObjectInput::is_string`]) instead of read into a new string, and the
+/// attachments found to be the providers' where they lie
+/// ([`ObjectInput::at_provider_attachments`]) or else skipped. False
+/// for anything else, which is then decoded, and for a serialization that
+/// cannot tell.
+pub fn is_expected<S: Serialization>(
+    ser: &S,
+    header: &Header,
+    body: &[u8],
+    method: Method,
+    expected: &Value,
+) -> bool {
+    let Value::Str(want) = expected else {
+        return false;
+    };
+    if !S::STRINGS_IN_PLACE
+        || !matches!(method, Method::EchoString | Method::Hello)
+        || header.serialization() != ser.id()
+        || header.status != OK
+    {
+        return false;
+    }
+    let Ok(mut input) = ser.input(body) else {
+        return false;
+    };
+    let attachments = match input.read_response_type() {
+        Ok(RESPONSE_VALUE) => false,
+        Ok(RESPONSE_VALUE_WITH_ATTACHMENTS) => true,
+        _ => return false,
+    };
+    input.is_string(want) == Some(true)
+        && (!attachments || input.at_provider_attachments() || input.skip_object().is_ok())
 }
 
 /// The message of a response with a status other than OK: a string, in
@@ -768,8 +825,157 @@ mod tests {
         ));
     }
 
+    /// Whether `reply` (a whole frame) is found to be `expected` in place,
+    /// which must then be what decoding it gives.
+    fn found(reply: &[u8], method: Method, expected: &Value) -> bool {
+        let header = Header::decode(reply).unwrap();
+        let body = &reply[HEADER_LEN..];
+        let yes = is_expected(&Hessian2, &header, body, method, expected);
+        if yes {
+            let decoded = decode_response(&Hessian2, &header, body, method);
+            assert!(
+                matches!(&decoded, Ok(v) if v == expected),
+                "{reply:?}: {decoded:?}"
+            );
+        }
+        yes
+    }
+
+    /// A reply is the expected string in place exactly when it decodes to
+    /// it: with or without attachments; not a wrong string, a null, an
+    /// exception, another status or serialization, malformed attachments,
+    /// nor another method's reply.
+    #[test]
+    fn the_expected_string_is_found_in_place() {
+        let hello = Operation::Hello.call().expected;
+        let s = |v: &str| HValue::String(v.into());
+        for kind in [RESPONSE_VALUE, RESPONSE_VALUE_WITH_ATTACHMENTS] {
+            let good = response(1, kind, Some(&s("hello aa")), false);
+            assert!(found(&good, Method::Hello, &hello), "{kind}");
+            assert!(found(&good, Method::EchoString, &hello));
+            for m in [Method::Empty, Method::EchoOrder, Method::EchoOrders] {
+                assert!(!found(&good, m, &hello), "{m:?}");
+            }
+            assert!(!found(&good, Method::Hello, &Value::Str("hello ab".into())));
+            assert!(!found(&good, Method::Hello, &Value::Unit));
+            let wrong = response(1, kind, Some(&s("hello ab")), false);
+            assert!(!found(&wrong, Method::Hello, &hello));
+            let mut status = good.clone();
+            status[3] = SERVICE_ERROR;
+            assert!(!found(&status, Method::Hello, &hello));
+            let mut kryo = good.clone();
+            kryo[2] = 8;
+            assert!(!found(&kryo, Method::Hello, &hello));
+            // Cut: the string, or the attachments.
+            let mut cut = good[..good.len() - 1].to_vec();
+            let len = cut.len() as u32 - HEADER_LEN as u32;
+            cut[12..16].copy_from_slice(&len.to_be_bytes());
+            assert!(!found(&cut, Method::Hello, &hello));
+        }
+        // The string in its chunked or long forms (not how Java writes a
+        // short one): still read by read_str where it is one chunk.
+        let mut long_form = Vec::new();
+        Encoder::new(&mut long_form).write_int(RESPONSE_VALUE);
+        long_form.extend_from_slice(b"S\x00\x08hello aa");
+        let reply = frame_of(&long_form);
+        assert!(found(&reply, Method::Hello, &hello));
+        // Other attachments: skipped, so found; malformed ones: not.
+        let mut other = Vec::new();
+        let mut enc = Encoder::new(&mut other);
+        enc.write_int(RESPONSE_VALUE_WITH_ATTACHMENTS);
+        enc.write_string("hello aa");
+        other.extend_from_slice(b"H\x01a\x01bZ");
+        assert!(found(&frame_of(&other), Method::Hello, &hello));
+        other.truncate(other.len() - 1);
+        assert!(!found(&frame_of(&other), Method::Hello, &hello));
+        assert!(decode(&frame_of(&other), Method::Hello).is_err());
+        // A null, an exception, a null value: decoded.
+        let null = response(1, RESPONSE_NULL_VALUE_WITH_ATTACHMENTS, None, false);
+        assert!(!found(&null, Method::Hello, &hello));
+        let thrown = throwable(
+            "java.lang.IllegalStateException",
+            Some("boom"),
+            HValue::Ref(0),
+        );
+        let exception = response(1, RESPONSE_WITH_EXCEPTION, Some(&thrown), false);
+        assert!(!found(&exception, Method::Hello, &hello));
+        // Not ASCII: decoded.
+        let e = Value::Str("é".into());
+        let reply = response(1, RESPONSE_VALUE, Some(&s("é")), false);
+        assert!(!found(&reply, Method::Hello, &e));
+        assert!(matches!(decode(&reply, Method::Hello), Ok(v) if v == e));
+    }
+
+    /// The providers' attachments are what hessian2 writes for them, and
+    /// a well-formed map.
+    #[test]
+    fn the_provider_attachments_are_a_map() {
+        use crate::protocols::dubbo::serialization::hessian2::PROVIDER_ATTACHMENTS;
+        let mut out = Vec::new();
+        let mut output = Hessian2.output(&mut out);
+        output
+            .write_attachments(&[("dubbo", DUBBO_VERSION)])
+            .unwrap();
+        output.finish().unwrap();
+        assert_eq!(out, PROVIDER_ATTACHMENTS);
+        let mut input = Hessian2.input(PROVIDER_ATTACHMENTS).unwrap();
+        assert!(input.at_provider_attachments());
+        input.skip_object().unwrap();
+        assert!(!input.at_provider_attachments());
+    }
+
+    /// A whole OK response frame around `body`.
+    fn frame_of(body: &[u8]) -> Vec<u8> {
+        let mut out = Header {
+            flag: HESSIAN2,
+            status: OK,
+            id: 1,
+            len: body.len(),
+        }
+        .encode()
+        .to_vec();
+        out.extend_from_slice(body);
+        out
+    }
+
     proptest! {
         #![proptest_config(decoding::cases())]
+
+        /// Every ASCII string a provider writes is found in place, never
+        /// another one.
+        #[test]
+        fn written_strings_are_found_in_place(s in "[ -~]{0,1200}", attachments in any::<bool>()) {
+            let kind = if attachments { RESPONSE_VALUE_WITH_ATTACHMENTS } else { RESPONSE_VALUE };
+            let reply = response(1, kind, Some(&HValue::String(s.clone())), false);
+            prop_assert!(found(&reply, Method::EchoString, &Value::Str(s.clone())));
+            let other = Value::Str(format!("{s}x"));
+            prop_assert!(!found(&reply, Method::EchoString, &other));
+        }
+
+        /// On arbitrary bodies, and on real replies mutated (header and
+        /// body), a reply found in place decodes to the expected value.
+        #[test]
+        fn found_in_place_means_decoded_to_it(
+            bytes in decoding::arbitrary_bytes(),
+            flips in decoding::flips(),
+            op in proptest::sample::select(crate::testing::small_operations()),
+        ) {
+            let call = op.call();
+            let hello = Operation::Hello.call().expected;
+            let mut reply = echo_reply(&request(&call, 1), RESPONSE_VALUE_WITH_ATTACHMENTS, false);
+            crate::testing::flip(&mut reply, 2, &flips);
+            if let Ok(Some((_, total))) = frame(&reply) {
+                for m in METHODS {
+                    found(&reply[..total], m, &call.expected);
+                    found(&reply[..total], m, &hello);
+                }
+            }
+            let arbitrary = frame_of(&bytes);
+            for m in METHODS {
+                found(&arbitrary, m, &hello);
+                found(&arbitrary, m, &Value::Str(String::new()));
+            }
+        }
 
         /// Decoding arbitrary bytes as a response never panics.
         #[test]

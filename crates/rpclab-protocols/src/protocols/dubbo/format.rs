@@ -85,6 +85,19 @@ macro_rules! formats {
                 }
             }
 
+            /// See [`codec::is_expected`](codec::is_expected).
+            pub fn is_expected(
+                &self,
+                header: &Header,
+                body: &[u8],
+                method: Method,
+                expected: &Value,
+            ) -> bool {
+                match self {
+                    $(Format::$variant(s) => codec::is_expected(s, header, body, method, expected),)+
+                }
+            }
+
             /// See [`codec::heartbeat_request`](codec::heartbeat_request).
             pub fn heartbeat_request(&self, id: u64) -> Result<Vec<u8>, CallError> {
                 match self {

@@ -95,6 +95,10 @@ pub trait Serialization: Sized + Send + Sync + 'static {
 
     /// Starts reading a body.
     fn input<'a>(&'a self, body: &'a [u8]) -> Result<Self::Input<'a>, CallError>;
+
+    /// Whether its [`ObjectInput::is_string`] can tell a string where it
+    /// lies (else a reply is decoded without trying).
+    const STRINGS_IN_PLACE: bool = false;
 }
 
 /// Dubbo's `ObjectOutput`, for the values the contract puts in a body.
@@ -139,6 +143,25 @@ pub trait ObjectInput {
     /// `readUTF`: the error message of a response whose status is not OK
     /// (`None` for a null message).
     fn read_utf(&mut self) -> Result<Option<String>, CallError>;
+
+    /// Whether the next value is without a doubt the string `want`, read
+    /// where it lies without making a `String`: `Some(true)` only where
+    /// [`ObjectInput::read_value`] of a string-returning method would read
+    /// exactly `want`, leaving the input where it would. `None` where the
+    /// serialization cannot tell (see [`Serialization::STRINGS_IN_PLACE`]).
+    fn is_string(&mut self, want: &str) -> Option<bool> {
+        let _ = want;
+        None
+    }
+
+    /// Whether what is left of the body is the attachments Dubbo's
+    /// providers write (`{"dubbo": "2.0.2"}`, byte for byte as they write
+    /// them), compared where they lie, the input not moved: true only
+    /// where [`ObjectInput::skip_object`] would skip them well. False
+    /// where the serialization cannot tell (they are then skipped).
+    fn at_provider_attachments(&self) -> bool {
+        false
+    }
 }
 
 /// `Cases.typical()` of the codec crates' golden projects, the Order of

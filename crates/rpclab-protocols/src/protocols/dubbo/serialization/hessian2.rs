@@ -13,12 +13,18 @@ use rpclab_model::contract::Value;
 /// Dubbo's serialization id of hessian2.
 pub const ID: u8 = 2;
 
+/// The attachments Dubbo's providers (3.3 and 2.6) write after a value:
+/// `{"dubbo": "2.0.2"}`, a `HashMap` as an untyped map.
+pub const PROVIDER_ATTACHMENTS: &[u8] = b"H\x05dubbo\x052.0.2Z";
+
 /// The hessian2 serialization.
 #[derive(Debug, Default)]
 pub struct Hessian2;
 
 impl Serialization for Hessian2 {
     stateless_serialization!(names: ["hessian2"], id: ID);
+
+    const STRINGS_IN_PLACE: bool = true;
 
     fn output<'a>(&'a self, out: &'a mut Vec<u8>) -> Output<'a> {
         Output(Encoder::new(out))
@@ -96,5 +102,20 @@ impl ObjectInput for Input<'_> {
 
     fn read_utf(&mut self) -> Result<Option<String>, CallError> {
         self.0.read_opt_string().map_err(malformed)
+    }
+
+    /// An ASCII `want` compared with the bytes where it lies, as Java
+    /// writes it ([`Decoder::read_written_str`]), else read
+    /// ([`Decoder::read_str`]: borrowed where it is one chunk) and
+    /// compared. `None` for a `want` that is not ASCII.
+    fn is_string(&mut self, want: &str) -> Option<bool> {
+        if !want.is_ascii() {
+            return None;
+        }
+        Some(self.0.read_written_str(want) || matches!(self.0.read_str(), Ok(got) if got == want))
+    }
+
+    fn at_provider_attachments(&self) -> bool {
+        self.0.remaining() == PROVIDER_ATTACHMENTS
     }
 }
