@@ -37,7 +37,11 @@
 //!
 //! Per call, beyond the codec's own work, the exchange copies the reply's
 //! frame once into `Bytes` (what `route` takes, for the mux hands it to
-//! another task): one allocation and a `memcpy` of the reply. The request
+//! another task): a `memcpy` of the reply into a buffer of the exchange's
+//! own, reused from call to call once the last reply's `Bytes` are gone
+//! (a `BytesMut` split off and frozen, so that `route`'s slices of it
+//! count references instead of allocating; a frame over 64 KiB gets an
+//! allocation of its own). The request
 //! is encoded once: a call's request differs from the one before only in
 //! its id, so a codec that can write an id into a request it encoded
 //! ([`CallCodec::restamp`]) has its first request copied and restamped
@@ -47,7 +51,7 @@ use crate::call_error::CallError;
 use crate::exchange::{Exchange, Parsed};
 use crate::mux::{nth_id, Framing, Inbound, Split};
 use crate::protocol::verify;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use rpclab_model::contract::{Call, Value};
 
 /// A multiplexing protocol's requests and replies: the one encoder and
@@ -125,7 +129,15 @@ pub struct MuxExchange<C: CallCodec> {
     answers: Vec<u8>,
     /// The call's request as first encoded, restamped for each later call.
     template: Template,
+    /// Where each frame received is copied for `route`: its allocation
+    /// is reused once the frames handed out before are dropped.
+    frames: BytesMut,
 }
+
+/// The largest frame copied into an exchange's reused buffer: a larger
+/// one (a 1 MiB string) gets an allocation of its own, so that no
+/// connection keeps more than this much beside its receive buffer.
+const KEPT_FRAME_BYTES: usize = 64 * 1024;
 
 /// What [`MuxExchange`] knows of its call's request.
 #[derive(Debug)]
@@ -150,6 +162,7 @@ impl<C: CallCodec> MuxExchange<C> {
             routed: 0,
             answers: Vec::new(),
             template: Template::Untried,
+            frames: BytesMut::new(),
         }
     }
 }
@@ -207,7 +220,12 @@ impl<C: CallCodec> Exchange for MuxExchange<C> {
                     })
                 }
             };
-            let frame = Bytes::copy_from_slice(&rest[..len]);
+            let frame = if len <= KEPT_FRAME_BYTES {
+                self.frames.extend_from_slice(&rest[..len]);
+                self.frames.split().freeze()
+            } else {
+                Bytes::copy_from_slice(&rest[..len])
+            };
             self.routed += len;
             match self.framing.route(head, frame)? {
                 Inbound::Reply { id, reply } if id == self.id => {
