@@ -107,8 +107,8 @@ enum LabCommand {
         #[command(flatten)]
         quick: QuickFlags,
         /// Which engine runs the containers: docker, or kubernetes (the
-        /// cluster of KUBECONFIG or ~/.kube/config; its checks only, so
-        /// far: see docs/kubernetes.md).
+        /// cluster of KUBECONFIG or ~/.kube/config, with `cargo xtask-kube`;
+        /// see docs/kubernetes.md).
         #[arg(long, value_enum, default_value = "docker")]
         engine: kube::EngineChoice,
     },
@@ -451,21 +451,21 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             prebuild::build(root, options).await
         }
         LabCommand::Run {
-            engine: kube::EngineChoice::Kubernetes,
-            run,
-            ..
-        } => kube::run_checks(run.cpus.server_cpus.as_deref()).await,
-        LabCommand::Run {
             servers,
             run,
             quick,
-            engine: kube::EngineChoice::Docker,
+            engine,
         } => {
+            let kubernetes = engine == kube::EngineChoice::Kubernetes;
+            if kubernetes {
+                kube::available("--engine kubernetes")?;
+            }
             let servers_dirs = servers.servers_dirs(invoked_from);
             let ServerSelection {
                 lab, only, profile, ..
             } = servers;
-            lab_run(root, lab, only, servers_dirs, profile, run, quick).await
+            let selection = (lab, only, servers_dirs, profile);
+            lab_run(root, selection, run, quick, kubernetes).await
         }
         LabCommand::Reproduce {
             seeds,
@@ -500,7 +500,14 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             quick,
         } => {
             let (folder, name) = target::write_folder(root, invoked_from, &target)?;
-            lab_run(root, lab, vec![name], vec![folder], profile, run, quick).await
+            lab_run(
+                root,
+                (lab, vec![name], vec![folder], profile),
+                run,
+                quick,
+                false,
+            )
+            .await
         }
         LabCommand::List { lab, servers_dir } => {
             let outside: Vec<PathBuf> = servers_dir.iter().map(|d| invoked_from.join(d)).collect();
@@ -549,12 +556,10 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
 /// `lab run`: the run, then what a finished run writes and prints.
 async fn lab_run(
     root: &Path,
-    lab: PathBuf,
-    only: Vec<String>,
-    servers_dirs: Vec<PathBuf>,
-    profile: Option<String>,
+    (lab, only, servers_dirs, profile): (PathBuf, Vec<String>, Vec<PathBuf>, Option<String>),
     flags: RunFlags,
     quick: QuickFlags,
+    kubernetes: bool,
 ) -> Result<()> {
     let engine_wait = flags.engine_wait();
     let run = run::run(
@@ -584,6 +589,7 @@ async fn lab_run(
             thresholds: quick.threshold,
             engine_wait,
             capacity: None,
+            kubernetes,
         },
     )
     .await?;

@@ -72,6 +72,11 @@ pub struct RunManifest {
     /// in the snapshots written before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostRecord>,
+    /// Every Pod of a run on Kubernetes (`lab run --engine kubernetes`),
+    /// as the cluster ran it: node, QoS, cpuset read inside, static CPU
+    /// manager policy, image digest. Default: none, a run on Docker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<PodRecord>,
     /// Image tag → image id (on the server's engine).
     pub images: BTreeMap<String, String>,
     pub servers: Vec<ServerRecord>,
@@ -317,6 +322,38 @@ pub struct Policy {
     pub tmpfs: BTreeMap<String, String>,
 }
 
+/// One Pod of a run on Kubernetes, under `[[pods]]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PodRecord {
+    pub namespace: String,
+    pub pod: String,
+    /// `server`, `registry`, `client` or `calibration`.
+    pub role: String,
+    pub node: String,
+    /// Its QoS class as the API server gave it (`Guaranteed`, `Burstable`).
+    pub qos: String,
+    /// What it asked for (`1 whole CPU`, `shared pool`).
+    pub cpu: String,
+    /// Its CPUs as read from inside it; `unknown` when it exited first.
+    pub cpuset: String,
+    /// Whether its node runs the static CPU manager policy.
+    pub static_policy: bool,
+    /// The image the Pod named: the lab's tag, or its reference in the
+    /// registry it was pushed to (`--image-registry`).
+    pub image: String,
+    /// Its pull policy (`Never`: loaded into the node; `IfNotPresent`:
+    /// pulled from the registry it was pushed to).
+    #[serde(default)]
+    pub pull: String,
+    /// The digest the push gave, for a pushed image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pushed_digest: Option<String>,
+    /// The image as the Pod ran it (its status' `imageID`, a digest).
+    pub image_id: String,
+    /// Its address on the cluster's network.
+    pub ip: String,
+}
+
 /// One machine of a run, under `[[hosts]]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HostRecord {
@@ -529,6 +566,21 @@ mod tests {
                 clock_applied: false,
                 calibration: BTreeMap::from([("server".into(), figures)]),
                 images: BTreeMap::from([("rpclab/jdk:17".into(), "sha256:1".into())]),
+            }],
+            pods: vec![PodRecord {
+                namespace: "rpclab-r1".into(),
+                pod: "rpclab-grpc-java-r1".into(),
+                role: "server".into(),
+                node: "node-1".into(),
+                qos: "Guaranteed".into(),
+                cpu: "1 whole CPU".into(),
+                cpuset: "1".into(),
+                static_policy: true,
+                image: "rpclab/server-grpc-java:1.83".into(),
+                pull: "Never".into(),
+                pushed_digest: None,
+                image_id: "sha256:1".into(),
+                ip: "10.244.0.7".into(),
             }],
             images: BTreeMap::from([("rpclab/jdk:17".into(), "sha256:1".into())]),
             servers: vec![ServerRecord {

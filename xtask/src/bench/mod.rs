@@ -39,6 +39,7 @@ use crate::engine::cost;
 use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
+use crate::engine::run_engine::RunEngine;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use rpclab_model::contract::Operation;
@@ -469,6 +470,7 @@ impl Bench<'_> {
         files: Option<&Path>,
     ) -> Result<&Row> {
         let echo = server;
+        let engine = RunEngine::Docker(self.engine.clone());
         let dir = self
             .out
             .join(format!("{:02}-{}", self.rows.len() + 1, slug(name)));
@@ -478,14 +480,14 @@ impl Bench<'_> {
             server_cost,
             ..
         } = client_container::run_client(
-            self.engine,
+            &engine,
             ClientCell {
                 run_id: self.run_id,
                 client_cpus: self.client_cpus,
                 dir: &dir,
                 spec,
                 label: name,
-                server: Some((self.engine, echo)),
+                server: Some((&engine, echo)),
                 registry: None,
                 host: None,
                 verbose: self.args.verbose,

@@ -48,6 +48,7 @@ use crate::engine::docker::{ContainerSpec, Engine};
 use crate::engine::images::{self, Builder};
 use crate::engine::readiness;
 use crate::engine::registry;
+use crate::engine::run_engine::RunEngine;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -1111,7 +1112,7 @@ async fn measure(
     } = target;
     let seconds = warmup_s + duration_s;
     let cmd = command(peer, kit, tool, peer.port, shape, warmup_s, seconds);
-    let sampler = cost::Sampler::start(engine, container);
+    let sampler = cost::Sampler::start(&RunEngine::Docker(engine.clone()), container);
     let started = Instant::now();
     let child = tokio::process::Command::from(cmd)
         .kill_on_drop(true)

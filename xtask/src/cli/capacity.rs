@@ -203,6 +203,7 @@ pub async fn capacity(root: &Path, invoked_from: &Path, args: CapacityArgs) -> R
             // (no resume for a search: its steps depend on each other).
             engine_wait: crate::engine::outage::DEFAULT_WAIT,
             capacity: Some(asked.clone()),
+            kubernetes: false,
         },
     )
     .await?;

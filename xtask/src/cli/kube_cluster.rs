@@ -18,13 +18,11 @@
 //!   and every image the check uses is pushed to it from the Docker engine
 //!   (`engine::kubernetes::push`) once the cluster passed its checks; its
 //!   Pods then pull them from there (`IfNotPresent`).
-//! * `lab run --engine kubernetes`: the cluster's checks, each failure one
-//!   line before anything starts; the run's cells on a cluster are not
-//!   wired yet (the run's plan, servers and cells still drive Docker).
+//! * `lab run --engine kubernetes` is the run itself (`engine::run`, with
+//!   the cluster as every role's engine, `engine::run_engine`).
 //! * `lab ps` and `lab clean` with `--engine kubernetes`: the lab's Pods,
 //!   and the deletion of every lab namespace.
 
-use crate::basics::cpus;
 use crate::basics::owner::Sharing;
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
@@ -45,38 +43,9 @@ const SERVER_CPUS: &str = "1";
 const ECHO_PORT: u16 = 50051;
 
 /// Connects and checks the cluster for a run whose servers take
-/// `server_cpus`' count of whole CPUs; one line for what is missing.
+/// `exclusive_cpus` whole CPUs; one line for what is missing.
 pub async fn connect_checked(run_id: &str, exclusive_cpus: u32) -> Result<Cluster> {
-    let cluster = Cluster::connect().await?;
-    let node = preflight::check(
-        &cluster,
-        &pod::namespace_of(run_id),
-        &preflight::Ask { exclusive_cpus },
-    )
-    .await?;
-    crate::say!(
-        "Kubernetes {} at {} (kubeconfig {}): node {} with {} allocatable CPU, static CPU manager policy {}",
-        cluster.version,
-        cluster.server,
-        cluster.kubeconfig.display(),
-        node.name,
-        node.allocatable_millis as f64 / 1000.0,
-        if node.static_policy { "on" } else { "off" }
-    );
-    Ok(cluster)
-}
-
-/// `lab run --engine kubernetes`: the checks, then the line that says
-/// what is not there yet.
-pub async fn run_checks(server_cpus: Option<&str>) -> Result<()> {
-    let exclusive = cpus::CpuSet::parse(server_cpus.unwrap_or("1"))
-        .map(|s| s.len() as u32)
-        .unwrap_or(1);
-    connect_checked(&format!("preflight-{}", std::process::id()), exclusive).await?;
-    bail!(
-        "the cluster passed the run's checks, but a lab run's cells do not run on Kubernetes yet \
-         (the engine is there: `cargo xtask lab kube-check` runs it end to end); run without --engine kubernetes"
-    )
+    Ok(preflight::connect_checked(run_id, exclusive_cpus).await?.0)
 }
 
 /// `lab ps --engine kubernetes`.

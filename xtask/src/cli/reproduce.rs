@@ -239,6 +239,7 @@ fn run_options(
         thresholds: Vec::new(),
         engine_wait: opts.engine_wait,
         capacity: None,
+        kubernetes: false,
     }
 }
 

@@ -11,9 +11,9 @@ use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
 use crate::engine::containers::{ContainerSpec, Containers, Network};
 use crate::engine::cost;
-use crate::engine::docker::Engine;
 use crate::engine::host_load;
 use crate::engine::images;
+use crate::engine::run_engine::RunEngine;
 use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use rpclab_client::runner;
@@ -48,7 +48,7 @@ pub struct HostWatch<'a> {
     /// The servers that keep running on the server's set while this cell
     /// measures another (an interleaved run starts every server of a post
     /// at once): each is sampled like the server and subtracted.
-    pub idle: Vec<(&'a Engine, &'a str)>,
+    pub idle: Vec<(&'a RunEngine, &'a str)>,
 }
 
 /// One client cell to run.
@@ -67,10 +67,10 @@ pub struct ClientCell<'a> {
     /// The server container (and its engine) whose CPU and memory counters
     /// are sampled while the client runs; placed on the client's
     /// measurement window, they give [`ClientRun::server_cost`].
-    pub server: Option<(&'a Engine, &'a str)>,
+    pub server: Option<(&'a RunEngine, &'a str)>,
     /// The server's registry container, sampled the same way but apart, so
     /// that its CPU does not count as the server's.
-    pub registry: Option<(&'a Engine, &'a str)>,
+    pub registry: Option<(&'a RunEngine, &'a str)>,
     /// Watch the host's CPU beside the lab's over the window
     /// ([`ClientRun::host_load`]); None for no host figures.
     pub host: Option<HostWatch<'a>>,
@@ -97,7 +97,7 @@ pub struct ClientCell<'a> {
 ///
 /// A client that exits non-zero is an error carrying the last lines of its
 /// log. The container is removed once it has exited.
-pub async fn run_client(engine: &Engine, cell: ClientCell<'_>) -> Result<ClientRun> {
+pub async fn run_client(engine: &RunEngine, cell: ClientCell<'_>) -> Result<ClientRun> {
     let ClientCell {
         run_id,
         client_cpus,
@@ -191,9 +191,9 @@ impl Watchers {
     /// machine's too; [`Watchers::client_started`] drops it where the
     /// client's counters turn out not to be visible here).
     fn start(
-        engine: &Engine,
-        server: Option<(&Engine, &str)>,
-        registry: Option<(&Engine, &str)>,
+        engine: &RunEngine,
+        server: Option<(&RunEngine, &str)>,
+        registry: Option<(&RunEngine, &str)>,
         host: Option<&HostWatch<'_>>,
         client_cpus: &str,
     ) -> Watchers {
@@ -212,8 +212,8 @@ impl Watchers {
         // `/proc/stat` is this machine's: it says something of the cell's
         // sets only when the server and the client run on this kernel.
         let host_sets = host.zip(server).and_then(|(h, (server_engine, id))| {
-            let here = engine.endpoint.machine().is_none()
-                && server_engine.endpoint.machine().is_none()
+            let here = engine.on_this_machine()
+                && server_engine.on_this_machine()
                 && cost::visible_here(id);
             here.then(|| host_load::Sets::parse(h.server_cpus, h.registry_cpus, client_cpus).ok())
                 .flatten()

@@ -91,6 +91,11 @@ pub enum Network {
     Joins(String),
     /// A namespace of its own with only a loopback: the holder's.
     Own,
+    /// A cluster's Pod network: each Pod has an address of its own, which
+    /// the others call it at ([`Containers::address`]); servers listen on
+    /// every interface of their Pod. The orchestrator is outside it, so
+    /// what it would call (readiness, ZooKeeper) runs in a Pod.
+    Pods,
 }
 
 impl Network {
@@ -100,6 +105,8 @@ impl Network {
             Network::Host => "host".into(),
             Network::Joins(holder) => format!("container:{holder}"),
             Network::Own => "none".into(),
+            // Docker never runs a Pod network's containers.
+            Network::Pods => "none".into(),
         }
     }
 }
@@ -177,6 +184,15 @@ pub trait Containers: Clone + Send + Sync + 'static {
         &self,
         run_id: Option<&str>,
     ) -> impl Future<Output = Result<Vec<LabContainer>>> + Send;
+
+    /// The address other containers of the run reach container `id` at,
+    /// where it has one of its own (a Pod's IP); None where the run's
+    /// containers share a loopback (Docker's private network) or the
+    /// host's network, and call each other at the run's server address.
+    fn address(&self, id: &str) -> impl Future<Output = Result<Option<String>>> + Send {
+        let _ = id;
+        async { Ok(None) }
+    }
 
     /// Whether the engine answers a fresh request within `within`.
     fn answers(&self, within: Duration) -> impl Future<Output = bool> + Send;

@@ -11,9 +11,16 @@
 //! Counters come from the container's cgroup files when the host exposes
 //! them (cgroup v1 or v2, cgroupfs or systemd driver): a file read costs
 //! microseconds and no CPU on the measured cores. Otherwise (a remote
-//! engine, say) they come from the engine's stats API.
+//! engine, say) they come from the engine's stats API; on a cluster, from
+//! the container's own cgroup files read inside it by exec (`cpu.stat`'s
+//! `usage_usec` and `memory.peak`, or cgroup v1's `cpuacct.usage` and
+//! `memory.max_usage_in_bytes`), once every [`EXEC_EVERY`] readings: an
+//! exec is a process started in the server's container, whose CPU counts
+//! as the server's, and costs the node tens of milliseconds.
 
+use crate::engine::containers::Containers;
 use crate::engine::docker::Engine;
+use crate::engine::run_engine::RunEngine;
 use anyhow::{Context, Result};
 use bollard::query_parameters::StatsOptionsBuilder;
 use futures_util::StreamExt;
@@ -60,9 +67,38 @@ enum Source {
         dir: PathBuf,
     },
     Api,
+    /// Read inside the container, by exec ([`EXEC_SAMPLE`]).
+    Exec,
 }
 
+/// Every how many of a sampler's ticks a counter read by exec is read.
+pub const EXEC_EVERY: u32 = 10;
+
+/// The container's own counters, read inside it: `cpu_ns N` and `memory N`
+/// (the peak where the kernel keeps one), cgroup v2 or v1.
+const EXEC_SAMPLE: &str = "if [ -r /sys/fs/cgroup/cpu.stat ]; then \
+echo cpu_ns $(( $(sed -n 's/^usage_usec //p' /sys/fs/cgroup/cpu.stat) * 1000 )); \
+echo memory $(cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory.current); \
+else echo cpu_ns $(cat /sys/fs/cgroup/cpuacct/cpuacct.usage); \
+echo memory $(cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes); fi";
+
 impl Source {
+    /// Where the counters of container `id` of `engine` are read.
+    fn of(engine: &RunEngine, id: &str) -> Source {
+        match engine.docker() {
+            Some(_) => Source::find(id),
+            None => Source::Exec,
+        }
+    }
+
+    /// Every how many ticks it is read.
+    fn read_every(&self) -> u32 {
+        match self {
+            Source::Exec => EXEC_EVERY,
+            _ => 1,
+        }
+    }
+
     fn find(id: &str) -> Source {
         let root = PathBuf::from("/sys/fs/cgroup");
         for group in [
@@ -89,7 +125,7 @@ impl Source {
     }
 
     /// The counters now; with `switches`, the context switches too.
-    async fn read(&self, engine: &Engine, id: &str, switches: bool) -> Result<Sample> {
+    async fn read(&self, engine: &RunEngine, id: &str, switches: bool) -> Result<Sample> {
         let number =
             |p: PathBuf| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
         match self {
@@ -121,9 +157,42 @@ impl Source {
                     compiler_cpu_ns: threads.map(|t| t.compiler_cpu_ns),
                 })
             }
-            Source::Api => api_sample(engine, id).await,
+            Source::Api => match engine.docker() {
+                Some(docker) => api_sample(docker, id).await,
+                None => exec_sample(engine, id).await,
+            },
+            Source::Exec => exec_sample(engine, id).await,
         }
     }
+}
+
+/// The counters of container `id`, read inside it ([`EXEC_SAMPLE`]), at
+/// the middle of the exec's round trip.
+async fn exec_sample(engine: &impl Containers, id: &str) -> Result<Sample> {
+    let before = unix_now();
+    let (code, out) = engine.exec(id, &["sh", "-c", EXEC_SAMPLE]).await?;
+    let after = unix_now();
+    if code != 0 {
+        anyhow::bail!("reading the counters inside {id} exited with {code}: {out}");
+    }
+    let (cpu_ns, memory) = exec_counters(&out)
+        .with_context(|| format!("the counters read inside {id} are `{}`", out.trim()))?;
+    Ok(Sample {
+        at: (before + after) / 2.0,
+        cpu_ns,
+        memory_peak: memory,
+        context_switches: None,
+        compiler_cpu_ns: None,
+    })
+}
+
+/// `cpu_ns N` and `memory N` of [`EXEC_SAMPLE`]'s output.
+fn exec_counters(out: &str) -> Option<(u64, u64)> {
+    let value = |key: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok())
+    };
+    Some((value("cpu_ns ")?, value("memory ").unwrap_or(0)))
 }
 
 async fn api_sample(engine: &Engine, id: &str) -> Result<Sample> {
@@ -239,21 +308,28 @@ pub const SERVER_SWITCHES_EVERY: u32 = 5;
 
 impl Sampler {
     /// Samples container `id`'s counters on `engine`.
-    pub fn start(engine: &Engine, id: &str) -> Sampler {
+    pub fn start(engine: &RunEngine, id: &str) -> Sampler {
         Sampler::start_counting(engine, id, 0)
     }
 
     /// As [`Sampler::start`], and the context switches of its threads too,
     /// every `switches_every` readings (never with 0) and on the last.
-    pub fn start_counting(engine: &Engine, id: &str, switches_every: u32) -> Sampler {
+    pub fn start_counting(engine: &RunEngine, id: &str, switches_every: u32) -> Sampler {
         let (engine, id) = (engine.clone(), id.to_owned());
-        let source = Arc::new(Source::find(&id));
+        let source = Arc::new(Source::of(&engine, &id));
+        let read_every = source.read_every();
         let mut n = 0u32;
         Sampler::every_with(move |last| {
+            let read = last || n.is_multiple_of(read_every);
             let count = switches_every > 0 && (last || n.is_multiple_of(switches_every));
             n += 1;
             let (source, engine, id) = (Arc::clone(&source), engine.clone(), id.clone());
-            async move { source.read(&engine, &id, count).await.ok() }
+            async move {
+                if !read {
+                    return None;
+                }
+                source.read(&engine, &id, count).await.ok()
+            }
         })
     }
 }
@@ -405,6 +481,16 @@ pub fn cpuset_len(cpuset: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counters_read_inside_a_container_are_its_cpu_and_memory() {
+        assert_eq!(
+            exec_counters("cpu_ns 1234000\nmemory 5678\n"),
+            Some((1_234_000, 5678))
+        );
+        assert_eq!(exec_counters("cpu_ns 7\nmemory \n"), Some((7, 0)));
+        assert_eq!(exec_counters("sh: 1: cannot open\n"), None);
+    }
 
     fn s(at: f64, cpu_ms: u64) -> Sample {
         Sample {

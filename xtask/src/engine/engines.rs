@@ -18,6 +18,7 @@
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
 use crate::definitions::hosts::Roles;
+use crate::engine::containers::Containers;
 use crate::engine::docker::{ContainerRole, ContainerSpec, Engine};
 use crate::engine::images;
 use anyhow::{Context, Result};
@@ -149,7 +150,7 @@ pub async fn describe(engine: &Engine, roles: &[Role], run_id: &RunId) -> Result
         engine_id: engine.engine_id.clone(),
         data_root: engine.data_root.clone(),
         hostname: info.name.unwrap_or_default(),
-        cpu_model: cpu_model(engine, run_id).await?,
+        cpu_model: cpu_model(engine, &engine.identity(), run_id).await?,
         cores: info.ncpu.unwrap_or(0).max(0) as usize,
         memory_gib: (info.mem_total.unwrap_or(0) as f64 / (1u64 << 30) as f64 * 10.0).round()
             / 10.0,
@@ -163,13 +164,14 @@ pub async fn describe(engine: &Engine, roles: &[Role], run_id: &RunId) -> Result
     })
 }
 
-/// The CPU model of `engine`'s machine, read in a container of the client
-/// image (so it is that machine's `/proc/cpuinfo`, wherever it is).
-async fn cpu_model(engine: &Engine, run_id: &RunId) -> Result<String> {
+/// The CPU model of `engine`'s machine (known by `identity`), read in a
+/// container of the client image (so it is that machine's
+/// `/proc/cpuinfo`, wherever it is: a Pod's, on a cluster).
+pub async fn cpu_model(engine: &impl Containers, identity: &str, run_id: &RunId) -> Result<String> {
     let (_, log) = engine
         .run_to_end(
             ContainerSpec {
-                name: format!("rpclab-cpuinfo-{run_id}-{}", short(&engine.identity())),
+                name: format!("rpclab-cpuinfo-{run_id}-{}", short(identity)),
                 image: images::CLIENT,
                 role: ContainerRole::Calibration,
                 run_id,
@@ -179,7 +181,7 @@ async fn cpu_model(engine: &Engine, run_id: &RunId) -> Result<String> {
                 cpuset: "0",
                 binds: Vec::new(),
                 confinement: &crate::basics::confine::client(),
-                network: &crate::engine::docker::Network::Host,
+                network: &crate::engine::containers::Network::Host,
             },
             5,
         )

@@ -2,7 +2,9 @@
 //! the images a lab needs ([`images`], [`prebuild`]), starts every server,
 //! its registry and the load client pinned to their CPU sets ([`plan`],
 //! [`run`], [`rounds`], [`registry`], [`readiness`], [`client_container`])
-//! on the engines of each role ([`engines`], [`docker`]), within a run's
+//! on the engines of each role ([`engines`], [`docker`], and either
+//! Docker's or a Kubernetes cluster's for the run's containers,
+//! [`run_engine`]), within a run's
 //! [`scope`] (its id, and the clean-up of its containers), waits for an
 //! engine that stopped answering ([`outage`]), continues an
 //! interrupted snapshot ([`resume`]), searches a server's capacity under
@@ -31,4 +33,5 @@ pub mod registry;
 pub mod resume;
 pub mod rounds;
 pub mod run;
+pub mod run_engine;
 pub mod scope;

@@ -87,7 +87,7 @@ impl<'a> Probe<'a> {
 /// Probes until a verified call succeeds, the container exits, or the time
 /// runs out; the errors carry the last lines of the server's log.
 pub async fn wait(engine: &impl Containers, p: Probe<'_>) -> Result<()> {
-    if let Network::Joins(_) = p.network {
+    if let Network::Joins(_) | Network::Pods = p.network {
         return wait_inside(engine, p).await;
     }
     let started = Instant::now();

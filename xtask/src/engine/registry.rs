@@ -21,6 +21,9 @@ pub const ZOOKEEPER_PORT: u16 = 2181;
 pub struct RunningRegistry {
     pub id: String,
     pub kind: Registry,
+    /// The address servers reach it at: 127.0.0.1 where they share its
+    /// loopback, its Pod's IP on a cluster.
+    pub address: String,
 }
 
 impl RunningRegistry {
@@ -28,7 +31,10 @@ impl RunningRegistry {
     pub fn server_env(&self) -> Vec<String> {
         match self.kind {
             Registry::Zookeeper => {
-                vec![format!("ZK_ADDRESS=zookeeper://127.0.0.1:{ZOOKEEPER_PORT}")]
+                vec![format!(
+                    "ZK_ADDRESS=zookeeper://{}:{ZOOKEEPER_PORT}",
+                    self.address
+                )]
             }
             Registry::None => Vec::new(),
         }
@@ -52,14 +58,19 @@ pub async fn launch(
     if *network == Network::Host {
         host::check_port_free(ZOOKEEPER_PORT, &format!("{server}'s ZooKeeper registry"))?;
     }
-    crate::say!("starting ZooKeeper for {server} on 127.0.0.1:{ZOOKEEPER_PORT} (cpus {cpus})");
+    let on = if *network == Network::Pods {
+        "its Pod's IP"
+    } else {
+        "127.0.0.1"
+    };
+    crate::say!("starting ZooKeeper for {server} on {on}:{ZOOKEEPER_PORT} (cpus {cpus})");
     let id = engine
         .start(ContainerSpec {
             name: format!("rpclab-zookeeper-{server}-{run_id}"),
             image: images::ZOOKEEPER,
             role: crate::basics::role::Role::Registry.into(),
             run_id,
-            env: vec![format!("ZK_PORT={ZOOKEEPER_PORT}")],
+            env: registry_env(network),
             entrypoint: None,
             cmd: None,
             cpuset: cpus,
@@ -68,7 +79,22 @@ pub async fn launch(
             network,
         })
         .await?;
-    Ok(Some(RunningRegistry { id, kind }))
+    let address = engine
+        .address(&id)
+        .await?
+        .unwrap_or_else(|| "127.0.0.1".into());
+    Ok(Some(RunningRegistry { id, kind, address }))
+}
+
+/// ZooKeeper's environment: its port, and on a Pod network every interface
+/// of its Pod to listen on (the servers are in other Pods); else its
+/// image's default, 127.0.0.1.
+fn registry_env(network: &Network) -> Vec<String> {
+    let mut env = vec![format!("ZK_PORT={ZOOKEEPER_PORT}")];
+    if *network == Network::Pods {
+        env.push("RPCLAB_BIND=0.0.0.0".into());
+    }
+    env
 }
 
 /// Waits until the registry [`launch`] started answers a real request;

@@ -23,6 +23,7 @@ use crate::basics::run_id::RunId;
 use crate::definitions::hosts::Endpoint;
 use crate::engine::containers::Containers;
 use crate::engine::docker::Engine;
+use crate::engine::run_engine::RunEngine;
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -31,6 +32,10 @@ pub struct RunScope {
     id: RunId,
     /// Every engine the run may start containers on, each once.
     engines: Vec<Engine>,
+    /// The other engines it claimed (a cluster, whose run's namespace goes
+    /// with its Pods). A panic's clean-up does not reach them: the next
+    /// run's claim does.
+    others: Vec<RunEngine>,
     /// The run removed its containers itself.
     closed: AtomicBool,
 }
@@ -42,6 +47,7 @@ impl RunScope {
         RunScope {
             id,
             engines: Vec::new(),
+            others: Vec::new(),
             closed: AtomicBool::new(false),
         }
     }
@@ -61,6 +67,20 @@ impl RunScope {
         Ok(())
     }
 
+    /// [`RunScope::claim`] of a run's engine: Docker's as above, another
+    /// (a cluster) through [`Containers`], its run's objects removed on
+    /// [`RunScope::close`].
+    pub async fn claim_run_engine(&mut self, engine: &RunEngine) -> Result<()> {
+        match engine.docker() {
+            Some(docker) => self.claim(docker).await,
+            None => {
+                remove_stale(engine, self.id.sharing()).await?;
+                self.others.push(engine.clone());
+                Ok(())
+            }
+        }
+    }
+
     /// Adds `engine` to those the run's containers are removed from.
     pub fn watch(&mut self, engine: &Engine) {
         if !self.engines.iter().any(|e| e.same_engine(engine)) {
@@ -76,6 +96,11 @@ impl RunScope {
         for engine in &self.engines {
             if let Err(e) = Containers::remove_lab_containers(engine, Some(&self.id)).await {
                 removed = Err(e.context(format!("on {}", engine.endpoint)));
+            }
+        }
+        for engine in &self.others {
+            if let Err(e) = engine.remove_lab_containers(Some(&self.id)).await {
+                removed = Err(e.context("on the cluster"));
             }
         }
         self.closed.store(true, Ordering::SeqCst);

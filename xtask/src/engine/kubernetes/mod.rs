@@ -31,6 +31,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Pod};
 use kube::api::{Api, AttachParams, DeleteParams, ListParams, LogParams, Patch, PatchParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use pod::{Cpu, State};
+use rpclab_model::manifest::HostRecord;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -51,33 +52,8 @@ const CPUSET_FILES: &str =
 /// policy, where its configuration cannot be read (tools/k8s/up sets it).
 pub const STATIC_POLICY_LABEL: &str = "rpclab.io/cpu-manager";
 
-/// What the manifest records of one Pod the cluster ran.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct PodRecord {
-    pub namespace: String,
-    pub pod: String,
-    pub role: String,
-    pub node: String,
-    /// Its QoS class as the API server gave it (`Guaranteed`, `Burstable`).
-    pub qos: String,
-    /// What it asked for ([`Cpu::describe`]).
-    pub cpu: String,
-    /// Its CPUs as read from inside it; `unknown` when it exited first.
-    pub cpuset: String,
-    /// Whether its node runs the static CPU manager policy.
-    pub static_policy: bool,
-    /// The image the Pod named: the lab's tag, or its reference in the
-    /// registry it was pushed to (`--image-registry`).
-    pub image: String,
-    /// Its pull policy (`Never`: loaded into the node; `IfNotPresent`: pushed).
-    pub pull: String,
-    /// The digest the push gave, for a pushed image.
-    pub pushed_digest: Option<String>,
-    /// The image as the Pod ran it (its status' `imageID`, a digest).
-    pub image_id: String,
-    /// Its address on the cluster's network.
-    pub ip: String,
-}
+/// What the manifest records of one Pod the cluster ran (`[[pods]]`).
+pub use rpclab_model::manifest::PodRecord;
 
 /// A connection to a Kubernetes cluster.
 #[derive(Clone)]
@@ -120,6 +96,45 @@ pub fn kubeconfig_path() -> PathBuf {
     }
     let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
     PathBuf::from(home).join(".kube/config")
+}
+
+/// A memory quantity's bytes (`24531060Ki`, `2Gi`, `1000000`); None for
+/// a spelling the lab does not read (decimal suffixes, exponents).
+fn bytes_of(quantity: &str) -> Option<u64> {
+    let units = [
+        ("Ki", 1u64 << 10),
+        ("Mi", 1 << 20),
+        ("Gi", 1 << 30),
+        ("Ti", 1 << 40),
+    ];
+    for (suffix, unit) in units {
+        if let Some(n) = quantity.strip_suffix(suffix) {
+            return n.parse::<u64>().ok().map(|n| n * unit);
+        }
+    }
+    quantity.parse().ok()
+}
+
+/// Loads `images` from this machine's Docker engine into the node's
+/// runtime with `tools/k8s/load-image` (the cluster `tools/k8s/up` made
+/// here; a cluster elsewhere needs a registry, which the lab does not push
+/// to yet). One line when it fails.
+pub async fn load_images(root: &std::path::Path, images: &[String]) -> Result<()> {
+    let script = root.join("tools/k8s/load-image");
+    crate::say!("loading {} into the cluster's node", images.join(", "));
+    let out = tokio::process::Command::new(&script)
+        .args(images)
+        .output()
+        .await
+        .with_context(|| format!("cannot run {}", script.display()))?;
+    if !out.status.success() {
+        bail!(
+            "{} could not load the run's images into the node: {}",
+            script.display(),
+            one_line(&String::from_utf8_lossy(&out.stderr))
+        );
+    }
+    Ok(())
 }
 
 /// One line, whatever the transport's message spans.
@@ -443,6 +458,50 @@ impl Cluster {
             .with_context(|| format!("pod {id} has no IP"))
     }
 
+    /// What the manifest records of node `name`'s machine, from its
+    /// status (`[[hosts]]`: CPUs, memory, kernel, OS, runtime and kubelet
+    /// versions); the roles, CPU model and calibration are the run's to
+    /// add. The clock is not compared (the API gives no node's time): 0,
+    /// with an unknown uncertainty (NaN is no TOML; -1 says "not measured").
+    pub async fn describe_node(&self, name: &str) -> Result<HostRecord> {
+        let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(self.client.clone());
+        let node = nodes
+            .get(name)
+            .await
+            .with_context(|| format!("cannot read node {name}"))?;
+        let status = node.status.unwrap_or_default();
+        let info = status.node_info.unwrap_or_default();
+        let capacity = status.capacity.unwrap_or_default();
+        let quantity = |key: &str| capacity.get(key).map(|q| q.0.clone()).unwrap_or_default();
+        let cores = quantity("cpu").parse::<usize>().unwrap_or(0);
+        let memory_gib = bytes_of(&quantity("memory"))
+            .map(|b| (b as f64 / (1u64 << 30) as f64 * 10.0).round() / 10.0)
+            .unwrap_or(0.0);
+        Ok(HostRecord {
+            roles: Vec::new(),
+            endpoint: self.server.clone(),
+            engine_id: format!("kubernetes node {name} ({})", info.machine_id),
+            data_root: String::new(),
+            hostname: name.to_owned(),
+            cpu_model: String::new(),
+            cores,
+            memory_gib,
+            kernel: info.kernel_version,
+            operating_system: info.os_image,
+            docker_version: format!(
+                "{} (kubelet {}, Kubernetes {})",
+                info.container_runtime_version, info.kubelet_version, self.version
+            ),
+            clock: rpclab_model::manifest::ClockOffset {
+                offset_ms: 0.0,
+                uncertainty_ms: -1.0,
+            },
+            clock_applied: false,
+            calibration: Default::default(),
+            images: Default::default(),
+        })
+    }
+
     /// The namespaces of lab runs (of `run_id` only, when given).
     pub async fn lab_namespaces(&self, run_id: Option<&str>) -> Result<Vec<Namespace>> {
         let api: Api<Namespace> = Api::all(self.client.clone());
@@ -573,24 +632,7 @@ impl Containers for Cluster {
     }
 
     fn follow_logs(&self, id: &str) -> impl futures_util::Stream<Item = String> + Send + '_ {
-        let id = id.to_owned();
-        let lines = async move {
-            let (ns, name) = pod::split_id(&id).ok()?;
-            let params = LogParams {
-                container: Some(pod::MAIN.into()),
-                follow: true,
-                ..Default::default()
-            };
-            let stream = self.pods_in(ns).log_stream(name, &params).await.ok()?;
-            Some(
-                stream
-                    .lines()
-                    .filter_map(|l| async move { l.ok().map(|l| l + "\n") }),
-            )
-        };
-        futures_util::stream::once(lines)
-            .filter_map(|s| async move { s })
-            .flatten()
+        self.log_stream(id)
     }
 
     async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
@@ -651,6 +693,10 @@ impl Containers for Cluster {
             .collect())
     }
 
+    async fn address(&self, id: &str) -> Result<Option<String>> {
+        Cluster::address(self, id).await.map(Some)
+    }
+
     async fn answers(&self, within: Duration) -> bool {
         matches!(
             tokio::time::timeout(within, self.client.apiserver_version()).await,
@@ -667,6 +713,29 @@ impl Containers for Cluster {
 }
 
 impl Cluster {
+    /// Its output, chunk by chunk, until it exits ([`Containers::follow_logs`]),
+    /// borrowing only the connection.
+    pub fn log_stream(&self, id: &str) -> impl futures_util::Stream<Item = String> + Send + '_ {
+        let id = id.to_owned();
+        let lines = async move {
+            let (ns, name) = pod::split_id(&id).ok()?;
+            let params = LogParams {
+                container: Some(pod::MAIN.into()),
+                follow: true,
+                ..Default::default()
+            };
+            let stream = self.pods_in(ns).log_stream(name, &params).await.ok()?;
+            Some(
+                stream
+                    .lines()
+                    .filter_map(|l| async move { l.ok().map(|l| l + "\n") }),
+            )
+        };
+        futures_util::stream::once(lines)
+            .filter_map(|s| async move { s })
+            .flatten()
+    }
+
     /// Deletes a Pod at once and waits until it is gone (its CPUs free).
     async fn delete_pod(&self, ns: &str, name: &str) -> Result<()> {
         let api = self.pods_in(ns);
@@ -792,6 +861,14 @@ mod tests {
             "io.rpclab.managed=true,io.rpclab.run=20261207T181500Z-4242"
         );
         assert_eq!(selector(None), "io.rpclab.managed=true,io.rpclab.run");
+    }
+
+    #[test]
+    fn a_nodes_memory_is_read_in_bytes() {
+        assert_eq!(bytes_of("24531060Ki"), Some(24531060 * 1024));
+        assert_eq!(bytes_of("2Gi"), Some(2 << 30));
+        assert_eq!(bytes_of("1000"), Some(1000));
+        assert_eq!(bytes_of("1G"), None);
     }
 
     #[test]

@@ -349,18 +349,35 @@ fn tmpfs_volumes(tmpfs: &BTreeMap<String, String>) -> (Vec<Volume>, Vec<VolumeMo
     (volumes, mounts)
 }
 
-/// The spec's `KEY=value` environment as the Pod's variables.
+/// The variable every Pod gets first: its own IP (the downward API's
+/// `status.podIP`), known only once it is scheduled. A later variable's
+/// value may name it as `$(RPCLAB_POD_IP)`, which Kubernetes expands: a
+/// server advertises its Pod IP so (`RPCLAB_ADVERTISE`).
+pub const POD_IP_VAR: &str = "RPCLAB_POD_IP";
+
+/// The spec's `KEY=value` environment as the Pod's variables, after
+/// [`POD_IP_VAR`].
 fn env_of(spec: &ContainerSpec<'_>) -> Vec<EnvVar> {
-    spec.env
-        .iter()
-        .map(|kv| {
+    let pod_ip = EnvVar {
+        name: POD_IP_VAR.to_owned(),
+        value_from: Some(k8s_openapi::api::core::v1::EnvVarSource {
+            field_ref: Some(k8s_openapi::api::core::v1::ObjectFieldSelector {
+                field_path: "status.podIP".to_owned(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    std::iter::once(pod_ip)
+        .chain(spec.env.iter().map(|kv| {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
             EnvVar {
                 name: k.to_owned(),
                 value: Some(v.to_owned()),
                 ..Default::default()
             }
-        })
+        }))
         .collect()
 }
 

@@ -53,6 +53,30 @@ pub struct NodeFacts {
     pub allocatable_millis: u64,
 }
 
+/// Connects to the cluster of the kubeconfig and checks it for a run
+/// `run_id` whose exclusive Pods take `exclusive_cpus` whole CPUs at once
+/// (one line for what is missing), then says what it found: the cluster
+/// and its node.
+pub async fn connect_checked(run_id: &str, exclusive_cpus: u32) -> Result<(Cluster, NodeFacts)> {
+    let cluster = Cluster::connect().await?;
+    let node = check(
+        &cluster,
+        &super::pod::namespace_of(run_id),
+        &Ask { exclusive_cpus },
+    )
+    .await?;
+    crate::say!(
+        "Kubernetes {} at {} (kubeconfig {}): node {} with {} allocatable CPU, static CPU manager policy {}",
+        cluster.version,
+        cluster.server,
+        cluster.kubeconfig.display(),
+        node.name,
+        node.allocatable_millis as f64 / 1000.0,
+        if node.static_policy { "on" } else { "off" }
+    );
+    Ok((cluster, node))
+}
+
 /// The permissions the run's user lacks, as `verb resource` lines; the
 /// namespaced ones are asked of a namespace named like the run's.
 pub async fn missing_permissions(cluster: &Cluster, namespace: &str) -> Result<Vec<String>> {

@@ -84,7 +84,7 @@ impl RunContext<'_> {
             cold,
             settled,
         } = *at;
-        let target = self.address_of(m, running.port);
+        let target = self.address_of(m, running.server, running.port).await?;
         let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
         let mut spec: CellSpec = self.prepared.profile.cell_spec(
             m.protocol.as_str(),
@@ -127,17 +127,17 @@ impl RunContext<'_> {
             host_load,
             ..
         } = client_container::run_client(
-            &self.engines.client,
+            &self.run_engines.client,
             ClientCell {
-                server: running.server.map(|id| (&self.engines.server, id)),
-                registry: running.registry.map(|r| (&self.engines.registry, r)),
+                server: running.server.map(|id| (&self.run_engines.server, id)),
+                registry: running.registry.map(|r| (&self.run_engines.registry, r)),
                 // The host's load beside a target would be the target's
                 // own (the lab neither pins nor measures it).
                 host: running.server.map(|_| client_container::HostWatch {
                     server_cpus: &self.prepared.split.server,
                     registry_cpus: &self.prepared.split.registry,
                     idle: (running.idle.iter())
-                        .map(|id| (&self.engines.server, id.as_str()))
+                        .map(|id| (&self.run_engines.server, id.as_str()))
                         .collect(),
                 }),
                 files: files_of(m, v),
@@ -201,7 +201,7 @@ impl RunContext<'_> {
         }) else {
             return Ok(None);
         };
-        let target = self.address_of(m, at.port);
+        let target = self.address_of(m, at.server, at.port).await?;
         let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
         let first = profile.priming_spec(
             m.protocol.as_str(),
@@ -302,9 +302,9 @@ impl RunContext<'_> {
             server_cost,
             ..
         } = client_container::run_client(
-            &self.engines.client,
+            &self.run_engines.client,
             ClientCell {
-                server: pass.server.map(|id| (&self.engines.server, id)),
+                server: pass.server.map(|id| (&self.run_engines.server, id)),
                 files: files_of(pass.m, pass.v),
                 ..self.client_cell(&dir, spec, &label)
             },

@@ -10,13 +10,14 @@ use crate::basics::progress::RunBar;
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
 use crate::definitions::manifest::{Manifest, Variant};
-use crate::engine::docker::{Engine, Network};
+use crate::engine::containers::Network;
 use crate::engine::engines::{self, Engines};
 use crate::engine::images::{Builder, PARALLEL_SERVER_BUILDS};
 use crate::engine::netns::{self, NetworkChoice};
 use crate::engine::outage::Outage;
 use crate::engine::plan::{self, Filters, Plan, Planned};
 use crate::engine::resume::Interrupted;
+use crate::engine::run_engine::{RunEngine, RunEngines};
 use anyhow::{bail, Result};
 use rpclab_model::manifest::{HostRecord, ServerRecord};
 use rpclab_model::phases::{ClientTimes, Phase, Phases};
@@ -37,8 +38,12 @@ pub struct RunContext<'a> {
     /// The run it prepared: the definition and profile as run, the
     /// servers, scenarios, variants and CPU sets.
     pub prepared: &'a Prepared<'a>,
-    /// The server role's engine (`engines.server`).
-    pub engine: &'a Engine,
+    /// The server role's engine (`run_engines.server`).
+    pub engine: &'a RunEngine,
+    /// Each role's engine for its containers: Docker's, or a cluster's.
+    pub run_engines: &'a RunEngines,
+    /// The Docker engines images are built on (each role's; on a cluster,
+    /// this machine's), with the run's roles.
     pub engines: &'a Engines,
     /// Every server manifest the run read (the selected and the others):
     /// an interleaved run moves no server onto another's port.
@@ -142,17 +147,7 @@ impl RunContext<'_> {
                 Box::pin(self.build_and_calibrate(selected, runnable, first_only, record))
             })
             .await??;
-        let network = self
-            .timed(
-                Phase::Start,
-                netns::open(
-                    self.engine,
-                    self.network_choice,
-                    self.run_id,
-                    &self.prepared.split.client,
-                ),
-            )
-            .await?;
+        let network = self.timed(Phase::Start, self.open_network()).await?;
         let _ = self.network.set(network);
         if runnable.is_empty() {
             bail!(none_can_run(&record.manifest().servers));
@@ -184,6 +179,25 @@ impl RunContext<'_> {
         Ok(())
     }
 
+    /// The network the run's containers use: the engine's own (a
+    /// cluster's Pod network), or the one the run opens on Docker
+    /// ([`netns::open`]).
+    async fn open_network(&self) -> Result<Network> {
+        match (self.engine.own_network(), self.engine.docker()) {
+            (Some(network), _) => Ok(network),
+            (None, Some(docker)) => {
+                netns::open(
+                    docker,
+                    self.network_choice,
+                    self.run_id,
+                    &self.prepared.split.client,
+                )
+                .await
+            }
+            (None, None) => bail!("the run's engine has no network of its own, and is not Docker"),
+        }
+    }
+
     /// Whether the run measures its first server while the others' images
     /// build: a check whose numbers are not read (a `scratch` profile, such
     /// as `smoke`), in blocks, on one engine, not resumed. Builds beside a
@@ -196,6 +210,8 @@ impl RunContext<'_> {
             && self.opts.capacity.is_none()
             && self.resuming.is_none()
             && self.engines.roles.is_single()
+            // A cluster gets its images once they are all built.
+            && self.engine.docker().is_some()
     }
 
     /// Measures `runnable` in blocks, one variant after the other, while
@@ -287,6 +303,8 @@ impl RunContext<'_> {
                 self.build(selected, runnable, first_only, record),
             )
             .await?;
+        self.timed(Phase::Build, self.load_into_cluster(runnable))
+            .await?;
         self.timed(Phase::Calibration, self.calibrate_hosts(&builders, record))
             .await?;
         if pending.is_empty() {
@@ -349,6 +367,28 @@ impl RunContext<'_> {
         Ok((builders, pending))
     }
 
+    /// On a cluster, the images the run's Pods use, built on this
+    /// machine's Docker engine, loaded into its node's runtime
+    /// (`tools/k8s/load-image`: the cluster pulls from no registry); on
+    /// Docker, nothing.
+    async fn load_into_cluster(&self, runnable: &[Planned<'_>]) -> Result<()> {
+        #[cfg(feature = "kubernetes")]
+        if self.engine.cluster().is_some() {
+            let mut wanted = vec![crate::engine::images::CLIENT.to_owned()];
+            for p in runnable.iter().filter(|p| p.manifest.target.is_none()) {
+                wanted.push(p.manifest.image(p.variant));
+                if p.manifest.registry != crate::definitions::manifest::Registry::None {
+                    wanted.push(crate::engine::images::ZOOKEEPER.to_owned());
+                }
+            }
+            wanted.sort();
+            wanted.dedup();
+            return crate::engine::kubernetes::load_images(self.root, &wanted).await;
+        }
+        let _ = runnable;
+        Ok(())
+    }
+
     /// Calibrates the host and describes each machine of `builders`, into
     /// the manifest (which a resumed run's images must match first).
     async fn calibrate_hosts(
@@ -394,8 +434,8 @@ impl RunContext<'_> {
             self.prepared.split.server, self.prepared.split.client
         );
         let calibration = crate::engine::calibration::measure(
-            &self.engines.server,
-            &self.engines.client,
+            &self.run_engines.server,
+            &self.run_engines.client,
             self.run_id,
             &self.prepared.split.server,
             &self.prepared.split.client,
@@ -421,7 +461,11 @@ impl RunContext<'_> {
         roles: &[Role],
         calibration: &Calibration,
     ) -> Result<HostRecord> {
-        let mut record = engines::describe(builder.engine, roles, self.run_id).await?;
+        let mut record = match self.engine.docker() {
+            Some(_) => engines::describe(builder.engine, roles, self.run_id).await?,
+            // One cluster runs every role.
+            None => self.engine.describe(roles, self.run_id).await?,
+        };
         for (role, figures) in [
             (Role::Server, &calibration.server),
             (Role::Client, &calibration.client),

@@ -11,6 +11,7 @@ use super::record::Record;
 use super::server::Running;
 use crate::definitions::lab::{RoundsPolicy, Scenario};
 use crate::definitions::manifest::{Manifest, Registry, Variant};
+use crate::engine::containers::Containers;
 use crate::engine::plan::{self, Planned};
 use crate::engine::registry::RunningRegistry;
 use crate::engine::rounds::SplitMix64;

@@ -42,6 +42,7 @@ use crate::engine::engines::Engines;
 use crate::engine::netns;
 use crate::engine::outage::{EngineGone, Outage};
 use crate::engine::resume::{Asked, Interrupted, Refused};
+use crate::engine::run_engine::RunEngines;
 use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Result};
@@ -148,10 +149,8 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     let now = time::OffsetDateTime::now_utc();
     let stamp = stamp(now);
     let mut scope = RunScope::open(run_id(&stamp, &prepared.profile));
-    // Containers of a killed run are removed; a live run is refused.
-    for (engine, _) in engines.distinct() {
-        scope.claim(engine).await?;
-    }
+    let run_engines = run_engines(&opts, &engines, scope.id(), &prepared.split.server).await?;
+    claim(&mut scope, &engines, &run_engines).await?;
     let place = Place::of(&opts, &prepared.profile, interrupted.as_ref());
     let started_utc = record::utc(now);
     let git = host::git_state(root);
@@ -177,7 +176,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         host: host_info,
         git,
         resuming: interrupted.as_ref(),
-        network: netns::exposure(network_choice, !roles.all_local(), &roles.bind),
+        network: exposure(&run_engines, network_choice, &roles),
     };
     let manifest = record::opening(&prepared, &opts, opening)?;
     let mut record = Record::open(snapshot, manifest, interrupted.is_some())?;
@@ -186,7 +185,8 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         root,
         opts: &opts,
         prepared: &prepared,
-        engine: &engines.server,
+        engine: &run_engines.server,
+        run_engines: &run_engines,
         engines: &engines,
         manifests: &manifests,
         run_id: scope.id(),
@@ -218,6 +218,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         }
         other => other,
     };
+    record_pods(&run_engines, &mut record)?;
     let spent = ctx.phases_of(invoked.elapsed());
     let (snapshot, manifest) = record.close(&outcome, &opts.thresholds, spent)?;
     Ok(RunOutcome {
@@ -231,6 +232,76 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         stopped: outcome.err(),
         cleanup: removed.err(),
     })
+}
+
+/// What a run on a cluster's containers are exposed to, in the manifest's
+/// words.
+const POD_NETWORK: &str = "pods: every server, registry and client is a Pod with an address of its own on the cluster's Pod network; servers listen on every interface of their Pod, and any Pod of the cluster can connect to them while the run lasts";
+
+/// What the run's containers are exposed to, in the manifest's words.
+fn exposure(run_engines: &RunEngines, choice: netns::NetworkChoice, roles: &Roles) -> String {
+    match run_engines.server.own_network() {
+        Some(_) => POD_NETWORK.into(),
+        None => netns::exposure(choice, !roles.all_local(), &roles.bind),
+    }
+}
+
+/// Makes the run's engines its own: containers of a killed run are
+/// removed; a live run is refused. On a cluster, Docker only builds: its
+/// containers are not the run's.
+async fn claim(scope: &mut RunScope, engines: &Engines, run_engines: &RunEngines) -> Result<()> {
+    if run_engines.server.docker().is_none() {
+        return scope.claim_run_engine(&run_engines.server).await;
+    }
+    for (engine, _) in engines.distinct() {
+        scope.claim(engine).await?;
+    }
+    Ok(())
+}
+
+/// The Pods a run on a cluster ran, into its manifest.
+fn record_pods(run_engines: &RunEngines, record: &mut Record) -> Result<()> {
+    #[cfg(feature = "kubernetes")]
+    if let Some(cluster) = run_engines.cluster() {
+        record.pods(cluster.records())?;
+    }
+    let _ = (run_engines, record);
+    Ok(())
+}
+
+/// Each role's engine for the run's containers: the Docker engines of
+/// `engines`, or (`--engine kubernetes`) the cluster of the kubeconfig,
+/// checked for a run whose server takes `server_cpus`' count of whole
+/// CPUs (one line for what is missing, before anything starts).
+async fn run_engines(
+    opts: &RunOptions,
+    engines: &Engines,
+    run_id: &RunId,
+    server_cpus: &str,
+) -> Result<RunEngines> {
+    if !opts.kubernetes {
+        return Ok(RunEngines::docker(engines));
+    }
+    if !engines.roles.is_single() {
+        bail!("--engine kubernetes runs every role on the cluster: leave out [hosts] and the host flags");
+    }
+    #[cfg(feature = "kubernetes")]
+    {
+        let exclusive = cpus::CpuSet::parse(server_cpus).map_or(1, |s| s.len() as u32);
+        let (mut cluster, node) =
+            crate::engine::kubernetes::preflight::connect_checked(run_id, exclusive).await?;
+        // The server's calibration measures its set as the server runs on
+        // it: exclusive.
+        cluster.exclusive_sets.insert(server_cpus.to_owned());
+        Ok(RunEngines::kubernetes(cluster, node.name))
+    }
+    #[cfg(not(feature = "kubernetes"))]
+    {
+        let _ = (run_id, server_cpus);
+        bail!(
+            "--engine kubernetes needs xtask's kubernetes feature: `cargo xtask-kube lab run ...`"
+        )
+    }
 }
 
 /// A run's start as its id and its snapshot's name begin: `20261206T213930Z`.

@@ -69,6 +69,9 @@ pub struct RunOptions {
     /// open-loop rate that holds this SLO on the one selected variant
     /// (with the lab's only scenario; [`crate::engine::capacity`]).
     pub capacity: Option<CapacityAsked>,
+    /// `--engine kubernetes`: the run's containers are Pods on the cluster
+    /// of the kubeconfig (docs/kubernetes.md); images are built here.
+    pub kubernetes: bool,
 }
 
 /// The run the options prepare, before anything starts.

@@ -73,6 +73,7 @@ pub fn opening(prepared: &Prepared<'_>, opts: &RunOptions, o: Opening<'_>) -> Re
         },
         calibration: None,
         hosts: Vec::new(),
+        pods: Vec::new(),
         images: BTreeMap::new(),
         servers: Vec::new(),
         host_load: None,
@@ -197,6 +198,19 @@ impl Record {
     pub fn moved_ports(&mut self, moved: Vec<(usize, u16)>) -> Result<()> {
         for (record, port) in moved {
             self.manifest.servers[record].port = Some(port);
+        }
+        self.write()
+    }
+
+    /// The Pods a run on Kubernetes ran so far, as the cluster recorded
+    /// them (a resumed run's earlier ones kept).
+    #[cfg(feature = "kubernetes")]
+    pub fn pods(&mut self, pods: Vec<rpclab_model::manifest::PodRecord>) -> Result<()> {
+        for pod in pods {
+            self.manifest
+                .pods
+                .retain(|p| !(p.namespace == pod.namespace && p.pod == pod.pod));
+            self.manifest.pods.push(pod);
         }
         self.write()
     }

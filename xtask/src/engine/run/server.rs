@@ -80,26 +80,31 @@ impl RunContext<'_> {
     async fn after_failure(&self) -> Result<AfterFailure> {
         let after = self.outage.after_failure().await?;
         if after == AfterFailure::EngineBack {
-            if let Some(network) = self.network.get() {
-                netns::reopen(
-                    self.engine,
-                    network,
-                    self.run_id,
-                    &self.prepared.split.client,
-                )
-                .await?;
+            if let (Some(network), Some(docker)) = (self.network.get(), self.engine.docker()) {
+                netns::reopen(docker, network, self.run_id, &self.prepared.split.client).await?;
             }
         }
         Ok(after)
     }
 
     /// Where the client calls `m` listening on `port`: a target's own
-    /// address, or the server's engine's address and the port.
-    pub fn address_of(&self, m: &Manifest, port: u16) -> String {
-        match &m.target {
-            Some(target) => target.clone(),
-            None => format!("{}:{port}", self.engines.roles.server_address),
+    /// address, or the server's address and the port: its container's own
+    /// (a Pod's IP) where it has one, else the run's server address.
+    pub async fn address_of(
+        &self,
+        m: &Manifest,
+        server: Option<&str>,
+        port: u16,
+    ) -> Result<String> {
+        if let Some(target) = &m.target {
+            return Ok(target.clone());
         }
+        let own = match server {
+            Some(id) => self.engine.address(id).await?,
+            None => None,
+        };
+        let host = own.unwrap_or_else(|| self.engines.roles.server_address.clone());
+        Ok(format!("{host}:{port}"))
     }
 
     /// Whether the servers' ports are the orchestrator's to check: only on
@@ -154,7 +159,7 @@ impl RunContext<'_> {
         kind: Registry,
         server: &str,
     ) -> Result<Option<RunningRegistry>> {
-        let engine = &self.engines.registry;
+        let engine = &self.run_engines.registry;
         let launched = registry::launch(
             engine,
             kind,
@@ -175,7 +180,7 @@ impl RunContext<'_> {
     pub async fn remove_registry(&self, registry: Option<RunningRegistry>) -> Result<()> {
         match registry {
             Some(r) => {
-                self.timed(Phase::Teardown, self.engines.registry.remove(&r.id))
+                self.timed(Phase::Teardown, self.run_engines.registry.remove(&r.id))
                     .await
             }
             None => Ok(()),
@@ -204,15 +209,20 @@ impl RunContext<'_> {
         registry: Option<&RunningRegistry>,
     ) -> Result<String> {
         let jvm_flags = self.prepared.profile.jvm_flags_of(&m.jvm_flags);
+        // The interface to listen on: 127.0.0.1 unless the client is on
+        // another machine (docs/multi-host.md), every interface of its Pod
+        // on a cluster; the address the client calls it at, which it
+        // registers and hands out (the same as the interface it binds, its
+        // Pod's IP on a cluster).
+        let (bind, advertise) = self
+            .engine
+            .listen()
+            .unwrap_or((&self.engines.roles.bind, &self.engines.roles.server_address));
         let mut env = vec![
             format!("RPCLAB_PORT={port}"),
             format!("JAVA_OPTS={}", jvm_flags.join(" ")),
-            // The interface to listen on: 127.0.0.1 unless the client is
-            // on another machine (docs/multi-host.md).
-            format!("RPCLAB_BIND={}", self.engines.roles.bind),
-            // The address the client calls it at, which it registers and
-            // hands out (today the same as the interface it binds).
-            format!("RPCLAB_ADVERTISE={}", self.engines.roles.server_address),
+            format!("RPCLAB_BIND={bind}"),
+            format!("RPCLAB_ADVERTISE={advertise}"),
         ];
         env.extend(m.env_of(v).iter().map(|(k, v)| format!("{k}={v}")));
         env.extend(registry.map(|r| r.server_env()).unwrap_or_default());
@@ -220,7 +230,7 @@ impl RunContext<'_> {
             "starting {} {} on {}:{port} (cpus {})",
             m.name,
             v.name,
-            self.engines.roles.bind,
+            bind,
             &self.prepared.split.server
         );
         let image = m.image(v);
@@ -250,7 +260,7 @@ impl RunContext<'_> {
         id: Option<&str>,
         port: u16,
     ) -> Result<()> {
-        let target = self.address_of(m, port);
+        let target = self.address_of(m, id, port).await?;
         // This process probes on the host's network, a container in a
         // private one (with the folder's files mounted).
         let here = *self.network() == Network::Host;
