@@ -384,10 +384,7 @@ impl Cluster {
             .find(|c| c.name == pod::MAIN)
             .map(|c| c.image_id.clone())
             .unwrap_or_default();
-        let cpuset = match Containers::exec(self, id, &["sh", "-c", CPUSET_FILES]).await {
-            Ok((0, out)) if !out.trim().is_empty() => out.trim().to_owned(),
-            _ => "unknown".into(),
-        };
+        let cpuset = self.cpuset_inside(id, pod).await;
         let static_policy = self.static_policy(&node).await.unwrap_or(false);
         let pushed = self.pushed.values().find(|p| p.reference == image);
         let record = PodRecord {
@@ -408,6 +405,30 @@ impl Cluster {
         let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
         records.retain(|r| !(r.namespace == record.namespace && r.pod == record.pod));
         records.push(record);
+    }
+
+    /// The cpuset of Pod `id` as read inside it: in `main`, else (it ended
+    /// first, as a short client may) in its `keeper`, which shares its
+    /// CPUs (both on the shared pool); `unknown` when neither answers.
+    async fn cpuset_inside(&self, id: &str, pod: &Pod) -> String {
+        let has_keeper = pod
+            .spec
+            .as_ref()
+            .is_some_and(|s| s.containers.iter().any(|c| c.name == pod::KEEPER));
+        let mut containers = vec![pod::MAIN];
+        if has_keeper {
+            containers.push(pod::KEEPER);
+        }
+        for container in containers {
+            if let Ok((out, _, 0)) = exec_in(self, id, container, &["sh", "-c", CPUSET_FILES]).await
+            {
+                let text = String::from_utf8_lossy(&out).trim().to_owned();
+                if !text.is_empty() {
+                    return text;
+                }
+            }
+        }
+        "unknown".into()
     }
 
     /// Whether `node`'s kubelet runs the static CPU manager policy: as its

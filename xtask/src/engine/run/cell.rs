@@ -85,7 +85,7 @@ impl RunContext<'_> {
             settled,
         } = *at;
         let target = self.address_of(m, running.server, running.port).await?;
-        let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
+        let options = self.client_options(m, v, Path::new(FILES_IN_CONTAINERS), &target);
         let mut spec: CellSpec = self.prepared.profile.cell_spec(
             m.protocol.as_str(),
             target,
@@ -202,7 +202,7 @@ impl RunContext<'_> {
             return Ok(None);
         };
         let target = self.address_of(m, at.server, at.port).await?;
-        let options = m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target);
+        let options = self.client_options(m, v, Path::new(FILES_IN_CONTAINERS), &target);
         let first = profile.priming_spec(
             m.protocol.as_str(),
             target,

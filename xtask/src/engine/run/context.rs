@@ -65,6 +65,10 @@ pub struct RunContext<'a> {
     /// The network the run's containers join, once its holder is up
     /// (after the images are built).
     pub network: OnceLock<Network>,
+    /// The address of the running registry, where it has one of its own
+    /// (a Pod's IP): client options that name a registry on 127.0.0.1
+    /// name it there instead ([`RunContext::client_options`]).
+    pub registry_address: Mutex<Option<String>>,
     /// Where this invocation's time went so far, by phase: each span the
     /// orchestrator awaits is added once it ends (never on the client's
     /// path: the client is in its own container and process).

@@ -197,6 +197,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         bar: std::sync::OnceLock::new(),
         client_clock_offset_s: std::sync::OnceLock::new(),
         network: std::sync::OnceLock::new(),
+        registry_address: std::sync::Mutex::default(),
         phases: std::sync::Mutex::default(),
     };
     let run_started = Instant::now();

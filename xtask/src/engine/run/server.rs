@@ -18,6 +18,7 @@ use crate::engine::readiness;
 use crate::engine::registry::{self, RunningRegistry};
 use anyhow::{bail, Result};
 use rpclab_model::phases::Phase;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
@@ -169,6 +170,8 @@ impl RunContext<'_> {
             self.network(),
         );
         let started = self.timed(Phase::Start, launched).await?;
+        let own = started.as_ref().map(|r| r.address.clone());
+        *self.registry_at() = own.filter(|a| a != "127.0.0.1");
         if let Some(r) = &started {
             let answers = registry::ready(engine, r, self.network());
             self.timed(Phase::Readiness, answers).await?;
@@ -178,6 +181,7 @@ impl RunContext<'_> {
 
     /// Removes the registry [`RunContext::start_registry`] started.
     pub async fn remove_registry(&self, registry: Option<RunningRegistry>) -> Result<()> {
+        *self.registry_at() = None;
         match registry {
             Some(r) => {
                 self.timed(Phase::Teardown, self.run_engines.registry.remove(&r.id))
@@ -185,6 +189,35 @@ impl RunContext<'_> {
             }
             None => Ok(()),
         }
+    }
+
+    fn registry_at(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.registry_address
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `m`'s client options for `v` as a client calling `target` takes
+    /// them ([`Manifest::client_options_at`]), its files under `files`; a
+    /// registry they name on 127.0.0.1 named at the running registry's own
+    /// address where it has one (a Pod's IP: the client's 127.0.0.1 is its
+    /// Pod's).
+    pub fn client_options(
+        &self,
+        m: &Manifest,
+        v: &Variant,
+        files: &Path,
+        target: &str,
+    ) -> BTreeMap<String, String> {
+        let mut options = m.client_options_at(v, files, target);
+        if let Some(address) = self.registry_at().as_deref() {
+            let loopback = format!("127.0.0.1:{}", registry::ZOOKEEPER_PORT);
+            let own = format!("{address}:{}", registry::ZOOKEEPER_PORT);
+            for value in options.values_mut() {
+                *value = value.replace(&loopback, &own);
+            }
+        }
+        options
     }
 
     /// Stops and removes the server container `id`.
@@ -265,9 +298,9 @@ impl RunContext<'_> {
         // private one (with the folder's files mounted).
         let here = *self.network() == Network::Host;
         let options = if here {
-            m.client_options_at(v, &m.dir, &target)
+            self.client_options(m, v, &m.dir, &target)
         } else {
-            m.client_options_at(v, Path::new(FILES_IN_CONTAINERS), &target)
+            self.client_options(m, v, Path::new(FILES_IN_CONTAINERS), &target)
         };
         let call = m.call_of(v);
         let hint = match &m.target {
