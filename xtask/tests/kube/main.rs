@@ -585,4 +585,97 @@ async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_sa
     );
     // Refused before any Pod: no namespace made.
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+
+/// `lab run --engine kubernetes` of thrift-java at the smoke profile: the
+/// run's own code, its cells as Pods (the client calling the server's Pod
+/// IP), writes a complete snapshot with every call verified and every Pod
+/// in its manifest, and leaves no namespace. It builds on this machine's
+/// Docker engine (its images found by hash) and loads them into the node.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let results = tempfile::tempdir().unwrap();
+    let out = common::xtask_command(&[
+        "lab",
+        "run",
+        "--engine",
+        "kubernetes",
+        "--only",
+        "thrift-java",
+        "--profile",
+        "smoke",
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ])
+    .env("KUBECONFIG", kubeconfig())
+    .output()
+    .expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run failed:\n{stderr}");
+    let snapshot = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("results.json").is_file())
+        .expect("a snapshot");
+    // Every call verified, none failed, in every cell.
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], true, "{stderr}");
+    let cells = results["cells"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for cell in cells {
+        assert!(cell["calls_ok"].as_u64().unwrap() > 0, "{cell}");
+        assert_eq!(cell["calls_failed"], 0, "{cell}");
+        assert!(cell["server_cost"].is_object(), "the server's cost: {cell}");
+    }
+    // Its Pods in the manifest: the server's Guaranteed on a core of its
+    // own, read inside it, on a node with the static policy, its image's
+    // digest the Docker image the run built; the client on the Pod network.
+    let manifest: rpclab_model::manifest::RunManifest =
+        toml::from_str(&std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap()).unwrap();
+    let servers: Vec<_> = manifest
+        .pods
+        .iter()
+        .filter(|p| p.role == "server")
+        .collect();
+    assert_eq!(servers.len(), 3, "one Pod a variant: {:?}", manifest.pods);
+    for server in &servers {
+        assert_eq!(server.qos, "Guaranteed", "{server:?}");
+        assert!(server.cpuset.parse::<u32>().is_ok(), "{server:?}");
+        assert!(server.static_policy, "{server:?}");
+        assert!(!server.node.is_empty(), "{server:?}");
+        let built = manifest
+            .images
+            .get(&server.image)
+            .expect("the server image built");
+        // A config digest is the Docker image id; an image the node also
+        // knows from a registry is named by its manifest's digest there.
+        if server.image_id.starts_with("sha256:") {
+            assert_eq!(&server.image_id, built, "{server:?}");
+        } else {
+            assert!(server.image_id.contains("@sha256:"), "{server:?}");
+        }
+        assert!(server.ip.starts_with("10."), "{server:?}");
+    }
+    assert!(manifest.pods.iter().any(|p| p.role == "client"));
+    let network = manifest.network.clone().unwrap_or_default();
+    assert!(network.starts_with("pods:"), "{network}");
+    // The node described from its status.
+    assert!(
+        manifest.hosts[0].docker_version.contains("kubelet"),
+        "{:?}",
+        manifest.hosts
+    );
+    // No namespace of the run is left.
+    let api: Api<Namespace> = Api::all(client.clone());
+    let left = api
+        .list(&ListParams::default().labels(&format!("io.rpclab.run={}", manifest.run_id)))
+        .await
+        .unwrap()
+        .items;
+    assert!(left.is_empty(), "the run's namespace is left");
 }
