@@ -62,7 +62,7 @@ impl RunScope {
     /// run is alive or cannot be judged (unless both are checks that share,
     /// [`owner::Sharing`]), and then [`RunScope::watch`]es it.
     pub async fn claim(&mut self, engine: &Engine) -> Result<()> {
-        remove_stale(engine, self.id.sharing()).await?;
+        let _removed = remove_stale(engine, self.id.sharing()).await?;
         self.watch(engine);
         Ok(())
     }
@@ -74,7 +74,10 @@ impl RunScope {
         match engine.docker() {
             Some(docker) => self.claim(docker).await,
             None => {
-                remove_stale(engine, self.id.sharing()).await?;
+                // A dead run's Pods are gone; its namespace goes too.
+                for run in remove_stale(engine, self.id.sharing()).await? {
+                    engine.remove_lab_containers(Some(&run)).await?;
+                }
                 self.others.push(engine.clone());
                 Ok(())
             }
@@ -110,8 +113,12 @@ impl RunScope {
 
 /// Removes from `engine` what runs whose orchestrator is gone left behind
 /// (one line each); refuses to go on while another run is alive or cannot
-/// be judged, unless both are checks that share (`sharing`).
-pub async fn remove_stale(engine: &impl Containers, sharing: owner::Sharing) -> Result<()> {
+/// be judged, unless both are checks that share (`sharing`). The ids of the
+/// runs it removed.
+pub async fn remove_stale(
+    engine: &impl Containers,
+    sharing: owner::Sharing,
+) -> Result<Vec<String>> {
     let containers = engine.lab_containers(None).await?;
     let stale = owner::stale_runs(
         containers.iter().map(|c| owner::Seen {
@@ -122,13 +129,15 @@ pub async fn remove_stale(engine: &impl Containers, sharing: owner::Sharing) -> 
         }),
         sharing,
     )?;
+    let mut removed = Vec::new();
     for run in stale {
         eprintln!("{}", run.message());
         for id in &run.ids {
             engine.remove(id).await?;
         }
+        removed.push(run.run);
     }
-    Ok(())
+    Ok(removed)
 }
 
 impl Drop for RunScope {
