@@ -526,30 +526,28 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             redecide,
             format: None,
         } => rerender(root, &snapshot, jmeter, out, redecide),
-        LabCommand::Ps {
-            engine: kube::EngineChoice::Docker,
-        } => ps().await,
-        LabCommand::Ps {
-            engine: kube::EngineChoice::Kubernetes,
-        } => kube::ps().await,
-        LabCommand::Clean {
-            images,
-            engine: kube::EngineChoice::Docker,
-        } => clean(images).await,
-        LabCommand::Clean {
-            images,
-            engine: kube::EngineChoice::Kubernetes,
-        } => {
-            if images {
-                anyhow::bail!("--images removes the Docker engine's images: run it without --engine kubernetes");
-            }
-            kube::clean().await
-        }
+        LabCommand::Ps { engine } => match engine {
+            kube::EngineChoice::Docker => ps().await,
+            kube::EngineChoice::Kubernetes => kube::ps().await,
+        },
+        LabCommand::Clean { images, engine } => clean_on(engine, images).await,
         LabCommand::KubeCheck {
             image,
             with_registry,
             image_registry,
         } => kube::check(&image, with_registry, image_registry.as_deref()).await,
+    }
+}
+
+/// `lab clean` on the engine asked: a Docker engine's run containers (and
+/// with `images` the lab's images), or a cluster's lab namespaces.
+async fn clean_on(engine: kube::EngineChoice, images: bool) -> Result<()> {
+    match engine {
+        kube::EngineChoice::Docker => clean(images).await,
+        kube::EngineChoice::Kubernetes if images => anyhow::bail!(
+            "--images removes the Docker engine's images: run it without --engine kubernetes"
+        ),
+        kube::EngineChoice::Kubernetes => kube::clean().await,
     }
 }
 

@@ -585,6 +585,7 @@ async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_sa
     );
     // Refused before any Pod: no namespace made.
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
+}
 
 /// `lab run --engine kubernetes` of thrift-java at the smoke profile: the
 /// run's own code, its cells as Pods (the client calling the server's Pod
