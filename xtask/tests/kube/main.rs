@@ -680,3 +680,99 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
         .items;
     assert!(left.is_empty(), "the run's namespace is left");
 }
+
+/// The lab's objects of `kind` on the cluster that a process `pid` made
+/// (its owner label), by name.
+async fn made_by<K>(client: &kube::Client, pid: u32, more: &str) -> Vec<String>
+where
+    K: kube::Resource<Scope = k8s_openapi::ClusterResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    let api: Api<K> = Api::all(client.clone());
+    api.list(&ListParams::default().labels(&format!("io.rpclab.owner.pid={pid}{more}")))
+        .await
+        .expect("listed")
+        .items
+        .into_iter()
+        .filter_map(|o| o.meta().name.clone())
+        .collect()
+}
+
+/// The lab's Pods a process `pid` made (with `more` labels, `,k=v`).
+async fn pods_made_by(client: &kube::Client, pid: u32, more: &str) -> Vec<String> {
+    let api: Api<k8s_openapi::api::core::v1::Pod> = Api::all(client.clone());
+    api.list(&ListParams::default().labels(&format!("io.rpclab.owner.pid={pid}{more}")))
+        .await
+        .expect("pods listed")
+        .items
+        .into_iter()
+        .filter_map(|p| p.metadata.name)
+        .collect()
+}
+
+/// A run on the cluster killed (SIGKILL) while its server Pod runs leaves
+/// its namespace; the next run removes it, Pods and all, says so, and
+/// runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_run_leaves_nothing_once_the_next_run_starts() {
+    let Some(client) = cluster().await else {
+        return;
+    };
+    let _one = CLUSTER.lock().await;
+    let results = tempfile::tempdir().unwrap();
+    let dir = results.path().to_str().unwrap().to_owned();
+    let run = || {
+        let mut cmd = common::xtask_command(&[
+            "lab",
+            "run",
+            "--engine",
+            "kubernetes",
+            "--only",
+            "thrift-java",
+            "--variant",
+            "thrift-java/0.9.3",
+            "--profile",
+            "smoke",
+            "--results-dir",
+            &dir,
+        ]);
+        cmd.env("KUBECONFIG", kubeconfig());
+        cmd
+    };
+    let mut first = run()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("xtask starts");
+    let pid = first.id();
+    let started = std::time::Instant::now();
+    while pods_made_by(&client, pid, ",io.rpclab.role=server")
+        .await
+        .is_empty()
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(300),
+            "no server Pod in 300 s"
+        );
+        assert!(first.try_wait().unwrap().is_none(), "the run ended first");
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(
+        !made_by::<Namespace>(&client, pid, "").await.is_empty(),
+        "a killed run leaves its namespace"
+    );
+    let out = run().output().expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the next run failed:\n{stderr}");
+    assert!(stderr.contains("is no longer running"), "{stderr}");
+    assert_eq!(
+        made_by::<Namespace>(&client, pid, "").await,
+        Vec::<String>::new()
+    );
+    assert_eq!(pods_made_by(&client, pid, "").await, Vec::<String>::new());
+}
