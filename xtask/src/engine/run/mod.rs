@@ -178,7 +178,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         resuming: interrupted.as_ref(),
         network: exposure(&run_engines, network_choice, &roles),
     };
-    let manifest = record::opening(&prepared, &opts, opening)?;
+    let manifest = opening_manifest(&prepared, &opts, opening, &run_engines)?;
     let mut record = Record::open(snapshot, manifest, interrupted.is_some())?;
 
     let ctx = RunContext {
@@ -233,6 +233,24 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
         stopped: outcome.err(),
         cleanup: removed.err(),
     })
+}
+
+/// What `[cpus]` says of its sets on a cluster.
+const ON_A_CLUSTER: &str = "; on Kubernetes a set's size is what its Pod asks: the server's whole CPUs (Guaranteed, exclusive), which the kubelet's static policy picks, the others the shared pool; [[pods]] has each Pod's cpuset as read inside it";
+
+/// The manifest a run opens with; on a cluster, `[cpus]` says what its
+/// sets are there.
+fn opening_manifest(
+    prepared: &prepare::Prepared<'_>,
+    opts: &RunOptions,
+    opening: Opening<'_>,
+    run_engines: &RunEngines,
+) -> Result<rpclab_model::manifest::RunManifest> {
+    let mut manifest = record::opening(prepared, opts, opening)?;
+    if run_engines.server.docker().is_none() {
+        manifest.cpus.note.push_str(ON_A_CLUSTER);
+    }
+    Ok(manifest)
 }
 
 /// What a run on a cluster's containers are exposed to, in the manifest's
