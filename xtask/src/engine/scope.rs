@@ -33,8 +33,7 @@ pub struct RunScope {
     /// Every engine the run may start containers on, each once.
     engines: Vec<Engine>,
     /// The other engines it claimed (a cluster, whose run's namespace goes
-    /// with its Pods). A panic's clean-up does not reach them: the next
-    /// run's claim does.
+    /// with its Pods).
     others: Vec<RunEngine>,
     /// The run removed its containers itself.
     closed: AtomicBool,
@@ -150,13 +149,16 @@ impl Drop for RunScope {
         }
         let id = self.id.to_string();
         let endpoints: Vec<Endpoint> = self.engines.iter().map(|e| e.endpoint.clone()).collect();
-        let _ = std::thread::spawn(move || remove_on_fresh_runtime(&id, &endpoints)).join();
+        let cluster = !self.others.is_empty();
+        let _ =
+            std::thread::spawn(move || remove_on_fresh_runtime(&id, &endpoints, cluster)).join();
     }
 }
 
-/// Removes the containers of run `id` on each of `endpoints`, connecting
+/// Removes the containers of run `id` on each of `endpoints` (and with
+/// `cluster`, its namespace on the cluster of the kubeconfig), connecting
 /// anew on a runtime of this thread's own; failures are ignored.
-fn remove_on_fresh_runtime(id: &str, endpoints: &[Endpoint]) {
+fn remove_on_fresh_runtime(id: &str, endpoints: &[Endpoint], cluster: bool) {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -169,6 +171,13 @@ fn remove_on_fresh_runtime(id: &str, endpoints: &[Endpoint]) {
                 let _ = engine.remove_lab_containers(Some(id)).await;
             }
         }
+        #[cfg(feature = "kubernetes")]
+        if cluster {
+            if let Ok(cluster) = crate::engine::kubernetes::Cluster::connect().await {
+                let _ = cluster.remove_lab_containers(Some(id)).await;
+            }
+        }
+        let _ = cluster;
     });
 }
 
