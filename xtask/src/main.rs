@@ -111,6 +111,11 @@ enum LabCommand {
         /// see docs/kubernetes.md).
         #[arg(long, value_enum, default_value = "docker")]
         engine: kube::EngineChoice,
+        /// With --engine kubernetes: push the run's images to this registry
+        /// (host[:port][/path]) and have the cluster pull them from there,
+        /// instead of loading them into this machine's node.
+        #[arg(long, value_name = "REGISTRY")]
+        image_registry: Option<String>,
     },
     /// Measure a service the lab did not start, running at --target, as
     /// `lab run` measures its own servers: the lab's scenarios calling
@@ -455,17 +460,20 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
             run,
             quick,
             engine,
+            image_registry,
         } => {
             let kubernetes = engine == kube::EngineChoice::Kubernetes;
             if kubernetes {
                 kube::available("--engine kubernetes")?;
+            } else if image_registry.is_some() {
+                anyhow::bail!("--image-registry is where a cluster pulls the run's images from: give it with --engine kubernetes");
             }
             let servers_dirs = servers.servers_dirs(invoked_from);
             let ServerSelection {
                 lab, only, profile, ..
             } = servers;
             let selection = (lab, only, servers_dirs, profile);
-            lab_run(root, selection, run, quick, kubernetes).await
+            lab_run(root, selection, run, quick, (kubernetes, image_registry)).await
         }
         LabCommand::Reproduce {
             seeds,
@@ -505,7 +513,7 @@ async fn lab_command(root: &Path, invoked_from: &Path, command: LabCommand) -> R
                 (lab, vec![name], vec![folder], profile),
                 run,
                 quick,
-                false,
+                (false, None),
             )
             .await
         }
@@ -557,7 +565,7 @@ async fn lab_run(
     (lab, only, servers_dirs, profile): (PathBuf, Vec<String>, Vec<PathBuf>, Option<String>),
     flags: RunFlags,
     quick: QuickFlags,
-    kubernetes: bool,
+    (kubernetes, image_registry): (bool, Option<String>),
 ) -> Result<()> {
     let engine_wait = flags.engine_wait();
     let run = run::run(
@@ -588,6 +596,7 @@ async fn lab_run(
             engine_wait,
             capacity: None,
             kubernetes,
+            image_registry,
         },
     )
     .await?;

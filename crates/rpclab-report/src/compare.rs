@@ -130,6 +130,9 @@ pub struct HostRecord {
     /// manifest's `network`, up to its first `:` or `,`; a run written
     /// before it was recorded used the host's).
     pub network: Option<String>,
+    /// Which engine ran its containers ([`engine_of`]): `Docker <version>`,
+    /// or `Kubernetes, <the node's runtime>` for a run on a cluster.
+    pub engine: Option<String>,
     /// Why the manifest could not be read, when it could not.
     pub unreadable: Option<String>,
 }
@@ -145,6 +148,7 @@ impl HostRecord {
                 kernel: Some(m.host.kernel.clone()),
                 calibration: m.calibration.clone(),
                 network: Some(network_mode(m.network.as_deref())),
+                engine: Some(engine_of(m)),
                 unreadable: None,
             },
             Err(why) => HostRecord {
@@ -162,6 +166,26 @@ impl HostRecord {
             self.kernel.as_deref().unwrap_or("?")
         )
     }
+}
+
+/// Which engine ran a snapshot's containers: a run on a cluster records its
+/// Pods (`[[pods]]`) and its node's runtime in the server's `[[hosts]]`
+/// entry; any other ran on Docker (`[host]`'s version).
+fn engine_of(m: &rpclab_model::manifest::RunManifest) -> String {
+    if m.pods.is_empty() {
+        return format!("Docker {}", m.host.docker_version);
+    }
+    let runtime = m
+        .hosts
+        .iter()
+        .find(|h| h.roles.iter().any(|r| r == "server"))
+        .map_or("?", |h| h.docker_version.as_str());
+    format!("Kubernetes, {runtime}")
+}
+
+/// The first word of an engine's description: `Docker` or `Kubernetes`.
+fn engine_kind(engine: &str) -> &str {
+    engine.split([' ', ',']).next().unwrap_or(engine)
 }
 
 /// The network mode a manifest's `network` names (`private: ...`,
@@ -206,7 +230,16 @@ pub fn host_warnings(a: &HostRecord, b: &HostRecord) -> Vec<String> {
             }
         ));
     }
-    if let (Some(na), Some(nb)) = (&a.network, &b.network) {
+    let engines = match (&a.engine, &b.engine) {
+        (Some(ea), Some(eb)) if engine_kind(ea) != engine_kind(eb) => Some((ea, eb)),
+        _ => None,
+    };
+    if let Some((ea, eb)) = engines {
+        out.push(format!(
+            "warning: different engines (a: {ea}; b: {eb}): containers and Pods are started, pinned (cpusets, or the kubelet's CPU manager) and networked (a run's namespace, or the Pod network) differently, so absolute changes mix engine and code; read both hosts' calibrations below and the rank agreement (docs/kubernetes.md, \"A cluster's snapshot beside a Docker host's\")"
+        ));
+    }
+    if let (Some(na), Some(nb), None) = (&a.network, &b.network, engines) {
         if na != nb {
             out.push(format!(
                 "warning: different networks (a: {na}, b: {nb}): the loopback of a run's private namespace measured faster than the host's (docs/methodology.md, \"The run's network\"); compare runs of one network"
@@ -865,6 +898,7 @@ mod tests {
             kernel: Some("6.18".into()),
             calibration: None,
             network: None,
+            engine: None,
             unreadable: None,
         }
     }
@@ -923,6 +957,31 @@ mod tests {
             "{said:?}"
         );
         assert!(host_warnings(&older, &older).is_empty());
+        // Two engines are said once, in place of their networks.
+        let docker = HostRecord {
+            engine: Some("Docker 20.10.24".into()),
+            ..private.clone()
+        };
+        let cluster = HostRecord {
+            engine: Some("Kubernetes, containerd://2.4.2 (kubelet v1.34.4)".into()),
+            network: Some(network_mode(Some(
+                "pods: every server, registry and client is a Pod",
+            ))),
+            ..a2.clone()
+        };
+        let said = host_warnings(&docker, &cluster);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].starts_with(
+                "warning: different engines (a: Docker 20.10.24; b: Kubernetes, containerd://2.4.2"
+            ),
+            "{said:?}"
+        );
+        let newer_docker = HostRecord {
+            engine: Some("Docker 27.0".into()),
+            ..docker.clone()
+        };
+        assert!(host_warnings(&docker, &newer_docker).is_empty());
         // An unreadable manifest is said, not fatal.
         let bad = HostRecord::of(&Err("manifest.toml does not parse".into()));
         assert_eq!(bad.cpu_model, None);

@@ -204,6 +204,7 @@ pub async fn capacity(root: &Path, invoked_from: &Path, args: CapacityArgs) -> R
             engine_wait: crate::engine::outage::DEFAULT_WAIT,
             capacity: Some(asked.clone()),
             kubernetes: false,
+            image_registry: None,
         },
     )
     .await?;

@@ -240,6 +240,7 @@ fn run_options(
         engine_wait: opts.engine_wait,
         capacity: None,
         kubernetes: false,
+        image_registry: None,
     }
 }
 

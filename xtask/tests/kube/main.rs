@@ -681,6 +681,110 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
     assert!(left.is_empty(), "the run's namespace is left");
 }
 
+/// `lab run --image-registry` names the registry a cluster pulls the run's
+/// images from: without `--engine kubernetes` it is one line, and so is a
+/// registry that does not answer, before the cluster is asked.
+#[test]
+fn lab_run_s_image_registry_is_refused_without_a_cluster_engine_or_an_answer() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["lab", "run", "--only", "thrift-java", "--profile", "smoke"];
+        args.extend_from_slice(extra);
+        let out = common::xtask_command(&args)
+            .env("KUBECONFIG", kubeconfig())
+            .output()
+            .expect("xtask runs");
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let errors: Vec<String> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        (errors[0].clone(), stderr)
+    };
+    let (error, _) = run(&["--image-registry", "127.0.0.1:5000"]);
+    assert!(
+        error.contains("give it with --engine kubernetes"),
+        "{error}"
+    );
+    let (error, stderr) = run(&["--engine", "kubernetes", "--image-registry", "127.0.0.1:1"]);
+    assert!(
+        error.starts_with("error: the image registry 127.0.0.1:1 does not answer GET"),
+        "{error}"
+    );
+    assert!(!stderr.contains("Kubernetes v"), "{stderr}");
+}
+
+/// `lab run --engine kubernetes --image-registry`: the run's images pushed
+/// there, its Pods naming them there (`IfNotPresent`), each Pod's record
+/// the pushed digest as the node ran it; every call verified.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_with_an_image_registry_pulls_its_pods_images_from_it() {
+    let Some(_client) = cluster().await else {
+        return;
+    };
+    let registry = image_registry();
+    if let Err(why) = registry_answers(&registry).await {
+        eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
+        return;
+    }
+    let _one = CLUSTER.lock().await;
+    let results = tempfile::tempdir().unwrap();
+    let out = common::xtask_command(&[
+        "lab",
+        "run",
+        "--engine",
+        "kubernetes",
+        "--image-registry",
+        &registry,
+        "--only",
+        "thrift-java",
+        "--variant",
+        "0.20",
+        "--profile",
+        "smoke",
+        "--results-dir",
+        results.path().to_str().unwrap(),
+    ])
+    .env("KUBECONFIG", kubeconfig())
+    .output()
+    .expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run failed:\n{stderr}");
+    let snapshot = std::fs::read_dir(results.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("results.json").is_file())
+        .expect("a snapshot");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], true, "{stderr}");
+    for cell in results["cells"].as_array().unwrap() {
+        assert!(cell["calls_ok"].as_u64().unwrap() > 0, "{cell}");
+        assert_eq!(cell["calls_failed"], 0, "{cell}");
+    }
+    let manifest: rpclab_model::manifest::RunManifest =
+        toml::from_str(&std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap()).unwrap();
+    assert!(manifest.pods.iter().any(|p| p.role == "server"));
+    for pod in &manifest.pods {
+        assert!(
+            pod.image.starts_with(&format!("{registry}/rpclab/")),
+            "{pod:?}"
+        );
+        assert_eq!(pod.pull, "IfNotPresent", "{pod:?}");
+        let digest = pod.pushed_digest.as_deref().expect("the pushed digest");
+        // A Pod that ended before its record (a calibration) may have none.
+        if pod.role == "server" || !pod.image_id.is_empty() {
+            assert!(
+                pod.image_id.ends_with(digest),
+                "the Pod ran the pushed image: {pod:?}"
+            );
+        }
+    }
+}
+
 /// The lab's objects of `kind` on the cluster that a process `pid` made
 /// (its owner label), by name.
 async fn made_by<K>(client: &kube::Client, pid: u32, more: &str) -> Vec<String>

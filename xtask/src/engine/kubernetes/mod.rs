@@ -75,7 +75,7 @@ pub struct Cluster {
     /// (`Never`); a pushed one is pulled `IfNotPresent`.
     pub pull: String,
     /// Images pushed to a registry, by the lab's tag ([`Cluster::use_pushed`]).
-    pushed: BTreeMap<String, push::Pushed>,
+    pushed: Arc<Mutex<BTreeMap<String, push::Pushed>>>,
     /// Nodes known to run the static CPU manager policy.
     static_nodes: Arc<Mutex<BTreeMap<String, bool>>>,
     /// The namespaces this process applied.
@@ -173,7 +173,7 @@ impl Cluster {
             exclusive: BTreeSet::from([Role::Server]),
             exclusive_sets: BTreeSet::new(),
             pull: "Never".into(),
-            pushed: BTreeMap::new(),
+            pushed: Arc::default(),
             static_nodes: Arc::default(),
             namespaces: Arc::default(),
             pods: Arc::default(),
@@ -187,16 +187,19 @@ impl Cluster {
 
     /// From now on, a Pod of a pushed image names its reference in the
     /// registry, pulled `IfNotPresent`; other images stay as they are.
-    pub fn use_pushed(&mut self, pushed: Vec<push::Pushed>) {
+    pub fn use_pushed(&self, pushed: Vec<push::Pushed>) {
         self.pushed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .extend(pushed.into_iter().map(|p| (p.image.clone(), p)));
     }
 
     /// The image a Pod of `image` names, and its pull policy.
-    fn image_of<'a>(&'a self, image: &'a str) -> (&'a str, &'a str) {
-        match self.pushed.get(image) {
-            Some(p) => (p.reference.as_str(), "IfNotPresent"),
-            None => (image, self.pull.as_str()),
+    fn image_of(&self, image: &str) -> (String, String) {
+        let pushed = self.pushed.lock().unwrap_or_else(|e| e.into_inner());
+        match pushed.get(image) {
+            Some(p) => (p.reference.clone(), "IfNotPresent".into()),
+            None => (image.to_owned(), self.pull.clone()),
         }
     }
 
@@ -269,8 +272,11 @@ impl Cluster {
         let ns = self.ensure_namespace(&spec).await?;
         let cpu = self.cpu_of(&spec)?;
         let (image, pull) = self.image_of(spec.image);
-        let spec = ContainerSpec { image, ..spec };
-        let manifest = pod::pod(&spec, &ns, cpu, pull, files.as_ref().map(|(d, _)| *d))?;
+        let spec = ContainerSpec {
+            image: &image,
+            ..spec
+        };
+        let manifest = pod::pod(&spec, &ns, cpu, &pull, files.as_ref().map(|(d, _)| *d))?;
         let name = pod::pod_name(&spec);
         let id = pod::container_id(&ns, &name);
         if let Some((_, tar)) = files {
@@ -386,7 +392,13 @@ impl Cluster {
             .unwrap_or_default();
         let cpuset = self.cpuset_inside(id, pod).await;
         let static_policy = self.static_policy(&node).await.unwrap_or(false);
-        let pushed = self.pushed.values().find(|p| p.reference == image);
+        let pushed = self
+            .pushed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .find(|p| p.reference == image)
+            .cloned();
         let record = PodRecord {
             namespace: ns.to_owned(),
             pod: name.to_owned(),
@@ -397,8 +409,10 @@ impl Cluster {
             cpuset,
             static_policy,
             image: image.to_owned(),
-            pull: pushed.map_or(self.pull.clone(), |_| "IfNotPresent".into()),
-            pushed_digest: pushed.map(|p| p.digest.clone()),
+            pull: pushed
+                .as_ref()
+                .map_or(self.pull.clone(), |_| "IfNotPresent".into()),
+            pushed_digest: pushed.map(|p| p.digest),
             image_id,
             ip: status.pod_ip.unwrap_or_default(),
         };

@@ -372,9 +372,9 @@ impl RunContext<'_> {
     }
 
     /// On a cluster, the images the run's Pods use, built on this
-    /// machine's Docker engine, loaded into its node's runtime
-    /// (`tools/k8s/load-image`: the cluster pulls from no registry); on
-    /// Docker, nothing.
+    /// machine's Docker engine: pushed to `--image-registry`, from which the
+    /// nodes pull them, or else loaded into this machine's node's runtime
+    /// (`tools/k8s/load-image`); on Docker, nothing.
     async fn load_into_cluster(&self, runnable: &[Planned<'_>]) -> Result<()> {
         #[cfg(feature = "kubernetes")]
         if self.engine.cluster().is_some() {
@@ -387,7 +387,18 @@ impl RunContext<'_> {
             }
             wanted.sort();
             wanted.dedup();
-            return crate::engine::kubernetes::load_images(self.root, &wanted).await;
+            let Some(registry) = &self.opts.image_registry else {
+                return crate::engine::kubernetes::load_images(self.root, &wanted).await;
+            };
+            use crate::engine::kubernetes::push;
+            let registry = push::ImageRegistry::parse(registry)?;
+            let docker = crate::engine::docker::Engine::connect().await?;
+            let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+            let pushed = push::push_all(&docker, &registry, &wanted).await?;
+            if let Some(cluster) = self.engine.cluster() {
+                cluster.use_pushed(pushed);
+            }
+            return Ok(());
         }
         let _ = runnable;
         Ok(())

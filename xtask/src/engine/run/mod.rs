@@ -306,6 +306,12 @@ async fn run_engines(
     }
     #[cfg(feature = "kubernetes")]
     {
+        // The image registry answers, before the cluster is asked.
+        if let Some(registry) = &opts.image_registry {
+            crate::engine::kubernetes::push::ImageRegistry::parse(registry)?
+                .check()
+                .await?;
+        }
         let exclusive = cpus::CpuSet::parse(server_cpus).map_or(1, |s| s.len() as u32);
         let (mut cluster, node) =
             crate::engine::kubernetes::preflight::connect_checked(run_id, exclusive).await?;

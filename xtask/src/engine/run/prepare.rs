@@ -72,6 +72,10 @@ pub struct RunOptions {
     /// `--engine kubernetes`: the run's containers are Pods on the cluster
     /// of the kubeconfig (docs/kubernetes.md); images are built here.
     pub kubernetes: bool,
+    /// `--image-registry REGISTRY` (with `kubernetes`): the run's images
+    /// pushed there, and pulled from there by the cluster's nodes, instead
+    /// of loaded into this machine's node.
+    pub image_registry: Option<String>,
 }
 
 /// The run the options prepare, before anything starts.
