@@ -322,7 +322,7 @@ async fn run_engines(
     }
     #[cfg(not(feature = "kubernetes"))]
     {
-        let _ = (run_id, server_cpus);
+        let _ = (run_id, server_cpus, &opts.image_registry);
         bail!(
             "--engine kubernetes needs xtask's kubernetes feature: `cargo xtask-kube lab run ...`"
         )
