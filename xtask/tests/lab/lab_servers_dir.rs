@@ -97,8 +97,11 @@ fn json(path: &Path) -> Value {
 
 #[test]
 fn a_server_folder_from_outside_runs_end_to_end_into_a_normal_snapshot() {
-    let _engine = engine_share();
+    // Built before a slot is taken: in a cold CI this compile waits for
+    // the static client's target folder, and held the slot idle 780 s
+    // while the other lab tests queued behind it.
     build_the_static_fixture();
+    let _engine = engine_share();
     let results = tempfile::tempdir().unwrap();
     the_committed_protoset_is_the_fixture_s(results.path());
     let out_dir = results.path().join("snapshots");
