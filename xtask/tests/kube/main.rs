@@ -616,12 +616,7 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
     .expect("xtask runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run failed:\n{stderr}");
-    let snapshot = std::fs::read_dir(results.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("results.json").is_file())
-        .expect("a snapshot");
+    let snapshot = only_snapshot(results.path());
     // Every call verified, none failed, in every cell.
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
@@ -679,6 +674,16 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
         .unwrap()
         .items;
     assert!(left.is_empty(), "the run's namespace is left");
+}
+
+/// The one snapshot a run wrote under `results`.
+fn only_snapshot(results: &std::path::Path) -> PathBuf {
+    std::fs::read_dir(results)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("results.json").is_file())
+        .expect("a snapshot")
 }
 
 /// `lab run --image-registry` names the registry a cluster pulls the run's
@@ -752,12 +757,7 @@ async fn a_run_with_an_image_registry_pulls_its_pods_images_from_it() {
     .expect("xtask runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run failed:\n{stderr}");
-    let snapshot = std::fs::read_dir(results.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("results.json").is_file())
-        .expect("a snapshot");
+    let snapshot = only_snapshot(results.path());
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["complete"], true, "{stderr}");
