@@ -112,3 +112,40 @@ fn a_build_dependency_the_tests_also_link_is_linked_by_xtask_s_build_too() {
         "built twice, once per role (add them to crates/workspace-hack's [dependencies]): {missing:?}"
     );
 }
+
+/// xtask's `kubernetes` feature (CI builds it beside the tests,
+/// xtask/src/tools/test.rs) adds kube-rs and its own dependencies and
+/// changes no crate the rest of the workspace shares: a shared crate with
+/// one more feature is another artifact, and everything above it (the
+/// protocols, the client, the report, xtask) was compiled a second time.
+/// When this fails, add the named features to crates/workspace-hack.
+#[test]
+fn the_kubernetes_feature_adds_crates_and_changes_no_shared_one() {
+    let tests = features(&["--workspace", "-e", "normal,build,dev"]);
+    let with_kubernetes = features(&[
+        "--workspace",
+        "--features",
+        "xtask/kubernetes",
+        "-e",
+        "normal,build,dev",
+    ]);
+    assert!(
+        with_kubernetes.keys().any(|p| p.starts_with("kube-client ")),
+        "cargo tree with the feature read: {with_kubernetes:?}"
+    );
+    let changed: Vec<String> = tests
+        .iter()
+        .filter(|(package, _)| !package.starts_with("xtask "))
+        .filter_map(|(package, sets)| {
+            let theirs = with_kubernetes.get(package)?;
+            (theirs != sets).then(|| format!("{package}: {sets:?} becomes {theirs:?}"))
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "xtask's kubernetes feature changes the features of shared crates, \
+         so its build compiles them and their dependents again (add the \
+         features to crates/workspace-hack/Cargo.toml):\n{}",
+        changed.join("\n")
+    );
+}
