@@ -557,84 +557,31 @@ fn extra_certificates(dir: &Path) -> Result<Vec<PathBuf>> {
     crate::basics::tree::files_under(dir, |p| crate::basics::tree::has_extension(p, "crt"))
 }
 
-/// The base's root as a tar: the one debootstrap made for an earlier
-/// engine of this checkout (kept under `target/rpclab-base/`, by mirror),
-/// else a new one, then kept there. A second engine (the multi-host
-/// client's, a test's own) gets the same Debian root without a second
-/// debootstrap's downloads and unpacking, which in a cold CI ran beside
-/// the first engine's image builds.
+/// The base's root as a tar, from `images/runtime/debian-root`: the one
+/// debootstrap made for an earlier engine of this checkout (kept under
+/// `target/rpclab-base/`, by mirror), else a new one, then kept there. A
+/// second engine (the multi-host client's, a test's own) gets the same
+/// Debian root without a second debootstrap's downloads and unpacking,
+/// and .ci/run makes it beside its first cargo build with the same
+/// script, so the recipe and the tar's name are written once.
 fn base_rootfs(root: &Path, build: &Build) -> Result<Vec<u8>> {
-    let kept = root.join("target/rpclab-base").join(format!(
-        "bookworm-minbase-{}.tar",
-        &hex::encode(Sha256::digest(build.debian_mirror.as_bytes()))[..16]
-    ));
-    if let Ok(tar) = std::fs::read(&kept) {
-        if !tar.is_empty() {
-            eprintln!(
-                "{} cannot be pulled (no registry reachable?); using the Debian root debootstrap made earlier ({})",
-                build.base_image,
-                kept.display()
-            );
-            return Ok(tar);
-        }
-    }
+    let script = root.join("images/runtime/debian-root");
     eprintln!(
-        "{} cannot be pulled (no registry reachable?); making the base with debootstrap from {}",
+        "{} cannot be pulled (no registry reachable?); the base is a Debian root made by debootstrap from {} (kept under target/rpclab-base/)",
         build.base_image, build.debian_mirror
     );
-    let tar = debootstrap_rootfs(&build.debian_mirror)?;
-    // Written whole under another name, then renamed: a process reading it
-    // meanwhile finds none or all of it. Not kept is only slower next time.
-    let partial = kept.with_extension(format!("tar.{}", std::process::id()));
-    let keep = std::fs::create_dir_all(kept.parent().expect("a file under target/"))
-        .and_then(|()| std::fs::write(&partial, &tar))
-        .and_then(|()| std::fs::rename(&partial, &kept));
-    if keep.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    Ok(tar)
-}
-
-/// Makes a minimal Debian bookworm root with debootstrap and returns it as a tar.
-fn debootstrap_rootfs(mirror: &str) -> Result<Vec<u8>> {
-    if Command::new("debootstrap")
-        .arg("--version")
+    let out = Command::new(&script)
+        .arg(&build.debian_mirror)
+        .arg(root.join("target/rpclab-base"))
+        .stderr(std::process::Stdio::inherit())
         .output()
-        .is_err()
-    {
-        bail!(
-            "no base image: `debian:bookworm-slim` cannot be pulled and `debootstrap` is not installed.\n\
-             Install it (`sudo apt-get install debootstrap`) or make a registry reachable, then run again."
-        );
-    }
-    let dir = std::env::temp_dir().join(format!("rpclab-rootfs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let status = Command::new("debootstrap")
-        .args(["--variant=minbase", "bookworm"])
-        .arg(&dir)
-        .arg(mirror)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .context("cannot run debootstrap")?;
-    if !status.success() {
-        let _ = std::fs::remove_dir_all(&dir);
-        bail!("debootstrap failed ({status}); it needs root and access to {mirror}");
-    }
-    // GNU tar keeps device nodes, hard links and ownership exactly.
-    let out = Command::new("tar")
-        .args(["--numeric-owner", "-C"])
-        .arg(&dir)
-        .args(["-cf", "-", "."])
-        .output()
-        .context("cannot run tar on the debootstrap root")?;
-    let _ = std::fs::remove_dir_all(&dir);
+        .with_context(|| format!("cannot run {}", script.display()))?;
     if !out.status.success() {
-        bail!(
-            "tar of the debootstrap root failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        // The script said why on standard error, in one line.
+        bail!("no base image: {} failed ({})", script.display(), out.status);
     }
-    Ok(out.stdout)
+    let kept = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    std::fs::read(&kept).with_context(|| format!("cannot read the Debian root {kept}"))
 }
 
 #[cfg(test)]
