@@ -346,16 +346,21 @@ fn stopped_answering_lines(log: &str) -> Vec<&str> {
 fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
     // Its own engine: it runs beside the default engine's tests.
     let _engine = engine_lock_of("c");
+    let mut steps = Steps::new("engine c (restart test)");
     let Some(mut engine) = engine_c_with_thrift("an_engine_restarted_mid_run_...") else {
         return;
     };
+    steps.done("images");
 
     // 1. A restart: the run goes on.
     let results = tempfile::tempdir().unwrap();
     let (mut run, log_path, kept) = restart_run_to_first_cell(results.path(), "10m", "restart");
+    steps.done("first cell");
     engine.stop();
     engine.start().unwrap();
+    steps.done("engine restarted");
     let (status, mut log) = wait_for_end(&mut run, &log_path);
+    steps.done(&format!("run ended ({status})"));
     let said = stopped_answering_lines(&log);
     assert_eq!(
         said.len(),
@@ -380,6 +385,7 @@ fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
     check_restarted_snapshot(&snap, &kept, &log);
     let ps = text(&lab_ps_on(ENGINE_C));
     assert!(ps.contains("no lab container"), "{ps}");
+    steps.done("checked");
 
     // 2. Stopped for good: a resumable snapshot, then resumed.
     let results = tempfile::tempdir().unwrap();
@@ -419,7 +425,41 @@ fn an_engine_restarted_mid_run_goes_on_or_leaves_a_snapshot_that_resumes() {
     check_restarted_snapshot(&snap, &kept, &format!("{log}{resumed}"));
     let ps = text(&lab_ps_on(ENGINE_C));
     assert!(ps.contains("no lab container"), "{ps}");
+    steps.done("stopped for good, resumed");
     drop(engine);
+}
+
+/// Where a long test's time went, step by step, written when it ends to
+/// the process's stderr past libtest's capture (as the engine locks'
+/// lines), so that the lab lane's log shows it; nothing is asserted of it.
+struct Steps {
+    what: &'static str,
+    last: std::time::Instant,
+    said: Vec<String>,
+}
+
+impl Steps {
+    fn new(what: &'static str) -> Steps {
+        Steps {
+            what,
+            last: std::time::Instant::now(),
+            said: Vec::new(),
+        }
+    }
+
+    fn done(&mut self, step: &str) {
+        let now = std::time::Instant::now();
+        self.said
+            .push(format!("{step} {:.0} s", (now - self.last).as_secs_f64()));
+        self.last = now;
+    }
+}
+
+impl Drop for Steps {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{}: {}", self.what, self.said.join(", "));
+    }
 }
 
 /// Runs the `--resume` command that the last line of `log` gives (for the
