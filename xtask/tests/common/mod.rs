@@ -80,8 +80,9 @@ impl Drop for EngineLock {
 /// (a run killed and resumed, whose leftovers another run's clean-up
 /// would remove) has an engine of its own instead.
 ///
-/// It lets [`engine_share_first`] go first: the every-server check is the
-/// longest, and the others queue behind it on the other slot.
+/// It lets [`engine_share_first`] go first: the first half of the
+/// every-server check, the longest, and the others (the second half among
+/// them) queue on the other slot.
 pub fn engine_share() -> EngineLock {
     // Tests start at once: the first taker takes its slot within this.
     std::thread::sleep(std::time::Duration::from_secs(2));

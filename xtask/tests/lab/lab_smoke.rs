@@ -1,10 +1,13 @@
 //! End-to-end: the real `cargo xtask lab` code path against real servers in
 //! real containers. Needs a running Docker engine (CI starts one).
 //!
-//! One lab run covers every server, to share the image builds and the JVM
-//! start-ups; while it runs, watchers inspect a server's confinement and
-//! probe its port from the host; once it ends, the assertions check each
-//! server's cells, the snapshot and the threshold that had to breach.
+//! Two lab runs cover every server, each half of them, one in each of the
+//! engine's two slots: alone, the every-server run was the longest test
+//! (1,127 s of a 1,175 s lab lane in a cold CI) while the other slot's
+//! tests were done in half that. While the half with thrift-java runs,
+//! watchers inspect a server's confinement and probe its port from the
+//! host; once each run ends, the assertions check each server's cells, the
+//! snapshot and the threshold that had to breach.
 //! Nothing here depends on timing: the watchers poll, bounded only by the
 //! run itself.
 
@@ -13,7 +16,9 @@ use crate::common;
 use bollard::query_parameters::{InspectContainerOptions, ListContainersOptionsBuilder};
 use bollard::Docker;
 use common::lab::{cells_so_far, check_cell_consistency, spawn_logged};
-use common::{assert_run_left_nothing, engine_share_first, only_snapshot, repo_root, run_id_in};
+use common::{
+    assert_run_left_nothing, engine_share, engine_share_first, only_snapshot, repo_root, run_id_in,
+};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -36,27 +41,66 @@ fn server_names() -> Vec<String> {
 /// cell holds.
 const THRESHOLDS: [&str; 2] = ["p99<1ns", "errors<=100%"];
 
-/// One smoke run of every variant of every server (compose/full.toml),
+/// The servers of half `half` (0 or 1) of the every-server check: every
+/// other one of [`server_names`], so that each half has servers from the
+/// start and the end of the order in which CI builds their images.
+fn servers_of_half(half: usize) -> Vec<String> {
+    server_names()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == half)
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// Every server is in exactly one half: the two runs together are the
+/// every-server check.
+#[test]
+fn the_two_halves_of_the_smoke_check_hold_every_server_once() {
+    let mut both = servers_of_half(0);
+    both.extend(servers_of_half(1));
+    both.sort();
+    assert_eq!(both, server_names());
+    assert!(servers_of_half(0).len().abs_diff(servers_of_half(1).len()) <= 1);
+}
+
+/// The first half of every server ([`smoke_run_of`]), in a slot at once:
+/// it measures each server while the later ones' images build (or while
+/// CI's build of them goes on beside the tests).
+#[test]
+fn smoke_run_of_every_server_first_half_verifies_every_call_and_writes_a_snapshot() {
+    let _engine = engine_share_first();
+    smoke_run_of(&servers_of_half(0));
+}
+
+/// The second half of every server ([`smoke_run_of`]), in the other slot
+/// among the other lab tests, whose images are built first: holding it
+/// from the start, it would wait there for the last server images while
+/// they queue.
+#[test]
+fn smoke_run_of_every_server_second_half_verifies_every_call_and_writes_a_snapshot() {
+    let _engine = engine_share();
+    smoke_run_of(&servers_of_half(1));
+}
+
+/// One smoke run of every variant of `servers` (compose/full.toml),
 /// watched while it runs and checked once it ends:
 ///
 /// - every call verified, every cell consistent, the snapshot whole
 ///   (manifest, calibration, report, charts, interval logs, priming);
-/// - a thrift-java server, inspected while it serves, runs confined
-///   ([`inspect_confined`]) and the manifest records what was applied;
-/// - the run's servers answer its client and no host process: while a
-///   thrift-java server serves the run (a cell of it measured, its
-///   container running before and after), 127.0.0.1:9090 refuses the host;
+/// - with thrift-java among them: a thrift-java server, inspected while it
+///   serves, runs confined ([`inspect_confined`]) and the manifest records
+///   what was applied; the run's servers answer its client and no host
+///   process: while a thrift-java server serves the run (a cell of it
+///   measured, its container running before and after), 127.0.0.1:9090
+///   refuses the host;
 /// - a threshold no server can hold and one every server holds: the run
 ///   measures every cell, exits 99 (k6's code), names each breach in one
 ///   line, and the snapshot keeps the thresholds and the breaches;
 /// - nothing is left behind.
-#[test]
-fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
-    // A slot at once: the run measures each server while the later ones'
-    // images build (or while CI's build of them goes on beside the tests),
-    // and the other lab tests use the other slot.
-    let _engine = engine_share_first();
+fn smoke_run_of(servers: &[String]) {
     let results = tempfile::tempdir().unwrap();
+    let only = servers.join(",");
     // One repetition: this test is about every variant's calls, and it
     // starts each of the 41 once; the spread of repetitions is the thrift
     // runs' to exercise (`thrift_smoke_args`: the smoke profile's two).
@@ -67,6 +111,8 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         "compose/full.toml",
         "--profile",
         "smoke",
+        "--only",
+        &only,
         "--repetitions",
         "1",
         "--results-dir",
@@ -84,15 +130,17 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
     assert!(!log.contains("the run finished with errors"), "{log}");
     assert!(log.contains("threshold p99<1ns breached"), "{log}");
     assert!(!log.contains("threshold errors<=100% breached"), "{log}");
-    // The watchers saw what they watch.
-    assert!(
-        watched.confined,
-        "no thrift-java server was seen running to inspect:\n{log}"
-    );
-    assert!(
-        watched.probed,
-        "no thrift-java server was seen serving the run to probe from the host:\n{log}"
-    );
+    // The watchers saw what they watch, in the half with thrift-java.
+    if servers.iter().any(|s| s == "thrift-java") {
+        assert!(
+            watched.confined,
+            "no thrift-java server was seen running to inspect:\n{log}"
+        );
+        assert!(
+            watched.probed,
+            "no thrift-java server was seen serving the run to probe from the host:\n{log}"
+        );
+    }
     assert!(log.contains("probe in the run's network"), "{log}");
 
     let snap = only_snapshot(results.path());
@@ -168,14 +216,19 @@ fn smoke_run_of_every_server_verifies_every_call_and_writes_a_snapshot() {
         common::lab::bytes_counted_somewhere(cells),
         "no cell counted wire bytes both ways"
     );
-    let servers = server_names();
     for required in ["grpc-java", "thrift-java", "dubbo-3.3", "dubbo-2.6"] {
         assert!(
-            servers.iter().any(|s| s == required),
+            server_names().iter().any(|s| s == required),
             "servers/{required} is missing"
         );
     }
-    for server in &servers {
+    assert!(
+        cells
+            .iter()
+            .all(|c| servers.iter().any(|s| c["server"] == s.as_str())),
+        "a cell of a server not asked for:\n{log}"
+    );
+    for server in servers {
         let mine: Vec<_> = cells
             .iter()
             .filter(|c| c["server"] == server.as_str())
@@ -471,22 +524,23 @@ async fn inspect_confined(docker: &Docker, id: &str, log: &Path) -> bool {
     true
 }
 
-/// The manifest records the confinement applied: thrift-java's, and the
+/// The manifest records the confinement applied: every server's, and the
 /// client's and the registry's.
 fn check_confinement_recorded(manifest: &toml::Value) {
-    let server = manifest["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"].as_str() == Some("thrift-java") && s.get("confinement").is_some())
-        .expect("the server's record has its confinement");
-    let c = &server["confinement"];
-    assert_eq!(c["user"].as_str(), Some("10001:10001"));
-    assert_eq!(c["cap_drop"][0].as_str(), Some("ALL"));
-    assert_eq!(c["no_new_privileges"].as_bool(), Some(true));
-    assert_eq!(c["read_only_rootfs"].as_bool(), Some(true));
-    assert_eq!(c["memory_bytes"].as_integer(), Some(5 << 30));
-    assert!(c["tmpfs"].get("/tmp").is_some());
+    let servers = manifest["servers"].as_array().unwrap();
+    assert!(!servers.is_empty(), "{manifest}");
+    for server in servers {
+        let name = server["name"].as_str().unwrap_or_default();
+        let c = server
+            .get("confinement")
+            .unwrap_or_else(|| panic!("{name}: the server's record has no confinement"));
+        assert_eq!(c["user"].as_str(), Some("10001:10001"), "{name}");
+        assert_eq!(c["cap_drop"][0].as_str(), Some("ALL"), "{name}");
+        assert_eq!(c["no_new_privileges"].as_bool(), Some(true), "{name}");
+        assert_eq!(c["read_only_rootfs"].as_bool(), Some(true), "{name}");
+        assert_eq!(c["memory_bytes"].as_integer(), Some(5 << 30), "{name}");
+        assert!(c["tmpfs"].get("/tmp").is_some(), "{name}");
+    }
     for role in ["client", "registry"] {
         let c = &manifest["lab_confinement"][role];
         assert_eq!(c["cap_drop"][0].as_str(), Some("ALL"), "{role}");
