@@ -232,7 +232,8 @@ enum LabCommand {
         #[arg(long, value_enum, default_value = "docker")]
         engine: kube::EngineChoice,
     },
-    /// Remove every container the lab created (and with --images, its images).
+    /// Remove every container the lab created but a live run's on this
+    /// machine, which it names (and with --images, the lab's images).
     Clean {
         /// Remove the lab's images too (the next run rebuilds them).
         #[arg(long)]
@@ -780,11 +781,19 @@ async fn ps() -> Result<()> {
     Ok(())
 }
 
-/// `lab clean`: every lab container, and with `images` every lab image.
+/// `lab clean`: every lab container but a live run's on this machine
+/// (`owner::CleanPlan`), and with `images` every lab image.
 async fn clean(images: bool) -> Result<()> {
     let engine = docker::Engine::connect().await?;
-    let containers = engine.remove_lab_containers(None).await?;
-    println!("removed {containers} lab container(s)");
+    let found = engine.lab_containers(None).await?;
+    let plan = owner::CleanPlan::of(found.iter().map(|c| c.seen()));
+    for id in &plan.remove {
+        engine.remove(id).await?;
+    }
+    println!("removed {} lab container(s)", plan.remove.len());
+    for line in plan.live_lines() {
+        println!("{line}");
+    }
     if images {
         let n = engine.remove_lab_images().await?;
         println!("removed {n} lab image(s)");

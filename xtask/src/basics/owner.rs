@@ -230,6 +230,56 @@ pub fn stale_runs<'a>(
     Ok(stale)
 }
 
+/// What `lab clean` does with the lab's containers (or a cluster's
+/// namespaces), run by run: a run whose orchestrator runs on this machine
+/// now is left alone and named (removing its containers would end it
+/// mid-measurement, or another user's test with it); everything else goes:
+/// a run whose orchestrator is gone, one started from another host (this
+/// host cannot tell, and `lab clean` is how a user says it is over), one
+/// that names no orchestrator.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct CleanPlan {
+    /// The ids to remove.
+    pub remove: Vec<String>,
+    /// The runs left alone, with their live orchestrator.
+    pub live: Vec<(String, Owner)>,
+}
+
+impl CleanPlan {
+    /// `seen`, run by run.
+    pub fn of<'a>(seen: impl IntoIterator<Item = Seen<'a>>) -> CleanPlan {
+        let mut runs: BTreeMap<&str, Vec<Seen>> = BTreeMap::new();
+        for c in seen {
+            runs.entry(c.run).or_default().push(c);
+        }
+        let mut plan = CleanPlan::default();
+        for (run, items) in runs {
+            let owner = items.iter().find_map(|c| Owner::from_labels(c.labels));
+            match owner {
+                Some(owner) if owner.liveness() == Liveness::Alive => {
+                    plan.live.push((run.to_owned(), owner));
+                }
+                _ => plan.remove.extend(items.iter().map(|c| c.id.to_owned())),
+            }
+        }
+        plan
+    }
+
+    /// One line per run left alone, saying how to end it.
+    pub fn live_lines(&self) -> Vec<String> {
+        self.live
+            .iter()
+            .map(|(run, owner)| {
+                format!(
+                    "left run {run} alone: its orchestrator (pid {}) is running on this machine; \
+                     stop it (Ctrl-C in its terminal, or `kill {}`) and it removes its own",
+                    owner.pid, owner.pid
+                )
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +367,42 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("another lab run (live"), "{err}");
+    }
+
+    fn labels_of(owner: &Owner) -> BTreeMap<String, String> {
+        owner.labels().into_iter().collect()
+    }
+
+    #[test]
+    fn clean_leaves_a_live_run_alone_and_removes_every_other() {
+        let mine = labels_of(&Owner::me());
+        let gone = labels_of(&Owner {
+            pid: u32::MAX - 1,
+            ..Owner::me()
+        });
+        let elsewhere = labels_of(&Owner {
+            host: "another-host".into(),
+            ..Owner::me()
+        });
+        let none = BTreeMap::new();
+        let plan = CleanPlan::of([
+            seen("live", "a", &mine),
+            seen("live", "b", &mine),
+            seen("dead", "c", &gone),
+            seen("away", "d", &elsewhere),
+            seen("old", "e", &none),
+        ]);
+        let mut removed = plan.remove.clone();
+        removed.sort();
+        assert_eq!(removed, ["c", "d", "e"]);
+        assert_eq!(plan.live, [("live".to_owned(), Owner::me())]);
+        let lines = plan.live_lines();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].contains("left run live alone"), "{lines:?}");
+        assert!(
+            lines[0].contains(&format!("kill {}", std::process::id())),
+            "{lines:?}"
+        );
     }
 
     #[test]

@@ -23,16 +23,17 @@
 //! * `lab ps` and `lab clean` with `--engine kubernetes`: the lab's Pods,
 //!   and the deletion of every lab namespace.
 
-use crate::basics::owner::Sharing;
+use crate::basics::owner::{CleanPlan, Seen, Sharing};
 use crate::basics::role::Role;
 use crate::basics::run_id::RunId;
 use crate::definitions::manifest::Registry;
-use crate::engine::containers::{ContainerSpec, Containers, Network};
+use crate::engine::containers::{ContainerSpec, Containers, Network, LABEL_RUN};
 use crate::engine::docker::Engine;
 use crate::engine::kubernetes::push::{self, ImageRegistry};
 use crate::engine::kubernetes::{pod, preflight, Cluster};
 use crate::engine::{calibration, images, registry};
 use anyhow::{bail, Context, Result};
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 /// The server's cpuset in the check: its CPU count is what its Pod
@@ -61,12 +62,36 @@ pub async fn ps() -> Result<()> {
     Ok(())
 }
 
-/// `lab clean --engine kubernetes`: every lab namespace, and its Pods.
+/// `lab clean --engine kubernetes`: every lab namespace, and its Pods, but
+/// a live run's of this machine (`owner::CleanPlan`, as on Docker): two
+/// users of one cluster no longer end each other's runs.
 pub async fn clean() -> Result<()> {
     let cluster = Cluster::connect().await?;
-    let pods = cluster.lab_containers(None).await?.len();
-    let namespaces = cluster.remove_namespaces(None).await?;
-    println!("removed {namespaces} lab namespace(s) and their {pods} pod(s)");
+    let namespaces = cluster.lab_namespaces(None).await?;
+    let runs: Vec<(String, BTreeMap<String, String>)> = namespaces
+        .into_iter()
+        .map(|ns| {
+            let labels = ns.metadata.labels.unwrap_or_default();
+            let run = labels.get(LABEL_RUN).cloned().unwrap_or_default();
+            (run, labels)
+        })
+        .collect();
+    let plan = CleanPlan::of(runs.iter().map(|(run, labels)| Seen {
+        id: run,
+        name: run,
+        run,
+        labels,
+    }));
+    let pods = cluster.lab_containers(None).await?;
+    let (mut removed, mut their_pods) = (0, 0);
+    for run in plan.remove.iter().collect::<BTreeSet<_>>() {
+        their_pods += pods.iter().filter(|p| &p.run == run).count();
+        removed += cluster.remove_namespaces(Some(run)).await?;
+    }
+    println!("removed {removed} lab namespace(s) and their {their_pods} pod(s)");
+    for line in plan.live_lines() {
+        println!("{line}");
+    }
     Ok(())
 }
 

@@ -33,6 +33,18 @@ pub struct LabContainer {
     pub labels: std::collections::BTreeMap<String, String>,
 }
 
+impl LabContainer {
+    /// As the owner's rules see it ([`crate::basics::owner`]).
+    pub fn seen(&self) -> crate::basics::owner::Seen<'_> {
+        crate::basics::owner::Seen {
+            id: &self.id,
+            name: &self.name,
+            run: &self.run,
+            labels: &self.labels,
+        }
+    }
+}
+
 /// What a container is to its run, as its role label ([`LABEL_ROLE`]) says.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ContainerRole {

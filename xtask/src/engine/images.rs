@@ -578,7 +578,11 @@ fn base_rootfs(root: &Path, build: &Build) -> Result<Vec<u8>> {
         .with_context(|| format!("cannot run {}", script.display()))?;
     if !out.status.success() {
         // The script said why on standard error, in one line.
-        bail!("no base image: {} failed ({})", script.display(), out.status);
+        bail!(
+            "no base image: {} failed ({})",
+            script.display(),
+            out.status
+        );
     }
     let kept = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     std::fs::read(&kept).with_context(|| format!("cannot read the Debian root {kept}"))

@@ -21,7 +21,7 @@ use crate::basics::owner;
 use crate::basics::run_id::RunId;
 
 use crate::definitions::hosts::Endpoint;
-use crate::engine::containers::Containers;
+use crate::engine::containers::{Containers, LabContainer};
 use crate::engine::docker::Engine;
 use crate::engine::run_engine::RunEngine;
 use anyhow::Result;
@@ -119,15 +119,7 @@ pub async fn remove_stale(
     sharing: owner::Sharing,
 ) -> Result<Vec<String>> {
     let containers = engine.lab_containers(None).await?;
-    let stale = owner::stale_runs(
-        containers.iter().map(|c| owner::Seen {
-            id: &c.id,
-            name: &c.name,
-            run: &c.run,
-            labels: &c.labels,
-        }),
-        sharing,
-    )?;
+    let stale = owner::stale_runs(containers.iter().map(LabContainer::seen), sharing)?;
     let mut removed = Vec::new();
     for run in stale {
         eprintln!("{}", run.message());

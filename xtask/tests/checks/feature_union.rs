@@ -130,7 +130,9 @@ fn the_kubernetes_feature_adds_crates_and_changes_no_shared_one() {
         "normal,build,dev",
     ]);
     assert!(
-        with_kubernetes.keys().any(|p| p.starts_with("kube-client ")),
+        with_kubernetes
+            .keys()
+            .any(|p| p.starts_with("kube-client ")),
         "cargo tree with the feature read: {with_kubernetes:?}"
     );
     let changed: Vec<String> = tests

@@ -273,6 +273,8 @@ async fn a_user_without_permissions_is_told_the_verb_and_resource() {
     assert!(stderr.contains("create pods/exec"), "{stderr}");
 }
 
+/// `lab clean --engine kubernetes` leaves a live check's namespace alone
+/// and says whose it is; once the check is killed, it removes it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
     let Some(client) = cluster().await else {
@@ -298,6 +300,25 @@ async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    // While it lives, its namespace stays, and the line names its pid.
+    let live = common::xtask_command(&["lab", "clean", "--engine", "kubernetes"])
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&live.stdout).into_owned();
+    // A check lasts tens of seconds after its namespace appears (its Pods
+    // start, a calibration, a probe); should it have ended already, there is
+    // no live run to spare, and the rest still holds.
+    let alive = child.try_wait().unwrap().is_none();
+    eprintln!("lab clean ran beside a live check: {alive}");
+    if alive {
+        assert!(live.status.success(), "{said}");
+        assert!(
+            said.contains("left run ") && said.contains(&format!("kill {}", child.id())),
+            "{said}"
+        );
+        assert!(!check_namespaces(&client).await.is_empty(), "{said}");
+    }
     child.kill().unwrap();
     let _ = child.wait();
     let out = common::xtask_command(&["lab", "clean", "--engine", "kubernetes"])
