@@ -152,18 +152,31 @@ pub trait Containers: Clone + Send + Sync + 'static {
     /// [`Containers::start_with_files`]).
     fn sees_local_files(&self) -> bool;
 
-    /// Creates and starts a container of `spec`; its id.
-    fn start(&self, spec: ContainerSpec<'_>) -> impl Future<Output = Result<String>> + Send;
+    /// Creates and starts a container of `spec`; its id. With `files`
+    /// (`(dir, tar)`), a fresh folder `dir` holds the files of `tar`, put
+    /// there before the container's process starts; removing the
+    /// container removes it. [`Containers::download`] reads it back.
+    fn start_with(
+        &self,
+        spec: ContainerSpec<'_>,
+        files: Option<(&str, Vec<u8>)>,
+    ) -> impl Future<Output = Result<String>> + Send;
 
-    /// [`Containers::start`] with a fresh folder `dir` holding the files of
-    /// `tar`, put there before the container's process starts; removing
-    /// the container removes it. [`Containers::download`] reads it back.
+    /// [`Containers::start_with`] without files.
+    fn start(&self, spec: ContainerSpec<'_>) -> impl Future<Output = Result<String>> + Send {
+        self.start_with(spec, None)
+    }
+
+    /// [`Containers::start_with`] with a fresh folder `dir` holding the
+    /// files of `tar`.
     fn start_with_files(
         &self,
         spec: ContainerSpec<'_>,
         dir: &str,
         tar: Vec<u8>,
-    ) -> impl Future<Output = Result<String>> + Send;
+    ) -> impl Future<Output = Result<String>> + Send {
+        self.start_with(spec, Some((dir, tar)))
+    }
 
     /// Runs `cmd` inside the running container `id` (its namespaces, its
     /// user) to its end: its exit code and its output, both streams.

@@ -294,20 +294,12 @@ impl Engine {
         self.start_with(spec, None).await
     }
 
-    /// [`Engine::start`] with a fresh anonymous volume at `dir` holding the
-    /// files of `tar`, put there through the API before the container
-    /// starts: for an engine that may not see the orchestrator's
-    /// filesystem, where a bind mount would not do. [`Engine::download`]
-    /// reads the folder back; removing the container removes the volume.
-    pub async fn start_with_files(
-        &self,
-        spec: ContainerSpec<'_>,
-        dir: &str,
-        tar: Vec<u8>,
-    ) -> Result<String> {
-        self.start_with(spec, Some((dir, tar))).await
-    }
-
+    /// [`Engine::start`], with `files` (`(dir, tar)`) a fresh anonymous
+    /// volume at `dir` holding the files of `tar`, put there through the
+    /// API before the container starts: for an engine that may not see the
+    /// orchestrator's filesystem, where a bind mount would not do.
+    /// [`Engine::download`] reads the folder back; removing the container
+    /// removes the volume.
     async fn start_with(
         &self,
         spec: ContainerSpec<'_>,
@@ -612,17 +604,12 @@ impl Containers for Engine {
         self.endpoint == Endpoint::Default
     }
 
-    async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
-        Engine::start(self, spec).await
-    }
-
-    async fn start_with_files(
+    async fn start_with(
         &self,
         spec: ContainerSpec<'_>,
-        dir: &str,
-        tar: Vec<u8>,
+        files: Option<(&str, Vec<u8>)>,
     ) -> Result<String> {
-        Engine::start_with_files(self, spec, dir, tar).await
+        Engine::start_with(self, spec, files).await
     }
 
     async fn exec(&self, id: &str, cmd: &[&str]) -> Result<(i64, String)> {

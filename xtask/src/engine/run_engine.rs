@@ -134,17 +134,12 @@ impl Containers for RunEngine {
         each!(self, e => e.sees_local_files())
     }
 
-    async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
-        each!(self, e => Containers::start(e, spec).await)
-    }
-
-    async fn start_with_files(
+    async fn start_with(
         &self,
         spec: ContainerSpec<'_>,
-        dir: &str,
-        tar: Vec<u8>,
+        files: Option<(&str, Vec<u8>)>,
     ) -> Result<String> {
-        each!(self, e => Containers::start_with_files(e, spec, dir, tar).await)
+        each!(self, e => Containers::start_with(e, spec, files).await)
     }
 
     async fn exec(&self, id: &str, cmd: &[&str]) -> Result<(i64, String)> {

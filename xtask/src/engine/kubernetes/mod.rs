@@ -588,17 +588,12 @@ impl Containers for Cluster {
         false
     }
 
-    async fn start(&self, spec: ContainerSpec<'_>) -> Result<String> {
-        self.start_pod(spec, None).await
-    }
-
-    async fn start_with_files(
+    async fn start_with(
         &self,
         spec: ContainerSpec<'_>,
-        dir: &str,
-        tar: Vec<u8>,
+        files: Option<(&str, Vec<u8>)>,
     ) -> Result<String> {
-        self.start_pod(spec, Some((dir, tar))).await
+        self.start_pod(spec, files).await
     }
 
     async fn exec(&self, id: &str, cmd: &[&str]) -> Result<(i64, String)> {
