@@ -520,18 +520,11 @@ mod tests {
     }
 
     fn scenario() -> Scenario {
-        let file: crate::definitions::lab::ScenarioFile = toml::from_str(
-            r#"
-            [[scenario]]
-            name = "echo"
-            description = "d"
-            operation = "order-echo"
-            shape = "client-programs"
-            concurrency = [5]
-            "#,
+        crate::definitions::lab::client_programs_for_tests(
+            "echo",
+            rpclab_model::contract::Operation::OrderEcho,
+            &[5],
         )
-        .unwrap();
-        file.scenarios.into_iter().next().unwrap()
     }
 
     fn report(client_busy: f64) -> ClientReport {

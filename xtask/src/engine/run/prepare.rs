@@ -265,21 +265,14 @@ mod tests {
             "#,
         )
         .unwrap();
-        let file: crate::definitions::lab::ScenarioFile = toml::from_str(
-            r#"
-            [[scenario]]
-            name = "echo"
-            description = "d"
-            operation = "order-echo"
-            shape = "client-programs"
-            concurrency = [1, 5]
-            "#,
-        )
-        .unwrap();
         Lab {
             path: PathBuf::from("/repo/compose/lab.toml"),
             def,
-            scenarios: file.scenarios,
+            scenarios: vec![crate::definitions::lab::client_programs_for_tests(
+                "echo",
+                rpclab_model::contract::Operation::OrderEcho,
+                &[1, 5],
+            )],
         }
     }
 
