@@ -384,9 +384,17 @@ async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
 }
 
-/// The registry the image registry's test pushes to.
-fn image_registry() -> String {
-    std::env::var("RPCLAB_TEST_IMAGE_REGISTRY").unwrap_or_else(|_| "127.0.0.1:5000".into())
+/// A client of the cluster and the address of the image registry the
+/// tests push to, or None (and why, printed) when either is missing.
+async fn cluster_and_image_registry() -> Option<(kube::Client, String)> {
+    let client = cluster().await?;
+    let registry =
+        std::env::var("RPCLAB_TEST_IMAGE_REGISTRY").unwrap_or_else(|_| "127.0.0.1:5000".into());
+    if let Err(why) = registry_answers(&registry).await {
+        eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
+        return None;
+    }
+    Some((client, registry))
 }
 
 /// Whether a registry answers `GET /v2/` at `address` (plain HTTP).
@@ -429,14 +437,9 @@ exec "$RPCLAB_K8S_BIN/ctr" --address "$CONTAINERD_SOCK" -n k8s.io "$@" 2>&1"#;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pods_pull_the_images_pushed_to_the_image_registry_and_record_their_digest() {
-    let Some(client) = cluster().await else {
+    let Some((client, registry)) = cluster_and_image_registry().await else {
         return;
     };
-    let registry = image_registry();
-    if let Err(why) = registry_answers(&registry).await {
-        eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
-        return;
-    }
     let _one = CLUSTER.lock().await;
     // The node must not have it: the Pods' image comes from the registry.
     let reference = format!("{registry}/rpclab/client:latest");
@@ -619,41 +622,13 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
         return;
     };
     let _one = CLUSTER.lock().await;
-    let results = tempfile::tempdir().unwrap();
-    let out = common::xtask_command(&[
-        "lab",
-        "run",
-        "--engine",
-        "kubernetes",
-        "--only",
-        "thrift-java",
-        "--profile",
-        "smoke",
-        "--results-dir",
-        results.path().to_str().unwrap(),
-    ])
-    .env("KUBECONFIG", kubeconfig())
-    .output()
-    .expect("xtask runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the run failed:\n{stderr}");
-    let snapshot = only_snapshot(results.path());
-    // Every call verified, none failed, in every cell.
-    let results: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
-    assert_eq!(results["complete"], true, "{stderr}");
-    let cells = results["cells"].as_array().unwrap();
-    assert!(!cells.is_empty());
-    for cell in cells {
-        assert!(cell["calls_ok"].as_u64().unwrap() > 0, "{cell}");
-        assert_eq!(cell["calls_failed"], 0, "{cell}");
+    let (results, manifest) = smoke_run_on_the_cluster(&["--only", "thrift-java"]);
+    for cell in results["cells"].as_array().unwrap() {
         assert!(cell["server_cost"].is_object(), "the server's cost: {cell}");
     }
     // Its Pods in the manifest: the server's Guaranteed on a core of its
     // own, read inside it, on a node with the static policy, its image's
     // digest the Docker image the run built; the client on the Pod network.
-    let manifest: rpclab_model::manifest::RunManifest =
-        toml::from_str(&std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap()).unwrap();
     let servers: Vec<_> = manifest
         .pods
         .iter()
@@ -697,14 +672,42 @@ async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
     assert!(left.is_empty(), "the run's namespace is left");
 }
 
-/// The one snapshot a run wrote under `results`.
-fn only_snapshot(results: &std::path::Path) -> PathBuf {
-    std::fs::read_dir(results)
+/// `lab run --engine kubernetes ... --profile smoke` with `args`, which
+/// must succeed and write a complete snapshot whose every cell verified its
+/// calls and failed none: the snapshot's results.json and manifest.
+fn smoke_run_on_the_cluster(
+    args: &[&str],
+) -> (serde_json::Value, rpclab_model::manifest::RunManifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = vec!["lab", "run", "--engine", "kubernetes"];
+    command.extend_from_slice(args);
+    command.extend_from_slice(&["--profile", "smoke", "--results-dir"]);
+    command.push(dir.path().to_str().unwrap());
+    let out = common::xtask_command(&command)
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the run failed:\n{stderr}");
+    // The one snapshot the run wrote.
+    let snapshot = std::fs::read_dir(dir.path())
         .unwrap()
         .flatten()
         .map(|e| e.path())
         .find(|p| p.join("results.json").is_file())
-        .expect("a snapshot")
+        .expect("a snapshot");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], true, "{stderr}");
+    let cells = results["cells"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for cell in cells {
+        assert!(cell["calls_ok"].as_u64().unwrap() > 0, "{cell}");
+        assert_eq!(cell["calls_failed"], 0, "{cell}");
+    }
+    let manifest =
+        toml::from_str(&std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap()).unwrap();
+    (results, manifest)
 }
 
 /// `lab run --image-registry` names the registry a cluster pulls the run's
@@ -747,47 +750,18 @@ fn lab_run_s_image_registry_is_refused_without_a_cluster_engine_or_an_answer() {
 /// the pushed digest as the node ran it; every call verified.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_with_an_image_registry_pulls_its_pods_images_from_it() {
-    let Some(_client) = cluster().await else {
+    let Some((_client, registry)) = cluster_and_image_registry().await else {
         return;
     };
-    let registry = image_registry();
-    if let Err(why) = registry_answers(&registry).await {
-        eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
-        return;
-    }
     let _one = CLUSTER.lock().await;
-    let results = tempfile::tempdir().unwrap();
-    let out = common::xtask_command(&[
-        "lab",
-        "run",
-        "--engine",
-        "kubernetes",
+    let (_, manifest) = smoke_run_on_the_cluster(&[
         "--image-registry",
         &registry,
         "--only",
         "thrift-java",
         "--variant",
         "0.20",
-        "--profile",
-        "smoke",
-        "--results-dir",
-        results.path().to_str().unwrap(),
-    ])
-    .env("KUBECONFIG", kubeconfig())
-    .output()
-    .expect("xtask runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the run failed:\n{stderr}");
-    let snapshot = only_snapshot(results.path());
-    let results: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(snapshot.join("results.json")).unwrap()).unwrap();
-    assert_eq!(results["complete"], true, "{stderr}");
-    for cell in results["cells"].as_array().unwrap() {
-        assert!(cell["calls_ok"].as_u64().unwrap() > 0, "{cell}");
-        assert_eq!(cell["calls_failed"], 0, "{cell}");
-    }
-    let manifest: rpclab_model::manifest::RunManifest =
-        toml::from_str(&std::fs::read_to_string(snapshot.join("manifest.toml")).unwrap()).unwrap();
+    ]);
     assert!(manifest.pods.iter().any(|p| p.role == "server"));
     for pod in &manifest.pods {
         assert!(
