@@ -29,29 +29,23 @@ use std::path::{Path, PathBuf};
 /// with its reason. Absent: the defaults, which every server meets unless it
 /// is shown otherwise.
 #[derive(Clone, Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Confinement {
     /// Linux capabilities added back after dropping all of them
     /// (`NET_BIND_SERVICE`, ...); needs `reason`.
-    #[serde(default)]
     pub cap_add: Vec<String>,
     /// Why `cap_add` is needed.
-    #[serde(default)]
     pub reason: Option<String>,
     /// Memory limit in JVM size syntax (`3G`, `2560m`); by default it is
     /// derived from `jvm_flags` (`-Xmx`, `-XX:MaxDirectMemorySize`).
-    #[serde(default)]
     pub memory: Option<String>,
     /// Process (thread) limit, over the lab's default for servers.
-    #[serde(default)]
     pub pids_limit: Option<u32>,
     /// Folders the server writes besides `/tmp` and its home folder, each
     /// mounted as a tmpfs (absolute paths).
-    #[serde(default)]
     pub tmpfs: Vec<String>,
     /// Why the root filesystem cannot be read-only, when it cannot; the
     /// server then runs with a writable one.
-    #[serde(default)]
     pub writable_rootfs: Option<String>,
 }
 

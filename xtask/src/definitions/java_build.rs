@@ -25,26 +25,22 @@ pub const POM_ARG: &str = "POM";
 
 /// `[build]`: how the shared Dockerfile builds this server.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct JavaBuild {
     /// Maven property → the variant build argument that sets it
     /// (`{ "dubbo.version" = "DUBBO_VERSION" }`). Passed to the dependency
     /// layer, so it is keyed by them; a property a variant does not set
     /// keeps the pom's default.
-    #[serde(default)]
     pub maven_properties: BTreeMap<String, String>,
     /// Maven properties of the package step only, which runs the server's
     /// tests (`{ "rpclab.test.quick" = "true" }`).
-    #[serde(default)]
     pub test_properties: BTreeMap<String, String>,
     /// Debian packages the Maven build runs (a code generator such as
     /// `thrift-compiler`), installed before the dependency layer.
-    #[serde(default)]
     pub debian_packages: Vec<String>,
     /// A jar the build must leave in `lib/`, with `{version}` for the
     /// variant's `version` (`"dubbo-{version}.jar"`): the image holds the
     /// version the variant reports, not the pom's default.
-    #[serde(default)]
     pub version_jar: Option<String>,
 }
 

@@ -117,17 +117,13 @@ pub struct SystemLink {
 
 /// A server variant by folder (`server`, a trailing `*` matches a prefix)
 /// or framework, and optionally a variant name (else its first runnable one).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Target {
-    #[serde(default)]
     pub server: Option<String>,
-    #[serde(default)]
     pub framework: Option<String>,
-    #[serde(default)]
     pub variant: Option<String>,
     /// How this stand-in differs from what the post ran.
-    #[serde(default)]
     pub note: Option<String>,
 }
 
