@@ -160,8 +160,9 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// [`Builder::ensure`] of an image with one parent, which its
-    /// Dockerfile names by the build argument `parent.0`.
+    /// Builds `tag`, an image with one parent, which its Dockerfile names
+    /// by the build argument `parent.0`, unless an image with the same
+    /// input hash exists.
     async fn ensure_on(
         &mut self,
         tag: &str,
@@ -171,24 +172,10 @@ impl<'a> Builder<'a> {
     ) -> Result<()> {
         let (arg, image) = parent;
         let args = HashMap::from([(arg.to_owned(), image.to_owned())]);
-        self.ensure(tag, dockerfile, context, args, &[image])
-            .await?;
-        Ok(())
-    }
-
-    /// Builds `tag` unless an image with the same input hash exists.
-    async fn ensure(
-        &mut self,
-        tag: &str,
-        dockerfile: &str,
-        context: BuildContext,
-        build_args: HashMap<String, String>,
-        parents: &[&str],
-    ) -> Result<String> {
-        let job = self.plan(tag, dockerfile, context, build_args, parents)?;
+        let job = self.plan(tag, dockerfile, context, args, &[image])?;
         let id = job.run(self.engine, self.verbose).await?;
-        self.built.insert(tag.to_owned(), id.clone());
-        Ok(id)
+        self.built.insert(tag.to_owned(), id);
+        Ok(())
     }
 
     /// What building `tag` takes, with the hash of all its inputs (the
