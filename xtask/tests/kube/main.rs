@@ -30,8 +30,9 @@ fn kubeconfig() -> PathBuf {
         .unwrap_or_else(|| "/var/lib/rpclab-k8s/kubeconfig".into())
 }
 
-/// A client of the cluster, or None (and why, printed) when there is none.
-async fn cluster() -> Option<kube::Client> {
+/// A client of the cluster, and the test's turn on it ([`CLUSTER`]), or
+/// None (and why, printed) when there is none.
+async fn cluster() -> Option<(kube::Client, tokio::sync::MutexGuard<'static, ()>)> {
     let path = kubeconfig();
     let skip = |why: String| {
         eprintln!("SKIPPED: no Kubernetes cluster ({why}); start one with tools/k8s/up");
@@ -52,7 +53,7 @@ async fn cluster() -> Option<kube::Client> {
     )
     .await
     {
-        Ok(Ok(_)) => Some(client),
+        Ok(Ok(_)) => Some((client, CLUSTER.lock().await)),
         Ok(Err(e)) => skip(e.to_string()),
         Err(_) => skip("no answer in 5 s".into()),
     }
@@ -93,10 +94,9 @@ fn cpus(set: &str) -> Vec<u32> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pods_are_made_labelled_pinned_recorded_and_removed() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let out = kube_check(&[], &kubeconfig());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "kube-check failed:\n{stderr}");
@@ -173,10 +173,9 @@ async fn pods_are_made_labelled_pinned_recorded_and_removed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_image_the_node_lacks_is_one_line_with_the_pods_event_and_nothing_is_left() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let out = kube_check(&["--image", "rpclab/not-on-the-node:1"], &kubeconfig());
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -209,10 +208,9 @@ async fn no_cluster_is_one_line_naming_the_kubeconfig() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_user_without_permissions_is_told_the_verb_and_resource() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     // A service account with no role at all, in a namespace of the test's.
     let ns = format!("rpclab-kube-test-{}", std::process::id());
     let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -277,10 +275,9 @@ async fn a_user_without_permissions_is_told_the_verb_and_resource() {
 /// and says whose it is; once the check is killed, it removes it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let mut child = common::xtask_command(&["lab", "kube-check"])
         .env("KUBECONFIG", kubeconfig())
         .stdout(std::process::Stdio::null())
@@ -346,10 +343,9 @@ async fn a_killed_check_leaves_a_namespace_that_lab_clean_removes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let out = kube_check(&["--with-registry"], &kubeconfig());
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("cannot start its image rpclab/zookeeper:3.9") {
@@ -384,17 +380,17 @@ async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
 }
 
-/// A client of the cluster and the address of the image registry the
-/// tests push to, or None (and why, printed) when either is missing.
-async fn cluster_and_image_registry() -> Option<(kube::Client, String)> {
-    let client = cluster().await?;
+/// [`cluster`] and the address of the image registry the tests push to, or None (and why, printed) when either is missing.
+async fn cluster_and_image_registry(
+) -> Option<(kube::Client, tokio::sync::MutexGuard<'static, ()>, String)> {
+    let (client, one) = cluster().await?;
     let registry =
         std::env::var("RPCLAB_TEST_IMAGE_REGISTRY").unwrap_or_else(|_| "127.0.0.1:5000".into());
     if let Err(why) = registry_answers(&registry).await {
         eprintln!("SKIPPED: no image registry at {registry} ({why}); start one with tools/k8s/registry up");
         return None;
     }
-    Some((client, registry))
+    Some((client, one, registry))
 }
 
 /// Whether a registry answers `GET /v2/` at `address` (plain HTTP).
@@ -437,10 +433,9 @@ exec "$RPCLAB_K8S_BIN/ctr" --address "$CONTAINERD_SOCK" -n k8s.io "$@" 2>&1"#;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn pods_pull_the_images_pushed_to_the_image_registry_and_record_their_digest() {
-    let Some((client, registry)) = cluster_and_image_registry().await else {
+    let Some((client, _one, registry)) = cluster_and_image_registry().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     // The node must not have it: the Pods' image comes from the registry.
     let reference = format!("{registry}/rpclab/client:latest");
     let (listed, out) = node_ctr(&["images", "ls", "-q"]);
@@ -494,7 +489,7 @@ async fn pods_pull_the_images_pushed_to_the_image_registry_and_record_their_dige
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_image_registry_that_does_not_answer_is_one_line_before_anything_starts() {
-    let _one = CLUSTER.lock().await;
+    let one = CLUSTER.lock().await;
     // Port 1 on the loopback: nothing listens there.
     let out = kube_check(&["--image-registry", "127.0.0.1:1"], &kubeconfig());
     assert!(!out.status.success());
@@ -509,7 +504,8 @@ async fn an_image_registry_that_does_not_answer_is_one_line_before_anything_star
     );
     // Before anything: not even the cluster was asked.
     assert!(!stderr.contains("Kubernetes v"), "{stderr}");
-    if let Some(client) = cluster().await {
+    drop(one);
+    if let Some((client, _one)) = cluster().await {
         assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
     }
 }
@@ -579,7 +575,7 @@ impl Drop for ReadOnlyRegistry {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_said() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
     let Some(registry) = ReadOnlyRegistry::start() else {
@@ -593,7 +589,6 @@ async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_sa
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let _one = CLUSTER.lock().await;
     let out = kube_check(&["--image-registry", &registry.address], &kubeconfig());
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -618,10 +613,9 @@ async fn a_push_the_registry_refuses_is_one_line_naming_the_image_and_what_it_sa
 /// Docker engine (its images found by hash) and loads them into the node.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_smoke_run_on_the_cluster_writes_a_snapshot_with_its_pods() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let (results, manifest) = smoke_run_on_the_cluster(&["--only", "thrift-java"]);
     for cell in results["cells"].as_array().unwrap() {
         assert!(cell["server_cost"].is_object(), "the server's cost: {cell}");
@@ -750,10 +744,9 @@ fn lab_run_s_image_registry_is_refused_without_a_cluster_engine_or_an_answer() {
 /// the pushed digest as the node ran it; every call verified.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_with_an_image_registry_pulls_its_pods_images_from_it() {
-    let Some((_client, registry)) = cluster_and_image_registry().await else {
+    let Some((_client, _one, registry)) = cluster_and_image_registry().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let (_, manifest) = smoke_run_on_the_cluster(&[
         "--image-registry",
         &registry,
@@ -817,10 +810,9 @@ async fn pods_made_by(client: &kube::Client, pid: u32, more: &str) -> Vec<String
 /// runs.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_run_leaves_nothing_once_the_next_run_starts() {
-    let Some(client) = cluster().await else {
+    let Some((client, _one)) = cluster().await else {
         return;
     };
-    let _one = CLUSTER.lock().await;
     let results = tempfile::tempdir().unwrap();
     let dir = results.path().to_str().unwrap().to_owned();
     let run = || {
