@@ -172,17 +172,8 @@ fn terminate(pid: i32) {
 /// image by its input hash and builds nothing; a build there would repeat
 /// the whole chain (debootstrap, the JDK, Maven's downloads).
 pub fn copy_images_to(endpoint: &str, tags: &[&str]) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    super::with_docker(async |from| {
         use futures_util::StreamExt;
-        let from = bollard::Docker::connect_with_local_defaults()
-            .unwrap()
-            .negotiate_version()
-            .await
-            .unwrap();
         let path = endpoint.strip_prefix("unix://").unwrap();
         let to = bollard::Docker::connect_with_unix(path, 600, bollard::API_DEFAULT_VERSION)
             .unwrap()

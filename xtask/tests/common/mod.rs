@@ -191,16 +191,7 @@ pub fn run_id_in(results: &Path) -> Option<String> {
 /// others' containers too.
 pub fn containers_of_run(run_id: &str) -> Vec<String> {
     use bollard::query_parameters::ListContainersOptionsBuilder;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let docker = bollard::Docker::connect_with_local_defaults()
-            .expect("a Docker engine")
-            .negotiate_version()
-            .await
-            .expect("a Docker engine answers");
+    with_docker(async |docker| {
         let filters = std::collections::HashMap::from([(
             "label".to_owned(),
             vec![format!("io.rpclab.run={run_id}")],
@@ -220,6 +211,24 @@ pub fn containers_of_run(run_id: &str) -> Vec<String> {
                     .map(|n| n.trim_start_matches('/').to_owned())
             })
             .collect()
+    })
+}
+
+/// `f` with a client of the machine's Docker engine (its API version
+/// agreed), on a runtime of its own, to its end: what a test that is not
+/// async asks the engine with.
+pub fn with_docker<T>(f: impl AsyncFnOnce(bollard::Docker) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let docker = bollard::Docker::connect_with_local_defaults()
+            .expect("a Docker engine")
+            .negotiate_version()
+            .await
+            .expect("a Docker engine answers");
+        f(docker).await
     })
 }
 

@@ -150,12 +150,7 @@ fn a_reproduction_in_rounds_runs_every_variant_side_by_side_once_per_round() {
 fn kill_lab_container(results: &std::path::Path, part: &str) -> String {
     let run = run_id_in(results).expect("the running snapshot's manifest names its run");
     let theirs = containers_of_run(&run);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let docker = bollard::Docker::connect_with_local_defaults().unwrap();
+    common::with_docker(async |docker| {
         let list = docker
             .list_containers(Some(
                 bollard::query_parameters::ListContainersOptionsBuilder::default()

@@ -343,16 +343,7 @@ struct Watched {
 /// engine's API by the run's id (from the snapshot's manifest) and their
 /// role label.
 fn watch(run: &mut Child, results: &Path, log: &Path) -> Watched {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let docker = Docker::connect_with_local_defaults()
-            .unwrap()
-            .negotiate_version()
-            .await
-            .expect("a Docker engine answers");
+    common::with_docker(async |docker| {
         let mut watched = Watched {
             confined: false,
             probed: false,
