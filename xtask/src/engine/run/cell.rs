@@ -129,7 +129,6 @@ impl RunContext<'_> {
         } = client_container::run_client(
             &self.run_engines.client,
             ClientCell {
-                server: running.server.map(|id| (&self.run_engines.server, id)),
                 registry: running.registry.map(|r| (&self.run_engines.registry, r)),
                 // The host's load beside a target would be the target's
                 // own (the lab neither pins nor measures it).
@@ -140,8 +139,7 @@ impl RunContext<'_> {
                         .map(|id| (&self.run_engines.server, id.as_str()))
                         .collect(),
                 }),
-                files: files_of(m, v),
-                ..self.client_cell(&dir, &spec, &label)
+                ..self.client_cell(&dir, &spec, &label, running.server, files_of(m, v))
             },
         )
         .await?;
@@ -161,19 +159,6 @@ impl RunContext<'_> {
         Ok(cell)
     }
 
-    /// [`RunContext::prime_now`], its time (the client's container
-    /// included) counted as priming.
-    pub async fn prime(
-        &self,
-        m: &Manifest,
-        v: &Variant,
-        at: PrimeAt<'_>,
-        snapshot: &Snapshot,
-    ) -> Result<Option<Priming>> {
-        let priming = self.prime_now(m, v, at, snapshot);
-        self.timed(Phase::Priming, priming).await
-    }
-
     /// Primes a freshly (re)started server, when the profile says so: the
     /// first scenario it can carry, at that scenario's highest level, warmed
     /// up by the profile's rule from `prime_s` to the cold limit; then,
@@ -184,84 +169,88 @@ impl RunContext<'_> {
     /// Calls that fail while a cold server is primed (a timeout under its
     /// first load) are counted there, not held against the cells: the
     /// readiness probe already showed that the server answers correctly.
-    async fn prime_now(
+    /// Its time (the client's container included) counts as priming.
+    pub async fn prime(
         &self,
         m: &Manifest,
         v: &Variant,
         at: PrimeAt<'_>,
         snapshot: &Snapshot,
     ) -> Result<Option<Priming>> {
-        let profile = &self.prepared.profile;
-        if !profile.primes() {
-            return Ok(None);
-        }
-        let Some((scenario, level)) = self.prepared.scenarios.iter().find_map(|sc| {
-            let top = sc.levels(profile).into_iter().max()?;
-            plan::carries(m, v, sc).then_some((sc, top))
-        }) else {
-            return Ok(None);
-        };
-        let target = self.address_of(m, at.server, at.port).await?;
-        let options = self.client_options(m, v, Path::new(FILES_IN_CONTAINERS), &target);
-        let first = profile.priming_spec(
-            m.protocol.as_str(),
-            target,
-            scenario.operation,
-            scenario.load(level, profile)?,
-            options,
-        );
-        let label = format!(
-            "{} {} · priming · {} · level {level}",
-            m.name, v.name, scenario.name
-        );
-        let pass = Pass {
-            m,
-            v,
-            server: at.server,
-            scenario: &scenario.name,
-            level,
-            start: at.start,
-            label: &label,
-        };
-        let (report, compiler) = self.prime_pass(&pass, &first, 1, snapshot).await?;
-        let warmup = report.warmup.clone().unwrap_or_default();
-        let mut primed = Priming {
-            scenario: scenario.name.clone(),
-            concurrency: level,
-            calls_ok: report.calls_ok + warmup.calls,
-            calls_failed: report.calls_failed,
-            warmup,
-            compiler_cores_by_pass: Vec::new(),
-            more_passes_s: 0.0,
-            jit_quiet: None,
-        };
-        let Some(bound) = profile.prime_jit_quiet_cores else {
-            return Ok(Some(primed));
-        };
-        let mut compiler = compiler;
-        let mut spent = primed.warmup.seconds + report.duration_s;
-        let again = profile.priming_pass_spec(&first);
-        while let Some(cores) = compiler {
-            primed.compiler_cores_by_pass.push(cores);
-            match after_pass(cores, bound, spent, profile) {
-                AfterPass::Again => {}
-                AfterPass::Stop { quiet } => {
-                    primed.jit_quiet = Some(quiet);
-                    break;
-                }
+        let priming = async {
+            let profile = &self.prepared.profile;
+            if !profile.primes() {
+                return Ok(None);
             }
-            let pass_number = primed.compiler_cores_by_pass.len() as u32 + 1;
-            let (report, next) = self
-                .prime_pass(&pass, &again, pass_number, snapshot)
-                .await?;
-            let seconds = report.warmup.as_ref().map_or(0.0, |w| w.seconds) + report.duration_s;
-            spent += seconds;
-            primed.more_passes_s += seconds;
-            primed.calls_ok += report.calls_ok + report.warmup.as_ref().map_or(0, |w| w.calls);
-            primed.calls_failed += report.calls_failed;
-            compiler = next;
-        }
-        Ok(Some(primed))
+            let Some((scenario, level)) = self.prepared.scenarios.iter().find_map(|sc| {
+                let top = sc.levels(profile).into_iter().max()?;
+                plan::carries(m, v, sc).then_some((sc, top))
+            }) else {
+                return Ok(None);
+            };
+            let target = self.address_of(m, at.server, at.port).await?;
+            let options = self.client_options(m, v, Path::new(FILES_IN_CONTAINERS), &target);
+            let first = profile.priming_spec(
+                m.protocol.as_str(),
+                target,
+                scenario.operation,
+                scenario.load(level, profile)?,
+                options,
+            );
+            let label = format!(
+                "{} {} · priming · {} · level {level}",
+                m.name, v.name, scenario.name
+            );
+            let pass = Pass {
+                m,
+                v,
+                server: at.server,
+                scenario: &scenario.name,
+                level,
+                start: at.start,
+                label: &label,
+            };
+            let (report, compiler) = self.prime_pass(&pass, &first, 1, snapshot).await?;
+            let warmup = report.warmup.clone().unwrap_or_default();
+            let mut primed = Priming {
+                scenario: scenario.name.clone(),
+                concurrency: level,
+                calls_ok: report.calls_ok + warmup.calls,
+                calls_failed: report.calls_failed,
+                warmup,
+                compiler_cores_by_pass: Vec::new(),
+                more_passes_s: 0.0,
+                jit_quiet: None,
+            };
+            let Some(bound) = profile.prime_jit_quiet_cores else {
+                return Ok(Some(primed));
+            };
+            let mut compiler = compiler;
+            let mut spent = primed.warmup.seconds + report.duration_s;
+            let again = profile.priming_pass_spec(&first);
+            while let Some(cores) = compiler {
+                primed.compiler_cores_by_pass.push(cores);
+                match after_pass(cores, bound, spent, profile) {
+                    AfterPass::Again => {}
+                    AfterPass::Stop { quiet } => {
+                        primed.jit_quiet = Some(quiet);
+                        break;
+                    }
+                }
+                let pass_number = primed.compiler_cores_by_pass.len() as u32 + 1;
+                let (report, next) = self
+                    .prime_pass(&pass, &again, pass_number, snapshot)
+                    .await?;
+                let seconds = report.warmup.as_ref().map_or(0.0, |w| w.seconds) + report.duration_s;
+                spent += seconds;
+                primed.more_passes_s += seconds;
+                primed.calls_ok += report.calls_ok + report.warmup.as_ref().map_or(0, |w| w.calls);
+                primed.calls_failed += report.calls_failed;
+                compiler = next;
+            }
+            Ok(Some(primed))
+        };
+        self.timed(Phase::Priming, priming).await
     }
 
     /// One priming pass of `spec` (`number` 1 is the first), the server's
@@ -303,11 +292,7 @@ impl RunContext<'_> {
             ..
         } = client_container::run_client(
             &self.run_engines.client,
-            ClientCell {
-                server: pass.server.map(|id| (&self.run_engines.server, id)),
-                files: files_of(pass.m, pass.v),
-                ..self.client_cell(&dir, spec, &label)
-            },
+            self.client_cell(&dir, spec, &label, pass.server, files_of(pass.m, pass.v)),
         )
         .await?;
         let warmup = report.warmup.clone().unwrap_or_default();
@@ -336,13 +321,17 @@ impl RunContext<'_> {
         Ok((report, compiler))
     }
 
-    /// The client run of `spec` in `dir`, on this run's client CPUs, with
-    /// no container's counters sampled (a cell adds its server's).
+    /// The client run of `spec` in `dir`, on this run's client CPUs, the
+    /// counters of the `server` container sampled (a cell adds its
+    /// registry's and the host's), `files` the variant's own (see
+    /// [`files_of`]).
     fn client_cell<'a>(
         &'a self,
         dir: &'a Path,
         spec: &'a CellSpec,
         label: &'a str,
+        server: Option<&'a str>,
+        files: Option<&'a Path>,
     ) -> ClientCell<'a> {
         ClientCell {
             run_id: self.run_id,
@@ -350,13 +339,13 @@ impl RunContext<'_> {
             dir,
             spec,
             label,
-            server: None,
+            server: server.map(|id| (&self.run_engines.server, id)),
             registry: None,
             host: None,
             verbose: self.opts.verbose,
             clock_offset_s: self.client_clock_offset_s.get().copied().unwrap_or(0.0),
             network: self.network(),
-            files: None,
+            files,
         }
     }
 }
