@@ -558,7 +558,12 @@ mod tests {
     use crate::basics::role::Role;
     use crate::basics::run_id::RunId;
 
-    fn with_spec<T>(network: Network, f: impl FnOnce(&ContainerSpec<'_>) -> T) -> T {
+    /// `f` of a registry container's spec on `network` with `binds`.
+    fn with_spec<T>(
+        network: Network,
+        binds: Vec<String>,
+        f: impl FnOnce(&ContainerSpec<'_>) -> T,
+    ) -> T {
         let run_id = RunId::new("20261207T181500Z-4242".into(), Sharing::Alone);
         let policy = crate::basics::confine::registry();
         let spec = ContainerSpec {
@@ -570,7 +575,7 @@ mod tests {
             entrypoint: None,
             cmd: Some(vec!["run".into()]),
             cpuset: "1",
-            binds: Vec::new(),
+            binds,
             confinement: &policy,
             network: &network,
         };
@@ -598,7 +603,7 @@ mod tests {
 
     #[test]
     fn a_pod_is_confined_as_the_container_and_guaranteed_when_exclusive() {
-        with_spec(Network::Own, |spec| {
+        with_spec(Network::Own, Vec::new(), |spec| {
             let pod = pod(spec, "rpclab-run", Cpu::Exclusive(1), "Never", None).unwrap();
             let labels = pod.metadata.labels.as_ref().unwrap();
             assert_eq!(labels["io.rpclab.role"], "registry");
@@ -634,7 +639,7 @@ mod tests {
                 .unwrap();
             assert!(!r.requests.unwrap().contains_key("cpu"));
         });
-        with_spec(Network::Host, |spec| {
+        with_spec(Network::Host, Vec::new(), |spec| {
             let pod = pod(spec, "ns", Cpu::Shared, "Never", Some("/cell")).unwrap();
             let s = pod.spec.unwrap();
             assert_eq!(s.host_network, Some(true));
@@ -645,25 +650,12 @@ mod tests {
 
     #[test]
     fn a_bind_mount_is_refused() {
-        let run_id = RunId::new("r".into(), Sharing::Alone);
-        let policy = crate::basics::confine::echo();
-        let spec = ContainerSpec {
-            name: "n".into(),
-            image: "i",
-            role: Role::Client.into(),
-            run_id: &run_id,
-            env: Vec::new(),
-            entrypoint: None,
-            cmd: None,
-            cpuset: "0",
-            binds: vec!["/tmp/x:/cell".into()],
-            confinement: &policy,
-            network: &Network::Own,
-        };
-        let e = pod(&spec, "ns", Cpu::Shared, "Never", None).unwrap_err();
-        assert!(
-            e.to_string().contains("sees no folder of this machine"),
-            "{e}"
-        );
+        with_spec(Network::Own, vec!["/tmp/x:/cell".into()], |spec| {
+            let e = pod(spec, "ns", Cpu::Shared, "Never", None).unwrap_err();
+            assert!(
+                e.to_string().contains("sees no folder of this machine"),
+                "{e}"
+            );
+        });
     }
 }
