@@ -380,7 +380,8 @@ async fn the_runs_registry_code_starts_zookeeper_as_a_pod() {
     assert_eq!(check_namespaces(&client).await, Vec::<String>::new());
 }
 
-/// [`cluster`] and the address of the image registry the tests push to, or None (and why, printed) when either is missing.
+/// [`cluster`] and the address of the image registry the tests push to,
+/// or None (and why, printed) when either is missing.
 async fn cluster_and_image_registry(
 ) -> Option<(kube::Client, tokio::sync::MutexGuard<'static, ()>, String)> {
     let (client, one) = cluster().await?;
