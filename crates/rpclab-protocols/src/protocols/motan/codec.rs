@@ -743,43 +743,17 @@ mod tests {
         ] {
             assert!(!yes(body, m), "{body:?} {m:?}");
         }
-        let mut other = header;
-        other.status = STATUS_EXCEPTION;
+        // The same body under another header, each changed in one way.
         let body = b"\x08hello aa";
-        assert!(!is_expected(
-            &other,
-            body,
-            Method::Hello,
-            Serialization::Hessian2,
-            &hello
-        ));
-        other = header;
-        other.flags |= FLAG_GZIP;
-        assert!(!is_expected(
-            &other,
-            body,
-            Method::Hello,
-            Serialization::Hessian2,
-            &hello
-        ));
-        other = header;
-        other.flags = 0;
-        assert!(!is_expected(
-            &other,
-            body,
-            Method::Hello,
-            Serialization::Hessian2,
-            &hello
-        ));
-        other = header;
-        other.serialization = Serialization::Simple.id();
-        assert!(!is_expected(
-            &other,
-            body,
-            Method::Hello,
-            Serialization::Hessian2,
-            &hello
-        ));
+        let with = |change: fn(&mut Header)| {
+            let mut other = header;
+            change(&mut other);
+            is_expected(&other, body, Method::Hello, Serialization::Hessian2, &hello)
+        };
+        assert!(!with(|h| h.status = STATUS_EXCEPTION));
+        assert!(!with(|h| h.flags |= FLAG_GZIP));
+        assert!(!with(|h| h.flags = 0));
+        assert!(!with(|h| h.serialization = Serialization::Simple.id()));
         let simple = h(Serialization::Simple);
         assert!(!is_expected(
             &simple,
