@@ -354,14 +354,49 @@ pub enum Inbound<R> {
     Request(R),
 }
 
-/// Serves one connection of a multiplexing fake provider (dubbo, motan) as
-/// `behaviour` says: sends `heartbeat` first if asked; answers and counts
-/// the client's heartbeats and counts its answers in `seen`; answers each
-/// request on a task of its own (so replies overtake each other) with the
-/// reply `answer` makes; hangs up on the request after `close_after`.
-/// `split` frames what the client sends, `inbound` tells what a frame is.
+/// A multiplexing fake provider (dubbo, motan2) started by
+/// [`multiplexing_provider`]: where it listens, and the heartbeats its
+/// connections saw.
 #[allow(dead_code)]
-pub async fn serve_multiplexed<H, R, Fut>(
+pub type FakeProvider = SeeingServer<Heartbeats>;
+
+/// A multiplexing fake provider (dubbo, motan2) on a free local port,
+/// serving each connection as `behaviour` says: sends `heartbeat` first if
+/// asked; answers and counts the client's heartbeats and counts its
+/// answers; answers each request on a task of its own (so replies overtake
+/// each other) with the reply `answer` makes; hangs up on the request after
+/// `close_after`. `split` frames what the client sends, `inbound` tells
+/// what a frame is.
+#[allow(dead_code)]
+pub async fn multiplexing_provider<H, R, Fut>(
+    behaviour: Behaviour,
+    heartbeat: Vec<u8>,
+    split: impl Fn(&[u8]) -> Option<(H, usize)> + Copy + Send + Sync + 'static,
+    inbound: impl Fn(H, Vec<u8>) -> Inbound<R> + Copy + Send + Sync + 'static,
+    answer: impl Fn(R) -> Fut + Copy + Send + Sync + 'static,
+) -> FakeProvider
+where
+    H: Send + 'static,
+    R: Send + 'static,
+    Fut: Future<Output = Vec<u8>> + Send + 'static,
+{
+    fake_server_seeing(move |conn, seen| {
+        serve_multiplexed(
+            conn,
+            behaviour,
+            seen,
+            heartbeat.clone(),
+            split,
+            inbound,
+            answer,
+        )
+    })
+    .await
+}
+
+/// Serves one connection of a [`multiplexing_provider`], counting the
+/// heartbeats in `seen`.
+async fn serve_multiplexed<H, R, Fut>(
     mut conn: FakeConnection,
     behaviour: Behaviour,
     seen: Heartbeats,
@@ -594,12 +629,20 @@ pub async fn calls_fail_once_the_server_hangs_up<C: Connection>(conn: &C) -> std
 /// The tests of a multiplexed protocol `$protocol` against its fake server
 /// (`$fake`, an async fn of the calling module's `Behaviour`, `NORMAL` the
 /// plain one, whose server has an `addr` and, for the heartbeats, the
-/// [`Heartbeats`] it `seen`): a cancelled call
-/// leaves the connection usable; with `thrown` (the error its
-/// `hello("throw")` gives), also [`a_thrown_exception_and_heartbeats_both_ways`]
-/// and [`calls_fail_once_the_server_hangs_up`].
+/// [`Heartbeats`] it `seen`): connecting to a closed port fails, and a
+/// cancelled call leaves the connection usable; with `thrown` (the error
+/// its `hello("throw")` gives), also ten calls in flight at once whose
+/// replies overtake each other ([`many_in_flight_out_of_order`]),
+/// [`a_thrown_exception_and_heartbeats_both_ways`] and
+/// [`calls_fail_once_the_server_hangs_up`].
 macro_rules! fake_server_tests {
     ($protocol:ty, $fake:ident) => {
+        #[tokio::test]
+        async fn connecting_to_a_closed_port_fails() {
+            let protocol = <$protocol>::new(&common::options(&[])).unwrap();
+            common::connecting_to_a_closed_port_fails(&protocol).await;
+        }
+
         #[tokio::test]
         async fn a_cancelled_call_leaves_the_connection_usable() {
             let server = $fake(NORMAL).await;
@@ -610,6 +653,14 @@ macro_rules! fake_server_tests {
     };
     ($protocol:ty, $fake:ident, thrown: $thrown:expr) => {
         common::fake_server_tests!($protocol, $fake);
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn every_operation_many_in_flight_on_one_connection() {
+            let server = $fake(NORMAL).await;
+            let protocol = <$protocol>::new(&common::options(&[])).unwrap();
+            // A slow call first: every other reply overtakes it.
+            common::many_in_flight_out_of_order(&protocol, server.addr, 10).await;
+        }
 
         #[tokio::test]
         async fn exceptions_and_heartbeats_both_ways() {

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
+use common::{options, Behaviour, FakeProvider, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol};
 use rpclab_client::protocols::dubbo::codec::{self, Header, HEADER_LEN};
@@ -15,20 +15,12 @@ use rpclab_client::protocols::dubbo::Dubbo;
 use rpclab_model::contract::{Operation, Value};
 use std::time::Duration;
 
-type FakeProvider = common::SeeingServer<Heartbeats>;
-
 /// A provider of `rpclab.contract.BenchService`: echoes, greets (slowly for
 /// "slow", so replies overtake each other), and answers each request on its
 /// own task.
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
-}
-
-async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
-    common::serve_multiplexed(
-        conn,
+    common::multiplexing_provider(
         behaviour,
-        seen,
         codec::heartbeat_request(&Hessian2, 1_000_000).unwrap(),
         |b| codec::frame(b).unwrap(),
         |header: Header, frame| match (header.is_event(), header.is_request()) {
@@ -106,14 +98,6 @@ async fn answer(header: &Header, body: &[u8]) -> Vec<u8> {
     frame
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn every_operation_many_in_flight_on_one_connection() {
-    let server = fake_provider(NORMAL).await;
-    let dubbo = Dubbo::new(&options(&[])).unwrap();
-    // A slow call first: every other reply overtakes it.
-    common::many_in_flight_out_of_order(&dubbo, server.addr, 10).await;
-}
-
 common::fake_server_tests!(
     Dubbo,
     fake_provider,
@@ -121,10 +105,8 @@ common::fake_server_tests!(
 );
 
 #[tokio::test]
-async fn connect_failures_and_mismatched_arguments() {
+async fn mismatched_arguments_are_refused() {
     let dubbo = Dubbo::new(&options(&[])).unwrap();
-    common::connecting_to_a_closed_port_fails(&dubbo).await;
-
     let server = fake_provider(NORMAL).await;
     let conn = common::connect(&dubbo, server.addr).await;
     let mut call = Operation::OrderEcho.call();

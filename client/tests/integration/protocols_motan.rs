@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{options, Behaviour, FakeConnection, Heartbeats, Inbound, NORMAL};
+use common::{options, Behaviour, FakeProvider, Inbound, NORMAL};
 use hessian2::{Decoder, Encoder, Value as HValue};
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::motan::codec::{self, Header, Serialization};
@@ -18,20 +18,12 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-type FakeProvider = common::SeeingServer<Heartbeats>;
-
 /// A motan2 provider of `rpclab.contract.BenchService` in group `rpclab`:
 /// echoes, greets (slowly for "slow", so replies overtake each other),
 /// throws for "throw", and answers each request on its own task.
 async fn fake_provider(behaviour: Behaviour) -> FakeProvider {
-    common::fake_server_seeing(move |conn, seen| serve(conn, behaviour, seen)).await
-}
-
-async fn serve(conn: FakeConnection, behaviour: Behaviour, seen: Heartbeats) {
-    common::serve_multiplexed(
-        conn,
+    common::multiplexing_provider(
         behaviour,
-        seen,
         codec::heartbeat(1_000_000, false).to_vec(),
         |b| {
             codec::frame(b).unwrap().map(|(h, l)| {
@@ -138,14 +130,6 @@ async fn answer(header: &Header, meta: &BTreeMap<String, String>, body: &[u8]) -
     frame
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn every_operation_many_in_flight_on_one_connection() {
-    let server = fake_provider(NORMAL).await;
-    let motan = Motan::new(&options(&[])).unwrap();
-    // A slow call first: every other reply overtakes it.
-    common::many_in_flight_out_of_order(&motan, server.addr, 10).await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_simple_serialization_carries_strings_and_void() {
     let server = fake_provider(NORMAL).await;
@@ -196,9 +180,7 @@ common::fake_server_tests!(
 );
 
 #[tokio::test]
-async fn connect_and_discovery_failures_are_clear() {
-    let motan = Motan::new(&options(&[])).unwrap();
-    common::connecting_to_a_closed_port_fails(&motan).await;
+async fn a_silent_registry_fails_the_connect() {
     common::a_silent_registry_fails_the_connect::<Motan>("127.0.0.1:8002").await;
 }
 
