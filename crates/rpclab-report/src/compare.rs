@@ -903,28 +903,33 @@ mod tests {
         }
     }
 
+    /// `said` has a line for each of `starts`, beginning with it.
+    #[track_caller]
+    fn assert_lines_start(said: &[String], starts: &[&str]) {
+        assert_eq!(said.len(), starts.len(), "{said:?}");
+        for (line, start) in said.iter().zip(starts) {
+            assert!(line.starts_with(start), "{start:?}: {said:?}");
+        }
+    }
+
     #[test]
     fn host_differences_get_one_line_each_and_old_snapshots_a_note() {
         let a = host("AMD EPYC");
         // Same host, no calibration: only the note.
         let w = host_warnings(&a, &a);
-        assert_eq!(w.len(), 1, "{w:?}");
-        assert!(
-            w[0].starts_with("note: no calibration in snapshot a and b"),
-            "{w:?}"
-        );
+        assert_lines_start(&w, &["note: no calibration in snapshot a and b"]);
         // A calibrated, slower host with another CPU.
         let mut b = HostRecord {
             calibration: Some(calibration(1.5e6, 2.0e6)),
             ..host("Intel Xeon")
         };
         let w = host_warnings(&a, &b);
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(
-            w[0].starts_with(
-                "warning: different hosts (a: AMD EPYC, 2 cores, kernel 6.18; b: Intel Xeon"
-            ),
-            "{w:?}"
+        assert_lines_start(
+            &w,
+            &[
+                "warning: different hosts (a: AMD EPYC, 2 cores, kernel 6.18; b: Intel Xeon",
+                "",
+            ],
         );
         assert!(w[1].contains("no calibration in snapshot a "), "{w:?}");
         // Both calibrated: the figure beyond the tolerance is named.
@@ -970,12 +975,9 @@ mod tests {
             ..a2.clone()
         };
         let said = host_warnings(&docker, &cluster);
-        assert_eq!(said.len(), 1, "{said:?}");
-        assert!(
-            said[0].starts_with(
-                "warning: different engines (a: Docker 20.10.24; b: Kubernetes, containerd://2.4.2"
-            ),
-            "{said:?}"
+        assert_lines_start(
+            &said,
+            &["warning: different engines (a: Docker 20.10.24; b: Kubernetes, containerd://2.4.2"],
         );
         let newer_docker = HostRecord {
             engine: Some("Docker 27.0".into()),
