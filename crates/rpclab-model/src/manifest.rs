@@ -133,6 +133,12 @@ pub struct RunManifest {
 }
 
 impl RunManifest {
+    /// Whether the run ran on a Kubernetes cluster (`lab run --engine
+    /// kubernetes`), which records its Pods, rather than on Docker's engine.
+    pub fn ran_on_kubernetes(&self) -> bool {
+        !self.pods.is_empty()
+    }
+
     /// The manifest as `manifest.toml` holds it, with its header comment.
     pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
         Ok(format!("{HEADER}{}", toml::to_string_pretty(self)?))

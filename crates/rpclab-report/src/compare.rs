@@ -172,7 +172,7 @@ impl HostRecord {
 /// Pods (`[[pods]]`) and its node's runtime in the server's `[[hosts]]`
 /// entry; any other ran on Docker (`[host]`'s version).
 fn engine_of(m: &rpclab_model::manifest::RunManifest) -> String {
-    if m.pods.is_empty() {
+    if !m.ran_on_kubernetes() {
         return format!("Docker {}", m.host.docker_version);
     }
     let runtime = m

@@ -40,6 +40,8 @@ pub struct Asked<'a> {
     pub host: &'a HostInfo,
     /// `--rounds-seed`, when given.
     pub rounds_seed: Option<u64>,
+    /// `--engine kubernetes`.
+    pub on_kubernetes: bool,
 }
 
 impl Interrupted {
@@ -74,6 +76,21 @@ impl Interrupted {
         Ok(interrupted)
     }
 
+    /// Refuses unless the run goes on on the kind of engine the snapshot's
+    /// ran on: a cluster's cells beside a Docker engine's would be two
+    /// labs in one snapshot.
+    fn check_engine(&self, on_kubernetes: bool) -> Result<()> {
+        match (self.manifest.ran_on_kubernetes(), on_kubernetes) {
+            (true, false) => Err(self.refuse(
+                "it was run on a Kubernetes cluster (its manifest records its Pods); resume it with --engine kubernetes",
+            )),
+            (false, true) => Err(self.refuse(
+                "it was run on a Docker engine; resume it without --engine kubernetes",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses unless the run `asked` for measures as the snapshot's did.
     pub fn check(&self, asked: &Asked<'_>) -> Result<()> {
         let was = &self.manifest.profile;
@@ -101,6 +118,7 @@ impl Interrupted {
                 "the lab definition as run differs at {what}; resume with the definition and flags it was run with, or start a new run"
             )));
         }
+        self.check_engine(asked.on_kubernetes)?;
         let (was, now) = (&self.manifest.host, asked.host);
         let facts = [
             ("hostname", was.hostname.clone(), now.hostname.clone()),
@@ -279,5 +297,31 @@ mod tests {
         let mut more = built("sha256:1");
         more.insert("rpclab/b:1".into(), "sha256:9".into());
         assert!(i.check_images(&more).is_ok());
+        // A Docker run goes on on Docker only, a cluster's on a cluster.
+        assert!(i.check_engine(false).is_ok());
+        let e = i.check_engine(true).unwrap_err();
+        assert!(e.to_string().contains("run on a Docker engine"), "{e}");
+        let mut on_cluster = Interrupted::open(dir.path()).unwrap();
+        on_cluster.manifest.pods = vec![rpclab_model::manifest::PodRecord {
+            namespace: "rpclab-run".into(),
+            pod: "server".into(),
+            role: "server".into(),
+            node: "node".into(),
+            qos: "Guaranteed".into(),
+            cpu: "1".into(),
+            cpuset: "0".into(),
+            static_policy: true,
+            image: "rpclab/a:1".into(),
+            pull: "Never".into(),
+            pushed_digest: None,
+            image_id: "sha256:1".into(),
+            ip: "10.0.0.2".into(),
+        }];
+        assert!(on_cluster.check_engine(true).is_ok());
+        let e = on_cluster.check_engine(false).unwrap_err();
+        assert!(
+            e.to_string().contains("resume it with --engine kubernetes"),
+            "{e}"
+        );
     }
 }

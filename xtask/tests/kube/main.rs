@@ -807,61 +807,87 @@ async fn pods_made_by(client: &kube::Client, pid: u32, more: &str) -> Vec<String
 }
 
 /// A run on the cluster killed (SIGKILL) while its server Pod runs leaves
-/// its namespace; the next run removes it, Pods and all, says so, and
-/// runs.
+/// its namespace; its `--resume` removes it, Pods and all, says so, and
+/// completes the snapshot, every planned cell once.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_killed_run_leaves_nothing_once_the_next_run_starts() {
+async fn a_killed_run_leaves_nothing_and_resumes_to_every_cell_once() {
     let Some((client, _one)) = cluster().await else {
         return;
     };
     let results = tempfile::tempdir().unwrap();
     let dir = results.path().to_str().unwrap().to_owned();
-    let run = || {
-        let mut cmd = common::xtask_command(&[
-            "lab",
-            "run",
-            "--engine",
-            "kubernetes",
-            "--only",
-            "thrift-java",
-            "--variant",
-            "thrift-java/0.9.3",
-            "--profile",
-            "smoke",
-            "--results-dir",
-            &dir,
-        ]);
-        cmd.env("KUBECONFIG", kubeconfig());
-        cmd
-    };
-    let mut first = run()
+    // Four cells of at least a second each (two levels, two
+    // repetitions): the run is killed once the first is written, with the
+    // others still to measure and its server Pod running.
+    let args = [
+        "lab",
+        "run",
+        "--engine",
+        "kubernetes",
+        "--only",
+        "thrift-java",
+        "--variant",
+        "thrift-java/0.20",
+        "--profile",
+        "smoke",
+        "--duration",
+        "1s",
+        "--repetitions",
+        "2",
+        "--levels",
+        "1,2",
+    ];
+    let mut first = common::xtask_command(&[&args[..], &["--results-dir", &dir]].concat())
+        .env("KUBECONFIG", kubeconfig())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("xtask starts");
     let pid = first.id();
     let started = std::time::Instant::now();
-    while pods_made_by(&client, pid, ",io.rpclab.role=server")
-        .await
-        .is_empty()
-    {
+    while common::lab::cells_so_far(results.path()).is_empty() {
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(300),
-            "no server Pod in 300 s"
+            started.elapsed() < std::time::Duration::from_secs(600),
+            "no cell in 600 s"
         );
         assert!(first.try_wait().unwrap().is_none(), "the run ended first");
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
+    assert!(
+        !pods_made_by(&client, pid, ",io.rpclab.role=server")
+            .await
+            .is_empty(),
+        "the server Pod runs when the run is killed"
+    );
     first.kill().unwrap();
     first.wait().unwrap();
     assert!(
         !made_by::<Namespace>(&client, pid, "").await.is_empty(),
         "a killed run leaves its namespace"
     );
-    let out = run().output().expect("xtask runs");
+    // The next run is the killed one's `--resume`, on the cluster: it
+    // removes what the killed run left, then measures every planned cell
+    // the snapshot lacks, exactly once.
+    let snap = common::only_snapshot(results.path());
+    let out = common::xtask_command(&[&args[..], &["--resume", snap.to_str().unwrap()]].concat())
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .expect("xtask runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the next run failed:\n{stderr}");
+    assert!(out.status.success(), "the resumed run failed:\n{stderr}");
     assert!(stderr.contains("is no longer running"), "{stderr}");
+    let results_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results_json["complete"], true, "{stderr}");
+    let cells = results_json["cells"].as_array().unwrap();
+    assert!(!cells.is_empty(), "{stderr}");
+    let ids: std::collections::BTreeSet<_> = cells.iter().map(common::lab::cell_id).collect();
+    assert_eq!(ids.len(), cells.len(), "a cell measured twice: {stderr}");
+    for c in cells {
+        common::lab::check_cell_consistency("thrift-java", c);
+    }
+    let manifest = std::fs::read_to_string(snap.join("manifest.toml")).unwrap();
+    assert!(manifest.contains("resumed_utc"), "{manifest}");
     assert_eq!(
         made_by::<Namespace>(&client, pid, "").await,
         Vec::<String>::new()

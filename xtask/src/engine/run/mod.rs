@@ -141,6 +141,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
             only: &prepared.only,
             host: &host_info,
             rounds_seed: opts.rounds_seed,
+            on_kubernetes: opts.kubernetes,
         })?;
     }
     if !roles.is_single() {
