@@ -47,8 +47,9 @@ use crate::engine::scope::RunScope;
 use crate::store::snapshot::Snapshot;
 use anyhow::{anyhow, bail, Result};
 use context::RunContext;
+use prepare::Prepared;
 use record::{Opening, Record};
-use rpclab_model::manifest::ServerRecord;
+use rpclab_model::manifest::{HostInfo, ServerRecord};
 use rpclab_model::phases::Phase;
 use rpclab_model::result::Results;
 use std::path::{Path, PathBuf};
@@ -135,14 +136,7 @@ pub async fn run_lab(root: &Path, lab: Lab, opts: RunOptions) -> Result<RunOutco
     let engines = Engines::connect(&roles).await?;
     let host_info = host::host_info(&engines.server.version);
     if let Some(i) = &interrupted {
-        i.check(&Asked {
-            def,
-            profile: &def.profile,
-            only: &prepared.only,
-            host: &host_info,
-            rounds_seed: opts.rounds_seed,
-            on_kubernetes: opts.kubernetes,
-        })?;
+        i.check(&asked(&prepared, &opts, &host_info))?;
     }
     if !roles.is_single() {
         say_engines(&engines);
@@ -287,6 +281,18 @@ fn record_pods(run_engines: &RunEngines, record: &mut Record) -> Result<()> {
     }
     let _ = (run_engines, record);
     Ok(())
+}
+
+/// What this run would measure with, as a resume checks it.
+fn asked<'a>(prepared: &'a Prepared, opts: &RunOptions, host: &'a HostInfo) -> Asked<'a> {
+    Asked {
+        def: &prepared.def,
+        profile: &prepared.def.profile,
+        only: &prepared.only,
+        host,
+        rounds_seed: opts.rounds_seed,
+        on_kubernetes: opts.kubernetes,
+    }
 }
 
 /// Each role's engine for the run's containers: the Docker engines of
