@@ -21,6 +21,10 @@
 //!   may have passed, at least every [`SCAN`]; a call past its deadline
 //!   fails with [`CallError::Timeout`] as on tasks, and its connection is
 //!   replaced.
+//! * a new connection (after a failed call, or when the exchange asks for
+//!   one: [`Exchange::wants_new_connection`], gRPC after a GOAWAY) is told
+//!   to the exchange ([`Exchange::connection_opened`]), which starts its
+//!   connection's state over (gRPC's preface, stream ids, HPACK table).
 //!
 //! **Every reply is still verified**: [`Exchange::reply`] completes a call
 //! with `Ok` only for a reply verified to be the expected value, exactly
@@ -275,6 +279,12 @@ impl<E: Exchange> Loop<E> {
         };
         let link = &mut self.links[i];
         link.in_flight = Some((issued, now));
+        if link.exchange.wants_new_connection() {
+            if let Some(mut stream) = link.stream.take() {
+                let _ = self.poll.registry().deregister(&mut stream);
+                link.input = Received::default();
+            }
+        }
         if link.stream.is_none() {
             match connect(&self.plan.target).and_then(|mut s| {
                 register(&self.poll, &mut s, i)
@@ -284,6 +294,7 @@ impl<E: Exchange> Loop<E> {
                 Ok(stream) => link.stream = Some(stream),
                 Err(e) => return self.fail_connection(i, e),
             }
+            link.exchange.connection_opened();
         }
         if let Err(e) = link.exchange.request(&mut link.out) {
             return self.fail_call(i, e);

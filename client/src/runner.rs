@@ -98,7 +98,7 @@ fn poll_exchanges<P: Protocol>(
     let call = spec.operation.call();
     let mut exchanges = Vec::with_capacity(connections as usize);
     for _ in 0..connections {
-        match protocol.exchange(&call)? {
+        match protocol.exchange_to(&call, &spec.target)? {
             Some(exchange) => exchanges.push(exchange),
             None => return Ok(None),
         }

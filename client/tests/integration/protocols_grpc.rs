@@ -7,7 +7,7 @@ use rpclab_client::load::timed_call;
 use rpclab_client::protocol::{CallError, Connection, Protocol, WireCounter};
 use rpclab_client::protocols::grpc::Grpc;
 use rpclab_client::runner::run_cell;
-use rpclab_model::contract::{Operation, Value, HELLO_PREFIX};
+use rpclab_model::contract::{Operation, StringSize, Value, HELLO_PREFIX};
 use rpclab_model::spec::{CellSpec, Load, Shape, Stop};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -371,4 +371,53 @@ async fn a_mismatched_argument_is_refused_before_sending() {
 async fn against_a_running_server() {
     let target = std::env::var("RPCLAB_GRPC_TARGET").expect("set RPCLAB_GRPC_TARGET=host:port");
     common::every_operation_verified(&grpc(), &target, 1, 4, 5).await;
+}
+
+/// A cell of client programs (a connection each, one call in flight) runs
+/// on the poll engine when the request fits one DATA frame of the
+/// smallest size a server may set, and verifies every reply there; larger
+/// requests run on tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_programs_run_on_the_poll_engine_and_verify_every_reply() {
+    let server = TestServer::start(Echo).await;
+    let target = server.addr.to_string();
+    for op in Operation::ALL {
+        let spec = common::calls_cell("grpc", &target, op, 3, 20);
+        let report = run_cell(&spec).await.unwrap().report;
+        let what = format!("{op}: {report:?}");
+        let poll = grpc().exchange_to(&op.call(), &target).unwrap().is_some();
+        let large = matches!(op, Operation::StringEcho(StringSize::K100 | StringSize::M1));
+        assert_eq!(poll, !large, "{op}");
+        let engine = if poll { "poll" } else { "tasks" };
+        assert_eq!(report.engine.as_deref(), Some(engine), "{what}");
+        assert_eq!((report.calls_ok, report.calls_failed), (60, 0), "{what}");
+        assert!(report.verified, "{what}");
+    }
+    assert_eq!(
+        server.accepted.load(Ordering::Relaxed),
+        3 * Operation::ALL.len()
+    );
+    server.stop().await;
+}
+
+/// On the poll engine too, wrong replies and failed statuses are failed
+/// calls with their reasons, and the connection carries on after each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_poll_engine_counts_wrong_replies_and_statuses_as_failures() {
+    let server = TestServer::start(Flaky::default()).await;
+    let target = server.addr.to_string();
+    for op in [Operation::Hello, Operation::Empty] {
+        let spec = common::calls_cell("grpc", &target, op, 1, 60);
+        let report = run_cell(&spec).await.unwrap().report;
+        let what = format!("{op}: {report:?}");
+        assert_eq!(report.engine.as_deref(), Some("poll"), "{what}");
+        assert_eq!((report.calls_ok, report.calls_failed), (30, 30), "{what}");
+        match op {
+            Operation::Empty => assert_eq!(report.failures.server_error, 30, "{what}"),
+            _ => assert_eq!(report.failures.wrong_response, 30, "{what}"),
+        }
+    }
+    // Wrong replies break no connection.
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 2);
+    server.stop().await;
 }

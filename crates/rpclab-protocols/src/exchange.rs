@@ -43,6 +43,20 @@ pub trait Exchange: Send + 'static {
     /// The call's last check of an outcome, where only "verified or not"
     /// counts (the poll engine): `Ok` only for the call's expected value.
     fn verify(&self, outcome: Self::Outcome) -> Result<(), CallError>;
+
+    /// The poll engine opened a new connection for the next request (the
+    /// last one failed, or [`Exchange::wants_new_connection`] said so):
+    /// what the exchange keeps of its connection starts over (gRPC's
+    /// preface, stream ids, HPACK table). Nothing by default.
+    fn connection_opened(&mut self) {}
+
+    /// Whether the next call must go on a new connection although the
+    /// current one did not fail (gRPC: the server sent GOAWAY, or the
+    /// stream ids ran out); the poll engine then closes it and opens
+    /// another. False by default.
+    fn wants_new_connection(&self) -> bool {
+        false
+    }
 }
 
 /// What [`Exchange::reply`] found (`T`: the call's outcome; a protocol's

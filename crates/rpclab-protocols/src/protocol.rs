@@ -75,6 +75,14 @@ pub trait Protocol: Send + Sync + Sized + 'static {
         Ok(None)
     }
 
+    /// [`Protocol::exchange`] for a connection to `target`, what the poll
+    /// engine asks for: by default the same exchange, for a protocol whose
+    /// requests do not name the server (gRPC's do: `:authority`).
+    fn exchange_to(&self, call: &Call, target: &str) -> Result<Option<Self::Exchange>, CallError> {
+        let _ = target;
+        self.exchange(call)
+    }
+
     /// The transport security of this protocol's connections, recorded in
     /// the report; `None` (the default) for a protocol without TLS.
     fn tls(&self) -> Option<TlsSetting> {

@@ -44,6 +44,18 @@
 //! DATA frame header around the prepared bytes, and an entry in the
 //! reader's stream map; the reply message is a slice of the read buffer.
 //!
+//! # The poll engine
+//!
+//! A closed loop whose callers each have a plaintext connection of their
+//! own with one call in flight runs on the client's poll engine
+//! ([`Protocol::exchange_to`], `exchange.rs`): there a call is the
+//! prepared HEADERS and DATA written with the next stream id, the reply's
+//! frames read where they lie in the connection's buffer, and the same
+//! checks; no task, queue, oneshot, lock or stream map. The server's
+//! SETTINGS and PINGs are acknowledged in front of the next request. TLS,
+//! requests over 16 KiB and streams shared on a connection stay here on
+//! tasks.
+//!
 //! # Verification
 //!
 //! Every reply is checked: `:status` 200, a `content-type` of
@@ -69,6 +81,7 @@
 //! frame or header block) is [`CallError::Protocol`].
 
 pub(crate) mod conn;
+mod exchange;
 /// Also the framing of `rpclab-floor`'s HTTP/2 (the `rpclab-floor` crate).
 pub mod frame;
 mod reader;
@@ -76,12 +89,14 @@ pub(crate) mod reply;
 mod shared;
 mod writer;
 
+use crate::exchange::{Exchange, Parsed};
 use crate::prepared::{CallKey, ForCall, PreparedCall};
 use crate::protocol::{check_options, CallError, Protocol, WireCounter};
 use crate::reference::{ReferenceExchange, ReferenceReply, Reply};
 use crate::tls::{Alpn, Transport};
 use bytes::{Bytes, BytesMut};
 use conn::Channel;
+use exchange::{UnaryExchange, UnaryRequest};
 use prost::Message as _;
 use reply::PREFIX;
 use rpclab_model::contract::{self, Call, MismatchedArgument, Operation, Value};
@@ -119,7 +134,7 @@ pub struct Grpc {
 
 impl Protocol for Grpc {
     type Conn = GrpcConnection;
-    type Exchange = crate::protocol::NoExchange;
+    type Exchange = GrpcExchange;
 
     const NAME: &'static str = "grpc";
 
@@ -150,6 +165,20 @@ impl Protocol for Grpc {
 
     fn tls(&self) -> Option<rpclab_model::result::TlsSetting> {
         Some(self.transport.setting())
+    }
+
+    /// A plaintext call whose request fits one DATA frame of the smallest
+    /// size and window a server may set runs on the poll engine
+    /// (`exchange.rs`); TLS and larger requests run on tasks.
+    fn exchange_to(&self, call: &Call, target: &str) -> Result<Option<GrpcExchange>, CallError> {
+        if self.transport.is_tls() {
+            return Ok(None);
+        }
+        check_target(target)?;
+        let prepared = Prepared::new(call, target, false)?;
+        let fits = prepared.body.len() <= frame::DEFAULT_MAX_FRAME
+            && prepared.body.len() <= frame::DEFAULT_WINDOW as usize;
+        Ok(fits.then(|| GrpcExchange(UnaryExchange::new(call, prepared, target))))
     }
 }
 
@@ -265,6 +294,48 @@ impl Prepared {
     fn reply_of(&self, message: &[u8], expected: &Value) -> Result<Reply, CallError> {
         self.reference
             .reply_of(message, expected, |m| decode(self.reply, m))
+    }
+}
+
+/// A gRPC call on the poll engine: the unary exchange (`exchange.rs`) of
+/// a prepared call.
+pub struct GrpcExchange(UnaryExchange<Prepared>);
+
+impl Exchange for GrpcExchange {
+    type Outcome = Reply;
+
+    fn request(&mut self, out: &mut Vec<u8>) -> Result<(), CallError> {
+        self.0.request(out)
+    }
+
+    fn reply(&mut self, input: &[u8]) -> Result<Parsed<Result<Reply, CallError>>, CallError> {
+        self.0.reply(input)
+    }
+
+    fn verify(&self, outcome: Reply) -> Result<(), CallError> {
+        self.0.verify(outcome)
+    }
+
+    fn connection_opened(&mut self) {
+        self.0.connection_opened();
+    }
+
+    fn wants_new_connection(&self) -> bool {
+        self.0.wants_new_connection()
+    }
+}
+
+impl UnaryRequest for Prepared {
+    fn header_block(&self) -> &[u8] {
+        &self.headers
+    }
+
+    fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    fn reply_of(&self, message: &[u8], expected: &Value) -> Result<Reply, CallError> {
+        Prepared::reply_of(self, message, expected)
     }
 }
 

@@ -27,7 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 const READ_BUFFER: usize = 64 * 1024;
 
 /// The largest header block accepted (a reply's head or trailers).
-const MAX_HEADER_BLOCK: usize = 1 << 20;
+pub(super) const MAX_HEADER_BLOCK: usize = 1 << 20;
 
 /// Why the connection ended, for the calls it leaves unanswered.
 #[derive(Debug)]
@@ -516,7 +516,7 @@ impl Reader {
 }
 
 /// The values of a SETTINGS frame's payload the writer uses, checked.
-fn settings(payload: &[u8]) -> Result<Settings, String> {
+pub(super) fn settings(payload: &[u8]) -> Result<Settings, String> {
     if !payload.len().is_multiple_of(6) {
         return Err(format!("a SETTINGS payload of {} bytes", payload.len()));
     }

@@ -256,6 +256,16 @@ impl Gather {
 /// The one message of a unary reply's DATA: an uncompressed length prefix
 /// and exactly that many bytes.
 pub fn unframe(data: Bytes) -> Result<Bytes, String> {
+    message_range(&data).map(|r| data.slice(r))
+}
+
+/// [`unframe`] of DATA where it lies (the poll engine's exchange).
+pub fn unframe_slice(data: &[u8]) -> Result<&[u8], String> {
+    message_range(data).map(|r| &data[r])
+}
+
+/// Where the one message of a unary reply's DATA is.
+fn message_range(data: &[u8]) -> Result<std::ops::Range<usize>, String> {
     if data.len() < PREFIX {
         return Err(format!(
             "a reply of {} bytes: no complete gRPC message",
@@ -275,7 +285,7 @@ pub fn unframe(data: Bytes) -> Result<Bytes, String> {
         ));
     }
     match (data.len() - PREFIX).cmp(&length) {
-        std::cmp::Ordering::Equal => Ok(data.slice(PREFIX..)),
+        std::cmp::Ordering::Equal => Ok(PREFIX..data.len()),
         std::cmp::Ordering::Less => Err(format!(
             "a reply message of {length} bytes cut off after {}",
             data.len() - PREFIX
