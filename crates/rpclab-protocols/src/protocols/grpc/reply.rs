@@ -44,7 +44,13 @@ impl Fields {
     fn field(&mut self, name: &[u8], value: &[u8]) {
         match name {
             b":status" => {
-                let status = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok());
+                // Every right reply's, read without a UTF-8 check and a
+                // parse (about 140 instructions a call).
+                let status = if value == b"200" {
+                    Some(200)
+                } else {
+                    std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
+                };
                 self.status = Some(status.unwrap_or(0));
             }
             b"content-type" => {
@@ -58,7 +64,11 @@ impl Fields {
                 });
             }
             b"grpc-status" => {
-                let code = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok());
+                let code = if value == b"0" {
+                    Some(0)
+                } else {
+                    std::str::from_utf8(value).ok().and_then(|s| s.parse().ok())
+                };
                 self.grpc_status = Some(code.ok_or_else(|| String::from_utf8_lossy(value).into()));
             }
             b"grpc-message" => self.grpc_message = Some(value.to_vec()),
