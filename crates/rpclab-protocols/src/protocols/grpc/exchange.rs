@@ -37,13 +37,12 @@
 //! [`frame::WINDOW_REFILL`] bytes of DATA.
 
 use super::frame::{self, Head, HEAD_LEN};
-use super::reply::{self, Fields};
+use super::reply;
 use crate::exchange::{Exchange, Parsed};
 use crate::protocol::CallError;
 use crate::reference::Reply;
 use loona_hpack::Decoder;
 use rpclab_model::contract::{Call, Value};
-use std::io;
 use std::ops::Range;
 
 /// A prepared unary call as the exchange sends and verifies it (the
@@ -275,14 +274,7 @@ impl<P: UnaryRequest> UnaryExchange<P> {
                 }
                 if head.stream == self.stream {
                     let code = u32::from_be_bytes(payload.try_into().unwrap());
-                    return Ok(Step::Done(Err(CallError::Io(io::Error::new(
-                        io::ErrorKind::ConnectionReset,
-                        format!(
-                            "{}: stream reset (RST_STREAM) by the server: {}",
-                            self.target,
-                            frame::error_name(code)
-                        ),
-                    )))));
+                    return Ok(Step::Done(Err(frame::reset_by_server(&self.target, code))));
                 }
             }
             frame::SETTINGS => {
@@ -319,19 +311,11 @@ impl<P: UnaryRequest> UnaryExchange<P> {
                 self.retire = true;
                 if self.stream > last {
                     let debug = String::from_utf8_lossy(&payload[8..]);
-                    let debug = if debug.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({debug})")
-                    };
-                    return Ok(Step::Done(Err(CallError::Io(io::Error::new(
-                        io::ErrorKind::ConnectionAborted,
-                        format!(
-                            "{}: connection closed (GOAWAY) by the server: {}{debug}",
-                            self.target,
-                            frame::error_name(code)
-                        ),
-                    )))));
+                    return Ok(Step::Done(Err(frame::closed_by_server(
+                        &self.target,
+                        code,
+                        &debug,
+                    ))));
                 }
             }
             frame::WINDOW_UPDATE => {
@@ -360,14 +344,8 @@ impl<P: UnaryRequest> UnaryExchange<P> {
     fn headers(&mut self, input: &[u8]) -> Result<Step, CallError> {
         let id = std::mem::take(&mut self.block_stream);
         let end_stream = self.block_end_stream;
-        let mut fields = if end_stream {
-            Fields::ending()
-        } else {
-            Fields::default()
-        };
-        let decoded = reply::decode_block(&mut self.decoder, &self.block, &mut fields);
-        self.block.clear();
-        decoded.map_err(|e| self.broken(e))?;
+        let decoded = reply::decode_block(&mut self.decoder, &mut self.block, end_stream);
+        let fields = decoded.map_err(|e| self.broken(e))?;
         if id != self.stream {
             return Ok(Step::Next);
         }

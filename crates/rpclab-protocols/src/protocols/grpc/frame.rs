@@ -216,6 +216,35 @@ pub fn request_headers_over(path: &str, authority: &str, user_agent: &str, tls: 
     b
 }
 
+/// A call's stream reset by the server (RST_STREAM with `code`), as both
+/// engines report it.
+pub fn reset_by_server(target: &str, code: u32) -> crate::protocol::CallError {
+    crate::protocol::CallError::Io(std::io::Error::new(
+        std::io::ErrorKind::ConnectionReset,
+        format!(
+            "{target}: stream reset (RST_STREAM) by the server: {}",
+            error_name(code)
+        ),
+    ))
+}
+
+/// A call's connection closed by the server's GOAWAY (`code`, and its debug
+/// data when it sent any), as both engines report it.
+pub fn closed_by_server(target: &str, code: u32, debug: &str) -> crate::protocol::CallError {
+    let debug = if debug.is_empty() {
+        String::new()
+    } else {
+        format!(" ({debug})")
+    };
+    crate::protocol::CallError::Io(std::io::Error::new(
+        std::io::ErrorKind::ConnectionAborted,
+        format!(
+            "{target}: connection closed (GOAWAY) by the server: {}{debug}",
+            error_name(code)
+        ),
+    ))
+}
+
 /// The name of an HTTP/2 error code (RFC 9113 §7).
 pub fn error_name(code: u32) -> String {
     let name = match code {

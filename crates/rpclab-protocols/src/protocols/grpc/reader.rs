@@ -9,7 +9,7 @@
 //! server's.
 
 use super::frame::{self, Head, HEAD_LEN};
-use super::reply::{self, Fields, Gather};
+use super::reply::{self, Gather};
 use super::shared::{Command, Event, Reply, Settings, Shared};
 use crate::id_hash::IdMap;
 use crate::protocol::CallError;
@@ -42,23 +42,9 @@ enum End {
 
 impl End {
     fn error(&self, target: &str) -> CallError {
-        let goaway = |code: u32, debug: &str| {
-            let debug = if debug.is_empty() {
-                String::new()
-            } else {
-                format!(" ({debug})")
-            };
-            CallError::Io(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                format!(
-                    "{target}: connection closed (GOAWAY) by the server: {}{debug}",
-                    frame::error_name(code)
-                ),
-            ))
-        };
         match self {
             End::Closed(Some((code, debug))) | End::GoAway(code, debug) => {
-                goaway(*code, debug.as_str())
+                frame::closed_by_server(target, *code, debug)
             }
             End::Closed(None) => CallError::Io(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -275,14 +261,9 @@ impl Reader {
                 let code = u32::from_be_bytes(payload.try_into().unwrap());
                 self.stream(head.stream);
                 if let Some(stream) = self.take(head.stream) {
-                    let _ = stream.reply.send(Err(CallError::Io(io::Error::new(
-                        io::ErrorKind::ConnectionReset,
-                        format!(
-                            "{}: stream reset (RST_STREAM) by the server: {}",
-                            self.target,
-                            frame::error_name(code)
-                        ),
-                    ))));
+                    let _ = stream
+                        .reply
+                        .send(Err(frame::reset_by_server(&self.target, code)));
                     self.event(Event::Reset(head.stream));
                 }
             }
@@ -346,14 +327,8 @@ impl Reader {
     fn headers(&mut self) -> Result<(), End> {
         let id = std::mem::take(&mut self.block_stream);
         let end_stream = self.block_end_stream;
-        let mut fields = if end_stream {
-            Fields::ending()
-        } else {
-            Fields::default()
-        };
-        let decoded = reply::decode_block(&mut self.decoder, &self.block, &mut fields);
-        self.block.clear();
-        decoded.map_err(End::Broken)?;
+        let fields = reply::decode_block(&mut self.decoder, &mut self.block, end_stream)
+            .map_err(End::Broken)?;
         let Some(stream) = self.stream(id) else {
             return Ok(());
         };

@@ -121,16 +121,25 @@ impl Fields {
     }
 }
 
-/// Decodes one whole header block into `fields`. An error breaks the
-/// connection: the decoder's table is no longer the server's.
+/// Decodes one whole header block (gathered in `block`, emptied after)
+/// into its fields, a block that ends its stream read as trailers. An
+/// error breaks the connection: the decoder's table is no longer the
+/// server's.
 pub fn decode_block(
     decoder: &mut Decoder<'static>,
-    block: &[u8],
-    fields: &mut Fields,
-) -> Result<(), String> {
-    decoder
+    block: &mut Vec<u8>,
+    end_stream: bool,
+) -> Result<Fields, String> {
+    let mut fields = if end_stream {
+        Fields::ending()
+    } else {
+        Fields::default()
+    };
+    let decoded = decoder
         .decode_with_cb(block, |name, value| fields.field(&name, &value))
-        .map_err(|e| format!("undecodable header block (HPACK): {e:?}"))
+        .map_err(|e| format!("undecodable header block (HPACK): {e:?}"));
+    block.clear();
+    decoded.map(|()| fields)
 }
 
 /// Checks a reply's head; `end_stream` when it is a Trailers-Only reply.
